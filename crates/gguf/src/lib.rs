@@ -1,0 +1,1 @@
+//! GGUF reader: header and tensor infos only, never the data.

@@ -1,0 +1,51 @@
+//! `headroom`: why is my served model slow, and what do I change?
+//!
+//! A thin binary over focused library crates. Each subcommand lives in its own file under `cmd/`,
+//! owns its clap arguments, and renders both a human table and `--json`.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "headroom",
+    version,
+    about = "Why is my served LLM slow, and what do I change?",
+    long_about = "headroom computes the hardware ceiling from physics, watches a live server \
+against it, names the one primary bottleneck and the flag that fixes it, and re-measures to \
+prove the fix worked.\n\nEvery command takes --json for machines; progress goes to stderr.",
+    after_help = "Examples:\n  headroom ceiling --gpu H100-SXM --model llama-3.1-8b\n  \
+headroom gguf model.gguf --json\n  headroom trace run.pt.trace.json.gz --top 20\n  \
+journalctl -u llama --since -3h --no-pager | headroom logs"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The fastest this hardware could serve this model, from physics.
+    Ceiling(cmd::ceiling::Args),
+    /// Read a GGUF file's header and tensor infos (never the data).
+    Gguf(cmd::gguf::Args),
+    /// Where device time goes, from a PyTorch-profiler (Kineto) trace.
+    Trace(cmd::trace::Args),
+    /// Mine the engine's own per-request telemetry from its log.
+    Logs(cmd::logs::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Ceiling(a) => cmd::ceiling::run(a),
+        Command::Gguf(a) => cmd::gguf::run(a),
+        Command::Trace(a) => cmd::trace::run(a),
+        Command::Logs(a) => cmd::logs::run(a),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

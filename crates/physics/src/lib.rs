@@ -1,0 +1,1 @@
+//! Pure math and catalogs: ceilings, ridge, MoE, RAM-bound, duty cycle, cost.

@@ -1,0 +1,1 @@
+//! Engine log lines and their envelope.
