@@ -1,0 +1,85 @@
+//! The typed sample every engine adapter produces. Rules read these fields, never metric names.
+//! Counters and histograms are cumulative as scraped; rates are taken over a window downstream.
+//! A metric the engine does not export is `None`.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    Vllm,
+    Llamacpp,
+    Sglang,
+    Tgi,
+}
+
+/// A cumulative histogram: `buckets` are (upper bound `le`, cumulative count), ascending, the
+/// last one `+Inf` when the scrape had it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Histogram {
+    pub buckets: Vec<(f64, f64)>,
+    pub sum: f64,
+    pub count: f64,
+}
+
+/// One scrape of one server, engine names already mapped to concepts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Unix seconds when the scrape completed.
+    pub t: f64,
+    pub engine: Engine,
+    /// "v1" or "v0" for vLLM (by which names it exports); None elsewhere.
+    pub engine_generation: Option<String>,
+    /// Served model name from the labels (`model_name`), where present.
+    pub model: Option<String>,
+
+    // Gauges.
+    pub running: Option<f64>,
+    pub waiting: Option<f64>,
+    /// vLLM V0 swapped requests.
+    pub swapped: Option<f64>,
+    /// KV cache usage, a 0–1 fraction on every engine.
+    pub kv_usage: Option<f64>,
+    /// Prefix-cache hit rate where the engine only exports a gauge (vLLM V0, SGLang), 0–1.
+    pub prefix_hit_rate_gauge: Option<f64>,
+    /// KV pool capacity in tokens, where exported (SGLang max_total_num_tokens, TGI budget).
+    pub kv_capacity_tokens: Option<f64>,
+
+    // Counters (cumulative).
+    pub prompt_tokens: Option<f64>,
+    pub generation_tokens: Option<f64>,
+    pub preemptions: Option<f64>,
+    /// Finished requests, summed over finished_reason.
+    pub requests_finished: Option<f64>,
+    /// Prefix-cache queried and hit tokens (vLLM ≥ 0.9 tokens; early V1 blocks).
+    pub prefix_queries: Option<f64>,
+    pub prefix_hits: Option<f64>,
+    /// Cached prompt tokens (SGLang cached_tokens_total, vLLM prompt_tokens_cached_total).
+    pub cached_prompt_tokens: Option<f64>,
+    /// llama.cpp's busy seconds counters.
+    pub prompt_seconds: Option<f64>,
+    pub generation_seconds: Option<f64>,
+    /// llama.cpp n_decode_total and the average busy slots per decode.
+    pub decode_calls: Option<f64>,
+    pub busy_slots_per_decode: Option<f64>,
+    /// Step ledger (emulator / engines that export it): steps, decode-only steps, step seconds,
+    /// decode-only step seconds, prefill chunks.
+    pub steps: Option<f64>,
+    pub steps_decode: Option<f64>,
+    pub step_seconds: Option<f64>,
+    pub step_seconds_decode: Option<f64>,
+    pub prefill_chunks: Option<f64>,
+
+    // Histograms (cumulative).
+    pub ttft: Option<Histogram>,
+    /// Inter-token latency (V1 inter_token_latency, V0 time_per_output_token).
+    pub itl: Option<Histogram>,
+    pub e2e: Option<Histogram>,
+    pub queue_time: Option<Histogram>,
+    pub prompt_len: Option<Histogram>,
+    pub gen_len: Option<Histogram>,
+
+    /// Config read from the metrics themselves (vLLM cache_config_info labels), verbatim.
+    pub config_labels: BTreeMap<String, String>,
+}
