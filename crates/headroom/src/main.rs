@@ -34,6 +34,14 @@ enum Command {
     Trace(cmd::trace::Args),
     /// Mine the engine's own per-request telemetry from its log.
     Logs(cmd::logs::Args),
+    /// Ask a live server what its counters cannot answer: depth, prefix cache, turns.
+    Probe(cmd::probe::Args),
+    /// Sample a live server, and name the one primary bottleneck and its fix.
+    Diagnose(cmd::diagnose::Args),
+    /// After the fix: the same window again, compared with the saved run.
+    Remeasure(cmd::diagnose::RemeasureArgs),
+    /// Saved runs, one line each.
+    History(cmd::history::Args),
 }
 
 fn main() {
@@ -43,6 +51,10 @@ fn main() {
         Command::Gguf(a) => cmd::gguf::run(a),
         Command::Trace(a) => cmd::trace::run(a),
         Command::Logs(a) => cmd::logs::run(a),
+        Command::Probe(a) => cmd::probe::run(a),
+        Command::Diagnose(a) => cmd::diagnose::run(a),
+        Command::Remeasure(a) => cmd::diagnose::remeasure(a),
+        Command::History(a) => cmd::history::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
