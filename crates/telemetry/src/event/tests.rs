@@ -1,0 +1,377 @@
+//! Line shapes as llama.cpp and halogen print them (format strings from the cited sources,
+//! filled in the way printf fills them), old and new.
+
+use super::*;
+
+fn slot(slot: u32, task: u64) -> Scope {
+    Scope::Slot {
+        slot,
+        task: Some(task),
+    }
+}
+
+fn check(line: &str, scope: Scope, event: Option<Event>) {
+    let got = parse(line.as_bytes());
+    assert_eq!(got.scope, scope, "scope of {line:?}");
+    assert_eq!(got.event, event, "event of {line:?}");
+}
+
+#[test]
+fn current_print_timings_one_line_per_figure() {
+    // server-context.cpp print_timings(): one SLT_INF per line.
+    check(
+        "slot print_timing: id  0 | task 5 | prompt eval time =      43.83 ms /    13 tokens (    3.37 ms per token,   296.61 tokens per second)",
+        slot(0, 5),
+        Some(Event::PromptEval { ms: 43.83, tokens: 13, tps: Some(296.61) }),
+    );
+    check(
+        "slot print_timing: id  0 | task 5 |        eval time =     432.34 ms /    45 tokens (    9.82 ms per token,   101.77 tokens per second)",
+        slot(0, 5),
+        Some(Event::Eval { ms: 432.34, tokens: 45, tps: Some(101.77) }),
+    );
+    check(
+        "slot print_timing: id  0 | task 5 |       total time =     476.17 ms /    58 tokens",
+        slot(0, 5),
+        Some(Event::Total { ms: 476.17 }),
+    );
+    check(
+        "slot print_timing: id  0 | task 5 |    graphs reused =         44",
+        slot(0, 5),
+        Some(Event::GraphsReused(44)),
+    );
+    check(
+        "slot print_timing: id 12 | task 70001 | draft acceptance = 0.57143 (   12 accepted /    21 generated), mean len =  2.33",
+        slot(12, 70001),
+        Some(Event::Draft { rate: 0.57143, accepted: 12, generated: 21, mean_len: Some(2.33) }),
+    );
+    // print_timings_tg(): the mid-generation line ("print_timings_tg" truncated to 12).
+    check(
+        "slot print_timing: id  1 | task 7 | n_gen =    100, tg =  41.23 t/s, tg_3s =  40.12 t/s",
+        slot(1, 7),
+        Some(Event::GenProgress {
+            n_gen: 100,
+            tg_3s: 40.12,
+        }),
+    );
+    // A one-token reply: no decode steps, the rate prints as 0 (or inf in older builds).
+    check(
+        "slot print_timing: id  0 | task 9 |        eval time =       0.00 ms /     1 tokens (    0.00 ms per token,      inf tokens per second)",
+        slot(0, 9),
+        Some(Event::Eval { ms: 0.0, tokens: 1, tps: Some(f64::INFINITY) }),
+    );
+}
+
+#[test]
+fn slot_selection_and_lifecycle() {
+    check(
+        "slot get_availabl: id  1 | task -1 | selected slot by LCP similarity, f_sim_best = 0.872 (> 0.100 thold), f_keep = 1.000",
+        Scope::Slot { slot: 1, task: None },
+        Some(Event::Selected { by: SlotSelection::Lcp, similarity: Some(0.872) }),
+    );
+    // 2025 wording.
+    check(
+        "slot get_availabl: id  0 | task -1 | selected slot by LCP similarity, sim_best = 0.950 (> 0.100 thold), f_keep = 0.500",
+        Scope::Slot { slot: 0, task: None },
+        Some(Event::Selected { by: SlotSelection::Lcp, similarity: Some(0.95) }),
+    );
+    // 2024 wording.
+    check(
+        "slot get_availabl: id  0 | task 4 | selected slot by lcs similarity, lcs_len = 13, similarity = 0.812500",
+        slot(0, 4),
+        Some(Event::Selected { by: SlotSelection::Lcp, similarity: Some(0.8125) }),
+    );
+    check(
+        "slot get_availabl: id  0 | task -1 | selected slot by LRU, t_last = 1234567890",
+        Scope::Slot {
+            slot: 0,
+            task: None,
+        },
+        Some(Event::Selected {
+            by: SlotSelection::Lru,
+            similarity: None,
+        }),
+    );
+    check(
+        "slot get_availabl: id  3 | task -1 | selected slot by id (3)",
+        Scope::Slot {
+            slot: 3,
+            task: None,
+        },
+        Some(Event::Selected {
+            by: SlotSelection::Id,
+            similarity: None,
+        }),
+    );
+    check(
+        "slot      release: id  0 | task 5 | stop processing: n_tokens = 58, truncated = 0",
+        slot(0, 5),
+        Some(Event::Stop {
+            truncated: Some(false),
+        }),
+    );
+    check(
+        "slot      release: id  0 | task 0 | stop processing: n_past = 57, truncated = 1",
+        slot(0, 0),
+        Some(Event::Stop {
+            truncated: Some(true),
+        }),
+    );
+    check(
+        "slot update_slots: id  0 | task 0 | new prompt, n_ctx_slot = 4096, n_keep = 0, n_prompt_tokens = 13",
+        slot(0, 0),
+        Some(Event::NewPrompt { tokens: 13 }),
+    );
+    check(
+        "slot update_slots: id  0 | task 2 | new prompt, n_ctx_slot = 2048, n_keep = 0, task.n_tokens = 1106",
+        slot(0, 2),
+        Some(Event::NewPrompt { tokens: 1106 }),
+    );
+    check(
+        "slot update_slots: id  0 | task 3 | kv cache rm [13, end)",
+        slot(0, 3),
+        Some(Event::Cached { tokens: 13 }),
+    );
+    check(
+        "slot update_slots: id  0 | task 3 | n_past = 13, memory_seq_rm [13, end)",
+        slot(0, 3),
+        Some(Event::Cached { tokens: 13 }),
+    );
+    check(
+        "slot update_slots: id  0 | task 3 | n_tokens = 40, memory_seq_rm [40, end)",
+        slot(0, 3),
+        Some(Event::Cached { tokens: 40 }),
+    );
+    // Any other slot line still proves the task.
+    check(
+        "slot launch_slot_: id  0 | task 8 | processing task, is_child = 0",
+        slot(0, 8),
+        Some(Event::TaskSeen),
+    );
+    check(
+        "srv          stop: cancel task, id_task = 12",
+        Scope::Other,
+        Some(Event::Cancel { task: Some(12) }),
+    );
+}
+
+#[test]
+fn instance_markers() {
+    check(
+        "srv          main: model loaded",
+        Scope::Other,
+        Some(Event::ModelLoaded),
+    );
+    check("main: model loaded", Scope::Other, Some(Event::ModelLoaded));
+    check(
+        "srv    load_model: loading model '/models/SmolLM2.gguf'",
+        Scope::Other,
+        Some(Event::Starting),
+    );
+    check(
+        "build: 4100 (9f2250ba) with cc (Debian 12.2.0-14) 12.2.0 for x86_64-linux-gnu",
+        Scope::Other,
+        Some(Event::Starting),
+    );
+}
+
+#[test]
+fn older_multi_line_print_timings() {
+    // ≈ Sep 2024 – 2025: one SLT_INF starting with "\n"; the time lines carry no prefix.
+    check(
+        "slot print_timing: id  0 | task 0 | ",
+        slot(0, 0),
+        Some(Event::TimingHeader),
+    );
+    check(
+        "prompt eval time =      43.83 ms /    13 tokens (    3.37 ms per token,   296.61 tokens per second)",
+        Scope::Bare,
+        Some(Event::PromptEval { ms: 43.83, tokens: 13, tps: Some(296.61) }),
+    );
+    check(
+        "       eval time =     432.34 ms /    45 tokens (    9.61 ms per token,   104.09 tokens per second)",
+        Scope::Bare,
+        Some(Event::Eval { ms: 432.34, tokens: 45, tps: Some(104.09) }),
+    );
+    check(
+        "      total time =     476.17 ms /    58 tokens",
+        Scope::Bare,
+        Some(Event::Total { ms: 476.17 }),
+    );
+    // SLT_CNT: no prefix either.
+    check(
+        "draft acceptance rate = 0.57143 (   12 accepted /    21 generated)",
+        Scope::Bare,
+        Some(Event::Draft {
+            rate: 0.57143,
+            accepted: 12,
+            generated: 21,
+            mean_len: None,
+        }),
+    );
+}
+
+#[test]
+fn twenty_twenty_four_server_log() {
+    // server_log(): "%4s [%24s] %s" then " | key=value" pairs.
+    check(
+        r#"INFO [           print_timings] prompt eval time     =      67.19 ms /    13 tokens (    5.17 ms per token,   193.48 tokens per second) | tid="139638398410752" timestamp=1712345678 id_slot=0 id_task=0 t_prompt_processing=67.19 n_prompt_tokens_processed=13 t_token=5.168461538461538 n_tokens_second=193.4812"#,
+        slot(0, 0),
+        Some(Event::PromptEval {
+            ms: 67.19,
+            tokens: 13,
+            tps: Some(193.48),
+        }),
+    );
+    check(
+        r#"INFO [           print_timings] generation eval time =    1234.56 ms /   100 runs   (   12.35 ms per token,    81.00 tokens per second) | tid="139638398410752" timestamp=1712345678 id_slot=1 id_task=6 t_token_generation=1234.56 n_decoded=100 t_token=12.3456 n_tokens_second=81.0"#,
+        slot(1, 6),
+        Some(Event::Eval {
+            ms: 1234.56,
+            tokens: 100,
+            tps: Some(81.0),
+        }),
+    );
+    check(
+        r#"INFO [           print_timings]           total time =    1301.75 ms | tid="1" timestamp=1712345678 id_slot=0 id_task=0 t_prompt_processing=67.19 t_token_generation=1234.56 t_total=1301.75"#,
+        slot(0, 0),
+        Some(Event::Total { ms: 1301.75 }),
+    );
+    check(
+        r#"INFO [            update_slots] slot released | tid="1" timestamp=1712345678 id_slot=0 id_task=0 n_ctx=4096 n_past=113 n_system_tokens=0 n_cache_tokens=113 truncated=false"#,
+        slot(0, 0),
+        Some(Event::Stop {
+            truncated: Some(false),
+        }),
+    );
+    check(
+        r#"INFO [            update_slots] kv cache rm [p0, end) | tid="1" timestamp=1712345678 id_slot=0 id_task=2 p0=13"#,
+        slot(0, 2),
+        Some(Event::Cached { tokens: 13 }),
+    );
+    check(
+        r#"INFO [                    main] model loaded | tid="1" timestamp=1712345678"#,
+        Scope::Other,
+        Some(Event::ModelLoaded),
+    );
+    // Older still (early 2024): slot_id / task_id.
+    check(
+        r#"INFO [           print_timings] prompt eval time     =      10.00 ms /     5 tokens (    2.00 ms per token,   500.00 tokens per second) | tid="1" timestamp=1 slot_id=2 task_id=9 t_prompt_processing=10.0"#,
+        slot(2, 9),
+        Some(Event::PromptEval {
+            ms: 10.0,
+            tokens: 5,
+            tps: Some(500.0),
+        }),
+    );
+}
+
+#[test]
+fn json_logs() {
+    check(
+        r#"{"tid":"1","timestamp":1712345678,"level":"INFO","function":"print_timings","line":327,"msg":"prompt eval time     =      67.19 ms /    13 tokens (    5.17 ms per token,   193.48 tokens per second)","id_slot":0,"id_task":4,"t_prompt_processing":67.19}"#,
+        slot(0, 4),
+        Some(Event::PromptEval {
+            ms: 67.19,
+            tokens: 13,
+            tps: Some(193.48),
+        }),
+    );
+    check(
+        r#"{"type":"log","time":1234,"level":"I","msg":"slot print_timing: id  0 | task 5 |        eval time =     432.34 ms /    45 tokens (    9.82 ms per token,   101.77 tokens per second)\n"}"#,
+        slot(0, 5),
+        Some(Event::Eval {
+            ms: 432.34,
+            tokens: 45,
+            tps: Some(101.77),
+        }),
+    );
+    check(
+        r#"{"type":"log","time":1234,"level":"W","msg":"srv          stop: cancel task, id_task = 3\n"}"#,
+        Scope::Other,
+        Some(Event::Cancel { task: Some(3) }),
+    );
+    check(r#"{"type":"metrics","x":1}"#, Scope::Other, None);
+    check(r#"{"msg":"unterminated"#, Scope::Other, None);
+}
+
+#[test]
+fn halogen_serve_api() {
+    check(
+        "serve_api: mtp 28 tok in 0.66s = 42.45 t/s | 16 rounds, commit 1.75/round | prompt 58, prefill 0.92s | detok 24us/tok",
+        Scope::Other,
+        Some(Event::ServeApi(ServeApi {
+            gen_tokens: 28,
+            gen_s: 0.66,
+            gen_tps: 42.45,
+            rounds: Some(16),
+            commit_per_round: Some(1.75),
+            prompt_tokens: Some(58),
+            prefill_s: Some(0.92),
+        })),
+    );
+    // Without the optional segments.
+    check(
+        "serve_api: 10 tok in 1.00s = 10.00 t/s",
+        Scope::Other,
+        Some(Event::ServeApi(ServeApi {
+            gen_tokens: 10,
+            gen_s: 1.0,
+            gen_tps: 10.0,
+            ..Default::default()
+        })),
+    );
+    check("serve_api: warming up", Scope::Other, None);
+}
+
+#[test]
+fn lines_that_are_not_requests() {
+    // Cumulative per-context perf prints must never become a request.
+    check(
+        "llama_perf_context_print:        eval time =     432.34 ms /    45 runs   (    9.61 ms per token,   104.09 tokens per second)",
+        Scope::Other,
+        None,
+    );
+    check(
+        "llama_print_timings: prompt eval time =      43.83 ms /    13 tokens",
+        Scope::Other,
+        None,
+    );
+    check("srv  update_slots: all slots are idle", Scope::Other, None);
+    check(
+        "que    start_loop: processing new tasks",
+        Scope::Other,
+        None,
+    );
+    check("hello world", Scope::Bare, None);
+    check("", Scope::Bare, None);
+    // Truncated and garbled shapes: no event, no panic.
+    check("slot print_timing: id  0 | task", Scope::Other, None);
+    check(
+        "slot print_timing: id 99999999999 | task 1 | x",
+        Scope::Other,
+        None,
+    );
+    check("prompt eval time = 12.5 ms /", Scope::Bare, None);
+    check("draft acceptance = 0.5 (", Scope::Bare, None);
+    check(
+        "slot print_timing: id  0 | task 5 | prompt eval time =      43.83 ms /",
+        slot(0, 5),
+        Some(Event::TaskSeen),
+    );
+    check("INFO [ x", Scope::Bare, None);
+}
+
+#[test]
+fn every_prefix_of_a_real_line_parses_without_panic() {
+    let lines = [
+        "slot print_timing: id  0 | task 5 | draft acceptance = 0.57143 (   12 accepted /    21 generated), mean len =  2.33",
+        r#"INFO [           print_timings] generation eval time =    1234.56 ms /   100 runs   (   12.35 ms per token,    81.00 tokens per second) | tid="1" id_slot=1 id_task=6"#,
+        r#"{"type":"log","msg":"slot print_timing: id  0 | task 5 | n_gen =    100, tg =  41.23 t/s, tg_3s =  40.12 t/s\n"}"#,
+        "serve_api: mtp 28 tok in 0.66s = 42.45 t/s | 16 rounds, commit 1.75/round | prompt 58, prefill 0.92s | detok 24us/tok",
+    ];
+    for l in lines {
+        for n in 0..=l.len() {
+            let _ = parse(&l.as_bytes()[..n]);
+        }
+    }
+}
