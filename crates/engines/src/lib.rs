@@ -2,3 +2,4 @@
 //! SGLang, TGI) that turns raw series into one typed [`Sample`].
 pub mod sample;
 pub use sample::*;
+pub mod prom;
