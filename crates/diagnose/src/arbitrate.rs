@@ -1,0 +1,258 @@
+//! From several fired rules to one primary (spec 001): mutual exclusivity silences symptoms a
+//! cause already explains; layers put what is broken before what is merely tunable; losing rules
+//! are held, never discarded.
+
+use crate::inputs::Inputs;
+use crate::rules::{evaluate, Derived, Finding, FixStep, RuleId};
+use serde::Serialize;
+
+/// A rule silenced by another that explains it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Silenced {
+    pub rule: RuleId,
+    pub by: RuleId,
+    pub why: String,
+}
+
+/// What caps a server on which no rule fires.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Boundary {
+    /// "capacity", "traffic", "physics", "prefill interference", "framework overhead", or
+    /// "declined" when the evidence cannot name a cap honestly.
+    pub kind: &'static str,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub derived: Derived,
+    pub primary: Option<Finding>,
+    /// Losing rules, in rank order. They surface when the same primary fires again, or at once
+    /// when the primary has no fix left to offer (then the first is also in `next`).
+    pub held: Vec<Finding>,
+    /// The held rule surfaced now because the primary has no fix left.
+    pub next: Option<Finding>,
+    pub silenced: Vec<Silenced>,
+    /// Rules that judged and stayed quiet, or could not judge (with the reason).
+    pub quiet: Vec<Finding>,
+    /// Nothing fired but efficiency is still low: the shape of the underuse, diagnose-only.
+    pub fallback: Option<String>,
+    /// Nothing fired at all: the boundary capping the server.
+    pub boundary: Option<Boundary>,
+}
+
+/// Rank: layer first (broken before tuning), then the spec's order inside a layer.
+fn rank(rule: RuleId, soft: bool) -> (u8, u8) {
+    use RuleId::*;
+    match rule {
+        R4 => (0, 0),
+        R2 => (1, 0),
+        R2b => (1, 1),
+        R5 => (1, 2),
+        // Light-load prefill is not the setup wall: in a soft field it drops to the tuning
+        // layer, below under-batching.
+        R6 if !soft => (1, 3),
+        R1 => (2, 0),
+        R6 => (2, 1),
+        R3 => (2, 2),
+        R7 => (2, 3),
+    }
+}
+
+/// Share of sub-windows in which each rule fired.
+fn seen_in(inp: &Inputs, rule: RuleId) -> Option<f64> {
+    if inp.sub_windows.is_empty() {
+        return None;
+    }
+    let n = inp
+        .sub_windows
+        .iter()
+        .filter(|w| evaluate(inp, w).1.iter().any(|f| f.rule == rule && f.fired))
+        .count();
+    Some(n as f64 / inp.sub_windows.len() as f64)
+}
+
+pub fn diagnose(inp: &Inputs) -> Verdict {
+    let (d, mut findings) = evaluate(inp, &inp.window);
+    for f in findings.iter_mut().filter(|f| f.fired) {
+        f.seen_in = seen_in(inp, f.rule);
+    }
+    let fired = |r: RuleId, fs: &[Finding]| fs.iter().any(|f| f.rule == r && f.fired);
+    let mut silenced = Vec::new();
+    let mut silence = |rule: RuleId, by: RuleId, why: &str, fs: &mut Vec<Finding>| {
+        if fired(rule, fs) {
+            fs.iter_mut()
+                .filter(|f| f.rule == rule)
+                .for_each(|f| f.fired = false);
+            silenced.push(Silenced {
+                rule,
+                by,
+                why: why.to_string(),
+            });
+        }
+    };
+    // Weights overflowing VRAM explain KV pressure; a buffer squeeze alone does not.
+    let overflow = findings.iter().any(|f| {
+        f.rule == RuleId::R4 && f.fired && f.variant.as_deref() == Some("weights-overflow")
+    });
+    if overflow {
+        silence(
+            RuleId::R2,
+            RuleId::R4,
+            "the weights alone overflow VRAM: KV pressure is its symptom",
+            &mut findings,
+        );
+        silence(
+            RuleId::R2b,
+            RuleId::R4,
+            "the weights alone overflow VRAM: KV pressure is its symptom",
+            &mut findings,
+        );
+    }
+    // Both KV findings on one window: R2 wins at report construction.
+    if fired(RuleId::R2, &findings) {
+        silence(
+            RuleId::R2b,
+            RuleId::R2,
+            "same KV family; R2 wins when both are significant",
+            &mut findings,
+        );
+    }
+    // Prefill-bound silences under-batching when the server is pressed; in a soft field the row
+    // is skipped so under-batching owns first fire.
+    if fired(RuleId::R6, &findings) && !d.soft_field {
+        silence(
+            RuleId::R1,
+            RuleId::R6,
+            "pressed server: prefill occupies the steps under-batching would fill",
+            &mut findings,
+        );
+    }
+    // Soft under-fed inject: R1's gates missed, the field is soft, and prefill would own the page.
+    let mut inject = None;
+    if d.soft_field && !fired(RuleId::R1, &findings) && fired(RuleId::R6, &findings) {
+        let r1 = findings.iter().find(|f| f.rule == RuleId::R1).cloned();
+        if let Some(mut r1) = r1 {
+            r1.fired = true;
+            r1.variant = Some("soft-underfed".into());
+            r1.silent_reason = None;
+            r1.evidence.push("soft field (no queue, cool KV, running well below ridge) with prefill on top: under-fed, not prefill-bound".into());
+            if r1.fix.is_empty() {
+                r1.fix.push(FixStep {
+                    flag: None,
+                    value: None,
+                    text: "raise client concurrency in steps".into(),
+                    cost: None,
+                });
+            }
+            inject = Some(r1);
+        }
+    }
+    let (mut active, quiet): (Vec<Finding>, Vec<Finding>) =
+        findings.into_iter().partition(|f| f.fired);
+    if let Some(r1) = inject {
+        active.retain(|f| f.rule != RuleId::R1);
+        active.push(r1);
+    }
+    active.sort_by_key(|f| rank(f.rule, d.soft_field));
+    let mut it = active.into_iter();
+    let primary = it.next();
+    let held: Vec<Finding> = it.collect();
+    let next = match &primary {
+        Some(p) if p.fix.is_empty() => held.first().cloned(),
+        _ => None,
+    };
+    let (fallback, boundary) = if primary.is_none() {
+        (fallback(&d), Some(boundary(inp, &d)))
+    } else {
+        (None, None)
+    };
+    Verdict {
+        derived: d,
+        primary,
+        held,
+        next,
+        silenced,
+        quiet,
+        fallback,
+        boundary,
+    }
+}
+
+fn fallback(d: &Derived) -> Option<String> {
+    let eff = d.config_efficiency?;
+    if eff >= 0.60 {
+        return None;
+    }
+    let shape = match d.occupancy {
+        Some(o) if o < 0.75 => format!(
+            "seats are {:.0}% filled against the {} wall and no rule's gate was met: the server is under-used by traffic shape, not broken",
+            o * 100.0,
+            d.occupancy_wall.unwrap_or("?")
+        ),
+        _ => "seats are filled but decode runs below the roof: per-step overhead (scheduling, sampling, small kernels), not a config wall".into(),
+    };
+    Some(format!(
+        "config-relative efficiency {:.0}% with no rule firing; {shape}",
+        eff * 100.0
+    ))
+}
+
+fn boundary(inp: &Inputs, d: &Derived) -> Boundary {
+    let w = &inp.window;
+    if d.speculation_suspected {
+        return Boundary { kind: "declined", text: "speculation suspected (decode beats the one-token-per-read roof): no healthy cap is named".into() };
+    }
+    if w.waiting.is_none() {
+        return Boundary {
+            kind: "declined",
+            text: "waiting requests unread: no healthy cap is named".into(),
+        };
+    }
+    if inp.physics.is_none() {
+        return Boundary {
+            kind: "declined",
+            text: "hardware ceiling unknown: no healthy cap is named".into(),
+        };
+    }
+    let kv_hot = w.kv_usage.is_some_and(|k| k.mean >= 0.8);
+    if kv_hot || d.occupancy.is_some_and(|o| o >= 0.9) {
+        return Boundary {
+            kind: "capacity",
+            text: format!(
+                "seats or KV are near their wall ({}): more traffic needs more capacity",
+                d.occupancy_wall.unwrap_or("KV pool")
+            ),
+        };
+    }
+    if d.config_efficiency.is_some_and(|e| e >= 0.8) {
+        return Boundary {
+            kind: "physics",
+            text: "decode runs near the hardware roof: the ceiling itself caps the server".into(),
+        };
+    }
+    if d.prompt_gen_ratio.is_some_and(|r| r >= 5.0) {
+        return Boundary {
+            kind: "prefill interference",
+            text: "prompt tokens dominate the steps: decode shares its steps with prefill".into(),
+        };
+    }
+    if d.occupancy.is_some_and(|o| o < 0.75) {
+        return Boundary {
+            kind: "traffic",
+            text: "the server waits for work: raise client concurrency in steps (the compute ridge is the decode knee, not a seat target; KV or admission can bind first)".into(),
+        };
+    }
+    Boundary {
+        kind: "framework overhead",
+        text: "seats filled, no queue, decode below the roof: per-step framework overhead".into(),
+    }
+}
+
+/// Held rules surface when the same primary fires again on a re-measure.
+pub fn surfaced(before: &Verdict, after: &Verdict) -> Vec<Finding> {
+    match (&before.primary, &after.primary) {
+        (Some(b), Some(a)) if a.rule == b.rule => after.held.clone(),
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,753 @@
+//! The eight rules of spec 001, thresholds exactly as the spec states them. Each rule reads typed
+//! window fields and config values; a rule whose input is unread stays silent and says why.
+//! Rules fire on evidence of harm, never on heat.
+
+use crate::inputs::Inputs;
+use crate::window::WindowStats;
+use engines::Engine;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum RuleId {
+    R1,
+    R2,
+    R2b,
+    R3,
+    R4,
+    R5,
+    R6,
+    R7,
+}
+
+impl RuleId {
+    pub const ALL: [RuleId; 8] = [
+        RuleId::R1,
+        RuleId::R2,
+        RuleId::R2b,
+        RuleId::R3,
+        RuleId::R4,
+        RuleId::R5,
+        RuleId::R6,
+        RuleId::R7,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            RuleId::R1 => "Under-batching",
+            RuleId::R2 => "KV cache pressure",
+            RuleId::R2b => "KV admission backlog",
+            RuleId::R3 => "Low prefix reuse",
+            RuleId::R4 => "OOM risk",
+            RuleId::R5 => "Concurrency saturation",
+            RuleId::R6 => "Prefill-bound",
+            RuleId::R7 => "Config headroom",
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleId::R1 => "R1",
+            RuleId::R2 => "R2",
+            RuleId::R2b => "R2b",
+            RuleId::R3 => "R3",
+            RuleId::R4 => "R4",
+            RuleId::R5 => "R5",
+            RuleId::R6 => "R6",
+            RuleId::R7 => "R7",
+        }
+    }
+}
+
+/// One step of a prescription, in the engine's own words.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FixStep {
+    /// The flag as the engine spells it, when the step is a flag.
+    pub flag: Option<String>,
+    /// The value to set, when the spec gives one.
+    pub value: Option<String>,
+    /// What to do, for a person.
+    pub text: String,
+    /// "cuts throughput", "safe" or "dead-end" where the rule splits its fix by cost.
+    pub cost: Option<&'static str>,
+}
+
+impl FixStep {
+    fn text(t: impl Into<String>) -> Self {
+        FixStep {
+            flag: None,
+            value: None,
+            text: t.into(),
+            cost: None,
+        }
+    }
+    fn flag(flag: &str, value: Option<String>, t: impl Into<String>) -> Self {
+        FixStep {
+            flag: Some(flag.to_string()),
+            value,
+            text: t.into(),
+            cost: None,
+        }
+    }
+    fn cost(mut self, c: &'static str) -> Self {
+        self.cost = Some(c);
+        self
+    }
+}
+
+/// A rule's outcome over one window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub rule: RuleId,
+    pub fired: bool,
+    /// Why the rule could not judge (an input unread); None when it judged.
+    pub silent_reason: Option<String>,
+    /// The numbers that made it fire, or that kept it quiet.
+    pub evidence: Vec<String>,
+    pub fix: Vec<FixStep>,
+    /// A named sub-case: "weights-overflow", "buffer-squeeze", "soft-underfed", "severe" ...
+    pub variant: Option<String>,
+    /// Share of sub-windows in which the rule fired, 0–1.
+    pub seen_in: Option<f64>,
+}
+
+impl Finding {
+    fn silent(rule: RuleId, why: impl Into<String>) -> Self {
+        Finding {
+            rule,
+            fired: false,
+            silent_reason: Some(why.into()),
+            evidence: Vec::new(),
+            fix: Vec::new(),
+            variant: None,
+            seen_in: None,
+        }
+    }
+    fn judged(rule: RuleId, fired: bool, evidence: Vec<String>) -> Self {
+        Finding {
+            rule,
+            fired,
+            silent_reason: None,
+            evidence,
+            fix: Vec::new(),
+            variant: None,
+            seen_in: None,
+        }
+    }
+}
+
+/// Concepts whose flag differs per engine.
+#[derive(Clone, Copy)]
+pub enum Knob {
+    MaxNumSeqs,
+    MaxModelLen,
+    GpuMemUtil,
+    PrefixCaching,
+    KvDtypeFp8,
+    BatchedTokens,
+    TensorParallel,
+    KvOffload,
+}
+
+/// The flag for a concept in the engine's own words; None where the engine has no such knob.
+pub fn flag(engine: Engine, knob: Knob) -> Option<&'static str> {
+    use Engine::*;
+    use Knob::*;
+    Some(match (engine, knob) {
+        (Vllm, MaxNumSeqs) => "--max-num-seqs",
+        (Vllm, MaxModelLen) => "--max-model-len",
+        (Vllm, GpuMemUtil) => "--gpu-memory-utilization",
+        (Vllm, PrefixCaching) => "--enable-prefix-caching",
+        (Vllm, KvDtypeFp8) => "--kv-cache-dtype fp8",
+        (Vllm, BatchedTokens) => "--max-num-batched-tokens",
+        (Vllm, TensorParallel) => "--tensor-parallel-size",
+        (Vllm, KvOffload) => "--kv-offloading-size",
+        (Llamacpp, MaxNumSeqs) => "-np",
+        (Llamacpp, MaxModelLen) => "-c",
+        (Llamacpp, PrefixCaching) => "--cache-reuse",
+        (Llamacpp, KvDtypeFp8) => "-ctk q8_0 -ctv q8_0",
+        (Llamacpp, BatchedTokens) => "-ub",
+        (Llamacpp, TensorParallel) => "-sm row",
+        (Sglang, MaxNumSeqs) => "--max-running-requests",
+        (Sglang, MaxModelLen) => "--context-length",
+        (Sglang, GpuMemUtil) => "--mem-fraction-static",
+        (Sglang, KvDtypeFp8) => "--kv-cache-dtype fp8_e5m2",
+        (Sglang, BatchedTokens) => "--chunked-prefill-size",
+        (Sglang, TensorParallel) => "--tp",
+        (Tgi, MaxNumSeqs) => "--max-concurrent-requests",
+        (Tgi, MaxModelLen) => "--max-total-tokens",
+        (Tgi, BatchedTokens) => "--max-batch-prefill-tokens",
+        (Tgi, TensorParallel) => "--num-shard",
+        _ => return None,
+    })
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0}%", x * 100.0)
+}
+
+/// Shared derived figures the rules and the scoreboard read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Derived {
+    /// Measured decode beats the one-token-per-read roof: efficiencies are cleared.
+    pub speculation_suspected: bool,
+    /// Generation tok/s over decode ceiling × ridge (None: unknown or cleared).
+    pub efficiency: Option<f64>,
+    /// Generation tok/s over decode ceiling × min(max_num_seqs, ridge).
+    pub config_efficiency: Option<f64>,
+    /// Running over min(max_num_seqs, ridge, KV bound), and the name of the binding wall.
+    pub occupancy: Option<f64>,
+    pub occupancy_wall: Option<&'static str>,
+    /// Soft field: no queue, cool KV, running well below the ridge.
+    pub soft_field: bool,
+    /// R5's seat target: 0.8 × min(ridge, KV bound), and what binds it.
+    pub seat_target: Option<f64>,
+    pub seat_target_bound: Option<&'static str>,
+    /// Effective prompt/gen ratio: prefix hits removed from prompt tok/s.
+    pub prompt_gen_ratio: Option<f64>,
+}
+
+/// "Running well below ridge": under half of it (or of max_num_seqs when the ridge is unknown).
+const WELL_BELOW: f64 = 0.5;
+
+pub fn derive(inp: &Inputs, w: &WindowStats) -> Derived {
+    let mut d = Derived::default();
+    let running = w.running.map(|g| g.mean);
+    let ridge = inp.physics.as_ref().map(|p| p.ridge_batch);
+    if let (Some(p), Some(g)) = (&inp.physics, w.generation_tps) {
+        let roof = p.decode_ceiling_tps * running.unwrap_or(1.0).max(1.0).min(p.ridge_batch);
+        d.speculation_suspected = g > roof;
+        if !d.speculation_suspected {
+            d.efficiency = Some(g / (p.decode_ceiling_tps * p.ridge_batch));
+            let seats = inp
+                .config
+                .max_num_seqs
+                .map_or(p.ridge_batch, |m| m.min(p.ridge_batch));
+            d.config_efficiency = Some(g / (p.decode_ceiling_tps * seats));
+        }
+    }
+    let kv_bound = inp.kv_bound().map(|k| k.0);
+    let walls = [
+        (inp.config.max_num_seqs, "config (max_num_seqs)"),
+        (ridge, "compute ridge"),
+        (kv_bound, "memory (KV pool)"),
+    ];
+    if let Some((cap, name)) = walls
+        .iter()
+        .filter_map(|(v, n)| v.filter(|v| *v > 0.0).map(|v| (v, *n)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+    {
+        if let Some(r) = running {
+            d.occupancy = Some(r / cap);
+            d.occupancy_wall = Some(name);
+        }
+    }
+    let waiting = w.waiting.map(|g| g.mean);
+    let kv_cool = w.kv_usage.map_or(true, |k| k.mean < 0.8);
+    let below = match (running, ridge.or(inp.config.max_num_seqs)) {
+        (Some(r), Some(top)) => r < WELL_BELOW * top,
+        _ => false,
+    };
+    d.soft_field = matches!(waiting, Some(x) if x < 2.0) && kv_cool && below;
+    // The seat target needs the ridge: with the compute knee unknown, a memory bound alone
+    // could seat far past it. The KV bound lowers it when read.
+    let target = ridge.map(|r| match kv_bound {
+        Some(k) if k < r => (k, "memory (KV pool)"),
+        _ => (r, "compute ridge"),
+    });
+    d.seat_target = target.map(|t| 0.8 * t.0);
+    d.seat_target_bound = target.map(|t| t.1);
+    if let (Some(p), Some(g)) = (w.prompt_tps, w.generation_tps) {
+        if g > 0.0 {
+            d.prompt_gen_ratio = Some((p - w.prefix_hit_tps.unwrap_or(0.0)).max(0.0) / g);
+        }
+    }
+    d
+}
+
+/// R1 Under-batching.
+pub fn r1(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
+    let id = RuleId::R1;
+    let Some(waiting) = w.waiting.map(|g| g.mean) else {
+        return Finding::silent(id, "waiting requests not exported");
+    };
+    let Some(occ) = d.occupancy else {
+        return Finding::silent(
+            id,
+            "no seat bound read (max_num_seqs, ridge and KV pool all unknown)",
+        );
+    };
+    let mut ev = vec![
+        format!("waiting {waiting:.1} (< 2)"),
+        format!(
+            "occupancy {} of the {} wall",
+            pct(occ),
+            d.occupancy_wall.unwrap_or("?")
+        ),
+    ];
+    let fired = if let Some(ce) = d.config_efficiency {
+        ev.push(format!("config-relative efficiency {}", pct(ce)));
+        waiting < 2.0 && ce < 0.60 && occ < 0.75
+    } else {
+        ev.push("GPU ceiling unknown or cleared: occupancy gate 25%".into());
+        waiting < 2.0 && occ < 0.25
+    };
+    let mut f = Finding::judged(id, fired, ev);
+    let wall = d.occupancy_wall.unwrap_or("unknown");
+    f.fix = vec![FixStep::text(format!(
+        "batch more requests or raise client concurrency in steps; the binding wall is {wall}"
+    ))];
+    if wall.starts_with("config") {
+        if let (Some(fl), Some(m)) = (flag(inp.engine, Knob::MaxNumSeqs), inp.config.max_num_seqs) {
+            f.fix[0].text = format!(
+                "batch more requests or raise client concurrency in steps; the binding wall is the config ({fl} {m:.0})"
+            );
+        }
+    }
+    f
+}
+
+const KV_NEAR_FULL: f64 = 0.88;
+
+fn kv_near_full(w: &WindowStats) -> Option<(bool, String)> {
+    let kv = w.kv_usage?;
+    Some((
+        kv.mean >= KV_NEAR_FULL || kv.peak >= KV_NEAR_FULL,
+        format!("KV mean {} peak {}", pct(kv.mean), pct(kv.peak)),
+    ))
+}
+
+/// R2 KV cache pressure.
+pub fn r2(inp: &Inputs, w: &WindowStats) -> Finding {
+    let id = RuleId::R2;
+    let Some((full, kv_ev)) = kv_near_full(w) else {
+        return Finding::silent(id, "KV cache usage not exported");
+    };
+    let preempt = w.preemptions_per_s.unwrap_or(0.0);
+    let swapped = w.swapped.map_or(0.0, |g| g.mean);
+    let waiting = w.waiting.map_or(0.0, |g| g.mean);
+    let evict = preempt > 0.02 || swapped >= 2.0;
+    let fired = full && (evict || waiting > 2.0);
+    let ev = vec![
+        kv_ev,
+        format!("preemptions {preempt:.3}/s, swapped {swapped:.1}, waiting {waiting:.1}"),
+    ];
+    let mut f = Finding::judged(id, fired, ev);
+    f.fix = kv_family_fix(inp, true);
+    f
+}
+
+/// The KV family's prescription, split by cost. Levers already applied are left out; when none
+/// is left, the rule has no fix to offer and a held rule surfaces.
+fn kv_family_fix(inp: &Inputs, cutting: bool) -> Vec<FixStep> {
+    let e = inp.engine;
+    let c = &inp.config;
+    let mut fix = Vec::new();
+    if c.prefix_caching == Some(false) {
+        if let Some(fl) = flag(e, Knob::PrefixCaching) {
+            fix.push(
+                FixStep::flag(
+                    fl,
+                    None,
+                    "turn prefix caching on: shared prefixes stop costing KV",
+                )
+                .cost("safe"),
+            );
+        }
+    }
+    if let (Some(fl), Some(u)) = (flag(e, Knob::GpuMemUtil), c.gpu_memory_utilization) {
+        if u < 0.95 {
+            let v = (u + 0.05).min(0.95);
+            fix.push(
+                FixStep::flag(
+                    fl,
+                    Some(format!("{v:.2}")),
+                    "give the KV pool more of the VRAM",
+                )
+                .cost("safe"),
+            );
+        }
+    }
+    match c.kv_cache_dtype.as_deref() {
+        Some(d) if d.contains("fp8") || d.contains("q8") || d.contains("q4") => {}
+        _ => {
+            if let Some(fl) = flag(e, Knob::KvDtypeFp8) {
+                fix.push(FixStep::flag(fl, None, "halve KV bytes per token").cost("safe"));
+            }
+        }
+    }
+    if let Some(fl) = flag(e, Knob::KvOffload) {
+        fix.push(FixStep::flag(fl, None, "offload cold KV blocks to host memory").cost("safe"));
+    }
+    if cutting {
+        if let (Some(fl), Some(m)) = (flag(e, Knob::MaxModelLen), c.max_model_len) {
+            fix.push(
+                FixStep::flag(
+                    fl,
+                    None,
+                    format!("lower it from {m:.0} if requests never need that much context"),
+                )
+                .cost("cuts throughput"),
+            );
+        }
+        if let (Some(fl), Some(m)) = (flag(e, Knob::MaxNumSeqs), c.max_num_seqs) {
+            fix.push(
+                FixStep::flag(
+                    fl,
+                    None,
+                    format!("lower it from {m:.0}: fewer sequences share the pool"),
+                )
+                .cost("cuts throughput"),
+            );
+        }
+    }
+    if !fix.is_empty() {
+        fix.push(
+            FixStep::text(
+                "if none of these is possible: verify the KV figures, then add a replica",
+            )
+            .cost("dead-end"),
+        );
+    }
+    fix
+}
+
+/// R2b KV admission backlog.
+pub fn r2b(inp: &Inputs, w: &WindowStats) -> Finding {
+    let id = RuleId::R2b;
+    let Some((full, kv_ev)) = kv_near_full(w) else {
+        return Finding::silent(id, "KV cache usage not exported");
+    };
+    let Some(max_seqs) = inp.config.max_num_seqs else {
+        return Finding::silent(id, "max_num_seqs unread");
+    };
+    let Some(cap) = inp.config.kv_capacity_tokens else {
+        return Finding::silent(id, "KV pool size unread");
+    };
+    let Some(mean_prompt) = w.mean_prompt_tokens() else {
+        return Finding::silent(id, "mean prompt length unknown");
+    };
+    let (Some(qr), Some(run), Some(wait), Some(kv)) =
+        (w.queue_ratio, w.running, w.waiting, w.kv_usage)
+    else {
+        return Finding::silent(id, "running or waiting not exported");
+    };
+    let free = (1.0 - kv.mean).max(0.0) * cap;
+    let need = wait.mean * mean_prompt;
+    let fired = full && qr >= 0.30 && run.mean < max_seqs && free < need;
+    let ev = vec![
+        kv_ev,
+        format!("queue ratio {} (≥ 30%)", pct(qr)),
+        format!("running {:.1} below max_num_seqs {max_seqs:.0}", run.mean),
+        format!(
+            "free KV {free:.0} tokens < waiting {:.1} × mean prompt {mean_prompt:.0} = {need:.0}",
+            wait.mean
+        ),
+    ];
+    let mut f = Finding::judged(id, fired, ev);
+    f.fix = kv_family_fix(inp, false);
+    f
+}
+
+/// R3 Low prefix reuse.
+pub fn r3(inp: &Inputs, w: &WindowStats) -> Finding {
+    let id = RuleId::R3;
+    let (Some(run), Some(mean_prompt)) = (w.running, w.mean_prompt_tokens()) else {
+        return Finding::silent(id, "running or mean prompt length unknown");
+    };
+    let volume = match w.finished_per_s {
+        Some(q) => q * mean_prompt,
+        None => w.prompt_tps.unwrap_or(0.0),
+    };
+    let busy = run.mean > 0.75 && mean_prompt >= 20.0 && volume >= 1000.0;
+    let mut ev = vec![format!(
+        "running {:.2}, mean prompt {mean_prompt:.0} tokens, prompt volume {volume:.0} tok/s",
+        run.mean
+    )];
+    let fl = flag(inp.engine, Knob::PrefixCaching);
+    let mut f = match (inp.config.prefix_caching, w.prefix_hit_rate) {
+        (Some(false), _) => {
+            ev.push("prefix caching confirmed off".into());
+            let mut f = Finding::judged(id, busy, ev);
+            f.fix = match fl {
+                Some(fl) => vec![FixStep::flag(fl, None, "turn prefix caching on")],
+                None => vec![FixStep::text("turn the engine's prefix cache on")],
+            };
+            f
+        }
+        (_, Some(h)) => {
+            ev.push(format!("prefix-cache hit rate {} (< 35% fires)", pct(h)));
+            let mut f = Finding::judged(id, busy && h < 0.35, ev);
+            f.fix = vec![FixStep::text(
+                "restructure prompts so requests share a stable prefix (system prompt and tools first, variable text last)",
+            )];
+            if inp.config.prefix_caching.is_none() {
+                f.fix.insert(
+                    0,
+                    FixStep::text("verify prefix caching is on (the flag was unread)"),
+                );
+            }
+            f
+        }
+        (Some(true), None) => return Finding::silent(id, "prefix-cache hit counters not exported"),
+        (None, None) => return Finding::silent(id, "prefix caching unread and no hit counters"),
+    };
+    f.evidence.shrink_to_fit();
+    f
+}
+
+/// R4 OOM risk.
+pub fn r4(inp: &Inputs) -> Finding {
+    let id = RuleId::R4;
+    let Some(p) = &inp.physics else {
+        return Finding::silent(id, "hardware ceiling unknown");
+    };
+    if p.dtype_fallback {
+        return Finding::silent(
+            id,
+            "bits per param from the bf16 fallback: sizing would be a guess",
+        );
+    }
+    let Some(head) = p.kv_headroom_gb else {
+        return Finding::silent(id, "VRAM budget unknown");
+    };
+    let e = inp.engine;
+    let tp_fix = |f: &mut Finding| {
+        if let (Some(fl), Some(t)) = (flag(e, Knob::TensorParallel), p.min_tp) {
+            f.fix.push(FixStep::flag(
+                fl,
+                Some(t.to_string()),
+                "shard the weights across the smallest TP that fits",
+            ));
+        }
+        if let Some(fl) = flag(e, Knob::GpuMemUtil) {
+            if inp.config.gpu_memory_utilization.map_or(true, |u| u < 0.95) {
+                f.fix.push(FixStep::flag(
+                    fl,
+                    None,
+                    "raise it if nothing else shares the GPU",
+                ));
+            }
+        }
+        f.fix.push(FixStep::text(
+            "a smaller or more quantized model, or hardware this model fits on",
+        ));
+    };
+    if head < 0.0 {
+        let mut f = Finding::judged(
+            id,
+            true,
+            vec![format!(
+                "weights overflow the VRAM budget by {:.1} GB",
+                -head
+            )],
+        );
+        f.variant = Some("weights-overflow".into());
+        tp_fix(&mut f);
+        return f;
+    }
+    let Some(worst) = p.worst_request_gb else {
+        return Finding::judged(id, false, vec![format!("KV headroom {head:.1} GB")]);
+    };
+    let fired = worst > head;
+    let mut f = Finding::judged(
+        id,
+        fired,
+        vec![format!(
+            "KV headroom {head:.2} GB vs one worst-case request {worst:.2} GB"
+        )],
+    );
+    if fired {
+        f.variant = Some("buffer-squeeze".into());
+        if let Some(fl) = flag(e, Knob::MaxModelLen) {
+            f.fix.push(FixStep::flag(
+                fl,
+                None,
+                "lower the longest context a request may take",
+            ));
+        }
+        tp_fix(&mut f);
+    }
+    f
+}
+
+/// R5 Concurrency saturation.
+pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
+    let id = RuleId::R5;
+    let Some(max_seqs) = inp.config.max_num_seqs else {
+        return Finding::silent(id, "max_num_seqs unread");
+    };
+    let Some(wall) = w.seat_wall_cooccurred else {
+        return Finding::silent(id, "waiting requests not exported");
+    };
+    let (Some(wait), Some(qr)) = (w.waiting, w.queue_ratio) else {
+        return Finding::silent(id, "waiting requests not exported");
+    };
+    let fired = wall && wait.mean >= 2.0 && qr >= 0.30;
+    let ev = vec![
+        format!(
+            "a scrape had running at max_num_seqs {max_seqs:.0} with waiting ≥ 2: {}",
+            if wall { "yes" } else { "no" }
+        ),
+        format!(
+            "waiting {:.1} (≥ 2), queue ratio {} (≥ 30%)",
+            wait.mean,
+            pct(qr)
+        ),
+    ];
+    let mut f = Finding::judged(id, fired, ev);
+    let kv = w.kv_usage.map(|k| k.mean);
+    let fl = flag(inp.engine, Knob::MaxNumSeqs);
+    match (d.seat_target, kv) {
+        (Some(t), kv) if kv.map_or(true, |k| k < 0.8) && t > max_seqs => {
+            // Capped by the live-traffic demand: no point seating more than the traffic offers.
+            let demand = w.running.map(|r| r.peak).unwrap_or(0.0) + wait.peak;
+            let v = if demand > max_seqs { t.min(demand) } else { t };
+            let v = v.floor().max(max_seqs + 1.0);
+            if let Some(fl) = fl {
+                f.fix.push(FixStep::flag(
+                    fl,
+                    Some(format!("{v:.0}")),
+                    format!(
+                        "0.8 × min(ridge, KV bound) = {t:.0}, bound by {}",
+                        d.seat_target_bound.unwrap_or("?")
+                    ),
+                ));
+            }
+        }
+        (Some(_), _) | (None, _) => {
+            let wall_name = if kv.is_some_and(|k| k >= 0.8) {
+                "the KV pool (usage ≥ 80%)".to_string()
+            } else {
+                d.seat_target_bound
+                    .unwrap_or("an unknown bound")
+                    .to_string()
+            };
+            f.fix.push(FixStep::text(format!(
+                "seats are at the wall of {wall_name}: add a replica or reduce per-request context"
+            )));
+        }
+    }
+    f
+}
+
+/// R6 Prefill-bound.
+pub fn r6(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
+    let id = RuleId::R6;
+    let Some(ratio) = d.prompt_gen_ratio else {
+        return Finding::silent(id, "prompt or generation throughput unknown");
+    };
+    let Some(eff) = d.efficiency else {
+        return Finding::silent(
+            id,
+            "decode efficiency unknown (GPU ceiling unknown or speculation suspected)",
+        );
+    };
+    let Some(p) = &inp.physics else {
+        return Finding::silent(id, "hardware ceiling unknown");
+    };
+    let mut ev = vec![
+        format!("effective prompt/gen ratio {ratio:.1} (≥ 5)"),
+        format!("decode efficiency {} (< 40%)", pct(eff)),
+    ];
+    let floor = 1.0 / p.decode_ceiling_tps;
+    let muted = match w.itl.filter(|d| d.count > 0.0) {
+        Some(itl) => {
+            ev.push(format!(
+                "TPOT {:.1} ms vs floor {:.1} ms",
+                itl.mean * 1e3,
+                floor * 1e3
+            ));
+            itl.mean < 4.0 * floor
+        }
+        None => false,
+    };
+    let fired = ratio >= 5.0 && eff < 0.40 && !muted;
+    let mut f = Finding::judged(id, fired, ev);
+    let e = inp.engine;
+    if inp.config.prefix_caching == Some(false) {
+        if let Some(fl) = flag(e, Knob::PrefixCaching) {
+            f.fix.push(FixStep::flag(
+                fl,
+                None,
+                "prefix caching first: cached prompt tokens are not prefilled again",
+            ));
+        }
+    }
+    if let Some(fl) = flag(e, Knob::BatchedTokens) {
+        match inp.config.max_num_batched_tokens {
+            Some(m) if m < 2048.0 => f.fix.push(FixStep::flag(
+                fl,
+                Some("2048".into()),
+                format!("chunked prefill budget {m:.0} is small: raise it so prompts finish in fewer steps"),
+            )),
+            Some(m) => f.fix.push(FixStep::text(format!(
+                "chunked prefill budget {fl} is already {m:.0} (≥ 2048): not lowered"
+            ))),
+            None => f.fix.push(FixStep::text(format!(
+                "check {fl} (unread): a chunked-prefill budget of at least 2048 lets prompts share steps with decode"
+            ))),
+        }
+    }
+    if ratio >= 20.0 {
+        f.variant = Some("severe".into());
+        f.fix.push(FixStep::text(
+            "disaggregate prefill and decode, or add a replica",
+        ));
+    }
+    f
+}
+
+/// R7 Config headroom.
+pub fn r7(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
+    let id = RuleId::R7;
+    let Some(max_seqs) = inp.config.max_num_seqs else {
+        return Finding::silent(id, "max_num_seqs unread");
+    };
+    let Some(target) = d.seat_target else {
+        return Finding::silent(id, "seat target unknown (ridge and KV bound unknown)");
+    };
+    let (Some(run), Some(wait)) = (w.running, w.waiting) else {
+        return Finding::silent(id, "running or waiting not exported");
+    };
+    let occ = run.mean / max_seqs;
+    let fired = max_seqs < 0.9 * target && occ >= 0.5 && wait.mean <= 1.0;
+    let mut f = Finding::judged(
+        id,
+        fired,
+        vec![
+            format!("max_num_seqs {max_seqs:.0} < 90% of target {target:.0}"),
+            format!(
+                "occupancy {} (≥ 50%), waiting {:.1} (≤ 1)",
+                pct(occ),
+                wait.mean
+            ),
+        ],
+    );
+    if let Some(fl) = flag(inp.engine, Knob::MaxNumSeqs) {
+        f.fix.push(FixStep::flag(
+            fl,
+            Some(format!("{:.0}", target.floor())),
+            format!(
+                "raise it; the target is bound by {}",
+                d.seat_target_bound.unwrap_or("?")
+            ),
+        ));
+    }
+    f
+}
+
+/// Every rule over one window.
+pub fn evaluate(inp: &Inputs, w: &WindowStats) -> (Derived, Vec<Finding>) {
+    let d = derive(inp, w);
+    let v = vec![
+        r1(inp, w, &d),
+        r2(inp, w),
+        r2b(inp, w),
+        r3(inp, w),
+        r4(inp),
+        r5(inp, w, &d),
+        r6(inp, w, &d),
+        r7(inp, w, &d),
+    ];
+    (d, v)
+}

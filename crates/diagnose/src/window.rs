@@ -1,0 +1,401 @@
+//! Window statistics from cumulative samples: gauge mean and peak, counter rates, histogram
+//! means and quantiles from bucket deltas. The same over sub-windows, so a finding can say in
+//! what share of the window it held.
+
+use engines::{Histogram, Sample};
+use serde::Serialize;
+
+/// Mean and peak of a gauge over the window's scrapes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct GaugeStats {
+    pub mean: f64,
+    pub peak: f64,
+}
+
+/// A latency or length distribution over the window, from bucket deltas.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Dist {
+    /// Observations in the window.
+    pub count: f64,
+    pub mean: f64,
+    pub p50: Option<f64>,
+    pub p95: Option<f64>,
+}
+
+/// What the server did over one window. `None` where the engine does not export the metric or
+/// the window holds too few scrapes to take a rate.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct WindowStats {
+    pub duration_s: f64,
+    pub scrapes: usize,
+    pub running: Option<GaugeStats>,
+    pub waiting: Option<GaugeStats>,
+    pub swapped: Option<GaugeStats>,
+    /// KV cache usage, 0–1.
+    pub kv_usage: Option<GaugeStats>,
+    pub generation_tps: Option<f64>,
+    pub prompt_tps: Option<f64>,
+    pub preemptions_per_s: Option<f64>,
+    /// Finished requests per second.
+    pub finished_per_s: Option<f64>,
+    /// Finished requests in the window.
+    pub finished: Option<f64>,
+    /// Prefix-cache hit rate over the window, 0–1 (hits / queries, or the engine's gauge).
+    pub prefix_hit_rate: Option<f64>,
+    /// Prompt tokens per second served from the prefix cache.
+    pub prefix_hit_tps: Option<f64>,
+    pub ttft: Option<Dist>,
+    pub itl: Option<Dist>,
+    pub e2e: Option<Dist>,
+    pub queue_time: Option<Dist>,
+    pub prompt_len: Option<Dist>,
+    pub gen_len: Option<Dist>,
+    /// Mean over scrapes of waiting / (running + waiting): the share of admitted-or-queued
+    /// requests that sit in the queue.
+    pub queue_ratio: Option<f64>,
+    /// Some scrape had running in the churn band at max_num_seqs while waiting ≥ 2 (R5's
+    /// collector signal). None when max_num_seqs is unread or waiting is not exported.
+    pub seat_wall_cooccurred: Option<bool>,
+}
+
+impl WindowStats {
+    /// Mean prompt tokens per finished request: the histogram when present, else the ratio of
+    /// prompt tokens to finished requests.
+    pub fn mean_prompt_tokens(&self) -> Option<f64> {
+        if let Some(d) = self.prompt_len.filter(|d| d.count > 0.0) {
+            return Some(d.mean);
+        }
+        match (self.prompt_tps, self.finished_per_s) {
+            (Some(p), Some(f)) if f > 0.0 => Some(p / f),
+            _ => None,
+        }
+    }
+
+    pub fn mean_gen_tokens(&self) -> Option<f64> {
+        if let Some(d) = self.gen_len.filter(|d| d.count > 0.0) {
+            return Some(d.mean);
+        }
+        match (self.generation_tps, self.finished_per_s) {
+            (Some(g), Some(f)) if f > 0.0 => Some(g / f),
+            _ => None,
+        }
+    }
+}
+
+/// Where counters went backwards (an engine restart): the index of the first sample after each
+/// reset. A window is only ever analysed within one reset-free segment.
+pub fn resets(samples: &[Sample]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for i in 1..samples.len() {
+        let (a, b) = (&samples[i - 1], &samples[i]);
+        let counters = [
+            (a.prompt_tokens, b.prompt_tokens),
+            (a.generation_tokens, b.generation_tokens),
+            (a.requests_finished, b.requests_finished),
+            (a.preemptions, b.preemptions),
+            (a.prefix_queries, b.prefix_queries),
+            (a.decode_calls, b.decode_calls),
+            (a.steps, b.steps),
+        ];
+        let went_back = counters
+            .iter()
+            .any(|(x, y)| matches!((x, y), (Some(x), Some(y)) if y < x));
+        let hist_back = matches!((&a.ttft, &b.ttft), (Some(x), Some(y)) if y.count < x.count);
+        if went_back || hist_back {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// The longest reset-free run of samples, and how many samples were cut away to get it.
+pub fn longest_segment(samples: &[Sample]) -> (&[Sample], usize) {
+    let mut bounds = vec![0];
+    bounds.extend(resets(samples));
+    bounds.push(samples.len());
+    let (mut best_lo, mut best_hi) = (0, 0);
+    for w in bounds.windows(2) {
+        if w[1] - w[0] > best_hi - best_lo {
+            (best_lo, best_hi) = (w[0], w[1]);
+        }
+    }
+    (
+        &samples[best_lo..best_hi],
+        samples.len() - (best_hi - best_lo),
+    )
+}
+
+fn gauge(samples: &[Sample], f: impl Fn(&Sample) -> Option<f64>) -> Option<GaugeStats> {
+    let vals: Vec<f64> = samples
+        .iter()
+        .filter_map(&f)
+        .filter(|v| v.is_finite())
+        .collect();
+    if vals.is_empty() {
+        return None;
+    }
+    Some(GaugeStats {
+        mean: vals.iter().sum::<f64>() / vals.len() as f64,
+        peak: vals.iter().cloned().fold(f64::MIN, f64::max),
+    })
+}
+
+/// Increase of a counter over the samples: the sum of non-negative steps, so a rate is never
+/// negative even if a reset slipped into the slice.
+fn increase(samples: &[Sample], f: impl Fn(&Sample) -> Option<f64>) -> Option<f64> {
+    let vals: Vec<f64> = samples.iter().filter_map(&f).collect();
+    if vals.len() < 2 {
+        return None;
+    }
+    Some(vals.windows(2).map(|w| (w[1] - w[0]).max(0.0)).sum())
+}
+
+/// Bucket deltas between the first and last sample that carry the histogram.
+fn hist_delta(samples: &[Sample], f: impl Fn(&Sample) -> Option<&Histogram>) -> Option<Dist> {
+    let first = samples.iter().find_map(&f)?;
+    let last = samples.iter().rev().find_map(&f)?;
+    let count = last.count - first.count;
+    if count <= 0.0 {
+        return Some(Dist::default());
+    }
+    let sum = last.sum - first.sum;
+    let buckets: Vec<(f64, f64)> = last
+        .buckets
+        .iter()
+        .map(|&(le, c)| {
+            let before = first
+                .buckets
+                .iter()
+                .find(|(l, _)| *l == le)
+                .map(|b| b.1)
+                .unwrap_or(0.0);
+            (le, (c - before).max(0.0))
+        })
+        .collect();
+    Some(Dist {
+        count,
+        mean: sum / count,
+        p50: quantile(&buckets, 0.5),
+        p95: quantile(&buckets, 0.95),
+    })
+}
+
+/// Prometheus-style histogram_quantile: linear interpolation inside the bucket that holds the
+/// rank. A rank that lands in the +Inf bucket returns the highest finite bound.
+pub fn quantile(buckets: &[(f64, f64)], q: f64) -> Option<f64> {
+    let total = buckets.last()?.1;
+    if total <= 0.0 {
+        return None;
+    }
+    let rank = q * total;
+    let mut prev = (0.0, 0.0);
+    for &(le, c) in buckets {
+        if c >= rank {
+            if le.is_infinite() {
+                return Some(prev.0);
+            }
+            if c == prev.1 {
+                return Some(le);
+            }
+            return Some(prev.0 + (le - prev.0) * (rank - prev.1) / (c - prev.1));
+        }
+        prev = (le, c);
+    }
+    Some(prev.0)
+}
+
+/// Statistics of one reset-free run of samples. `max_num_seqs` feeds the seat-wall signal.
+pub fn stats(samples: &[Sample], max_num_seqs: Option<f64>) -> WindowStats {
+    let duration_s = match (samples.first(), samples.last()) {
+        (Some(a), Some(b)) => (b.t - a.t).max(0.0),
+        _ => 0.0,
+    };
+    let rate = |f: &dyn Fn(&Sample) -> Option<f64>| {
+        increase(samples, f)
+            .filter(|_| duration_s > 0.0)
+            .map(|d| d / duration_s)
+    };
+    let queries = increase(samples, |s| s.prefix_queries);
+    let hits = increase(samples, |s| s.prefix_hits);
+    let prefix_hit_rate = match (queries, hits) {
+        (Some(q), Some(h)) if q > 0.0 => Some(h / q),
+        _ => gauge(samples, |s| s.prefix_hit_rate_gauge).map(|g| g.mean),
+    };
+    let prefix_hit_tps = hits
+        .or_else(|| increase(samples, |s| s.cached_prompt_tokens))
+        .filter(|_| duration_s > 0.0)
+        .map(|h| h / duration_s);
+    let queue_ratio = {
+        let r: Vec<f64> = samples
+            .iter()
+            .filter_map(|s| match (s.running, s.waiting) {
+                (Some(r), Some(w)) if r + w > 0.0 => Some(w / (r + w)),
+                (Some(_), Some(_)) => Some(0.0),
+                _ => None,
+            })
+            .collect();
+        (!r.is_empty()).then(|| r.iter().sum::<f64>() / r.len() as f64)
+    };
+    let seat_wall_cooccurred = match max_num_seqs {
+        Some(m) if samples.iter().any(|s| s.waiting.is_some()) => {
+            // The churn band: within 5 % of the cap (at least one seat), since requests finish
+            // and are admitted between scrapes.
+            let band = (0.05 * m).max(1.0);
+            Some(samples.iter().any(|s| {
+                matches!((s.running, s.waiting), (Some(r), Some(w)) if r >= m - band && w >= 2.0)
+            }))
+        }
+        _ => None,
+    };
+    let finished = increase(samples, |s| s.requests_finished);
+    WindowStats {
+        duration_s,
+        scrapes: samples.len(),
+        running: gauge(samples, |s| s.running),
+        waiting: gauge(samples, |s| s.waiting),
+        swapped: gauge(samples, |s| s.swapped),
+        kv_usage: gauge(samples, |s| s.kv_usage),
+        generation_tps: rate(&|s| s.generation_tokens),
+        prompt_tps: rate(&|s| s.prompt_tokens),
+        preemptions_per_s: rate(&|s| s.preemptions),
+        finished_per_s: rate(&|s| s.requests_finished),
+        finished,
+        prefix_hit_rate,
+        prefix_hit_tps,
+        ttft: hist_delta(samples, |s| s.ttft.as_ref()),
+        itl: hist_delta(samples, |s| s.itl.as_ref()),
+        e2e: hist_delta(samples, |s| s.e2e.as_ref()),
+        queue_time: hist_delta(samples, |s| s.queue_time.as_ref()),
+        prompt_len: hist_delta(samples, |s| s.prompt_len.as_ref()),
+        gen_len: hist_delta(samples, |s| s.gen_len.as_ref()),
+        queue_ratio,
+        seat_wall_cooccurred,
+    }
+}
+
+/// Split a run into `n` consecutive sub-windows that share their boundary sample, so counter
+/// deltas cover the whole run without gaps.
+pub fn sub_windows(samples: &[Sample], n: usize, max_num_seqs: Option<f64>) -> Vec<WindowStats> {
+    if samples.len() < 3 || n == 0 {
+        return Vec::new();
+    }
+    let n = n.min(samples.len() - 1);
+    let steps = samples.len() - 1;
+    (0..n)
+        .map(|k| {
+            let lo = k * steps / n;
+            let hi = (k + 1) * steps / n;
+            stats(&samples[lo..=hi], max_num_seqs)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engines::Engine;
+
+    fn sample(t: f64, gen: f64, running: f64, waiting: f64) -> Sample {
+        Sample {
+            t,
+            engine: Engine::Vllm,
+            engine_generation: None,
+            model: None,
+            running: Some(running),
+            waiting: Some(waiting),
+            swapped: None,
+            kv_usage: None,
+            prefix_hit_rate_gauge: None,
+            kv_capacity_tokens: None,
+            prompt_tokens: None,
+            generation_tokens: Some(gen),
+            preemptions: None,
+            requests_finished: None,
+            prefix_queries: None,
+            prefix_hits: None,
+            cached_prompt_tokens: None,
+            prompt_seconds: None,
+            generation_seconds: None,
+            decode_calls: None,
+            busy_slots_per_decode: None,
+            steps: None,
+            steps_decode: None,
+            step_seconds: None,
+            step_seconds_decode: None,
+            prefill_chunks: None,
+            ttft: None,
+            itl: None,
+            e2e: None,
+            queue_time: None,
+            prompt_len: None,
+            gen_len: None,
+            config_labels: Default::default(),
+        }
+    }
+
+    #[test]
+    fn quantile_interpolates_like_prometheus() {
+        let b = [(0.1, 10.0), (0.5, 30.0), (1.0, 40.0), (f64::INFINITY, 40.0)];
+        assert_eq!(quantile(&b, 0.25), Some(0.1));
+        assert!((quantile(&b, 0.5).unwrap() - 0.3).abs() < 1e-12);
+        assert_eq!(quantile(&b, 1.0), Some(1.0));
+        assert_eq!(quantile(&[(1.0, 0.0)], 0.5), None);
+        // Rank in +Inf: the highest finite bound.
+        assert_eq!(
+            quantile(&[(1.0, 1.0), (f64::INFINITY, 10.0)], 0.9),
+            Some(1.0)
+        );
+    }
+
+    #[test]
+    fn rates_gauges_and_seat_wall() {
+        let s = [
+            sample(0.0, 0.0, 4.0, 0.0),
+            sample(1.0, 50.0, 8.0, 2.0),
+            sample(2.0, 100.0, 6.0, 0.0),
+        ];
+        let w = stats(&s, Some(8.0));
+        assert_eq!(w.generation_tps, Some(50.0));
+        assert_eq!(
+            w.running,
+            Some(GaugeStats {
+                mean: 6.0,
+                peak: 8.0
+            })
+        );
+        assert_eq!(w.seat_wall_cooccurred, Some(true));
+        assert!((w.queue_ratio.unwrap() - 0.2 / 3.0).abs() < 1e-12);
+        assert_eq!(stats(&s, Some(20.0)).seat_wall_cooccurred, Some(false));
+        assert_eq!(stats(&s, None).seat_wall_cooccurred, None);
+    }
+
+    #[test]
+    fn a_reset_is_found_and_never_gives_a_negative_rate() {
+        let s = [
+            sample(0.0, 1000.0, 1.0, 0.0),
+            sample(1.0, 1100.0, 1.0, 0.0),
+            sample(2.0, 10.0, 1.0, 0.0),
+            sample(3.0, 60.0, 1.0, 0.0),
+            sample(4.0, 110.0, 1.0, 0.0),
+        ];
+        assert_eq!(resets(&s), vec![2]);
+        let (seg, cut) = longest_segment(&s);
+        assert_eq!((seg.len(), cut), (3, 2));
+        assert_eq!(stats(seg, None).generation_tps, Some(50.0));
+        assert!(stats(&s, None).generation_tps.unwrap() >= 0.0);
+    }
+
+    #[test]
+    fn sub_windows_cover_the_run() {
+        let s: Vec<Sample> = (0..13)
+            .map(|i| sample(i as f64, 10.0 * i as f64, 1.0, 0.0))
+            .collect();
+        let subs = sub_windows(&s, 4, None);
+        assert_eq!(subs.len(), 4);
+        let total: f64 = subs
+            .iter()
+            .map(|w| w.generation_tps.unwrap() * w.duration_s)
+            .sum();
+        assert_eq!(total, 120.0);
+    }
+}
