@@ -1,0 +1,287 @@
+//! SQLite history of runs: diagnose windows and bench suites, one row each, with the full JSON
+//! document kept so a later version can re-read what an earlier one measured.
+//!
+//! The schema is versioned with `PRAGMA user_version`; each migration runs once, in order, inside
+//! a transaction, from the first version on.
+
+use rusqlite::{params, Connection, OptionalExtension};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("history database {path}: {source}")]
+    Sql {
+        path: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("history database {path}: {what}")]
+    Io { path: String, what: String },
+    #[error("history database {path}: run {id}: stored document is not valid JSON: {source}")]
+    Doc {
+        path: String,
+        id: i64,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("history database {path} has schema version {found}, newer than this headroom knows ({known}): upgrade headroom")]
+    TooNew {
+        path: String,
+        found: i64,
+        known: i64,
+    },
+}
+
+/// Migrations, in order. Index i takes the schema from version i to i + 1.
+const MIGRATIONS: &[&str] = &[
+    // 1: runs of every kind, with the whole document.
+    "CREATE TABLE runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,            -- 'diagnose' | 'bench'
+        created REAL NOT NULL,         -- unix seconds
+        label TEXT,
+        url TEXT,
+        engine TEXT,
+        model TEXT,
+        doc TEXT NOT NULL              -- the command's JSON document
+    );
+    CREATE INDEX runs_kind_created ON runs(kind, created);
+    CREATE INDEX runs_kind_label ON runs(kind, label);",
+];
+
+/// One stored run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub id: i64,
+    pub kind: String,
+    pub created: f64,
+    pub label: Option<String>,
+    pub url: Option<String>,
+    pub engine: Option<String>,
+    pub model: Option<String>,
+    pub doc: serde_json::Value,
+}
+
+/// What a new run is stored with.
+#[derive(Debug, Clone, Default)]
+pub struct NewRun<'a> {
+    pub kind: &'a str,
+    pub created: f64,
+    pub label: Option<&'a str>,
+    pub url: Option<&'a str>,
+    pub engine: Option<&'a str>,
+    pub model: Option<&'a str>,
+}
+
+pub struct Store {
+    conn: Connection,
+    path: String,
+}
+
+/// `$XDG_DATA_HOME/headroom/history.sqlite`, else `~/.local/share/headroom/history.sqlite`.
+pub fn default_path() -> Option<PathBuf> {
+    let base = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        Some(x) => PathBuf::from(x),
+        None => PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
+    };
+    Some(base.join("headroom").join("history.sqlite"))
+}
+
+impl Store {
+    /// Open (creating the folder and file if needed) and migrate to the current schema.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let p = path.display().to_string();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Io {
+                path: p.clone(),
+                what: format!("cannot create {}: {e}", dir.display()),
+            })?;
+        }
+        let sql = |source| StoreError::Sql {
+            path: p.clone(),
+            source,
+        };
+        let mut conn = Connection::open(path).map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sql)?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(sql)?;
+        let known = MIGRATIONS.len() as i64;
+        if version > known {
+            return Err(StoreError::TooNew {
+                path: p,
+                found: version,
+                known,
+            });
+        }
+        for (i, m) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let tx = conn.transaction().map_err(sql)?;
+            tx.execute_batch(m).map_err(sql)?;
+            tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
+                .map_err(sql)?;
+            tx.commit().map_err(sql)?;
+        }
+        Ok(Store { conn, path: p })
+    }
+
+    pub fn schema_version(&self) -> i64 {
+        self.conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap_or(0)
+    }
+
+    fn sql(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sql {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    pub fn save(&self, run: &NewRun, doc: &serde_json::Value) -> Result<i64, StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO runs (kind, created, label, url, engine, model, doc) VALUES (?1,?2,?3,?4,?5,?6,?7)",
+                params![run.kind, run.created, run.label, run.url, run.engine, run.model, doc.to_string()],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    fn row(&self, r: &rusqlite::Row) -> rusqlite::Result<(Run, String)> {
+        Ok((
+            Run {
+                id: r.get(0)?,
+                kind: r.get(1)?,
+                created: r.get(2)?,
+                label: r.get(3)?,
+                url: r.get(4)?,
+                engine: r.get(5)?,
+                model: r.get(6)?,
+                doc: serde_json::Value::Null,
+            },
+            r.get(7)?,
+        ))
+    }
+
+    fn parse(&self, (mut run, doc): (Run, String)) -> Result<Run, StoreError> {
+        run.doc = serde_json::from_str(&doc).map_err(|source| StoreError::Doc {
+            path: self.path.clone(),
+            id: run.id,
+            source,
+        })?;
+        Ok(run)
+    }
+
+    const COLS: &'static str = "id, kind, created, label, url, engine, model, doc";
+
+    pub fn get(&self, id: i64) -> Result<Option<Run>, StoreError> {
+        let q = format!("SELECT {} FROM runs WHERE id = ?1", Self::COLS);
+        let r = self
+            .conn
+            .query_row(&q, [id], |r| self.row(r))
+            .optional()
+            .map_err(|e| self.sql(e))?;
+        r.map(|r| self.parse(r)).transpose()
+    }
+
+    /// Runs of a kind, oldest first.
+    pub fn list(&self, kind: &str) -> Result<Vec<Run>, StoreError> {
+        let q = format!(
+            "SELECT {} FROM runs WHERE kind = ?1 ORDER BY created, id",
+            Self::COLS
+        );
+        let mut st = self.conn.prepare(&q).map_err(|e| self.sql(e))?;
+        let rows = st
+            .query_map([kind], |r| self.row(r))
+            .map_err(|e| self.sql(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.sql(e))?;
+        rows.into_iter().map(|r| self.parse(r)).collect()
+    }
+
+    /// The newest run of a kind.
+    pub fn latest(&self, kind: &str) -> Result<Option<Run>, StoreError> {
+        Ok(self.list(kind)?.pop())
+    }
+
+    /// Runs of a kind with this label, oldest first.
+    pub fn by_label(&self, kind: &str, label: &str) -> Result<Vec<Run>, StoreError> {
+        Ok(self
+            .list(kind)?
+            .into_iter()
+            .filter(|r| r.label.as_deref() == Some(label))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_get_list_and_reopen_keeps_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/history.sqlite");
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.schema_version(), MIGRATIONS.len() as i64);
+        let doc = serde_json::json!({"primary": {"rule": "R2"}});
+        let a = s
+            .save(
+                &NewRun {
+                    kind: "diagnose",
+                    created: 1.0,
+                    label: Some("x"),
+                    ..Default::default()
+                },
+                &doc,
+            )
+            .unwrap();
+        let b = s
+            .save(
+                &NewRun {
+                    kind: "diagnose",
+                    created: 2.0,
+                    ..Default::default()
+                },
+                &doc,
+            )
+            .unwrap();
+        s.save(
+            &NewRun {
+                kind: "bench",
+                created: 3.0,
+                ..Default::default()
+            },
+            &doc,
+        )
+        .unwrap();
+        assert_eq!(s.get(a).unwrap().unwrap().doc, doc);
+        assert_eq!(s.latest("diagnose").unwrap().unwrap().id, b);
+        assert_eq!(s.list("diagnose").unwrap().len(), 2);
+        assert_eq!(s.by_label("diagnose", "x").unwrap()[0].id, a);
+        assert!(s.get(999).unwrap().is_none());
+        drop(s);
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.list("diagnose").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused_with_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.sqlite");
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch("PRAGMA user_version = 99").unwrap();
+        drop(c);
+        let e = Store::open(&path).err().unwrap().to_string();
+        assert!(e.contains("newer") && e.contains("99"), "{e}");
+    }
+
+    #[test]
+    fn garbage_file_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.sqlite");
+        std::fs::write(&path, b"this is not sqlite at all, not even close......").unwrap();
+        assert!(Store::open(&path).is_err());
+    }
+}
