@@ -4,11 +4,19 @@
 
 pub mod client;
 pub mod error;
+pub mod load;
+pub mod prompt;
+pub mod server;
 pub mod sse;
 pub mod stats;
+pub mod tokenize;
 
 pub use client::{
     CachedTokens, ChatMessage, Client, ClientConfig, EngineTimings, GenCountSource, Prompt,
     StreamRecord, StreamRequest,
 };
 pub use error::{Error, Result};
+pub use load::{current_load, Load};
+pub use prompt::{build_prompt, new_salt, BuiltPrompt};
+pub use server::{discover, ContextLimit, Engine, ServerInfo};
+pub use tokenize::{CountBasis, TokenCounter, Tokens};

@@ -1,0 +1,218 @@
+//! Token counts from the server's own tokenizer where it has one (llama.cpp and vLLM both serve
+//! `POST /tokenize`), else a chars-per-token ratio: calibrated on a sample through the server's
+//! `usage.prompt_tokens`, or a stated default. Every count carries its basis.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::client::{Client, StreamRequest};
+use crate::error::{Error, Result};
+use crate::prompt::corpus_text;
+use crate::server::{Engine, ServerInfo};
+
+/// Characters per token assumed when nothing on the server can count (English BPE text).
+pub const DEFAULT_CHARS_PER_TOKEN: f64 = 4.0;
+
+/// How a token count was obtained.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum CountBasis {
+    /// Counted by the server's tokenizer: exact for the text as the server will tokenize it.
+    Tokenizer { endpoint: String },
+    /// Estimated with a ratio measured on a sample through the server.
+    Calibrated {
+        chars_per_token: f64,
+        sample_chars: u64,
+        sample_tokens: u64,
+        via: String,
+    },
+    /// Estimated with a fixed ratio: no tokenizer and no usage counts were reachable.
+    Default { chars_per_token: f64 },
+}
+
+impl CountBasis {
+    pub fn is_exact(&self) -> bool {
+        matches!(self, CountBasis::Tokenizer { .. })
+    }
+
+    /// One line for people.
+    pub fn describe(&self) -> String {
+        match self {
+            CountBasis::Tokenizer { endpoint } => format!("exact ({endpoint})"),
+            CountBasis::Calibrated {
+                chars_per_token,
+                sample_chars,
+                sample_tokens,
+                via,
+            } => format!(
+                "estimate: {chars_per_token:.2} chars/token calibrated on {sample_chars} chars = \
+{sample_tokens} tokens ({via})"
+            ),
+            CountBasis::Default { chars_per_token } => {
+                format!("estimate: default {chars_per_token} chars/token (no tokenizer reachable)")
+            }
+        }
+    }
+}
+
+/// A token count and how it was obtained.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tokens {
+    pub n: u64,
+    pub basis: CountBasis,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Api {
+    /// `POST /tokenize {content, add_special}` → `{tokens: [...]}`.
+    LlamaCpp,
+    /// `POST /tokenize {model, prompt, add_special_tokens}` → `{count, tokens}`.
+    Vllm,
+}
+
+/// Counts tokens the way the server will.
+#[derive(Clone)]
+pub struct TokenCounter {
+    client: Client,
+    model: Option<String>,
+    api: Option<Api>,
+    basis: CountBasis,
+}
+
+impl TokenCounter {
+    /// Find the server's tokenizer; failing that, calibrate through `usage.prompt_tokens` of a
+    /// one-token completion; failing that, the default ratio. Unreachable servers are errors.
+    pub async fn detect(client: &Client, info: &ServerInfo) -> Result<Self> {
+        let order = match info.engine {
+            Engine::Vllm | Engine::Sglang => [Api::Vllm, Api::LlamaCpp],
+            _ => [Api::LlamaCpp, Api::Vllm],
+        };
+        let mut counter = Self {
+            client: client.clone(),
+            model: info.model.clone(),
+            api: None,
+            basis: CountBasis::Default {
+                chars_per_token: DEFAULT_CHARS_PER_TOKEN,
+            },
+        };
+        for api in order {
+            match counter
+                .tokenize_with(api, "Hello world, this is a test.")
+                .await
+            {
+                Ok(n) if n > 0 => {
+                    counter.api = Some(api);
+                    counter.basis = CountBasis::Tokenizer {
+                        endpoint: match api {
+                            Api::LlamaCpp => "llama.cpp POST /tokenize".into(),
+                            Api::Vllm => "vLLM POST /tokenize".into(),
+                        },
+                    };
+                    return Ok(counter);
+                }
+                Err(e @ (Error::Unreachable { .. } | Error::Timeout { .. })) => return Err(e),
+                _ => {}
+            }
+        }
+        let sample = corpus_text(400);
+        let mut req = StreamRequest::text(sample.clone(), 1);
+        req.model = info.model.clone();
+        match client.stream(&req).await {
+            Ok(rec) => {
+                if let Some(pt) = rec.prompt_tokens.filter(|&n| n > 0) {
+                    counter.basis = CountBasis::Calibrated {
+                        chars_per_token: sample.len() as f64 / pt as f64,
+                        sample_chars: sample.len() as u64,
+                        sample_tokens: pt,
+                        via: "usage.prompt_tokens of a 1-token completion".into(),
+                    };
+                }
+            }
+            Err(e @ (Error::Unreachable { .. } | Error::Timeout { .. })) => return Err(e),
+            Err(_) => {}
+        }
+        Ok(counter)
+    }
+
+    /// A counter that never asks the server (for tests and offline use).
+    pub fn estimate_only(client: &Client, chars_per_token: f64) -> Self {
+        Self {
+            client: client.clone(),
+            model: None,
+            api: None,
+            basis: CountBasis::Default { chars_per_token },
+        }
+    }
+
+    pub fn basis(&self) -> &CountBasis {
+        &self.basis
+    }
+
+    pub fn is_exact(&self) -> bool {
+        self.basis.is_exact()
+    }
+
+    /// Characters per token: measured, calibrated or default (exact counters use their
+    /// calibration only to size first guesses).
+    pub fn chars_per_token(&self) -> f64 {
+        match &self.basis {
+            CountBasis::Calibrated {
+                chars_per_token, ..
+            }
+            | CountBasis::Default { chars_per_token } => *chars_per_token,
+            CountBasis::Tokenizer { .. } => DEFAULT_CHARS_PER_TOKEN,
+        }
+    }
+
+    /// Tokens in `text` as a prompt (special tokens such as BOS included, as the completion
+    /// endpoints add them).
+    pub async fn count(&self, text: &str) -> Result<Tokens> {
+        match self.api {
+            Some(api) => Ok(Tokens {
+                n: self.tokenize_with(api, text).await?,
+                basis: self.basis.clone(),
+            }),
+            None => Ok(Tokens {
+                n: (text.len() as f64 / self.chars_per_token()).round() as u64,
+                basis: self.basis.clone(),
+            }),
+        }
+    }
+
+    async fn tokenize_with(&self, api: Api, text: &str) -> Result<u64> {
+        let url = self.client.url("/tokenize");
+        let v = match api {
+            Api::LlamaCpp => {
+                self.client
+                    .post_json(
+                        "/tokenize",
+                        &json!({"content": text, "add_special": true, "parse_special": true}),
+                    )
+                    .await?
+            }
+            Api::Vllm => {
+                let mut body = json!({"prompt": text, "add_special_tokens": true});
+                if let Some(m) = &self.model {
+                    body["model"] = json!(m);
+                }
+                self.client.post_json("/tokenize", &body).await?
+            }
+        };
+        let n = match api {
+            Api::LlamaCpp => v
+                .get("tokens")
+                .and_then(Value::as_array)
+                .map(|a| a.len() as u64),
+            Api::Vllm => v.get("count").and_then(Value::as_u64).or_else(|| {
+                v.get("tokens")
+                    .and_then(Value::as_array)
+                    .map(|a| a.len() as u64)
+            }),
+        };
+        n.ok_or_else(|| Error::Protocol {
+            url,
+            at: "body".into(),
+            detail: "no token list or count in the /tokenize answer".into(),
+        })
+    }
+}
