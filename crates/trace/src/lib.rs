@@ -1,1 +1,3 @@
-//! PyTorch-profiler (Kineto) trace attribution.
+//! PyTorch-profiler (Kineto) trace attribution: where device time goes.
+pub mod scan;
+pub mod symbol;
