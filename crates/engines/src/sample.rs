@@ -70,6 +70,14 @@ pub struct Sample {
     pub step_seconds: Option<f64>,
     pub step_seconds_decode: Option<f64>,
     pub prefill_chunks: Option<f64>,
+    /// Speculative decoding (vLLM spec_decode_*): draft rounds, proposed tokens, accepted tokens.
+    /// Acceptance rate = accepted / draft_tokens; mean acceptance length = 1 + accepted / drafts.
+    #[serde(default)]
+    pub spec_drafts: Option<f64>,
+    #[serde(default)]
+    pub spec_draft_tokens: Option<f64>,
+    #[serde(default)]
+    pub spec_accepted_tokens: Option<f64>,
 
     // Histograms (cumulative).
     pub ttft: Option<Histogram>,
@@ -82,4 +90,48 @@ pub struct Sample {
 
     /// Config read from the metrics themselves (vLLM cache_config_info labels), verbatim.
     pub config_labels: BTreeMap<String, String>,
+}
+
+impl Sample {
+    /// A sample with every metric unread (`None`), to be filled by an adapter.
+    pub fn empty(t: f64, engine: Engine) -> Sample {
+        Sample {
+            t,
+            engine,
+            engine_generation: None,
+            model: None,
+            running: None,
+            waiting: None,
+            swapped: None,
+            kv_usage: None,
+            prefix_hit_rate_gauge: None,
+            kv_capacity_tokens: None,
+            prompt_tokens: None,
+            generation_tokens: None,
+            preemptions: None,
+            requests_finished: None,
+            prefix_queries: None,
+            prefix_hits: None,
+            cached_prompt_tokens: None,
+            prompt_seconds: None,
+            generation_seconds: None,
+            decode_calls: None,
+            busy_slots_per_decode: None,
+            steps: None,
+            steps_decode: None,
+            step_seconds: None,
+            step_seconds_decode: None,
+            prefill_chunks: None,
+            spec_drafts: None,
+            spec_draft_tokens: None,
+            spec_accepted_tokens: None,
+            ttft: None,
+            itl: None,
+            e2e: None,
+            queue_time: None,
+            prompt_len: None,
+            gen_len: None,
+            config_labels: BTreeMap::new(),
+        }
+    }
 }

@@ -1,0 +1,95 @@
+//! llama.cpp `llama-server --metrics` (shared/research/metrics.md §3): no labels, no histograms,
+//! values printed with 6 significant digits (`1.23457e+06`), so large counters move in steps.
+
+use super::{Agg, View};
+use crate::sample::Sample;
+
+pub(crate) fn fill(v: &View, s: &mut Sample) {
+    let one = Agg::Sum; // one unlabelled series each
+    s.running = v.gauge(&["llamacpp:requests_processing"], one);
+    s.waiting = v.gauge(&["llamacpp:requests_deferred"], one);
+    // Removed upstream by #13660 (May 2025); old builds and forks still print it.
+    s.kv_usage = v.gauge(&["llamacpp:kv_cache_usage_ratio"], one);
+    // Prompt tokens *processed*: cache hits are not counted.
+    s.prompt_tokens = v.counter(&["llamacpp:prompt_tokens"], one);
+    s.prompt_seconds = v.counter(&["llamacpp:prompt_seconds"], one);
+    s.generation_tokens = v.counter(&["llamacpp:tokens_predicted"], one);
+    s.generation_seconds = v.counter(&["llamacpp:tokens_predicted_seconds"], one);
+    s.decode_calls = v.counter(&["llamacpp:n_decode"], one);
+    // Declared a counter but it is a running average (busy slots per llama_decode call).
+    s.busy_slots_per_decode = v.gauge(&["llamacpp:n_busy_slots_per_decode"], one);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::adapters::sample_of;
+    use crate::sample::Engine;
+
+    /// Current master's exposition (server-context.cpp), values as std::stringstream prints them.
+    const MASTER: &str = "# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.
+# TYPE llamacpp:prompt_tokens_total counter
+llamacpp:prompt_tokens_total 1.23457e+06
+# HELP llamacpp:prompt_seconds_total Prompt process time
+# TYPE llamacpp:prompt_seconds_total counter
+llamacpp:prompt_seconds_total 98.765
+# HELP llamacpp:tokens_predicted_total Number of generation tokens processed.
+# TYPE llamacpp:tokens_predicted_total counter
+llamacpp:tokens_predicted_total 45678
+# HELP llamacpp:tokens_predicted_seconds_total Predict process time
+# TYPE llamacpp:tokens_predicted_seconds_total counter
+llamacpp:tokens_predicted_seconds_total 321.5
+# HELP llamacpp:n_decode_total Total number of llama_decode() calls
+# TYPE llamacpp:n_decode_total counter
+llamacpp:n_decode_total 23000
+# HELP llamacpp:n_tokens_max Largest observed n_tokens.
+# TYPE llamacpp:n_tokens_max counter
+llamacpp:n_tokens_max 512
+# HELP llamacpp:n_busy_slots_per_decode Average number of busy slots per llama_decode() call
+# TYPE llamacpp:n_busy_slots_per_decode counter
+llamacpp:n_busy_slots_per_decode 1.98
+# HELP llamacpp:prompt_tokens_seconds Average prompt throughput in tokens/s.
+# TYPE llamacpp:prompt_tokens_seconds gauge
+llamacpp:prompt_tokens_seconds 12500
+# HELP llamacpp:predicted_tokens_seconds Average generation throughput in tokens/s.
+# TYPE llamacpp:predicted_tokens_seconds gauge
+llamacpp:predicted_tokens_seconds 142.07
+# HELP llamacpp:requests_processing Number of requests processing.
+# TYPE llamacpp:requests_processing gauge
+llamacpp:requests_processing 2
+# HELP llamacpp:requests_deferred Number of requests deferred.
+# TYPE llamacpp:requests_deferred gauge
+llamacpp:requests_deferred 4
+";
+
+    #[test]
+    fn master_exposition() {
+        let s = sample_of(MASTER);
+        assert_eq!(s.engine, Engine::Llamacpp);
+        assert_eq!(s.engine_generation, None);
+        assert_eq!((s.running, s.waiting), (Some(2.0), Some(4.0)));
+        assert_eq!(s.prompt_tokens, Some(1_234_570.0));
+        assert_eq!(s.prompt_seconds, Some(98.765));
+        assert_eq!(s.generation_tokens, Some(45678.0));
+        assert_eq!(s.generation_seconds, Some(321.5));
+        assert_eq!(s.decode_calls, Some(23000.0));
+        assert_eq!(s.busy_slots_per_decode, Some(1.98));
+        assert_eq!(s.kv_usage, None, "removed upstream; must stay unread");
+        assert_eq!(s.requests_finished, None);
+    }
+
+    #[test]
+    fn old_build_kv_ratio_and_old_help_text() {
+        let text = "# HELP llamacpp:kv_cache_usage_ratio KV-cache usage. 1 means 100 percent usage.
+# TYPE llamacpp:kv_cache_usage_ratio gauge
+llamacpp:kv_cache_usage_ratio 0.671
+# HELP llamacpp:kv_cache_tokens KV-cache tokens.
+# TYPE llamacpp:kv_cache_tokens gauge
+llamacpp:kv_cache_tokens 2748
+# HELP llamacpp:requests_processing Number of request processing.
+# TYPE llamacpp:requests_processing gauge
+llamacpp:requests_processing 1
+";
+        let s = sample_of(text);
+        assert_eq!((s.kv_usage, s.running), (Some(0.671), Some(1.0)));
+    }
+}

@@ -1,0 +1,293 @@
+//! One adapter per engine: raw Prometheus series in, one typed [`Sample`] out. Engine metric names
+//! live here and nowhere else (shared/research/metrics.md is the reference for every name).
+
+mod llamacpp;
+mod sglang;
+mod tgi;
+mod vllm;
+
+use crate::prom::{Exposition, PromSample};
+use crate::sample::{Engine, Histogram, Sample};
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AdaptError {
+    #[error(
+        "no LLM engine metrics in this exposition (looked for the prefixes vllm:, sglang:, \
+         llamacpp:, tgi_); {count} families seen, e.g. {seen}"
+    )]
+    UnknownEngine { count: usize, seen: String },
+}
+
+const PREFIXES: [(&str, Engine); 4] = [
+    ("vllm:", Engine::Vllm),
+    ("sglang:", Engine::Sglang),
+    ("llamacpp:", Engine::Llamacpp),
+    ("tgi_", Engine::Tgi),
+];
+
+/// The engine whose metric prefix names the most families, or None when no family has one.
+pub fn detect_engine(e: &Exposition) -> Option<Engine> {
+    let mut best: Option<(usize, Engine)> = None;
+    for (prefix, engine) in PREFIXES {
+        let n = e
+            .families
+            .iter()
+            .filter(|f| f.name.starts_with(prefix))
+            .count();
+        if n > 0 && best.map(|(b, _)| n > b).unwrap_or(true) {
+            best = Some((n, engine));
+        }
+    }
+    best.map(|(_, e)| e)
+}
+
+/// Maps a parsed exposition to a [`Sample`] taken at `t` (unix seconds).
+pub fn to_sample(e: &Exposition, t: f64) -> Result<Sample, AdaptError> {
+    let engine = detect_engine(e).ok_or_else(|| AdaptError::UnknownEngine {
+        count: e.families.len(),
+        seen: e
+            .families
+            .iter()
+            .take(6)
+            .map(|f| f.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })?;
+    let mut s = Sample::empty(t, engine);
+    let v = View { e };
+    match engine {
+        Engine::Vllm => vllm::fill(&v, &mut s),
+        Engine::Llamacpp => llamacpp::fill(&v, &mut s),
+        Engine::Sglang => sglang::fill(&v, &mut s),
+        Engine::Tgi => tgi::fill(&v, &mut s),
+    }
+    Ok(s)
+}
+
+/// How series that differ only in some labels are combined.
+#[derive(Clone, Copy)]
+pub(crate) enum Agg<'a> {
+    /// Sum every series (counts across data-parallel engines, finish reasons ...).
+    Sum,
+    /// Average every series (a 0–1 fraction reported once per engine).
+    Mean,
+    /// Average over these labels (replicas that report the same state, e.g. tensor-parallel
+    /// ranks of one scheduler), then sum over the rest.
+    MeanOverThenSum(&'a [&'a str]),
+}
+
+/// Read access to an exposition by metric name, with the aggregation rules above.
+pub(crate) struct View<'a> {
+    e: &'a Exposition,
+}
+
+impl<'a> View<'a> {
+    /// Samples printed as the first of `names` that has any (names in preference order, so a
+    /// renamed metric lists its new name first).
+    fn first_present(&self, names: &[String]) -> Vec<&'a PromSample> {
+        for n in names {
+            let v: Vec<&'a PromSample> = self
+                .e
+                .samples()
+                .filter(|s| s.name == *n && !s.value.is_nan())
+                .collect();
+            if !v.is_empty() {
+                return v;
+            }
+        }
+        Vec::new()
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.e.series(name).next().is_some()
+    }
+
+    /// Any sample whose name starts with `prefix`.
+    pub fn any_sample(&self, mut pred: impl FnMut(&PromSample) -> bool) -> Option<&'a PromSample> {
+        self.e.samples().find(|s| pred(s))
+    }
+
+    /// A gauge, by exact name (alternatives in preference order).
+    pub fn gauge(&self, names: &[&str], agg: Agg) -> Option<f64> {
+        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        combine(&self.first_present(&names), agg)
+    }
+
+    /// A counter, matched as `name(_total)?` (alternatives in preference order).
+    pub fn counter(&self, names: &[&str], agg: Agg) -> Option<f64> {
+        let mut all = Vec::new();
+        for n in names {
+            all.push(format!("{n}_total"));
+            all.push(n.to_string());
+        }
+        combine(&self.first_present(&all), agg)
+    }
+
+    /// A histogram (or a summary's sum and count) by family name, first alternative present.
+    pub fn histogram(&self, names: &[&str], agg: Agg) -> Option<Histogram> {
+        for n in names {
+            if let Some(h) = self.histogram_one(n, agg) {
+                return Some(h);
+            }
+        }
+        None
+    }
+
+    fn histogram_one(&self, name: &str, agg: Agg) -> Option<Histogram> {
+        let bucket_name = format!("{name}_bucket");
+        let buckets: Vec<&PromSample> = self.e.series(&bucket_name).collect();
+        let sum = combine(
+            &self.e.series(&format!("{name}_sum")).collect::<Vec<_>>(),
+            agg,
+        );
+        let count = combine(
+            &self.e.series(&format!("{name}_count")).collect::<Vec<_>>(),
+            agg,
+        );
+        if buckets.is_empty() && count.is_none() {
+            return None;
+        }
+        // Group bucket samples by their bound, then combine each group across series.
+        let mut by_le: Vec<(f64, Vec<&PromSample>)> = Vec::new();
+        for b in buckets {
+            let Some(le) = b.label("le").and_then(crate::prom::parse_value) else {
+                continue;
+            };
+            if le.is_nan() {
+                continue;
+            }
+            match by_le.iter_mut().find(|(x, _)| *x == le) {
+                Some((_, v)) => v.push(b),
+                None => by_le.push((le, vec![b])),
+            }
+        }
+        by_le.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let buckets: Vec<(f64, f64)> = by_le
+            .into_iter()
+            .filter_map(|(le, v)| combine(&v, agg).map(|c| (le, c)))
+            .collect();
+        // `_count` equals the +Inf bucket; either will do. Without a sum the mean is unknown, and
+        // a histogram with a made-up sum would lie, so it is left unread.
+        let inf = buckets
+            .last()
+            .filter(|(le, _)| le.is_infinite())
+            .map(|(_, c)| *c);
+        Some(Histogram {
+            buckets,
+            sum: sum?,
+            count: count.or(inf)?,
+        })
+    }
+
+    /// The first series' label of the first family with that name, for identity labels
+    /// (model_name) that are the same on every series.
+    pub fn label_of(&self, prefix: &str, key: &str) -> Option<String> {
+        self.e
+            .samples()
+            .filter(|s| s.name.starts_with(prefix))
+            .find_map(|s| s.label(key).map(str::to_string))
+            .filter(|v| !v.is_empty())
+    }
+
+    /// Labels of the first series named `name`, preferring the one with `engine="0"`, minus the
+    /// labels in `skip`.
+    pub fn info_labels(&self, name: &str, skip: &[&str]) -> BTreeMap<String, String> {
+        let series: Vec<&PromSample> = self.e.series(name).collect();
+        let pick = series
+            .iter()
+            .find(|s| s.label("engine") == Some("0"))
+            .or_else(|| series.first());
+        pick.map(|s| {
+            s.labels
+                .iter()
+                .filter(|(k, _)| !skip.contains(&k.as_str()))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+    }
+}
+
+fn combine(samples: &[&PromSample], agg: Agg) -> Option<f64> {
+    if samples.is_empty() {
+        return None;
+    }
+    match agg {
+        Agg::Sum => Some(samples.iter().map(|s| s.value).sum()),
+        Agg::Mean => Some(samples.iter().map(|s| s.value).sum::<f64>() / samples.len() as f64),
+        Agg::MeanOverThenSum(replica) => {
+            let mut groups: Vec<(Vec<(&str, &str)>, f64, usize)> = Vec::new();
+            for s in samples {
+                let mut key: Vec<(&str, &str)> = s
+                    .labels
+                    .iter()
+                    .filter(|(k, _)| !replica.contains(&k.as_str()) && k != "le")
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect();
+                key.sort();
+                match groups.iter_mut().find(|(k, _, _)| *k == key) {
+                    Some(g) => {
+                        g.1 += s.value;
+                        g.2 += 1;
+                    }
+                    None => groups.push((key, s.value, 1)),
+                }
+            }
+            Some(groups.iter().map(|(_, sum, n)| sum / *n as f64).sum())
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn sample_of(text: &str) -> Sample {
+    let e = crate::prom::parse(text).expect("test exposition parses");
+    to_sample(&e, 0.0).expect("test exposition has an engine")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_by_prefix_majority() {
+        for (text, want) in [
+            (
+                "vllm:num_requests_running 1\nprocess_cpu_seconds_total 2\n",
+                Some(Engine::Vllm),
+            ),
+            ("sglang:num_running_reqs 1\n", Some(Engine::Sglang)),
+            ("llamacpp:requests_processing 1\n", Some(Engine::Llamacpp)),
+            (
+                "tgi_queue_size 1\ntgi_batch_current_size 2\n",
+                Some(Engine::Tgi),
+            ),
+            ("python_gc_objects_collected_total 3\n", None),
+        ] {
+            let e = crate::prom::parse(text).unwrap();
+            assert_eq!(detect_engine(&e), want, "{text}");
+        }
+        let e = crate::prom::parse("http_requests_total 1\nprocess_open_fds 3\n").unwrap();
+        match to_sample(&e, 1.0) {
+            Err(AdaptError::UnknownEngine { count: 2, seen }) => {
+                assert!(seen.contains("http_requests_total"))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn mean_over_replicas_then_sum() {
+        let text = "x{tp_rank=\"0\",dp_rank=\"0\"} 4\nx{tp_rank=\"1\",dp_rank=\"0\"} 4\nx{tp_rank=\"0\",dp_rank=\"1\"} 2\nx{tp_rank=\"1\",dp_rank=\"1\"} 2\n";
+        let e = crate::prom::parse(text).unwrap();
+        let v = View { e: &e };
+        assert_eq!(v.gauge(&["x"], Agg::Sum), Some(12.0));
+        assert_eq!(v.gauge(&["x"], Agg::Mean), Some(3.0));
+        assert_eq!(
+            v.gauge(&["x"], Agg::MeanOverThenSum(&["tp_rank"])),
+            Some(6.0)
+        );
+        assert_eq!(v.gauge(&["y"], Agg::Sum), None);
+    }
+}

@@ -1,0 +1,91 @@
+//! Hugging Face TGI (shared/research/metrics.md §4): `metrics-exporter-prometheus`, counters
+//! without `_total`, few labels. Histograms without explicit buckets render as summaries; those
+//! still give `_sum` and `_count`, and the [`Histogram`](crate::Histogram) then has no buckets.
+
+use super::{Agg, View};
+use crate::sample::Sample;
+
+pub(crate) fn fill(v: &View, s: &mut Sample) {
+    let sum = Agg::Sum;
+    s.running = v.gauge(&["tgi_batch_current_size"], sum);
+    s.waiting = v.gauge(&["tgi_queue_size"], sum);
+    // Tokens reserved by the current batch over the token budget (max_batch_total_tokens).
+    s.kv_capacity_tokens = v.gauge(&["tgi_batch_max_total_tokens"], sum);
+    s.kv_usage = match (
+        v.gauge(&["tgi_batch_current_max_tokens"], sum),
+        s.kv_capacity_tokens,
+    ) {
+        (Some(used), Some(cap)) if cap > 0.0 => Some(used / cap),
+        _ => None,
+    };
+    // Successful requests only: tgi_request_failure also counts validation errors that never
+    // held a batch seat.
+    s.requests_finished = v.counter(&["tgi_request_success"], sum);
+    // Token totals are the running sums of the per-request length histograms: they grow when a
+    // request finishes, not while it runs.
+    s.prompt_tokens = v.gauge(&["tgi_request_input_length_sum"], sum);
+    s.generation_tokens = v.gauge(&["tgi_request_generated_tokens_sum"], sum);
+
+    s.e2e = v.histogram(&["tgi_request_duration"], sum);
+    s.queue_time = v.histogram(&["tgi_request_queue_duration"], sum);
+    // A per-request mean time per token (TPOT), the closest TGI has to inter-token latency.
+    s.itl = v.histogram(&["tgi_request_mean_time_per_token_duration"], sum);
+    s.prompt_len = v.histogram(&["tgi_request_input_length"], sum);
+    s.gen_len = v.histogram(&["tgi_request_generated_tokens"], sum);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::adapters::sample_of;
+    use crate::sample::Engine;
+
+    #[test]
+    fn tgi_gauges_counters_histograms_and_summaries() {
+        let text = r#"# TYPE tgi_queue_size gauge
+tgi_queue_size 3
+# TYPE tgi_batch_current_size gauge
+tgi_batch_current_size 12
+# TYPE tgi_batch_current_max_tokens gauge
+tgi_batch_current_max_tokens 12000
+# TYPE tgi_batch_max_total_tokens gauge
+tgi_batch_max_total_tokens 16000
+# TYPE tgi_request_count counter
+tgi_request_count 60
+# TYPE tgi_request_success counter
+tgi_request_success 55
+# TYPE tgi_request_failure counter
+tgi_request_failure{err="validation"} 5
+# TYPE tgi_request_input_length histogram
+tgi_request_input_length_bucket{le="100"} 20
+tgi_request_input_length_bucket{le="+Inf"} 55
+tgi_request_input_length_sum 27500
+tgi_request_input_length_count 55
+# TYPE tgi_request_generated_tokens histogram
+tgi_request_generated_tokens_bucket{le="+Inf"} 55
+tgi_request_generated_tokens_sum 11000
+tgi_request_generated_tokens_count 55
+# TYPE tgi_request_queue_duration summary
+tgi_request_queue_duration{quantile="0.5"} 0.02
+tgi_request_queue_duration{quantile="0.99"} 0.4
+tgi_request_queue_duration_sum 3.3
+tgi_request_queue_duration_count 55
+"#;
+        let s = sample_of(text);
+        assert_eq!(s.engine, Engine::Tgi);
+        assert_eq!((s.running, s.waiting), (Some(12.0), Some(3.0)));
+        assert_eq!(
+            (s.kv_usage, s.kv_capacity_tokens),
+            (Some(0.75), Some(16000.0))
+        );
+        assert_eq!(s.requests_finished, Some(55.0));
+        assert_eq!(
+            (s.prompt_tokens, s.generation_tokens),
+            (Some(27500.0), Some(11000.0))
+        );
+        assert_eq!(s.prompt_len.as_ref().map(|h| h.buckets.len()), Some(2));
+        let q = s.queue_time.unwrap();
+        assert!(q.buckets.is_empty());
+        assert_eq!((q.sum, q.count), (3.3, 55.0));
+        assert_eq!(s.e2e, None);
+    }
+}

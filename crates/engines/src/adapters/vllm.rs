@@ -1,0 +1,262 @@
+//! vLLM, V1 and V0 engines (shared/research/metrics.md §1). Renames are read newest name first.
+//! Data parallelism gives one series per `engine` label: counts are summed over it, 0–1
+//! fractions are averaged (each DP engine has its own, equally sized, KV pool).
+
+use super::{Agg, View};
+use crate::sample::Sample;
+
+/// Names only the V1 engine exports (V0 never had them).
+const V1_ONLY: [&str; 6] = [
+    "vllm:kv_cache_usage_perc",
+    "vllm:prefix_cache_queries_total",
+    "vllm:prefix_cache_queries",
+    "vllm:inter_token_latency_seconds_count",
+    "vllm:prompt_tokens_cached_total",
+    "vllm:num_requests_waiting_by_reason",
+];
+
+pub(crate) fn fill(v: &View, s: &mut Sample) {
+    let sum = Agg::Sum;
+    // V1 labels every series with `engine`; V0 had `model_name` only.
+    let v1 = v
+        .any_sample(|x| x.name.starts_with("vllm:") && x.label("engine").is_some())
+        .is_some()
+        || V1_ONLY.iter().any(|n| v.has(n));
+    s.engine_generation = Some(if v1 { "v1" } else { "v0" }.to_string());
+    s.model = v.label_of("vllm:", "model_name");
+
+    s.running = v.gauge(&["vllm:num_requests_running"], sum);
+    s.waiting = v.gauge(&["vllm:num_requests_waiting"], sum);
+    s.swapped = v.gauge(&["vllm:num_requests_swapped"], sum);
+    // A 0–1 fraction despite "perc"; renamed in 0.9 (#18354).
+    s.kv_usage = v.gauge(
+        &["vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"],
+        Agg::Mean,
+    );
+    // V0 gauge, −1 when prefix caching is off: that is "no rate", not a rate.
+    s.prefix_hit_rate_gauge = v
+        .gauge(&["vllm:gpu_prefix_cache_hit_rate"], Agg::Mean)
+        .filter(|r| (0.0..=1.0).contains(r));
+
+    s.prompt_tokens = v.counter(&["vllm:prompt_tokens"], sum);
+    s.generation_tokens = v.counter(&["vllm:generation_tokens"], sum);
+    s.preemptions = v.counter(&["vllm:num_preemptions"], sum);
+    // One series per finished_reason (stop, length, abort ...), all pre-created at 0.
+    s.requests_finished = v.counter(&["vllm:request_success"], sum);
+    // 0.9+ counts tokens; early V1 (gpu_ names) counted blocks. The hit rate is a ratio of the
+    // two, so the unit cancels.
+    s.prefix_queries = v.counter(
+        &["vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries"],
+        sum,
+    );
+    s.prefix_hits = v.counter(
+        &["vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits"],
+        sum,
+    );
+    s.cached_prompt_tokens = v.counter(&["vllm:prompt_tokens_cached"], sum);
+
+    // Step ledger, exported by headroom's emulator (and any engine that adopts the names).
+    s.steps = v.counter(&["vllm:engine_steps"], sum);
+    s.steps_decode = v.counter(&["vllm:engine_steps_decode"], sum);
+    s.step_seconds = v.counter(&["vllm:engine_step_seconds"], sum);
+    s.step_seconds_decode = v.counter(&["vllm:engine_step_seconds_decode"], sum);
+    s.prefill_chunks = v.counter(&["vllm:engine_prefill_chunks"], sum);
+
+    s.spec_drafts = v.counter(&["vllm:spec_decode_num_drafts"], sum);
+    s.spec_draft_tokens = v.counter(&["vllm:spec_decode_num_draft_tokens"], sum);
+    s.spec_accepted_tokens = v.counter(&["vllm:spec_decode_num_accepted_tokens"], sum);
+
+    s.ttft = v.histogram(&["vllm:time_to_first_token_seconds"], sum);
+    // Renamed in 0.11 (#24110); the same per-iteration quantity.
+    s.itl = v.histogram(
+        &[
+            "vllm:inter_token_latency_seconds",
+            "vllm:time_per_output_token_seconds",
+        ],
+        sum,
+    );
+    s.e2e = v.histogram(&["vllm:e2e_request_latency_seconds"], sum);
+    s.queue_time = v.histogram(&["vllm:request_queue_time_seconds"], sum);
+    s.prompt_len = v.histogram(&["vllm:request_prompt_tokens"], sum);
+    s.gen_len = v.histogram(&["vllm:request_generation_tokens"], sum);
+
+    // Every CacheConfig field as a string label; the set changes per release, so keep them all.
+    s.config_labels = v.info_labels("vllm:cache_config_info", &["engine"]);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::adapters::sample_of;
+    use crate::sample::{Engine, Histogram};
+
+    /// A V1 (0.11-era) exposition with two data-parallel engines, names as exposed.
+    const V1_DP2: &str = r#"# HELP vllm:num_requests_running Number of requests in model execution batches.
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 12.0
+vllm:num_requests_running{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 10.0
+# TYPE vllm:num_requests_waiting gauge
+vllm:num_requests_waiting{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 3.0
+vllm:num_requests_waiting{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 1.0
+# TYPE vllm:kv_cache_usage_perc gauge
+vllm:kv_cache_usage_perc{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 0.9
+vllm:kv_cache_usage_perc{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 0.7
+# TYPE vllm:prefix_cache_queries_total counter
+vllm:prefix_cache_queries_total{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 1000.0
+vllm:prefix_cache_queries_total{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 3000.0
+# TYPE vllm:prefix_cache_queries_created gauge
+vllm:prefix_cache_queries_created{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 1.75e+09
+# TYPE vllm:prefix_cache_hits_total counter
+vllm:prefix_cache_hits_total{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 250.0
+vllm:prefix_cache_hits_total{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 750.0
+# TYPE vllm:num_preemptions_total counter
+vllm:num_preemptions_total{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 2.0
+vllm:num_preemptions_total{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 5.0
+# TYPE vllm:prompt_tokens_total counter
+vllm:prompt_tokens_total{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 50000.0
+vllm:prompt_tokens_total{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 40000.0
+# TYPE vllm:generation_tokens_total counter
+vllm:generation_tokens_total{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 7000.0
+vllm:generation_tokens_total{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 6000.0
+# TYPE vllm:request_success_total counter
+vllm:request_success_total{engine="0",finished_reason="stop",model_name="meta-llama/Llama-3.1-8B-Instruct"} 20.0
+vllm:request_success_total{engine="0",finished_reason="length",model_name="meta-llama/Llama-3.1-8B-Instruct"} 5.0
+vllm:request_success_total{engine="0",finished_reason="abort",model_name="meta-llama/Llama-3.1-8B-Instruct"} 1.0
+vllm:request_success_total{engine="1",finished_reason="stop",model_name="meta-llama/Llama-3.1-8B-Instruct"} 10.0
+vllm:request_success_total{engine="1",finished_reason="length",model_name="meta-llama/Llama-3.1-8B-Instruct"} 0.0
+vllm:request_success_total{engine="1",finished_reason="abort",model_name="meta-llama/Llama-3.1-8B-Instruct"} 0.0
+# TYPE vllm:inter_token_latency_seconds histogram
+vllm:inter_token_latency_seconds_bucket{engine="0",le="0.01",model_name="meta-llama/Llama-3.1-8B-Instruct"} 100.0
+vllm:inter_token_latency_seconds_bucket{engine="0",le="0.1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 150.0
+vllm:inter_token_latency_seconds_bucket{engine="0",le="+Inf",model_name="meta-llama/Llama-3.1-8B-Instruct"} 160.0
+vllm:inter_token_latency_seconds_count{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 160.0
+vllm:inter_token_latency_seconds_sum{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 3.5
+vllm:inter_token_latency_seconds_bucket{engine="1",le="0.01",model_name="meta-llama/Llama-3.1-8B-Instruct"} 50.0
+vllm:inter_token_latency_seconds_bucket{engine="1",le="0.1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 60.0
+vllm:inter_token_latency_seconds_bucket{engine="1",le="+Inf",model_name="meta-llama/Llama-3.1-8B-Instruct"} 60.0
+vllm:inter_token_latency_seconds_count{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 60.0
+vllm:inter_token_latency_seconds_sum{engine="1",model_name="meta-llama/Llama-3.1-8B-Instruct"} 1.0
+# TYPE vllm:iteration_tokens_total histogram
+vllm:iteration_tokens_total_bucket{engine="0",le="1.0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 3.0
+vllm:iteration_tokens_total_bucket{engine="0",le="+Inf",model_name="meta-llama/Llama-3.1-8B-Instruct"} 9.0
+vllm:iteration_tokens_total_count{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 9.0
+vllm:iteration_tokens_total_sum{engine="0",model_name="meta-llama/Llama-3.1-8B-Instruct"} 900.0
+# TYPE vllm:cache_config_info gauge
+vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",engine="0",gpu_memory_utilization="0.9",num_gpu_blocks="27000",prefix_caching_hash_algo="sha256"} 1.0
+vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",engine="1",gpu_memory_utilization="0.9",num_gpu_blocks="27000",prefix_caching_hash_algo="sha256"} 1.0
+"#;
+
+    #[test]
+    fn v1_data_parallel_sums_counts_and_averages_fractions() {
+        let s = sample_of(V1_DP2);
+        assert_eq!(s.engine, Engine::Vllm);
+        assert_eq!(s.engine_generation.as_deref(), Some("v1"));
+        assert_eq!(s.model.as_deref(), Some("meta-llama/Llama-3.1-8B-Instruct"));
+        assert_eq!(s.running, Some(22.0));
+        assert_eq!(s.waiting, Some(4.0));
+        assert_eq!(s.swapped, None);
+        assert!((s.kv_usage.unwrap() - 0.8).abs() < 1e-12);
+        assert_eq!(s.prefix_queries, Some(4000.0));
+        assert_eq!(s.prefix_hits, Some(1000.0));
+        assert_eq!(s.prefix_hit_rate_gauge, None);
+        assert_eq!(s.preemptions, Some(7.0));
+        assert_eq!(s.prompt_tokens, Some(90000.0));
+        assert_eq!(s.generation_tokens, Some(13000.0));
+        assert_eq!(s.requests_finished, Some(36.0));
+        assert_eq!(
+            s.itl,
+            Some(Histogram {
+                buckets: vec![(0.01, 150.0), (0.1, 210.0), (f64::INFINITY, 220.0)],
+                sum: 4.5,
+                count: 220.0
+            })
+        );
+        assert_eq!(s.ttft, None);
+        assert_eq!(
+            s.config_labels.get("num_gpu_blocks").map(String::as_str),
+            Some("27000")
+        );
+        assert_eq!(
+            s.config_labels
+                .get("enable_prefix_caching")
+                .map(String::as_str),
+            Some("True")
+        );
+        assert!(!s.config_labels.contains_key("engine"));
+    }
+
+    #[test]
+    fn v0_names_map_to_the_same_fields() {
+        let text = r#"# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{model_name="m"} 3.0
+# TYPE vllm:num_requests_swapped gauge
+vllm:num_requests_swapped{model_name="m"} 2.0
+# TYPE vllm:num_requests_waiting gauge
+vllm:num_requests_waiting{model_name="m"} 5.0
+# TYPE vllm:gpu_cache_usage_perc gauge
+vllm:gpu_cache_usage_perc{model_name="m"} 0.93
+# TYPE vllm:gpu_prefix_cache_hit_rate gauge
+vllm:gpu_prefix_cache_hit_rate{model_name="m"} 0.42
+# TYPE vllm:time_per_output_token_seconds histogram
+vllm:time_per_output_token_seconds_bucket{le="0.05",model_name="m"} 7.0
+vllm:time_per_output_token_seconds_bucket{le="+Inf",model_name="m"} 8.0
+vllm:time_per_output_token_seconds_count{model_name="m"} 8.0
+vllm:time_per_output_token_seconds_sum{model_name="m"} 0.3
+"#;
+        let s = sample_of(text);
+        assert_eq!(s.engine_generation.as_deref(), Some("v0"));
+        assert_eq!(
+            (s.running, s.waiting, s.swapped),
+            (Some(3.0), Some(5.0), Some(2.0))
+        );
+        assert_eq!(s.kv_usage, Some(0.93));
+        assert_eq!(s.prefix_hit_rate_gauge, Some(0.42));
+        let itl = s.itl.unwrap();
+        assert_eq!((itl.count, itl.sum), (8.0, 0.3));
+        // −1 means prefix caching off: no rate at all.
+        let s = sample_of("vllm:gpu_prefix_cache_hit_rate{model_name=\"m\"} -1.0\n");
+        assert_eq!(s.prefix_hit_rate_gauge, None);
+    }
+
+    #[test]
+    fn early_v1_gpu_prefix_counters_and_unsuffixed_type_lines() {
+        // 0.8-era V1: gpu_ names with `engine`, counters whose TYPE line lacks `_total`.
+        let text = r#"# TYPE vllm:gpu_cache_usage_perc gauge
+vllm:gpu_cache_usage_perc{engine="0",model_name="m"} 0.5
+# TYPE vllm:gpu_prefix_cache_queries counter
+vllm:gpu_prefix_cache_queries_total{engine="0",model_name="m"} 64.0
+# TYPE vllm:gpu_prefix_cache_hits counter
+vllm:gpu_prefix_cache_hits_total{engine="0",model_name="m"} 16.0
+"#;
+        let s = sample_of(text);
+        assert_eq!(s.engine_generation.as_deref(), Some("v1"));
+        assert_eq!(
+            (s.kv_usage, s.prefix_queries, s.prefix_hits),
+            (Some(0.5), Some(64.0), Some(16.0))
+        );
+    }
+
+    #[test]
+    fn step_ledger_and_spec_decode_counters() {
+        let text = r#"vllm:engine_steps_total{engine="0",model_name="m"} 1000
+vllm:engine_steps_decode_total{engine="0",model_name="m"} 900
+vllm:engine_step_seconds_total{engine="0",model_name="m"} 25.5
+vllm:engine_step_seconds_decode_total{engine="0",model_name="m"} 20.25
+vllm:engine_prefill_chunks_total{engine="0",model_name="m"} 130
+vllm:spec_decode_num_drafts_total{engine="0",model_name="m"} 10
+vllm:spec_decode_num_draft_tokens_total{engine="0",model_name="m"} 30
+vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="m"} 21
+vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",position="0"} 9
+"#;
+        let s = sample_of(text);
+        assert_eq!((s.steps, s.steps_decode), (Some(1000.0), Some(900.0)));
+        assert_eq!(
+            (s.step_seconds, s.step_seconds_decode),
+            (Some(25.5), Some(20.25))
+        );
+        assert_eq!(s.prefill_chunks, Some(130.0));
+        assert_eq!(
+            (s.spec_drafts, s.spec_draft_tokens, s.spec_accepted_tokens),
+            (Some(10.0), Some(30.0), Some(21.0))
+        );
+    }
+}
