@@ -57,8 +57,12 @@ pub(crate) enum Event {
     /// `kv cache rm [N, end)` / `memory_seq_rm [N, end)`: the first N prompt tokens were
     /// already in the slot's cache.
     Cached { tokens: u64 },
-    /// `stop processing: n_tokens = N, truncated = T` (older: `n_past = N`; 2024: `slot released`).
-    Stop { truncated: Option<bool> },
+    /// `stop processing: n_tokens = N, truncated = T` (older: `n_past = N`; 2024: `slot released`
+    /// with `n_past=N`): N is what the slot's cache holds at release.
+    Stop {
+        n_tokens: Option<u64>,
+        truncated: Option<bool>,
+    },
     /// `srv stop: cancel task, id_task = N`: the client went away.
     Cancel { task: Option<u64> },
     /// A process starting: `build: N (hash) …`, `loading model '…'`.
@@ -127,8 +131,12 @@ pub(crate) fn parse(body: &[u8]) -> Parsed {
                 };
             }
         }
-        Some(b'q') => {
-            if let Some(rest) = body.strip_prefix(b"que ") {
+        Some(b'q' | b'c') => {
+            // `que  func: …` (task queue), `cmn  func: …` (common library).
+            if let Some(rest) = body
+                .strip_prefix(b"que ")
+                .or_else(|| body.strip_prefix(b"cmn "))
+            {
                 return Parsed {
                     scope: Scope::Other,
                     event: after_func(rest).and_then(message),
@@ -235,6 +243,7 @@ fn bracket_line(body: &[u8]) -> Option<Parsed> {
     let scope = scope_from_ids(slot, task);
     let event = match msg {
         b"slot released" => Some(Event::Stop {
+            n_tokens: kv_int(kv, b"n_past=").and_then(|v| u64::try_from(v).ok()),
             truncated: kv_bool(kv, b"truncated="),
         }),
         b"slot is processing task" => Some(Event::TaskSeen),
@@ -295,7 +304,10 @@ fn json_line(body: &[u8]) -> Parsed {
     let task = json_int(body, b"\"id_task\":").or_else(|| json_int(body, b"\"task_id\":"));
     let scope = scope_from_ids(slot, task);
     let event = match msg_t {
-        b"slot released" => Some(Event::Stop { truncated: None }),
+        b"slot released" => Some(Event::Stop {
+            n_tokens: json_int(body, b"\"n_past\":").and_then(|v| u64::try_from(v).ok()),
+            truncated: None,
+        }),
         b"slot is processing task" => Some(Event::TaskSeen),
         b"build info" => Some(Event::Starting),
         _ if msg_t.starts_with(b"kv cache rm") => json_int(body, b"\"p0\":")
@@ -489,12 +501,17 @@ pub(crate) fn message(msg: &[u8]) -> Option<Event> {
                 return Some(Event::Selected { by, similarity });
             }
             if c.lit(b"stop processing") {
+                let n_tokens =
+                    uint_after(msg, b"n_tokens =").or_else(|| uint_after(msg, b"n_past ="));
                 let truncated = if c.find(b"truncated =") {
                     c.int().map(|v| v != 0)
                 } else {
                     None
                 };
-                return Some(Event::Stop { truncated });
+                return Some(Event::Stop {
+                    n_tokens,
+                    truncated,
+                });
             }
             None
         }

@@ -17,10 +17,6 @@ impl<'a> Cur<'a> {
         &self.b[self.i..]
     }
 
-    pub fn at_end(&self) -> bool {
-        self.i >= self.b.len()
-    }
-
     pub fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
     }
@@ -240,7 +236,7 @@ mod tests {
         let mut c = Cur::new(b" -1 |");
         assert_eq!(c.int(), Some(-1));
         assert!(c.tok(b"|"));
-        assert!(c.at_end());
+        assert!(c.rest().is_empty());
     }
 
     #[test]

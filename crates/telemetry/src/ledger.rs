@@ -1,0 +1,718 @@
+//! Groups events into requests (slot and task ids) and requests into server instances.
+//!
+//! An instance ends where the log shows a new process: a journald pid not seen before, a
+//! startup line (`build: …`, `loading model`) after the previous process served requests or
+//! loaded its model, a second `model loaded`, or task ids going backwards on a slot (llama.cpp
+//! numbers tasks from 0 in each process, and one slot runs its tasks in increasing order).
+//! Numbers from two instances are never combined.
+
+use crate::event::{self, Event, Scope, ServeApi, SlotSelection};
+use crate::prefix;
+use crate::scan::trim;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Slot ids above this are treated as garbage rather than grown into (`-np` is at most a few
+/// hundred in practice; the per-slot tables are indexed by id).
+const MAX_SLOTS: u32 = 4096;
+
+/// Lines longer than this are counted and skipped instead of buffered.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// Which engine wrote a request's line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Engine {
+    #[serde(rename = "llama.cpp")]
+    LlamaCpp,
+    #[serde(rename = "halogen")]
+    Halogen,
+}
+
+/// Why an instance begins where it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StartReason {
+    /// The first lines of the log (the process may have started before the log does).
+    LogStart,
+    /// A startup line: `build: …` or `loading model '…'`.
+    Startup,
+    /// A `model loaded` line after the previous process had already loaded its model.
+    ModelLoaded,
+    /// Task ids went backwards on a slot: the server restarted without its startup lines.
+    TaskIdsRestarted,
+    /// A journald prefix carried a process id not seen before.
+    NewPid,
+}
+
+/// Provenance of a request's cached-token count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CachedFrom {
+    /// A line named it (`kv cache rm [N, end)`, `memory_seq_rm [N, end)`).
+    Logged,
+    /// Computed from the release line: `n_tokens + 1 − prompt tokens − generated tokens`.
+    Derived,
+}
+
+/// Speculative-decoding figures of one request.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Draft {
+    /// Accepted / generated draft tokens (llama.cpp); absent for halogen.
+    pub rate: Option<f64>,
+    pub accepted: Option<u64>,
+    pub generated: Option<u64>,
+    /// Tokens committed per verification step: llama.cpp's `mean len`, halogen's `commit C/round`.
+    pub mean_len: Option<f64>,
+    /// halogen's verification rounds.
+    pub rounds: Option<u64>,
+}
+
+/// One request as its engine logged it. Times are the engine's own, in milliseconds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Request {
+    pub engine: Engine,
+    /// llama.cpp slot id; `None` for halogen and for logs without ids.
+    pub slot: Option<u32>,
+    /// llama.cpp task id (unique within an instance).
+    pub task: Option<u64>,
+    /// 1-based line number of the request's first line.
+    pub line: u64,
+    /// Prompt tokens the engine computed (llama.cpp excludes tokens reused from the cache).
+    pub prompt_tokens: Option<u64>,
+    pub prompt_ms: Option<f64>,
+    /// Prompt tokens per second as the engine printed it.
+    pub prompt_tps: Option<f64>,
+    pub gen_tokens: Option<u64>,
+    pub gen_ms: Option<f64>,
+    /// Generation tokens per second as the engine printed it (current llama.cpp divides by
+    /// n_gen − 1 decode steps, older builds by n_gen).
+    pub gen_tps: Option<f64>,
+    pub total_ms: Option<f64>,
+    pub graphs_reused: Option<u64>,
+    pub draft: Option<Draft>,
+    pub selected_by: Option<SlotSelection>,
+    /// The LCP similarity that won the slot (`f_sim_best`).
+    pub lcp_similarity: Option<f64>,
+    /// The whole prompt, cached tokens included (`new prompt … n_prompt_tokens`), when logged.
+    pub prompt_tokens_total: Option<u64>,
+    /// Prompt tokens reused from the cache.
+    pub cached_tokens: Option<u64>,
+    /// Where `cached_tokens` came from.
+    pub cached_tokens_from: Option<CachedFrom>,
+    /// The slot released the request (`stop processing`).
+    pub stopped: bool,
+    /// Tokens in the slot's cache at release (`stop processing: n_tokens = N`).
+    pub stop_n_tokens: Option<u64>,
+    pub truncated: Option<bool>,
+    /// A `cancel task` line named this task.
+    pub cancelled: bool,
+}
+
+impl Request {
+    fn new(engine: Engine, slot: Option<u32>, task: Option<u64>, line: u64) -> Self {
+        Request {
+            engine,
+            slot,
+            task,
+            line,
+            prompt_tokens: None,
+            prompt_ms: None,
+            prompt_tps: None,
+            gen_tokens: None,
+            gen_ms: None,
+            gen_tps: None,
+            total_ms: None,
+            graphs_reused: None,
+            draft: None,
+            selected_by: None,
+            lcp_similarity: None,
+            prompt_tokens_total: None,
+            cached_tokens: None,
+            cached_tokens_from: None,
+            stopped: false,
+            stop_n_tokens: None,
+            truncated: None,
+            cancelled: false,
+        }
+    }
+
+    /// Where `cached_tokens` came from.
+    pub fn cached_from(&self) -> Option<CachedFrom> {
+        self.cached_tokens_from
+    }
+
+    /// The engine printed this request's timings.
+    pub fn timed(&self) -> bool {
+        self.prompt_tokens.is_some() || self.gen_tokens.is_some()
+    }
+
+    /// Cached prompt tokens from the release line, when no line named them: the slot's cache
+    /// at release holds the cached prefix, the computed prompt and every generated token but
+    /// the last (sampled, never decoded). Not derived across a context shift (`truncated`) or
+    /// speculative decoding (rejected drafts are rolled back in ways the log does not show).
+    pub(crate) fn derive_cached(&mut self) {
+        if self.cached_tokens.is_some() || self.engine != Engine::LlamaCpp || self.draft.is_some() {
+            return;
+        }
+        let (Some(n), Some(p), Some(g), Some(false)) = (
+            self.stop_n_tokens,
+            self.prompt_tokens,
+            self.gen_tokens,
+            self.truncated,
+        ) else {
+            return;
+        };
+        if g == 0 {
+            return;
+        }
+        if let Some(c) = (n + 1).checked_sub(p + g) {
+            self.cached_tokens = Some(c);
+            self.cached_tokens_from = Some(CachedFrom::Derived);
+        }
+    }
+}
+
+/// Everything one server process logged, before summarising.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Instance {
+    pub pid: Option<u32>,
+    pub started_by: StartReason,
+    /// 1-based line numbers of the instance's first and last lines.
+    pub first_line: u64,
+    pub last_line: u64,
+    pub model_loaded: bool,
+    pub requests: Vec<Request>,
+    /// `cancel task` lines.
+    pub cancelled_tasks: u64,
+    /// Slot selections by kind, including those whose task left no other line.
+    pub lcp_selections: u64,
+    pub lru_selections: u64,
+    /// `tg_3s` of the mid-generation `n_gen = …` lines: decode speed over 3 s windows.
+    #[serde(skip)]
+    pub windowed_tps: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Nothing known about the process's start.
+    Unknown,
+    /// Startup lines seen, model not loaded yet.
+    Starting,
+    /// `model loaded` seen.
+    Running,
+}
+
+struct State {
+    inst: Instance,
+    /// Per slot: index of its current request.
+    open: Vec<Option<usize>>,
+    /// Per slot: the highest task id seen.
+    last_task: Vec<Option<u64>>,
+    /// Per slot: a selection logged while the slot had no task yet (`task -1`).
+    pending: Vec<Option<(SlotSelection, Option<f64>)>>,
+    /// The request named by an older multi-line print_timings header.
+    timing_ctx: Option<(u32, u64)>,
+    /// The last request logged without ids (2023-style `print_timings:` lines).
+    anon: Option<usize>,
+    phase: Phase,
+}
+
+impl State {
+    fn new(pid: Option<u32>, started_by: StartReason, line: u64) -> Self {
+        State {
+            inst: Instance {
+                pid,
+                started_by,
+                first_line: line,
+                last_line: line,
+                model_loaded: false,
+                requests: Vec::new(),
+                cancelled_tasks: 0,
+                lcp_selections: 0,
+                lru_selections: 0,
+                windowed_tps: Vec::new(),
+            },
+            open: Vec::new(),
+            last_task: Vec::new(),
+            pending: Vec::new(),
+            timing_ctx: None,
+            anon: None,
+            phase: Phase::Unknown,
+        }
+    }
+
+    fn grow(&mut self, slot: u32) {
+        let n = slot as usize + 1;
+        if self.open.len() < n {
+            self.open.resize(n, None);
+            self.last_task.resize(n, None);
+            self.pending.resize(n, None);
+        }
+    }
+
+    /// Whether this process has shown it is running (served or loaded), so that a startup
+    /// line must belong to the next one.
+    fn has_run(&self) -> bool {
+        self.phase == Phase::Running || !self.inst.requests.is_empty()
+    }
+}
+
+/// Feeds on log lines, one at a time or in chunks; reports at any point.
+pub struct Miner {
+    states: Vec<State>,
+    current: usize,
+    by_pid: HashMap<u32, usize>,
+    lines: u64,
+    unparsed: u64,
+    blank: u64,
+    overlong: u64,
+    /// A line split across chunks.
+    carry: Vec<u8>,
+    carry_overlong: bool,
+    scratch: Vec<u8>,
+}
+
+impl Default for Miner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The result of mining: per-instance requests and envelopes, and line counts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub lines: u64,
+    /// Non-blank lines from which nothing was taken (startup banners, idle notices, other
+    /// programs, unknown formats).
+    pub unparsed_lines: u64,
+    pub blank_lines: u64,
+    /// Lines over 1 MiB, skipped unread.
+    pub overlong_lines: u64,
+    pub instances: Vec<crate::envelope::InstanceReport>,
+    pub warnings: Vec<String>,
+}
+
+impl Miner {
+    pub fn new() -> Self {
+        Miner {
+            states: vec![State::new(None, StartReason::LogStart, 1)],
+            current: 0,
+            by_pid: HashMap::new(),
+            lines: 0,
+            unparsed: 0,
+            blank: 0,
+            overlong: 0,
+            carry: Vec::new(),
+            carry_overlong: false,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Lines read so far.
+    pub fn lines(&self) -> u64 {
+        self.lines
+    }
+
+    /// Requests seen so far, all instances.
+    pub fn requests(&self) -> usize {
+        self.states.iter().map(|s| s.inst.requests.len()).sum()
+    }
+
+    /// Feeds a chunk of the log; a line cut at the chunk's end waits for the next chunk.
+    pub fn feed(&mut self, mut chunk: &[u8]) {
+        if !self.carry.is_empty() || self.carry_overlong {
+            let Some(nl) = memchr::memchr(b'\n', chunk) else {
+                self.extend_carry(chunk);
+                return;
+            };
+            self.extend_carry(&chunk[..nl]);
+            let carry = std::mem::take(&mut self.carry);
+            if std::mem::take(&mut self.carry_overlong) {
+                self.lines += 1;
+                self.overlong += 1;
+            } else {
+                self.feed_line(&carry);
+            }
+            self.carry = carry;
+            self.carry.clear();
+            chunk = &chunk[nl + 1..];
+        }
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', chunk) {
+            let line = &chunk[start..nl];
+            if line.len() > MAX_LINE {
+                self.lines += 1;
+                self.overlong += 1;
+            } else {
+                self.feed_line(line);
+            }
+            start = nl + 1;
+        }
+        self.extend_carry(&chunk[start..]);
+    }
+
+    fn extend_carry(&mut self, part: &[u8]) {
+        if self.carry_overlong {
+            return;
+        }
+        if self.carry.len() + part.len() > MAX_LINE {
+            self.carry.clear();
+            self.carry_overlong = true;
+        } else {
+            self.carry.extend_from_slice(part);
+        }
+    }
+
+    /// Ends the input: a last line without a newline counts.
+    pub fn finish(&mut self) {
+        if std::mem::take(&mut self.carry_overlong) {
+            self.lines += 1;
+            self.overlong += 1;
+        } else if !self.carry.is_empty() {
+            let carry = std::mem::take(&mut self.carry);
+            self.feed_line(&carry);
+        }
+    }
+
+    /// Feeds one line (without its newline).
+    pub fn feed_line(&mut self, line: &[u8]) {
+        self.lines += 1;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let line = if memchr::memchr(0x1b, line).is_some() {
+            prefix::strip_ansi(line, &mut scratch);
+            &scratch[..]
+        } else {
+            line
+        };
+        let stripped = prefix::strip(line);
+        if trim(stripped.body).is_empty() {
+            self.blank += 1;
+        } else {
+            let parsed = event::parse(stripped.body);
+            let used = self.apply(stripped.pid, parsed.scope, parsed.event);
+            if !used {
+                self.unparsed += 1;
+            }
+        }
+        self.scratch = scratch;
+    }
+
+    fn new_instance(&mut self, pid: Option<u32>, why: StartReason) -> usize {
+        self.states.push(State::new(pid, why, self.lines));
+        let i = self.states.len() - 1;
+        if let Some(p) = pid {
+            self.by_pid.insert(p, i);
+        }
+        self.current = i;
+        i
+    }
+
+    /// Picks the instance a line belongs to from its pid.
+    fn instance_for(&mut self, pid: Option<u32>) -> usize {
+        let Some(p) = pid else {
+            return self.current;
+        };
+        if let Some(&i) = self.by_pid.get(&p) {
+            self.current = i;
+            return i;
+        }
+        let cur = &mut self.states[self.current];
+        if cur.inst.pid.is_none() {
+            // The first pid of a log adopts the instance the log started with.
+            cur.inst.pid = Some(p);
+            self.by_pid.insert(p, self.current);
+            return self.current;
+        }
+        self.new_instance(Some(p), StartReason::NewPid)
+    }
+
+    /// Applies one event; returns whether the line was used.
+    fn apply(&mut self, pid: Option<u32>, scope: Scope, event: Option<Event>) -> bool {
+        let mut i = self.instance_for(pid);
+        let line = self.lines;
+        let Some(event) = event else {
+            self.states[i].timing_ctx = None;
+            return false;
+        };
+        self.states[i].inst.last_line = line;
+
+        // Process boundaries first: they decide which instance the rest lands in.
+        match event {
+            Event::Starting => {
+                if self.states[i].has_run() {
+                    i = self.new_instance(pid, StartReason::Startup);
+                } else if self.states[i].inst.started_by == StartReason::LogStart {
+                    // The log begins with the process's own start.
+                    self.states[i].inst.started_by = StartReason::Startup;
+                }
+                self.states[i].phase = Phase::Starting;
+                return true;
+            }
+            Event::ModelLoaded => {
+                let s = &self.states[i];
+                if s.phase == Phase::Running || (s.phase == Phase::Unknown && s.has_run()) {
+                    i = self.new_instance(pid, StartReason::ModelLoaded);
+                }
+                let s = &mut self.states[i];
+                s.phase = Phase::Running;
+                s.inst.model_loaded = true;
+                return true;
+            }
+            _ => {}
+        }
+
+        match scope {
+            Scope::Slot { slot, task } => {
+                if slot >= MAX_SLOTS {
+                    return false;
+                }
+                let Some(task) = task else {
+                    let s = &mut self.states[i];
+                    s.timing_ctx = None;
+                    if let Event::Selected { by, similarity } = event {
+                        s.grow(slot);
+                        s.pending[slot as usize] = Some((by, similarity));
+                        s.count_selection(by);
+                    }
+                    return true;
+                };
+                let (i, r) = self.request_for(i, pid, slot, task);
+                let s = &mut self.states[i];
+                s.timing_ctx = match event {
+                    Event::TimingHeader => Some((slot, task)),
+                    _ => None,
+                };
+                if let Event::Selected { by, .. } = event {
+                    s.count_selection(by);
+                }
+                s.apply_to(r, event);
+                true
+            }
+            Scope::Bare | Scope::Other => self.apply_unscoped(i, pid, scope, event),
+        }
+    }
+
+    fn apply_unscoped(&mut self, i: usize, pid: Option<u32>, scope: Scope, event: Event) -> bool {
+        let is_timing = matches!(
+            event,
+            Event::PromptEval { .. }
+                | Event::Eval { .. }
+                | Event::Total { .. }
+                | Event::GraphsReused(_)
+                | Event::Draft { .. }
+        );
+        if is_timing {
+            // The older multi-line print_timings: bare lines after a slot header.
+            if let (Scope::Bare, Some((slot, task))) = (scope, self.states[i].timing_ctx) {
+                let (i, r) = self.request_for(i, pid, slot, task);
+                self.states[i].apply_to(r, event);
+                return true;
+            }
+            let s = &mut self.states[i];
+            s.timing_ctx = None;
+            // No ids at all: a prompt line opens a request, the rest complete it.
+            let r = match (&event, s.anon) {
+                (Event::PromptEval { .. }, _) => None,
+                (Event::Eval { .. }, Some(r)) if s.inst.requests[r].gen_tokens.is_some() => None,
+                (_, r) => r,
+            };
+            let r = match r {
+                Some(r) => r,
+                None => {
+                    if !matches!(event, Event::PromptEval { .. } | Event::Eval { .. }) {
+                        return false;
+                    }
+                    s.inst
+                        .requests
+                        .push(Request::new(Engine::LlamaCpp, None, None, self.lines));
+                    s.inst.requests.len() - 1
+                }
+            };
+            s.anon = Some(r);
+            s.apply_to(r, event);
+            return true;
+        }
+        let s = &mut self.states[i];
+        s.timing_ctx = None;
+        match event {
+            Event::Cancel { task } => {
+                s.inst.cancelled_tasks += 1;
+                if let Some(t) = task {
+                    // The task is usually the slot's current one; a deferred task has no request.
+                    let hit = s
+                        .open
+                        .iter()
+                        .flatten()
+                        .copied()
+                        .find(|&r| s.inst.requests[r].task == Some(t));
+                    if let Some(r) = hit {
+                        s.inst.requests[r].cancelled = true;
+                    }
+                }
+                true
+            }
+            Event::ServeApi(api) => {
+                let mut r = Request::new(Engine::Halogen, None, None, self.lines);
+                fill_serve_api(&mut r, &api);
+                s.inst.requests.push(r);
+                true
+            }
+            Event::Selected { by, .. } => {
+                s.count_selection(by);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The request of (slot, task) in instance `i`, opening one (and, when task ids went
+    /// backwards on this slot, a new instance) as needed.
+    fn request_for(&mut self, i: usize, pid: Option<u32>, slot: u32, task: u64) -> (usize, usize) {
+        let s = &mut self.states[i];
+        s.grow(slot);
+        let k = slot as usize;
+        if let Some(r) = s.open[k] {
+            if s.inst.requests[r].task == Some(task) {
+                return (i, r);
+            }
+        }
+        let i = match s.last_task[k] {
+            Some(last) if task < last => self.new_instance(pid, StartReason::TaskIdsRestarted),
+            _ => i,
+        };
+        let line = self.lines;
+        let s = &mut self.states[i];
+        s.grow(slot);
+        let mut req = Request::new(Engine::LlamaCpp, Some(slot), Some(task), line);
+        if let Some((by, sim)) = s.pending[k].take() {
+            req.selected_by = Some(by);
+            req.lcp_similarity = sim;
+        }
+        s.inst.requests.push(req);
+        let r = s.inst.requests.len() - 1;
+        s.open[k] = Some(r);
+        s.last_task[k] = Some(task);
+        (i, r)
+    }
+
+    /// Summarises everything read so far.
+    pub fn report(&self) -> Report {
+        let instances: Vec<_> = self
+            .states
+            .iter()
+            .filter(|s| {
+                // Drop the empty placeholder a log starts with when a real start follows it.
+                !(s.inst.requests.is_empty()
+                    && s.inst.cancelled_tasks == 0
+                    && s.inst.started_by == StartReason::LogStart
+                    && self.states.len() > 1)
+            })
+            .map(|s| crate::envelope::summarise(&s.inst))
+            .collect();
+        let mut warnings = Vec::new();
+        if instances.iter().all(|i| i.instance.requests.is_empty()) {
+            warnings.push(format!(
+                "no llama.cpp or halogen request lines in {} lines: is this the server's log, at \
+                 info verbosity (llama-server -lv 3)?",
+                self.lines
+            ));
+        }
+        Report {
+            lines: self.lines,
+            unparsed_lines: self.unparsed,
+            blank_lines: self.blank,
+            overlong_lines: self.overlong,
+            instances,
+            warnings,
+        }
+    }
+}
+
+impl State {
+    fn count_selection(&mut self, by: SlotSelection) {
+        match by {
+            SlotSelection::Lcp => self.inst.lcp_selections += 1,
+            SlotSelection::Lru => self.inst.lru_selections += 1,
+            SlotSelection::Id => {}
+        }
+    }
+
+    fn apply_to(&mut self, r: usize, event: Event) {
+        if let Event::GenProgress { tg_3s, .. } = event {
+            if tg_3s.is_finite() {
+                self.inst.windowed_tps.push(tg_3s);
+            }
+            return;
+        }
+        let req = &mut self.inst.requests[r];
+        match event {
+            Event::PromptEval { ms, tokens, tps } => {
+                req.prompt_ms = Some(ms);
+                req.prompt_tokens = Some(tokens);
+                req.prompt_tps = tps;
+            }
+            Event::Eval { ms, tokens, tps } => {
+                req.gen_ms = Some(ms);
+                req.gen_tokens = Some(tokens);
+                req.gen_tps = tps;
+            }
+            Event::Total { ms } => req.total_ms = Some(ms),
+            Event::GraphsReused(n) => req.graphs_reused = Some(n),
+            Event::Draft {
+                rate,
+                accepted,
+                generated,
+                mean_len,
+            } => {
+                req.draft = Some(Draft {
+                    rate: Some(rate),
+                    accepted: Some(accepted),
+                    generated: Some(generated),
+                    mean_len,
+                    rounds: None,
+                })
+            }
+            Event::Selected { by, similarity } => {
+                req.selected_by = Some(by);
+                req.lcp_similarity = similarity;
+            }
+            Event::NewPrompt { tokens } => req.prompt_tokens_total = Some(tokens),
+            Event::Cached { tokens } => {
+                req.cached_tokens = Some(tokens);
+                req.cached_tokens_from = Some(CachedFrom::Logged);
+            }
+            Event::Stop {
+                n_tokens,
+                truncated,
+            } => {
+                req.stopped = true;
+                req.stop_n_tokens = n_tokens;
+                req.truncated = truncated;
+            }
+            Event::Cancel { .. } => req.cancelled = true,
+            _ => {}
+        }
+    }
+}
+
+fn fill_serve_api(r: &mut Request, a: &ServeApi) {
+    r.gen_tokens = Some(a.gen_tokens);
+    r.gen_ms = Some(a.gen_s * 1000.0);
+    r.gen_tps = Some(a.gen_tps);
+    r.prompt_tokens = a.prompt_tokens;
+    r.prompt_ms = a.prefill_s.map(|s| s * 1000.0);
+    r.prompt_tps = match (a.prompt_tokens, a.prefill_s) {
+        (Some(n), Some(s)) if s > 0.0 => Some(n as f64 / s),
+        _ => None,
+    };
+    if a.rounds.is_some() || a.commit_per_round.is_some() {
+        r.draft = Some(Draft {
+            mean_len: a.commit_per_round,
+            rounds: a.rounds,
+            ..Default::default()
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests;
