@@ -1,0 +1,82 @@
+//! `router`: headroom's routing proxy for OpenAI-compatible LLM replicas (spec 000 §8).
+//!
+//! - Route by request shape: a request with more than one message is a continuation and goes
+//!   to the replica that served its prefix; anything else is spread with a counter.
+//! - Conversation identity is the model plus the canonical messages, first N KiB, taken so
+//!   that turn k+1 finds turn k's replica whatever the length of the opening turn ([`key`]).
+//! - Fail over before the first byte (connection failure, 502/503), never after; demoted
+//!   replicas are probed and come back by themselves.
+//!
+//! Layout: [`key`] (request → conversation keys, pure), [`policy`] (one type per policy behind
+//! one trait, pure), [`affinity`] (the bounded LRU table), [`health`] (live/demoted, in
+//! flight), [`metrics`] (Prometheus text), and the proxy (hyper), which owns retries.
+use std::net::SocketAddr;
+use std::time::Duration;
+
+pub mod affinity;
+pub mod health;
+pub mod key;
+pub mod metrics;
+pub mod policy;
+mod proxy;
+pub mod units;
+
+pub use policy::{PolicyKind, Route};
+pub use proxy::{Event, EventSink, ReplicaStatus, Router, Summary};
+
+/// Everything `headroom route` can be told.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub listen: SocketAddr,
+    /// Replica base URLs, `http://host:port` (optionally with a path prefix).
+    pub backends: Vec<String>,
+    pub policy: PolicyKind,
+    /// N: how many canonical bytes of a conversation make its identity.
+    pub prefix_bytes: usize,
+    /// Bound of the affinity table, in conversation keys.
+    pub affinity_entries: usize,
+    /// Largest request body accepted; larger gets a 413.
+    pub max_body: usize,
+    /// Time to open a connection to a replica.
+    pub connect_timeout: Duration,
+    /// Time from sending a request to a replica to its first response byte.
+    pub first_byte_timeout: Duration,
+    /// Time a client has to send its request head and body.
+    pub client_timeout: Duration,
+    /// How often demoted replicas are probed.
+    pub probe_interval: Duration,
+    /// On SIGINT/SIGTERM, how long open responses may take to finish.
+    pub drain: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 9000)),
+            backends: Vec::new(),
+            policy: PolicyKind::Shape,
+            prefix_bytes: 4 << 10,
+            affinity_entries: 65_536,
+            max_body: 64 << 20,
+            connect_timeout: Duration::from_secs(2),
+            first_byte_timeout: Duration::from_secs(300),
+            client_timeout: Duration::from_secs(60),
+            probe_interval: Duration::from_secs(2),
+            drain: Duration::from_secs(30),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RouteError {
+    #[error("backend {url:?}: {reason}")]
+    Backend { url: String, reason: String },
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Config(String),
+}
