@@ -3,8 +3,10 @@
 //! built on them (depth, prefix, turns).
 
 pub mod client;
+pub mod conversation;
 pub mod error;
 pub mod load;
+pub mod probe;
 pub mod prompt;
 pub mod server;
 pub mod sse;
@@ -15,6 +17,7 @@ pub use client::{
     CachedTokens, ChatMessage, Client, ClientConfig, EngineTimings, GenCountSource, Prompt,
     StreamRecord, StreamRequest,
 };
+pub use conversation::Conversation;
 pub use error::{Error, Result};
 pub use load::{current_load, Load};
 pub use prompt::{build_prompt, new_salt, BuiltPrompt};
