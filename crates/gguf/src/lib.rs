@@ -78,12 +78,9 @@ pub struct ModelFacts {
 /// Errors name what went wrong and where (file, byte offset).
 #[derive(Debug, thiserror::Error)]
 pub enum GgufError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The OS error is part of the message (not a `source`), so chains print it once.
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error("{path}: at byte {offset}: {what}")]
     Format {
         path: String,

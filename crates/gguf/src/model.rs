@@ -11,9 +11,9 @@ use crate::{GgufError, ModelFacts};
 /// Read one GGUF file (one shard, whatever it says about splits).
 pub fn read_shard(path: &Path, opts: &ReadOptions) -> Result<Shard, GgufError> {
     let name = path.display().to_string();
-    let io = |source| GgufError::Io {
+    let io = |error| GgufError::Io {
         path: name.clone(),
-        source,
+        error,
     };
     let file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();

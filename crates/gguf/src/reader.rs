@@ -150,7 +150,7 @@ impl<'a, R: Read + Seek> Scan<'a, R> {
     fn io(&self, e: std::io::Error) -> GgufError {
         GgufError::Io {
             path: self.path.to_string(),
-            source: e,
+            error: e,
         }
     }
 
@@ -412,13 +412,13 @@ pub fn read_shard_from<R: Read + Seek>(
     if !fits(kv_count, MIN_KV_BYTES) {
         return Err(s.format(
             16,
-            format!("metadata count {kv_count} cannot fit in the {left} bytes left (each entry takes at least {MIN_KV_BYTES})"),
+            format!("metadata count {kv_count} cannot fit in the {left} bytes left (each entry takes at least {MIN_KV_BYTES}): truncated or corrupt"),
         ));
     }
     if !fits(tensor_count, MIN_TENSOR_INFO_BYTES) {
         return Err(s.format(
             8,
-            format!("tensor count {tensor_count} cannot fit in the {left} bytes left (each tensor info takes at least {MIN_TENSOR_INFO_BYTES})"),
+            format!("tensor count {tensor_count} cannot fit in the {left} bytes left (each tensor info takes at least {MIN_TENSOR_INFO_BYTES}): truncated or corrupt"),
         ));
     }
 
