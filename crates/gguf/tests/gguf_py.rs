@@ -345,7 +345,7 @@ fn smollm2_agrees_with_gguf_py() {
     };
     let path = PathBuf::from(model);
     let m = open(&path);
-    let r = &reference(&py, &[path.clone()])[0];
+    let r = &reference(&py, std::slice::from_ref(&path))[0];
     compare(&m.shards[0], r);
     let f = m.facts().unwrap();
     assert_eq!(f.architecture, "llama");
