@@ -171,7 +171,7 @@ pub(crate) fn summarise(inst: &Instance) -> InstanceReport {
             .filter(|p| p.0 as f64 >= LONGEST_BAND * longest as f64)
             .collect();
         let tokens: u64 = band.iter().map(|p| p.0).sum();
-        let ms: f64 = band.iter().map(|p| p.1).sum();
+        let ms = band.iter().map(|p| p.1).fold(0.0, |a, b| a + b);
         PromptAtLongest {
             tps: tokens as f64 / ms * 1000.0,
             n: band.len(),
@@ -213,9 +213,16 @@ pub(crate) fn summarise(inst: &Instance) -> InstanceReport {
     let totals = Totals {
         requests: timed.len(),
         prompt_tokens: timed.iter().filter_map(|r| r.prompt_tokens).sum(),
-        prompt_ms: timed.iter().filter_map(|r| r.prompt_ms).sum(),
+        // fold from +0.0: `sum` of no f64 is -0.0.
+        prompt_ms: timed
+            .iter()
+            .filter_map(|r| r.prompt_ms)
+            .fold(0.0, |a, b| a + b),
         gen_tokens: timed.iter().filter_map(|r| r.gen_tokens).sum(),
-        gen_ms: timed.iter().filter_map(|r| r.gen_ms).sum(),
+        gen_ms: timed
+            .iter()
+            .filter_map(|r| r.gen_ms)
+            .fold(0.0, |a, b| a + b),
     };
 
     let mut warnings = Vec::new();

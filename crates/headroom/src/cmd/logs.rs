@@ -1,7 +1,699 @@
-//! Placeholder while the command is being built; replaced by its owner.
-#[derive(clap::Args)]
-pub struct Args {}
+//! `headroom logs`: mine the engine's own per-request telemetry from its log (spec 000 §4).
+//!
+//! Input comes from stdin, a file (optionally followed like `tail -F`), or a journald unit
+//! (journalctl is spawned). A reader thread feeds chunks to the parser on the main thread, so
+//! reading and parsing overlap; Ctrl-C ends any input with the report of what was read.
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("this command is being built")
+use anyhow::{bail, Context, Result};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use serde::Serialize;
+use std::fs::File;
+use std::io::{IsTerminal, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use telemetry::{Dist, InstanceReport, Miner, Report, StartReason};
+
+const SCHEMA: &str = "headroom.logs/1";
+const CHUNK: usize = 1 << 20;
+/// How often a followed file is polled for growth, and the fastest updates are printed.
+const POLL: Duration = Duration::from_millis(250);
+const UPDATE_EVERY: Duration = Duration::from_secs(1);
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Reads llama.cpp's `slot print_timing` lines (current and older formats) and halogen's \
+`serve_api` lines, groups them per request and per server instance (a restart starts a new \
+instance; instances are never mixed), and prints each instance's envelope with its sample \
+sizes: decode median and p10-p90, prompt throughput at the longest prompts, draft acceptance, \
+graph reuse and prefix-cache evidence.
+
+Examples:
+  journalctl -u llama --since -3h --no-pager | headroom logs
+  headroom logs --file server.log
+  headroom logs --file server.log --follow          # Ctrl-C prints the final report
+  headroom logs --journal llama --since -3h
+  headroom logs --journal halogen --user            # rootless units: never sudo
+  headroom logs --file server.log --requests         # one row per request
+  headroom logs --file server.log --json
+
+llama-server prints print_timing at info verbosity (the default, -lv 3).
+JSON schema: docs/json/logs.md (headroom.logs/1).")]
+pub struct Args {
+    /// Read this log file instead of stdin.
+    #[arg(long, value_name = "FILE", conflicts_with = "journal")]
+    file: Option<PathBuf>,
+    /// Keep reading as the input grows (a file like `tail -F`, a journal like `journalctl -f`,
+    /// stdin until it closes); print an update as requests arrive; Ctrl-C prints the report.
+    #[arg(long, short = 'f')]
+    follow: bool,
+    /// Read this systemd unit's journal (spawns `journalctl -u UNIT -o short-iso`).
+    #[arg(long, value_name = "UNIT")]
+    journal: Option<String>,
+    /// With --journal: the calling user's journal (`journalctl --user`), for rootless units.
+    #[arg(long, requires = "journal")]
+    user: bool,
+    /// With --journal: how far back to read, as journalctl's --since takes it [default: -3h].
+    #[arg(
+        long,
+        value_name = "WHEN",
+        requires = "journal",
+        allow_hyphen_values = true
+    )]
+    since: Option<String>,
+    /// Also list every request in a table (JSON always lists them).
+    #[arg(long)]
+    requests: bool,
+    /// Print JSON (schema headroom.logs/1, docs/json/logs.md). With --follow, one JSON
+    /// document per line: updates with "final": false, then the final one.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize, Clone)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Source {
+    Stdin,
+    File {
+        path: PathBuf,
+    },
+    Journal {
+        unit: String,
+        user: bool,
+        since: String,
+    },
+}
+
+#[derive(Serialize)]
+struct Document<'a> {
+    schema: &'static str,
+    source: &'a Source,
+    /// false for the updates of --follow.
+    #[serde(rename = "final")]
+    is_final: bool,
+    /// The input was cut short by Ctrl-C.
+    interrupted: bool,
+    #[serde(flatten)]
+    report: &'a Report,
+}
+
+enum Msg {
+    Chunk(Vec<u8>),
+    /// A followed file shrank: a line cut at its old end is complete as it stands.
+    Truncated,
+    /// The input ended (or failed).
+    End(Result<()>),
+    Interrupt,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let source = if let Some(path) = &args.file {
+        Source::File { path: path.clone() }
+    } else if let Some(unit) = &args.journal {
+        Source::Journal {
+            unit: unit.clone(),
+            user: args.user,
+            since: args.since.clone().unwrap_or_else(|| "-3h".to_string()),
+        }
+    } else {
+        if std::io::stdin().is_terminal() {
+            bail!(
+                "no input: pipe a log in (journalctl -u llama --since -3h --no-pager | headroom \
+                 logs), or give --file FILE or --journal UNIT"
+            );
+        }
+        Source::Stdin
+    };
+
+    let (tx, rx) = mpsc::sync_channel::<Msg>(8);
+    let child: Arc<Mutex<Option<Child>>> = Arc::new(Mutex::new(None));
+    start_reader(&source, args.follow, tx.clone(), child.clone())?;
+    watch_ctrl_c(tx);
+
+    let outcome = consume(&rx, &args, &source);
+    if let Some(mut c) = child.lock().map_or(None, |mut g| g.take()) {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    let (miner, interrupted) = outcome?;
+    let report = miner.report();
+    print_final(&args, &source, &report, interrupted)
+}
+
+/// Parses chunks as they arrive; prints follow-mode updates. Returns the miner and whether
+/// Ctrl-C ended the input.
+fn consume(rx: &Receiver<Msg>, args: &Args, source: &Source) -> Result<(Miner, bool)> {
+    let mut m = Miner::new();
+    let mut printed_requests = 0usize;
+    let mut last_print = Instant::now() - UPDATE_EVERY;
+    loop {
+        let msg = if args.follow {
+            match rx.recv_timeout(POLL) {
+                Ok(msg) => Some(msg),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => Some(Msg::End(Ok(()))),
+            }
+        } else {
+            Some(rx.recv().unwrap_or(Msg::End(Ok(()))))
+        };
+        match msg {
+            Some(Msg::Chunk(c)) => m.feed(&c),
+            Some(Msg::Truncated) => m.finish(),
+            Some(Msg::End(r)) => {
+                r?;
+                m.finish();
+                return Ok((m, false));
+            }
+            Some(Msg::Interrupt) => {
+                m.finish();
+                return Ok((m, true));
+            }
+            None => {}
+        }
+        if args.follow && last_print.elapsed() >= UPDATE_EVERY && m.requests() != printed_requests {
+            printed_requests = m.requests();
+            last_print = Instant::now();
+            print_update(args, source, &m.report())?;
+        }
+    }
+}
+
+fn watch_ctrl_c(tx: SyncSender<Msg>) {
+    std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
+            let _ = tx.send(Msg::Interrupt);
+        }
+    });
+}
+
+fn start_reader(
+    source: &Source,
+    follow: bool,
+    tx: SyncSender<Msg>,
+    child: Arc<Mutex<Option<Child>>>,
+) -> Result<()> {
+    match source.clone() {
+        Source::Stdin => {
+            std::thread::spawn(move || {
+                let r = pump(std::io::stdin().lock(), &tx, "stdin");
+                let _ = tx.send(Msg::End(r));
+            });
+        }
+        Source::File { path } => {
+            let f = File::open(&path).with_context(|| format!("opening {}", path.display()))?;
+            std::thread::spawn(move || {
+                let r = if follow {
+                    follow_file(&path, f, &tx)
+                } else {
+                    pump(f, &tx, &path.display().to_string())
+                };
+                let _ = tx.send(Msg::End(r));
+            });
+        }
+        Source::Journal { unit, user, since } => {
+            let mut cmd = Command::new("journalctl");
+            if user {
+                cmd.arg("--user");
+            }
+            cmd.args([
+                "-u",
+                &unit,
+                "--since",
+                &since,
+                "--no-pager",
+                "-o",
+                "short-iso",
+            ]);
+            if follow {
+                cmd.arg("--follow");
+            }
+            let mut c = match cmd.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+                    "--journal needs systemd's journalctl, which is not on PATH here; pipe the \
+                     log in on stdin or use --file FILE"
+                ),
+                Err(e) => return Err(e).context("starting journalctl"),
+            };
+            let out = c.stdout.take().context("journalctl's stdout")?;
+            *child
+                .lock()
+                .map_err(|_| anyhow::anyhow!("journalctl handle poisoned"))? = Some(c);
+            std::thread::spawn(move || {
+                let mut r = pump(out, &tx, "journalctl's output");
+                if r.is_ok() {
+                    let status = child.lock().ok().and_then(|mut g| g.as_mut()?.wait().ok());
+                    if let Some(s) = status.filter(|s| !s.success()) {
+                        r = Err(anyhow::anyhow!(
+                            "journalctl -u {unit} exited with {s} (its message is above)"
+                        ));
+                    }
+                }
+                let _ = tx.send(Msg::End(r));
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Sends everything `r` yields as chunks. Stops quietly when the consumer is gone.
+fn pump(mut r: impl Read, tx: &SyncSender<Msg>, what: &str) -> Result<()> {
+    let mut offset = 0u64;
+    loop {
+        let mut buf = vec![0u8; CHUNK];
+        let n = match r.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e).with_context(|| format!("reading {what} at byte {offset}")),
+        };
+        offset += n as u64;
+        buf.truncate(n);
+        if tx.send(Msg::Chunk(buf)).is_err() {
+            return Ok(());
+        }
+    }
+}
+
+/// `tail -F`: read to the end, then poll; a shrunken file was truncated (read it again from
+/// its start), a different file at the path was rotated in (finish the old one, open the new).
+fn follow_file(path: &Path, mut f: File, tx: &SyncSender<Msg>) -> Result<()> {
+    let mut offset = 0u64;
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = match f.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("reading {} at byte {offset}", path.display()))
+            }
+        };
+        if n > 0 {
+            offset += n as u64;
+            if tx.send(Msg::Chunk(buf[..n].to_vec())).is_err() {
+                return Ok(());
+            }
+            continue;
+        }
+        std::thread::sleep(POLL);
+        let len = f.metadata().map(|m| m.len()).unwrap_or(offset);
+        if len < offset {
+            eprintln!(
+                "headroom logs: {} was truncated; reading it from its start",
+                path.display()
+            );
+            f.seek(SeekFrom::Start(0))?;
+            offset = 0;
+            if tx.send(Msg::Truncated).is_err() {
+                return Ok(());
+            }
+            continue;
+        }
+        if rotated(path, &f) {
+            // Drain what the old file still holds, then switch.
+            loop {
+                let n = f.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                if tx.send(Msg::Chunk(buf[..n].to_vec())).is_err() {
+                    return Ok(());
+                }
+            }
+            if let Ok(nf) = File::open(path) {
+                if tx.send(Msg::Truncated).is_err() {
+                    return Ok(());
+                }
+                eprintln!(
+                    "headroom logs: {} was replaced (rotated); following the new file",
+                    path.display()
+                );
+                f = nf;
+                offset = 0;
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn rotated(path: &Path, f: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(path), f.metadata()) {
+        (Ok(p), Ok(o)) => p.ino() != o.ino() || p.dev() != o.dev(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn rotated(_: &Path, _: &File) -> bool {
+    false
+}
+
+fn print_final(args: &Args, source: &Source, report: &Report, interrupted: bool) -> Result<()> {
+    if args.json {
+        let doc = Document {
+            schema: SCHEMA,
+            source,
+            is_final: true,
+            interrupted,
+            report,
+        };
+        let s = if args.follow {
+            serde_json::to_string(&doc)?
+        } else {
+            serde_json::to_string_pretty(&doc)?
+        };
+        println!("{s}");
+        return Ok(());
+    }
+    if interrupted {
+        println!("(interrupted: the report covers what was read)");
+    }
+    print!("{}", render(report, args.requests));
+    Ok(())
+}
+
+fn print_update(args: &Args, source: &Source, report: &Report) -> Result<()> {
+    if args.json {
+        let doc = Document {
+            schema: SCHEMA,
+            source,
+            is_final: false,
+            interrupted: false,
+            report,
+        };
+        println!("{}", serde_json::to_string(&doc)?);
+        return Ok(());
+    }
+    for (k, i) in report.instances.iter().enumerate() {
+        if i.instance.requests.is_empty() {
+            continue;
+        }
+        let e = &i.envelope;
+        let mut line = format!(
+            "instance {}{}: {} requests ({} timed)",
+            k + 1,
+            i.instance
+                .pid
+                .map(|p| format!(" pid {p}"))
+                .unwrap_or_default(),
+            e.requests_seen,
+            e.requests_timed
+        );
+        if let Some(d) = &e.decode_tps {
+            line += &format!(
+                " | decode median {} t/s, p10-p90 {}-{} (n={})",
+                num(d.median),
+                num(d.p10),
+                num(d.p90),
+                d.n
+            );
+        }
+        if let Some(p) = &e.prompt_tps_at_longest {
+            line += &format!(
+                " | prompt {} t/s at {} tok (n={})",
+                num(p.tps),
+                p.prompt_tokens_max,
+                p.n
+            );
+        }
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// Three significant figures for rates, without pretending to more.
+fn num(x: f64) -> String {
+    if !x.is_finite() {
+        return "-".into();
+    }
+    let a = x.abs();
+    if a >= 100.0 {
+        format!("{x:.0}")
+    } else if a >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn dist(d: &Dist, unit: &str) -> String {
+    format!(
+        "median {}{unit} · p10-p90 {}-{}{unit}",
+        num(d.median),
+        num(d.p10),
+        num(d.p90)
+    )
+}
+
+fn started(i: &InstanceReport) -> &'static str {
+    match i.instance.started_by {
+        StartReason::LogStart => "already running when the log starts",
+        StartReason::Startup => "startup lines",
+        StartReason::ModelLoaded => "a new `model loaded`",
+        StartReason::TaskIdsRestarted => "task ids restarted (a restart without startup lines)",
+        StartReason::NewPid => "a new process id",
+    }
+}
+
+fn render(report: &Report, list_requests: bool) -> String {
+    let mut out = String::new();
+    let n = report.instances.len();
+    for (k, i) in report.instances.iter().enumerate() {
+        let e = &i.envelope;
+        out += &format!(
+            "instance {} of {n}{} · lines {}-{} · started by {}\n",
+            k + 1,
+            i.instance
+                .pid
+                .map(|p| format!(" · pid {p}"))
+                .unwrap_or_default(),
+            i.instance.first_line,
+            i.instance.last_line,
+            started(i),
+        );
+        out += &format!(
+            "  requests: {} seen, {} with timing lines, {} cancel line(s)\n",
+            e.requests_seen, e.requests_timed, i.instance.cancelled_tasks
+        );
+        if e.requests_seen == 0 {
+            out += "\n";
+            continue;
+        }
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED);
+        t.set_header(["figure", "value", "n", "how"]);
+        let mut row = |fig: &str, val: String, n: String, how: &str| {
+            t.add_row(vec![
+                Cell::new(fig),
+                Cell::new(val),
+                Cell::new(n).set_alignment(CellAlignment::Right),
+                Cell::new(how),
+            ]);
+        };
+        match &e.decode_tps {
+            Some(d) => row(
+                "decode",
+                dist(d, " t/s"),
+                d.n.to_string(),
+                "engine's rate per request, >= 2 tokens",
+            ),
+            None => row(
+                "decode",
+                "-".into(),
+                "0".into(),
+                "no request with >= 2 generated tokens",
+            ),
+        }
+        if let Some(d) = &e.windowed_decode_tps {
+            row(
+                "decode, 3 s windows",
+                dist(d, " t/s"),
+                d.n.to_string(),
+                "tg_3s of n_gen lines",
+            );
+        }
+        match &e.prompt_tps_at_longest {
+            Some(p) => row(
+                "prompt, longest",
+                if p.prompt_tokens_min == p.prompt_tokens_max {
+                    format!("{} t/s at {} tokens", num(p.tps), p.prompt_tokens_max)
+                } else {
+                    format!(
+                        "{} t/s at {}-{} tokens",
+                        num(p.tps),
+                        p.prompt_tokens_min,
+                        p.prompt_tokens_max
+                    )
+                },
+                p.n.to_string(),
+                "sum tokens / sum time, prompts >= 90% of the longest",
+            ),
+            None => row(
+                "prompt, longest",
+                "-".into(),
+                "0".into(),
+                "no computed prompt",
+            ),
+        }
+        if let Some(d) = &e.prompt_tps {
+            row(
+                "prompt, all",
+                dist(d, " t/s"),
+                d.n.to_string(),
+                "short prompts are overhead-dominated",
+            );
+        }
+        if let Some(d) = &e.draft {
+            let mut v = match (d.rate_min, d.rate_max, d.rate_pooled) {
+                (Some(a), Some(b), Some(p)) => {
+                    format!("acceptance {a:.2}-{b:.2} (pooled {p:.2})")
+                }
+                _ => String::new(),
+            };
+            if let Some(m) = &d.mean_len {
+                if !v.is_empty() {
+                    v += " · ";
+                }
+                v += &format!(
+                    "mean len median {:.2} ({:.2}-{:.2}, n={})",
+                    m.median, m.min, m.max, m.n
+                );
+            }
+            row(
+                "draft",
+                v,
+                d.n.to_string(),
+                "content-dependent: read the range",
+            );
+        }
+        if let Some(g) = &e.graphs_reused {
+            row(
+                "graphs reused",
+                format!(
+                    "{} of {} requests > 0 (median {:.0})",
+                    g.nonzero, g.n, g.median
+                ),
+                g.n.to_string(),
+                "> 0: compute graphs were reused",
+            );
+        }
+        let pc = &e.prefix_cache;
+        row(
+            "prefix cache",
+            format!(
+                "{} LCP / {} LRU slot selections · {} requests reused {} cached tokens",
+                pc.lcp_selections,
+                pc.lru_selections,
+                pc.requests_with_cached_tokens,
+                pc.cached_tokens
+            ),
+            pc.cached_tokens_known.to_string(),
+            "LCP selection and cached tokens prove reuse",
+        );
+        let tt = &e.totals;
+        row(
+            "totals",
+            format!(
+                "prompt {} tok in {:.3} s · generated {} tok in {:.3} s",
+                tt.prompt_tokens,
+                tt.prompt_ms / 1000.0,
+                tt.gen_tokens,
+                tt.gen_ms / 1000.0
+            ),
+            tt.requests.to_string(),
+            "engine's own times, summed",
+        );
+        out += &format!("{t}\n");
+        if list_requests && !i.instance.requests.is_empty() {
+            out += &format!(
+                "{}\n  * cached tokens derived from the release line (n_tokens + 1 - prompt - generated)\n",
+                request_table(i)
+            );
+        }
+        for w in &i.warnings {
+            out += &format!("warning: {w}\n");
+        }
+        out += "\n";
+    }
+    for w in &report.warnings {
+        out += &format!("warning: {w}\n");
+    }
+    out += &format!(
+        "{} lines read: {} unparsed (skipped), {} blank, {} over 1 MiB\n",
+        report.lines, report.unparsed_lines, report.blank_lines, report.overlong_lines
+    );
+    out
+}
+
+fn request_table(i: &InstanceReport) -> Table {
+    let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+    let optf = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header([
+        "line",
+        "slot",
+        "task",
+        "prompt tok",
+        "prompt ms",
+        "prompt t/s",
+        "gen tok",
+        "gen ms",
+        "gen t/s",
+        "cached",
+        "graphs",
+        "slot by",
+        "notes",
+    ]);
+    for r in &i.instance.requests {
+        let mut notes = Vec::new();
+        if r.cancelled {
+            notes.push("cancelled".to_string());
+        }
+        if r.truncated == Some(true) {
+            notes.push("truncated".into());
+        }
+        if let Some(d) = &r.draft {
+            if let Some(rate) = d.rate {
+                notes.push(format!("draft {rate:.2}"));
+            }
+            if let Some(m) = d.mean_len {
+                notes.push(format!("mean len {m:.2}"));
+            }
+        }
+        if !r.timed() {
+            notes.push("no timings".into());
+        }
+        let cached = match (r.cached_tokens, r.cached_from()) {
+            (Some(c), Some(telemetry::CachedFrom::Derived)) => format!("{c}*"),
+            (c, _) => opt(c),
+        };
+        t.add_row(vec![
+            r.line.to_string(),
+            r.slot.map_or("-".into(), |s| s.to_string()),
+            opt(r.task),
+            opt(r.prompt_tokens),
+            optf(r.prompt_ms),
+            optf(r.prompt_tps),
+            opt(r.gen_tokens),
+            optf(r.gen_ms),
+            optf(r.gen_tps),
+            cached,
+            opt(r.graphs_reused),
+            r.selected_by
+                .map_or("-".into(), |s| format!("{s:?}").to_uppercase()),
+            notes.join(", "),
+        ]);
+    }
+    t
 }
