@@ -1,0 +1,166 @@
+//! What the ceiling math needs to know about a model, and the knobs of a deployment.
+//!
+//! A [`ModelSpec`] comes from the catalog ([`ModelSpec::from_catalog`]) or is filled from a
+//! model file by the caller (the binary maps `gguf::ModelFacts` onto it). Fields a source does
+//! not give are `None`, and the figures that need them come out [`crate::Known::Unknown`] with
+//! the reason.
+
+use serde::Serialize;
+
+use crate::catalog::{Attention, Model};
+use crate::provenance::{Figure, Provenance};
+
+/// Routed experts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Moe {
+    pub experts: u64,
+    pub experts_used: u64,
+    pub shared_experts: u64,
+    /// Layers with routed experts, when known.
+    pub moe_layers: Option<u64>,
+    /// Parameters of one routed expert in one layer, when known.
+    pub params_per_expert: Option<f64>,
+    /// All routed-expert parameters (every expert, every layer).
+    pub routed_params_total: f64,
+}
+
+impl Moe {
+    /// Routed-expert parameters one token reads: top_k × MoE layers × per-expert params, which is
+    /// routed_total × used / experts.
+    pub fn routed_params_per_token(&self) -> f64 {
+        self.routed_params_total * self.experts_used as f64 / self.experts as f64
+    }
+
+    /// Routed experts one token visits: top_k × MoE layers (spec 000 §6).
+    pub fn experts_per_token(&self) -> Option<u64> {
+        self.moe_layers.map(|l| l * self.experts_used)
+    }
+}
+
+/// Exact byte counts from a model file, which beat params × bits.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct FileBytes {
+    /// All tensor data.
+    pub weight_bytes: u64,
+    /// Bytes read per decoded token (non-expert + the used share of the experts).
+    pub active_bytes: u64,
+}
+
+/// A model, as the ceiling math sees it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelSpec {
+    pub name: String,
+    /// `Catalog` or `ModelFile`.
+    pub provenance: Provenance,
+    /// Where the figures come from (catalog source, or the file path).
+    pub source: String,
+    pub params_total: f64,
+    /// Parameters read per decoded token (MoE: experts on the path).
+    pub params_active: f64,
+    pub layers: Option<u64>,
+    pub hidden: Option<u64>,
+    pub heads: Option<u64>,
+    pub kv_heads: Option<u64>,
+    pub head_dim: Option<u64>,
+    /// `None` when the source does not say (then the KV size is unknown).
+    pub attention: Option<Attention>,
+    pub kv_lora_rank: Option<u64>,
+    pub rope_dim: Option<u64>,
+    pub sliding_window: Option<u64>,
+    /// Layers that use the window; `None` with a window means the pattern is not known.
+    pub sliding_layers: Option<u64>,
+    /// Prefill's attention coefficient when the source gives one (see [`crate::ceilings`]).
+    pub attn_coeff: Option<f64>,
+    pub moe: Option<Moe>,
+    /// Native weight format (catalog default link of the bits chain).
+    pub dtype: Option<String>,
+    /// Native format of the routed experts when it differs.
+    pub expert_dtype: Option<String>,
+    /// Exact bytes when the model comes from a file.
+    pub file_bytes: Option<FileBytes>,
+}
+
+impl ModelSpec {
+    pub fn from_catalog(m: &Model) -> ModelSpec {
+        let moe = match (m.experts, m.experts_used, m.moe_layers, m.params_per_expert) {
+            (Some(e), Some(u), Some(l), Some(p)) => Some(Moe {
+                experts: e,
+                experts_used: u,
+                shared_experts: m.shared_experts.unwrap_or(0),
+                moe_layers: Some(l),
+                params_per_expert: Some(p),
+                routed_params_total: e as f64 * l as f64 * p,
+            }),
+            _ => None,
+        };
+        ModelSpec {
+            name: m.name.clone(),
+            provenance: Provenance::Catalog,
+            source: m.source.clone(),
+            params_total: m.params_total,
+            params_active: m.params_active,
+            layers: Some(m.layers),
+            hidden: Some(m.hidden),
+            heads: Some(m.heads),
+            kv_heads: m.kv_heads,
+            head_dim: m.head_dim,
+            attention: Some(m.attention),
+            kv_lora_rank: m.kv_lora_rank,
+            rope_dim: m.rope_dim,
+            sliding_window: m.sliding_window,
+            sliding_layers: m.sliding_layers,
+            attn_coeff: m.attn_coeff,
+            moe,
+            dtype: Some(m.dtype.clone()),
+            expert_dtype: m.expert_dtype.clone(),
+            file_bytes: None,
+        }
+    }
+}
+
+/// Deployment knobs. `Options::default()` is one GPU, `--gpu-memory-utilization 0.9`, nothing
+/// else known.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// Tensor-parallel size (GPUs per replica).
+    pub tp: u32,
+    /// Quantization the engine reports (vLLM `/info`, server args).
+    pub engine_quantization: Option<String>,
+    /// `--quantization` as the user gives it.
+    pub quantization: Option<String>,
+    /// Dtype the engine reports.
+    pub engine_dtype: Option<String>,
+    /// `--dtype` as the user gives it.
+    pub dtype: Option<String>,
+    /// KV cache dtype (`auto` = the model's 16-bit dtype).
+    pub kv_cache_dtype: Option<String>,
+    /// Prompt length for the prefill ceiling: measured mean prompt tokens, or `--prompt-tokens`.
+    pub prompt_tokens: Option<Figure>,
+    /// `--max-model-len`: the prefill length when no prompt length is known, and the context
+    /// for the concurrency figure when `context` is not given.
+    pub max_model_len: Option<u64>,
+    /// Fraction of VRAM the engine may use (vLLM `--gpu-memory-utilization`).
+    pub gpu_memory_utilization: f64,
+    /// Context per request for the concurrency figure.
+    pub context: Option<u64>,
+    /// Price per GPU-hour, for cost per 1M output tokens at the ceiling.
+    pub price_per_hour: Option<f64>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            tp: 1,
+            engine_quantization: None,
+            quantization: None,
+            engine_dtype: None,
+            dtype: None,
+            kv_cache_dtype: None,
+            prompt_tokens: None,
+            max_model_len: None,
+            gpu_memory_utilization: 0.9,
+            context: None,
+            price_per_hour: None,
+        }
+    }
+}
