@@ -1,13 +1,16 @@
 //! Prometheus text parsing, scraping, and one adapter per engine (vLLM V0/V1, llama.cpp,
 //! SGLang, TGI) that turns raw series into one typed [`Sample`].
 pub mod adapters;
+pub mod config;
 pub mod prom;
 pub mod sample;
+pub mod scrape;
 
 pub use adapters::{detect_engine, to_sample, AdaptError};
+pub use config::{ConfigError, EngineConfig, Known, Source};
 pub use prom::{Exposition, PromError, Truncation};
 pub use sample::*;
-
+pub use scrape::{ModelsInfo, Props, RawScrape, Scrape, ScrapeError, Scraper, SlotInfo};
 /// Why a /metrics body gave no [`Sample`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {

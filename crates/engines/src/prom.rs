@@ -286,6 +286,8 @@ fn drop_family(families: &mut Vec<Family>, name: Option<&str>) -> (Option<String
 fn unfinished(f: &Family) -> Option<String> {
     match f.kind {
         MetricType::Histogram => {
+            // (labels without `le`, has +Inf bucket, has _count) per series.
+            #[allow(clippy::type_complexity)]
             let mut series: Vec<(Vec<(String, String)>, bool, bool)> = Vec::new();
             for s in &f.samples {
                 let key = labels_without(&s.labels, "le");
@@ -482,7 +484,7 @@ impl Parser {
             // family has no samples yet (its HELP was read, its TYPE was cut).
             return cur.filter(|f| f.samples.is_empty()).map(|f| f.name.clone());
         }
-        let end = t.find(|c: char| c == '{' || c == ' ' || c == '\t');
+        let end = t.find(['{', ' ', '\t']);
         match end {
             Some(e) => {
                 let name = &t[..e];
@@ -584,7 +586,7 @@ fn belongs(f: &Family, sample: &str) -> bool {
 }
 
 fn split_word(s: &str) -> (&str, &str) {
-    match s.find(|c: char| c == ' ' || c == '\t') {
+    match s.find([' ', '\t']) {
         Some(i) => (&s[..i], &s[i..]),
         None => (s, ""),
     }

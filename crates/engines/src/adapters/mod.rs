@@ -218,6 +218,8 @@ fn combine(samples: &[&PromSample], agg: Agg) -> Option<f64> {
         Agg::Sum => Some(samples.iter().map(|s| s.value).sum()),
         Agg::Mean => Some(samples.iter().map(|s| s.value).sum::<f64>() / samples.len() as f64),
         Agg::MeanOverThenSum(replica) => {
+            // (labels that identify a group, sum, members).
+            #[allow(clippy::type_complexity)]
             let mut groups: Vec<(Vec<(&str, &str)>, f64, usize)> = Vec::new();
             for s in samples {
                 let mut key: Vec<(&str, &str)> = s
