@@ -219,6 +219,9 @@ pub struct Ceilings {
     pub tp: u32,
     /// The TP scaling assumption, shown whenever tp > 1.
     pub tp_assumption: Option<String>,
+    /// The GPU-free figures. Not serialized here: a renderer puts them beside the ceilings,
+    /// since they exist even when the GPU is unknown.
+    #[serde(skip_serializing)]
     pub model: ModelFigures,
     /// Bandwidth of the TP group, GB/s.
     pub bandwidth: Figure,

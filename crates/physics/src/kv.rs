@@ -116,25 +116,39 @@ pub fn kv_cache(
                     model.source
                 )));
             };
-            // Each GPU holds ceil(kv_heads / tp) heads, at least one.
-            let per_gpu_heads = kvh.div_ceil(tp);
-            let group_heads = per_gpu_heads * tp;
+            let hdv = model.head_dim_v.unwrap_or(hd);
+            // Each GPU holds ceil(kv_heads / tp) heads of a layer, at least one when the layer
+            // has any.
+            let stored = |heads: u64| heads.div_ceil(tp) * tp;
+            let per_layer_heads: Vec<u64> = match &model.kv_heads_per_layer {
+                Some(list) if list.len() as u64 == layers => list.clone(),
+                _ => vec![kvh; layers as usize],
+            };
+            let given: u64 = per_layer_heads.iter().sum();
+            let kept: u64 = per_layer_heads.iter().map(|&h| stored(h)).sum();
+            let widths = if hdv == hd {
+                format!("{hd} head_dim × 2 (K,V)")
+            } else {
+                format!("({hd} K + {hdv} V) head_dim")
+            };
+            let heads = if model.kv_heads_per_layer.is_some() {
+                format!("{} kv heads summed over layers", given)
+            } else {
+                format!("{layers} layers × {kvh} kv heads")
+            };
             let formula = format!(
-                "{layers} layers × {kvh} kv heads × {hd} head_dim × 2 (K,V) × {} B",
+                "{heads} × {widths} × {} B",
                 crate::provenance::sig(dtype_bytes, 3)
             );
-            let rep = (group_heads > kvh).then(|| {
+            let rep = (kept > given).then(|| {
                 format!(
-                    "tp {tp} over {kvh} kv heads: {per_gpu_heads} head(s) per GPU, {group_heads} \
-                     stored (×{} KV bytes)",
-                    crate::provenance::sig(group_heads as f64 / kvh as f64, 3)
+                    "tp {tp} over {kvh} kv heads: each GPU keeps at least one head per layer \
+                     (×{} KV bytes)",
+                    crate::provenance::sig(kept as f64 / given as f64, 3)
                 )
             });
-            (
-                group_heads as f64 * hd as f64 * 2.0 * dtype_bytes,
-                formula,
-                rep,
-            )
+            let per_layer = kept as f64 * (hd + hdv) as f64 * dtype_bytes / layers as f64;
+            (per_layer, formula, rep)
         }
     };
     let window = match (model.sliding_window, model.sliding_layers) {
@@ -189,6 +203,8 @@ mod tests {
             heads: Some(32),
             kv_heads: Some(8),
             head_dim: Some(128),
+            head_dim_v: None,
+            kv_heads_per_layer: None,
             attention: Some(attention),
             kv_lora_rank: None,
             rope_dim: None,
@@ -306,5 +322,23 @@ mod tests {
             .reason()
             .unwrap()
             .contains("kv heads"));
+    }
+
+    #[test]
+    fn separate_v_width_and_per_layer_heads() {
+        let mut m = spec(Attention::Gqa);
+        m.layers = Some(4);
+        m.kv_heads = Some(8);
+        m.head_dim = Some(192);
+        m.head_dim_v = Some(128);
+        let kv = known(kv_cache(&m, None, 1).unwrap());
+        assert_eq!(kv.bytes_per_token.value, 4.0 * 8.0 * (192.0 + 128.0) * 2.0);
+        m.head_dim_v = None;
+        m.head_dim = Some(128);
+        // One layer without KV heads (a linear-attention or no-op layer): it stores nothing.
+        m.kv_heads_per_layer = Some(vec![8, 8, 0, 8]);
+        let kv = known(kv_cache(&m, None, 1).unwrap());
+        assert_eq!(kv.bytes_per_token.value, 24.0 * 128.0 * 2.0 * 2.0);
+        assert!(kv.formula.contains("24 kv heads summed"));
     }
 }

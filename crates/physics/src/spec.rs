@@ -62,6 +62,10 @@ pub struct ModelSpec {
     pub heads: Option<u64>,
     pub kv_heads: Option<u64>,
     pub head_dim: Option<u64>,
+    /// Per-head V width when it differs from K's (`None`: same as `head_dim`).
+    pub head_dim_v: Option<u64>,
+    /// KV heads of each layer, when they differ by layer (length = layers).
+    pub kv_heads_per_layer: Option<Vec<u64>>,
     /// `None` when the source does not say (then the KV size is unknown).
     pub attention: Option<Attention>,
     pub kv_lora_rank: Option<u64>,
@@ -104,6 +108,8 @@ impl ModelSpec {
             heads: Some(m.heads),
             kv_heads: m.kv_heads,
             head_dim: m.head_dim,
+            head_dim_v: None,
+            kv_heads_per_layer: None,
             attention: Some(m.attention),
             kv_lora_rank: m.kv_lora_rank,
             rope_dim: m.rope_dim,
@@ -162,5 +168,65 @@ impl Default for Options {
             context: None,
             price_per_hour: None,
         }
+    }
+}
+
+/// How many of `layers` use a sliding window in architectures whose pattern is fixed by the
+/// architecture rather than written in the file (llama.cpp's arch names): gemma2 and gpt-oss
+/// alternate (even layers slide), gemma3 keeps every sixth layer global.
+pub fn sliding_layers_for_arch(arch: &str, layers: u64) -> Option<u64> {
+    match arch {
+        "gemma2" | "gpt-oss" | "gpt_oss" => Some(layers.div_ceil(2)),
+        "gemma3" => Some(layers - layers / 6),
+        _ => None,
+    }
+}
+
+/// The attention coefficient a model's shape implies when `2 × hidden` would be wrong:
+/// 2 × heads × head_dim when heads × head_dim != hidden, scaled by full-attention layers /
+/// layers when some layers use a sliding window (the window layers are linear in the prompt
+/// past the window). `None` when `2 × hidden` is already right.
+pub fn shape_attn_coeff(
+    heads: u64,
+    head_dim: u64,
+    hidden: u64,
+    layers: u64,
+    sliding_layers: Option<u64>,
+) -> Option<f64> {
+    let full = 2.0 * (heads * head_dim) as f64;
+    let share = match sliding_layers {
+        Some(s) if s > 0 && s <= layers && layers > 0 => (layers - s) as f64 / layers as f64,
+        _ => 1.0,
+    };
+    let coeff = full * share;
+    (coeff != 2.0 * hidden as f64).then_some(coeff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+
+    /// The catalog's hand-written coefficients and window counts follow the same rules.
+    #[test]
+    fn catalog_shapes_follow_the_rules() {
+        let c = Catalog::embedded().unwrap();
+        for m in &c.models {
+            if let Some(n) = sliding_layers_for_arch(&m.arch, m.layers) {
+                assert_eq!(m.sliding_layers, Some(n), "{}", m.id);
+            }
+            if let (crate::Attention::Gqa | crate::Attention::Mha, Some(hd)) =
+                (m.attention, m.head_dim)
+            {
+                let want = shape_attn_coeff(m.heads, hd, m.hidden, m.layers, m.sliding_layers);
+                match (want, m.attn_coeff) {
+                    (None, None) => {}
+                    (Some(w), Some(c)) => assert!((w - c).abs() <= 0.5, "{}: {w} vs {c}", m.id),
+                    other => panic!("{}: {other:?}", m.id),
+                }
+            }
+        }
+        assert_eq!(shape_attn_coeff(32, 128, 4096, 32, None), None);
+        assert_eq!(shape_attn_coeff(32, 128, 2048, 48, None), Some(8192.0));
     }
 }
