@@ -9,6 +9,8 @@ pub mod scrape;
 pub use adapters::{detect_engine, to_sample, AdaptError};
 pub use config::{ConfigError, EngineConfig, Known, Source};
 pub use prom::{Exposition, PromError, Truncation};
+pub use record::{read_recording, RecordError, Recorder, Recording, RecordingHeader, ScrapeRecord};
+pub use resets::{find_counter_resets, split_at_resets, CounterReset};
 pub use sample::*;
 pub use scrape::{ModelsInfo, Props, RawScrape, Scrape, ScrapeError, Scraper, SlotInfo};
 /// Why a /metrics body gave no [`Sample`].
@@ -35,3 +37,5 @@ pub fn parse_metrics(text: &str, t: f64) -> Result<Parsed, ParseError> {
     let sample = to_sample(&exposition, t)?;
     Ok(Parsed { sample, exposition })
 }
+pub mod record;
+pub mod resets;
