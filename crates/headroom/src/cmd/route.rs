@@ -1,0 +1,263 @@
+//! `headroom route`: a prefix-cache-aware router in front of OpenAI-compatible replicas
+//! (spec 000 §8). The router itself is the `router` crate; this file is its command line,
+//! its startup and shutdown reports, and signal handling.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use router::{Config, Event, EventSink, PolicyKind, ReplicaStatus, Router, Summary};
+use serde_json::json;
+
+const SCHEMA: &str = "headroom.route/1";
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Policies:
+  shape         (default) a request with more than one message is a continuation: it goes to
+                the replica that served its prefix; anything else is spread with a counter
+  round-robin   every request to the next replica (loses every other cache hit)
+  pin           every request to the replica that served its first N KiB, new ones included
+                (keeps every hit, can pile a shared prefix onto one card)
+  least-loaded  the replica with the fewest requests in flight through this router
+
+Conversation identity is the model plus the canonical messages, first --prefix-kib KiB, taken
+at the end of each earlier turn, so turn k+1 finds turn k's replica whether the conversation
+opens with a long system prompt or a few words. Design: docs/route.md.
+
+Failover: a refused or broken connection, or a 502/503, before the first response byte demotes
+the replica and retries on a live one; nothing is retried once bytes reached the client.
+Demoted replicas are probed (GET /health, else /v1/models) and come back by themselves.
+
+Every proxied response carries x-headroom-replica and x-headroom-route (pinned, spread or
+failover). The router serves /metrics (Prometheus) and /health itself. SIGINT/SIGTERM stop
+accepting and let open streams finish for up to --drain.
+
+Examples:
+  headroom route --backend http://gpu0:8000 --backend http://gpu1:8000
+  headroom route --listen 0.0.0.0:9000 --prefix-kib 16 --backend http://a:8000 \\
+      --backend http://b:8000
+  headroom route --policy round-robin --backend http://a:8000 --backend http://b:8000
+  headroom route --listen 127.0.0.1:0 --json --backend http://127.0.0.1:8080
+  curl -s localhost:9000/metrics | grep headroom_route_pins_total
+
+JSON schema, metric names and error bodies: docs/json/route.md (headroom.route/1).")]
+pub struct Args {
+    /// Address to listen on; port 0 picks a free port (the bound address is printed).
+    #[arg(long, default_value = "127.0.0.1:9000", value_name = "ADDR")]
+    listen: SocketAddr,
+    /// A replica's base URL (http://host:port); repeat for each replica.
+    #[arg(long = "backend", value_name = "URL", required = true)]
+    backends: Vec<String>,
+    /// Routing policy: shape, round-robin, pin or least-loaded.
+    #[arg(long, default_value = "shape", value_parser = parse_policy)]
+    policy: PolicyKind,
+    /// Conversation identity: the first N KiB of the canonical conversation. Safe to raise
+    /// above your longest shared system prompt (then conversations sharing it are told apart).
+    #[arg(long, default_value_t = 4, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    prefix_kib: u32,
+    /// Most conversation keys the affinity table holds (least recently used leave first).
+    #[arg(long, default_value_t = 65_536, value_name = "N")]
+    affinity_entries: usize,
+    /// Largest request body accepted (4096, 512KiB, 64MiB ...); larger gets a JSON 413.
+    #[arg(long, default_value = "64MiB", value_name = "SIZE", value_parser = parse_size)]
+    max_body: u64,
+    /// Time to open a connection to a replica (500ms, 2s ...).
+    #[arg(long, default_value = "2s", value_name = "DURATION", value_parser = parse_duration)]
+    connect_timeout: Duration,
+    /// Time from sending a request to a replica to its first response byte; past it the client
+    /// gets a 504 (not retried: the replica may still be prefilling a long prompt).
+    #[arg(long, default_value = "300s", value_name = "DURATION", value_parser = parse_duration)]
+    first_byte_timeout: Duration,
+    /// Time a client has to send its request head and body.
+    #[arg(long, default_value = "60s", value_name = "DURATION", value_parser = parse_duration)]
+    client_timeout: Duration,
+    /// How often demoted replicas are probed.
+    #[arg(long, default_value = "2s", value_name = "DURATION", value_parser = parse_duration)]
+    probe_interval: Duration,
+    /// On SIGINT/SIGTERM, how long open responses may take to finish before they are cut.
+    #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = parse_duration)]
+    drain: Duration,
+    /// Print the startup and shutdown reports as JSON lines (headroom.route/1) on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_policy(s: &str) -> Result<PolicyKind, String> {
+    s.parse()
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    router::units::parse_size(s).map_err(|e| e.to_string())
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    router::units::parse_duration(s).map_err(|e| e.to_string())
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(serve(args))
+}
+
+async fn serve(args: Args) -> Result<()> {
+    let max_body = usize::try_from(args.max_body)
+        .context("--max-body is larger than this machine can hold")?;
+    let config = Config {
+        listen: args.listen,
+        backends: args.backends,
+        policy: args.policy,
+        prefix_bytes: args.prefix_kib as usize * 1024,
+        affinity_entries: args.affinity_entries,
+        max_body,
+        connect_timeout: args.connect_timeout,
+        first_byte_timeout: args.first_byte_timeout,
+        client_timeout: args.client_timeout,
+        probe_interval: args.probe_interval,
+        drain: args.drain,
+    };
+    let events: EventSink = Arc::new(|e: &Event| eprintln!("route: {}", describe(e)));
+    let router = Router::bind(config.clone(), events)
+        .await
+        .with_context(|| format!("starting the router on {}", config.listen))?;
+    let addr = router.local_addr();
+    let replicas = router.replicas();
+    if args.json {
+        let line = json!({
+            "schema": SCHEMA,
+            "event": "listening",
+            "listen": addr.to_string(),
+            "policy": config.policy.as_str(),
+            "prefix_kib": args.prefix_kib,
+            "affinity_entries": config.affinity_entries,
+            "max_body": config.max_body,
+            "replicas": replicas.iter().map(|r| json!({"replica": r.replica, "live": r.live})).collect::<Vec<_>>(),
+        });
+        println!("{line}");
+    } else {
+        println!(
+            "headroom route: listening on http://{addr}  policy {}, identity = first {} KiB, max body {} bytes",
+            config.policy.as_str(),
+            args.prefix_kib,
+            config.max_body
+        );
+        println!("{}", startup_table(&replicas));
+        println!(
+            "Ctrl-C or SIGTERM stops accepting and drains open streams (up to {:?}).",
+            config.drain
+        );
+    }
+    let summary = router.serve(shutdown_signal()).await;
+    if args.json {
+        println!("{}", summary_json(&summary));
+    } else {
+        println!("{}", summary_table(&summary));
+        println!(
+            "responses: {} pinned, {} spread, {} failover; {} answered by the router; {}",
+            summary.pinned,
+            summary.spread,
+            summary.failover,
+            summary.rejected,
+            if summary.drained {
+                "drained cleanly".to_string()
+            } else {
+                format!(
+                    "drain time ran out, {} connection(s) cut",
+                    summary.cut_connections
+                )
+            }
+        );
+    }
+    Ok(())
+}
+
+/// Resolves on SIGINT or SIGTERM (SIGINT only where SIGTERM cannot be watched).
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+fn describe(e: &Event) -> String {
+    match e {
+        Event::Demoted { replica, reason } => format!("{replica} demoted ({reason}); probing it"),
+        Event::Restored { replica } => format!("{replica} answers its probe again: live"),
+        Event::Draining { connections } => {
+            format!("stopping: no new connections, draining {connections} open")
+        }
+        Event::DrainTimedOut { connections } => {
+            format!("drain time ran out; cutting {connections} connection(s)")
+        }
+    }
+}
+
+fn startup_table(replicas: &[ReplicaStatus]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_header(vec!["#", "replica", "state"]);
+    for (i, r) in replicas.iter().enumerate() {
+        let state = if r.live {
+            "live"
+        } else {
+            "demoted (no answer to the probe; retried every --probe-interval)"
+        };
+        t.add_row(vec![Cell::new(i), Cell::new(&r.replica), Cell::new(state)]);
+    }
+    t
+}
+
+fn summary_table(summary: &Summary) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
+        "replica",
+        "state",
+        "requests",
+        "pinned",
+        "failures",
+        "demotions",
+    ]);
+    for r in &summary.replicas {
+        t.add_row(vec![
+            Cell::new(&r.replica),
+            Cell::new(if r.live { "live" } else { "demoted" }),
+            Cell::new(r.requests).set_alignment(CellAlignment::Right),
+            Cell::new(r.pins).set_alignment(CellAlignment::Right),
+            Cell::new(r.failures).set_alignment(CellAlignment::Right),
+            Cell::new(r.demotions).set_alignment(CellAlignment::Right),
+        ]);
+    }
+    t
+}
+
+fn summary_json(summary: &Summary) -> serde_json::Value {
+    json!({
+        "schema": SCHEMA,
+        "event": "stopped",
+        "drained": summary.drained,
+        "cut_connections": summary.cut_connections,
+        "responses": {"pinned": summary.pinned, "spread": summary.spread, "failover": summary.failover},
+        "rejected": summary.rejected,
+        "replicas": summary.replicas.iter().map(|r| json!({
+            "replica": r.replica,
+            "live": r.live,
+            "requests": r.requests,
+            "pins": r.pins,
+            "failures": r.failures,
+            "demotions": r.demotions,
+        })).collect::<Vec<_>>(),
+    })
+}

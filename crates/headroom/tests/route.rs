@@ -1,0 +1,619 @@
+//! `headroom route` end to end: the binary in front of two real llama-servers (SmolLM2).
+//! Checks, against the real engine: continuations stay on their replica and hit its prefix
+//! cache, new conversations spread; a replica killed during concurrent streams fails only the
+//! streams it had started (not retried), everything else fails over; the restarted replica
+//! comes back by itself; 413 and 503 carry JSON; SIGTERM lets an open stream finish.
+//! Deterministic failure timing is tested against loopback replicas in crates/router/tests.
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::Mutex;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// Two llama-servers per test: run the tests one at a time on a 2-core machine.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn peer(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(v) if !v.is_empty() => Some(v),
+        _ if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") => {
+            panic!("{var} is not set: run scripts/peers.sh (scripts/test.sh does) to provide it")
+        }
+        _ => {
+            eprintln!("SKIPPED: {var} missing (eval \"$(bash scripts/peers.sh)\" provides it)");
+            None
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+struct Llama {
+    child: Option<Child>,
+    port: u16,
+    server: String,
+    model: String,
+}
+
+impl Llama {
+    fn start(server: &str, model: &str, port: u16) -> Llama {
+        let mut l = Llama {
+            child: None,
+            port,
+            server: server.into(),
+            model: model.into(),
+        };
+        l.spawn();
+        l
+    }
+
+    fn spawn(&mut self) {
+        let child = Command::new(&self.server)
+            .args([
+                "-m",
+                &self.model,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &self.port.to_string(),
+            ])
+            .args(["-np", "1", "-c", "2048", "-t", "1", "--temp", "0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn llama-server");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            if let Some(r) = http(self.addr(), "GET", "/health", None, &[]) {
+                if r.status == 200 {
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "llama-server on {} never became healthy",
+                self.port
+            );
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Llama {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+struct RouterProc {
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    addr: SocketAddr,
+}
+
+impl RouterProc {
+    fn start(backends: &[String], extra: &[&str]) -> RouterProc {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_headroom"));
+        cmd.args([
+            "route",
+            "--listen",
+            "127.0.0.1:0",
+            "--json",
+            "--probe-interval",
+            "200ms",
+        ]);
+        for b in backends {
+            cmd.args(["--backend", b]);
+        }
+        let mut child = cmd
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        let v: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("startup line not JSON ({e}): {line:?}"));
+        assert_eq!(v["schema"], "headroom.route/1");
+        assert_eq!(v["event"], "listening");
+        assert_eq!(v["replicas"].as_array().unwrap().len(), backends.len());
+        let addr = v["listen"].as_str().unwrap().parse().unwrap();
+        RouterProc {
+            child,
+            stdout,
+            addr,
+        }
+    }
+
+    /// SIGTERM, then the "stopped" report.
+    fn terminate(mut self) -> Value {
+        let ok = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        let _ = self.child.wait();
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stopped line not JSON ({e}): {line:?}"))
+    }
+
+    fn metric(&self, series: &str) -> f64 {
+        let text =
+            String::from_utf8(http(self.addr, "GET", "/metrics", None, &[]).unwrap().body).unwrap();
+        text.lines()
+            .find_map(|l| l.strip_prefix(series).and_then(|r| r.strip_prefix(' ')))
+            .unwrap_or_else(|| panic!("{series} not in /metrics:\n{text}"))
+            .parse()
+            .unwrap()
+    }
+}
+
+impl Drop for RouterProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Debug)]
+struct Resp {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    /// The body ended as framed (last chunk, or Content-Length reached).
+    complete: bool,
+}
+
+impl Resp {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+}
+
+/// A plain HTTP/1.1 exchange over one connection, reading until the body's framing ends or the
+/// connection does; `None` when the connection cannot be made. Decodes chunked bodies, and
+/// keeps what arrived before a cut.
+fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&[u8]>,
+    headers: &[(&str, &str)],
+) -> Option<Resp> {
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let body = body.unwrap_or(b"");
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !body.is_empty() {
+        head.push_str("Content-Type: application/json\r\n");
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).ok()?;
+    s.write_all(body).ok()?;
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16384];
+    let mut parsed: Option<(usize, u16, Vec<(String, String)>)> = None;
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+        }
+        if parsed.is_none() {
+            if let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+                let text = String::from_utf8_lossy(&raw[..end]).into_owned();
+                let mut lines = text.split("\r\n");
+                let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
+                let hs = lines
+                    .filter_map(|l| l.split_once(':'))
+                    .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                    .collect();
+                parsed = Some((end + 4, status, hs));
+            }
+        }
+    }
+    let (start, status, headers) = parsed?;
+    let rest = &raw[start..];
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    let (body, complete) = if chunked {
+        dechunk(rest)
+    } else {
+        let len = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+            .and_then(|(_, v)| v.parse().ok());
+        (rest.to_vec(), len.map_or(true, |l: usize| rest.len() >= l))
+    };
+    Some(Resp {
+        status,
+        headers,
+        body,
+        complete,
+    })
+}
+
+fn dechunk(mut data: &[u8]) -> (Vec<u8>, bool) {
+    let mut out = Vec::new();
+    loop {
+        let Some(eol) = data.windows(2).position(|w| w == b"\r\n") else {
+            return (out, false);
+        };
+        let size_text = String::from_utf8_lossy(&data[..eol]);
+        let Ok(size) = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
+        else {
+            return (out, false);
+        };
+        data = &data[eol + 2..];
+        if size == 0 {
+            return (out, true);
+        }
+        if data.len() < size {
+            out.extend_from_slice(data);
+            return (out, false);
+        }
+        out.extend_from_slice(&data[..size]);
+        data = data.get(size + 2..).unwrap_or(&[]);
+    }
+}
+
+fn chat(messages: &Value, max_tokens: u32, stream: bool) -> Vec<u8> {
+    serde_json::to_vec(&json!({"model": "smollm2", "messages": messages, "max_tokens": max_tokens, "temperature": 0, "stream": stream}))
+        .unwrap()
+}
+
+fn peers() -> Option<(String, String)> {
+    Some((peer("HEADROOM_LLAMA_SERVER")?, peer("HEADROOM_MODEL")?))
+}
+
+#[test]
+fn continuations_pin_new_conversations_spread_and_limits_hold() {
+    let Some((server, model)) = peers() else {
+        return;
+    };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let a = Llama::start(&server, &model, free_port());
+    let b = Llama::start(&server, &model, free_port());
+    let router = RouterProc::start(&[a.url(), b.url()], &["--max-body", "64KiB"]);
+    // The three openings of the brief: a few words, a system prompt longer than the 4 KiB
+    // identity, and a tool call with a content array. Plus a fourth few-words one.
+    let long_system = "You answer in one short sentence and never use lists. ".repeat(80);
+    assert!(long_system.len() > 4096);
+    let openings = [
+        json!([{"role": "user", "content": "Hi there"}]),
+        json!([{"role": "system", "content": long_system}, {"role": "user", "content": "Name a colour."}]),
+        json!([
+            {"role": "user", "content": [{"type": "text", "text": "Look at this"}, {"type": "text", "text": " picture."}]},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "describe", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "a cat on a mat"}
+        ]),
+        json!([{"role": "user", "content": "Tell me a number"}]),
+    ];
+    let mut homes = Vec::new();
+    for (i, opening) in openings.iter().enumerate() {
+        let mut msgs = opening.as_array().unwrap().clone();
+        let mut home: Option<String> = None;
+        for turn in 0..3 {
+            let r = http(
+                router.addr,
+                "POST",
+                "/v1/chat/completions",
+                Some(&chat(&json!(msgs), 4, false)),
+                &[],
+            )
+            .unwrap();
+            assert_eq!(
+                r.status,
+                200,
+                "conversation {i} turn {turn}: {}",
+                String::from_utf8_lossy(&r.body)
+            );
+            let replica = r.header("x-headroom-replica").unwrap().to_string();
+            let route = r.header("x-headroom-route").unwrap().to_string();
+            let v = r.json();
+            match &home {
+                None => {
+                    assert_eq!(route, "spread", "conversation {i} opens spread");
+                    home = Some(replica);
+                }
+                Some(h) => {
+                    assert_eq!(
+                        (&route, &replica),
+                        (&"pinned".to_string(), h),
+                        "conversation {i} turn {turn}"
+                    );
+                    // The engine confirms what pinning is for: the earlier turns were cached.
+                    let cached = v["usage"]["prompt_tokens_details"]["cached_tokens"]
+                        .as_u64()
+                        .unwrap_or(0);
+                    assert!(
+                        cached > 0,
+                        "conversation {i} turn {turn}: no cached tokens on its own replica: {v}"
+                    );
+                }
+            }
+            let reply = v["choices"][0]["message"]["content"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            msgs.push(json!({"role": "assistant", "content": reply}));
+            msgs.push(json!({"role": "user", "content": format!("And then? ({turn})")}));
+        }
+        homes.push(home.unwrap());
+    }
+    assert_eq!(
+        homes.iter().filter(|h| **h == a.url()).count(),
+        2,
+        "openings spread over both: {homes:?}"
+    );
+    assert_eq!(
+        router.metric(&format!(
+            "headroom_route_pins_total{{replica=\"{}\"}}",
+            a.url()
+        )) + router.metric(&format!(
+            "headroom_route_pins_total{{replica=\"{}\"}}",
+            b.url()
+        )),
+        8.0
+    );
+
+    // Authorization passes through: llama-server with no --api-key ignores it; the header
+    // reaching the replica is checked in crates/router/tests. Here: an oversized body.
+    let big = chat(
+        &json!([{"role": "user", "content": "x".repeat(100 << 10)}]),
+        4,
+        false,
+    );
+    let r = http(router.addr, "POST", "/v1/chat/completions", Some(&big), &[]).unwrap();
+    assert_eq!(r.status, 413);
+    let e = r.json();
+    assert_eq!(e["error"]["code"], "body_too_large");
+    assert_eq!(e["error"]["max_body"], 65536);
+
+    // SIGTERM while a stream is open: it finishes, then the router reports and exits.
+    let addr = router.addr;
+    let stream = thread::spawn(move || {
+        http(
+            addr,
+            "POST",
+            "/v1/chat/completions",
+            Some(&chat(
+                &json!([{"role": "user", "content": "Count slowly"}]),
+                48,
+                true,
+            )),
+            &[],
+        )
+        .unwrap()
+    });
+    thread::sleep(Duration::from_millis(300));
+    let stopped = router.terminate();
+    let r = stream.join().unwrap();
+    assert!(r.complete, "the stream was cut by the shutdown: {r:?}");
+    assert!(String::from_utf8_lossy(&r.body).contains("data: [DONE]"));
+    assert_eq!(stopped["event"], "stopped");
+    assert_eq!(stopped["drained"], true);
+    assert_eq!(stopped["responses"]["pinned"], 8);
+}
+
+#[test]
+fn killed_replica_fails_only_started_streams_and_comes_back() {
+    let Some((server, model)) = peers() else {
+        return;
+    };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut a = Llama::start(&server, &model, free_port());
+    let mut b = Llama::start(&server, &model, free_port());
+    let router = RouterProc::start(&[a.url(), b.url()], &[]);
+    let addr = router.addr;
+    // 8 concurrent new conversations: 4 per replica; with one slot each, one streams and
+    // three wait. Kill a as soon as one of its streams has produced bytes.
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let a_url = a.url();
+    let runs: Vec<_> = (0..8)
+        .map(|i| {
+            let tx = tx.clone();
+            let a_url = a_url.clone();
+            thread::spawn(move || {
+                let body = chat(&json!([{"role": "user", "content": format!("Write a long story about ship number {i}.")}]), 48, true);
+                streaming(addr, &body, &a_url, &tx)
+            })
+        })
+        .collect();
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("a stream on a started");
+    a.kill();
+    let outs: Vec<Resp> = runs.into_iter().map(|t| t.join().unwrap()).collect();
+    let mut cut = 0;
+    for r in &outs {
+        if r.complete {
+            assert_eq!(r.status, 200);
+            assert!(
+                String::from_utf8_lossy(&r.body).contains("data: [DONE]"),
+                "{r:?}"
+            );
+        } else {
+            assert!(
+                !r.body.is_empty(),
+                "a request that had not started streaming failed: {r:?}"
+            );
+            assert_eq!(r.header("x-headroom-replica"), Some(a_url.as_str()));
+            assert_ne!(r.header("x-headroom-route"), Some("failover"));
+            cut += 1;
+        }
+    }
+    let failovers = outs
+        .iter()
+        .filter(|r| r.header("x-headroom-route") == Some("failover"))
+        .count();
+    assert!(cut >= 1, "the kill cut no stream: {outs:?}");
+    assert!(
+        failovers >= 1,
+        "nothing was waiting on the killed replica: {outs:?}"
+    );
+    // No hidden retry: every attempt is a response, or a failover's failed first try.
+    let attempts = router.metric(&format!(
+        "headroom_route_requests_total{{replica=\"{}\"}}",
+        a.url()
+    )) + router.metric(&format!(
+        "headroom_route_requests_total{{replica=\"{}\"}}",
+        b.url()
+    ));
+    assert_eq!(
+        attempts as usize,
+        outs.len() + failovers,
+        "a cut stream was retried"
+    );
+    assert_eq!(
+        router.metric(&format!("headroom_route_live{{replica=\"{}\"}}", a.url())),
+        0.0
+    );
+
+    // Restart a on its port: the prober brings it back, new conversations reach it again.
+    a.spawn();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while router.metric(&format!("headroom_route_live{{replica=\"{}\"}}", a.url())) != 1.0 {
+        assert!(
+            Instant::now() < deadline,
+            "the restarted replica never came back"
+        );
+        thread::sleep(Duration::from_millis(100));
+    }
+    let on_a = (0..2)
+        .filter(|i| {
+            let body = chat(
+                &json!([{"role": "user", "content": format!("Say {i}")}]),
+                2,
+                false,
+            );
+            let r = http(addr, "POST", "/v1/chat/completions", Some(&body), &[]).unwrap();
+            assert_eq!(r.status, 200);
+            r.header("x-headroom-replica") == Some(a_url.as_str())
+        })
+        .count();
+    assert_eq!(
+        on_a, 1,
+        "two new conversations: one on the restored replica"
+    );
+
+    // Nothing live: a 503 with a JSON body saying so.
+    a.kill();
+    b.kill();
+    let r = http(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&chat(&json!([{"role": "user", "content": "x"}]), 2, false)),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(r.status, 503);
+    let e = r.json();
+    assert_eq!(e["error"]["code"], "no_live_replica", "{e}");
+    assert!(e["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("no live replica"));
+}
+
+/// A streaming request that signals `started` once bytes of a's stream arrive.
+fn streaming(
+    addr: SocketAddr,
+    body: &[u8],
+    a_url: &str,
+    started: &std::sync::mpsc::Sender<()>,
+) -> Resp {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let head = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut signalled = false;
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+        }
+        if !signalled {
+            if let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase();
+                if head.contains(&format!("x-headroom-replica: {a_url}")) && raw.len() > end + 4 {
+                    let _ = started.send(());
+                    signalled = true;
+                }
+            }
+        }
+    }
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let text = String::from_utf8_lossy(&raw[..end]).into_owned();
+    let mut lines = text.split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let (body, complete) = dechunk(&raw[end + 4..]);
+    Resp {
+        status,
+        headers,
+        body,
+        complete,
+    }
+}
