@@ -658,9 +658,16 @@ impl Acc {
             .into_iter()
             .map(|(device, mut d)| DeviceRow {
                 device,
+                // By id; a trace that describes a single device (one visible GPU, whose
+                // index in the events is its host index) names it whatever the id.
                 name: props
                     .iter()
                     .find(|p| p.id == device)
+                    .or(if props.len() == 1 {
+                        props.first()
+                    } else {
+                        None
+                    })
                     .map(|p| p.name.clone()),
                 stats: d.stats,
                 busy_ns: d.union.total(),

@@ -115,15 +115,24 @@ pub fn verdict(r: &Report, tokens: Option<u64>) -> Option<Verdict> {
             }
         }
         let rt = &r.runtime;
-        if rt.launch.count > 0 || rt.sync.count > 0 {
-            t += &format!(
-                " On the host: {} in {} launch calls ({:.1} µs/call), {} in {} synchronize calls.",
+        let mut host = vec![];
+        if rt.launch.count > 0 {
+            host.push(format!(
+                "{} in {} launch calls ({:.1} µs/call)",
                 ms(rt.launch.total_ns),
                 rt.launch.count,
-                rt.launch.mean_ns().unwrap_or(0.0) / 1e3,
+                rt.launch.mean_ns().unwrap_or(0.0) / 1e3
+            ));
+        }
+        if rt.sync.count > 0 {
+            host.push(format!(
+                "{} in {} synchronize calls",
                 ms(rt.sync.total_ns),
                 rt.sync.count
-            );
+            ));
+        }
+        if !host.is_empty() {
+            t += &format!(" On the host: {}.", host.join(", "));
         }
         t
     };
