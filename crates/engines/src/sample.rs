@@ -55,7 +55,8 @@ pub struct Sample {
     /// Prefix-cache queried and hit tokens (vLLM ≥ 0.9 tokens; early V1 blocks).
     pub prefix_queries: Option<f64>,
     pub prefix_hits: Option<f64>,
-    /// Cached prompt tokens (SGLang cached_tokens_total, vLLM prompt_tokens_cached_total).
+    /// Cached prompt tokens (SGLang cached_tokens_total, vLLM prompt_tokens_cached_total, newer
+    /// llama.cpp prompt_tokens_cached_total).
     pub cached_prompt_tokens: Option<f64>,
     /// llama.cpp's busy seconds counters.
     pub prompt_seconds: Option<f64>,
@@ -70,7 +71,7 @@ pub struct Sample {
     pub step_seconds: Option<f64>,
     pub step_seconds_decode: Option<f64>,
     pub prefill_chunks: Option<f64>,
-    /// Speculative decoding (vLLM spec_decode_*): draft rounds, proposed tokens, accepted tokens.
+    /// Speculative decoding (vLLM and newer llama.cpp spec_decode_*): draft rounds, proposed tokens, accepted tokens.
     /// Acceptance rate = accepted / draft_tokens; mean acceptance length = 1 + accepted / drafts.
     #[serde(default)]
     pub spec_drafts: Option<f64>,

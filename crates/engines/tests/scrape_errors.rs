@@ -92,7 +92,10 @@ fn serve(mut conn: TcpStream, route: Route, stop: Arc<AtomicBool>) {
 }
 
 fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 fn scraper(url: &str, timeout_ms: u64) -> Scraper {
@@ -137,11 +140,22 @@ fn unknown_host_is_unreachable() {
 #[test]
 fn html_page_is_not_prometheus() {
     let srv = FakeServer::start(|_| {
-        Some((200, "text/html", "<!DOCTYPE html>\n<html><head><title>Open WebUI</title></head></html>\n".into()))
+        Some((
+            200,
+            "text/html",
+            "<!DOCTYPE html>\n<html><head><title>Open WebUI</title></head></html>\n".into(),
+        ))
     });
-    let e = rt().block_on(scraper(&srv.url(), 2000).scrape_metrics()).unwrap_err();
+    let e = rt()
+        .block_on(scraper(&srv.url(), 2000).scrape_metrics())
+        .unwrap_err();
     match &e {
-        ScrapeError::NotPrometheus { what, first_line, hint, .. } => {
+        ScrapeError::NotPrometheus {
+            what,
+            first_line,
+            hint,
+            ..
+        } => {
             assert!(what.contains("HTML"));
             assert_eq!(first_line, "<!DOCTYPE html>");
             assert!(hint.as_deref().unwrap().contains("web UI"));
@@ -153,9 +167,15 @@ fn html_page_is_not_prometheus() {
 #[test]
 fn http_500_reports_status_and_first_line() {
     let srv = FakeServer::start(|_| {
-        Some((500, "text/plain", "Internal Server Error\nTraceback (most recent call last):\n".into()))
+        Some((
+            500,
+            "text/plain",
+            "Internal Server Error\nTraceback (most recent call last):\n".into(),
+        ))
     });
-    let e = rt().block_on(scraper(&srv.url(), 2000).fetch_metrics()).unwrap_err();
+    let e = rt()
+        .block_on(scraper(&srv.url(), 2000).fetch_metrics())
+        .unwrap_err();
     assert_eq!(
         e,
         ScrapeError::HttpStatus {
@@ -165,13 +185,17 @@ fn http_500_reports_status_and_first_line() {
             hint: None
         }
     );
-    assert!(e.to_string().contains("HTTP 500: Internal Server Error"), "{e}");
+    assert!(
+        e.to_string().contains("HTTP 500: Internal Server Error"),
+        "{e}"
+    );
 }
 
 #[test]
 fn llama_server_without_metrics_says_how_to_fix() {
     // The exact answer of llama-server started without --metrics (server-context.cpp).
-    let srv = FakeServer::start(|p| match p {
+    let srv = FakeServer::start(|p| {
+        match p {
         "/metrics" => Some((
             501,
             "application/json; charset=utf-8",
@@ -183,16 +207,24 @@ fn llama_server_without_metrics_says_how_to_fix() {
             r#"{"error":{"code":501,"message":"This server does not support slots endpoint. Start it with `--slots`","type":"not_supported_error"}}"#.into(),
         )),
         _ => Some((404, "text/plain", "File Not Found".into())),
+    }
     });
     let s = scraper(&srv.url(), 2000);
     let e = rt().block_on(s.fetch_metrics()).unwrap_err();
     assert!(matches!(&e, ScrapeError::MetricsDisabled { .. }), "{e:?}");
-    assert!(e.to_string().contains("start llama-server with --metrics"), "{e}");
+    assert!(
+        e.to_string().contains("start llama-server with --metrics"),
+        "{e}"
+    );
     // /slots disabled is not an error: there is just nothing to read.
     assert_eq!(rt().block_on(s.slots()).unwrap(), None);
     // /props absent: an HTTP error naming the status.
     match rt().block_on(s.props()) {
-        Err(ScrapeError::HttpStatus { status: 404, first_line, .. }) => assert_eq!(first_line, "File Not Found"),
+        Err(ScrapeError::HttpStatus {
+            status: 404,
+            first_line,
+            ..
+        }) => assert_eq!(first_line, "File Not Found"),
         other => panic!("{other:?}"),
     }
 }
@@ -208,9 +240,14 @@ fn json_where_metrics_were_expected_and_404_hint() {
         Err(ScrapeError::NotPrometheus { what, .. }) => assert!(what.contains("JSON")),
         other => panic!("{other:?}"),
     }
-    let srv404 = FakeServer::start(|_| Some((404, "application/json", r#"{"detail":"Not Found"}"#.into())));
+    let srv404 =
+        FakeServer::start(|_| Some((404, "application/json", r#"{"detail":"Not Found"}"#.into())));
     match rt().block_on(scraper(&srv404.url(), 2000).fetch_metrics()) {
-        Err(ScrapeError::HttpStatus { status: 404, hint: Some(h), .. }) => assert!(h.contains("--enable-metrics")),
+        Err(ScrapeError::HttpStatus {
+            status: 404,
+            hint: Some(h),
+            ..
+        }) => assert!(h.contains("--enable-metrics")),
         other => panic!("{other:?}"),
     }
 }
@@ -226,13 +263,17 @@ fn a_hang_times_out_within_the_bound() {
         ScrapeError::Timeout { after_s, .. } => assert_eq!(*after_s, 0.4),
         other => panic!("{other:?}"),
     }
-    assert!(took >= Duration::from_millis(350) && took < Duration::from_secs(3), "{took:?}");
+    assert!(
+        took >= Duration::from_millis(350) && took < Duration::from_secs(3),
+        "{took:?}"
+    );
     assert!(e.to_string().contains("timeout"), "{e}");
 }
 
 #[test]
 fn a_good_body_and_a_truncated_one_through_http() {
-    let srv = FakeServer::start(|p| match p {
+    let srv = FakeServer::start(|p| {
+        match p {
         "/metrics" => Some((
             200,
             "text/plain; version=0.0.4",
@@ -247,6 +288,7 @@ fn a_good_body_and_a_truncated_one_through_http() {
             r#"{"object":"list","data":[{"id":"m","object":"model","max_model_len":8192}]}"#.into(),
         )),
         _ => Some((404, "text/plain", "nope".into())),
+    }
     });
     let s = scraper(&format!("{}/metrics", srv.url()), 2000);
     let rt = rt();
@@ -254,8 +296,14 @@ fn a_good_body_and_a_truncated_one_through_http() {
     assert_eq!(scrape.parsed.sample.running, Some(3.0));
     assert_eq!(scrape.parsed.sample.e2e, None);
     let cut = scrape.parsed.exposition.truncated.unwrap();
-    assert_eq!(cut.family.as_deref(), Some("vllm:e2e_request_latency_seconds"));
+    assert_eq!(
+        cut.family.as_deref(),
+        Some("vllm:e2e_request_latency_seconds")
+    );
     assert!(scrape.raw.t > 1.6e9 && scrape.raw.elapsed_s < 2.0);
     assert_eq!(rt.block_on(s.version()).unwrap(), "0.11.0");
-    assert_eq!(rt.block_on(s.models()).unwrap().models[0].max_model_len, Some(8192));
+    assert_eq!(
+        rt.block_on(s.models()).unwrap().models[0].max_model_len,
+        Some(8192)
+    );
 }

