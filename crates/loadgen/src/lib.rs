@@ -12,6 +12,7 @@ pub mod server;
 pub mod sse;
 pub mod stats;
 pub mod tokenize;
+pub mod traffic;
 
 pub use client::{
     CachedTokens, ChatMessage, Client, ClientConfig, EngineTimings, GenCountSource, Prompt,

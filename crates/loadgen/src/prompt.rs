@@ -288,7 +288,8 @@ pub fn corpus_text(n_words: usize) -> String {
     corpus_words(n_words).join(" ")
 }
 
-/// A fresh salt, unique within this process and, by the clock, across runs.
+/// A fresh salt: five corpus words (~40 bits) drawn from the clock, the process id and a
+/// counter. Words, not hex: hex digits cost a token each, words about one per word.
 pub fn new_salt() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
@@ -299,7 +300,10 @@ pub fn new_salt() -> String {
     s ^= COUNTER
         .fetch_add(1, Ordering::Relaxed)
         .wrapping_mul(0x2545_f491_4f6c_dd1d);
-    format!("{:016x}", splitmix(&mut s))
+    (0..5)
+        .map(|_| WORDS[(splitmix(&mut s) % WORDS.len() as u64) as usize])
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A built prompt and its measured (or estimated) length.
@@ -469,6 +473,6 @@ mod tests {
     fn salts_differ() {
         let s: std::collections::HashSet<String> = (0..1000).map(|_| new_salt()).collect();
         assert_eq!(s.len(), 1000);
-        assert!(s.iter().all(|x| x.len() == 16));
+        assert!(s.iter().all(|x| x.split(' ').count() == 5));
     }
 }

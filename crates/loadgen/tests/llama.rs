@@ -1,0 +1,97 @@
+//! The client against a real llama-server with SmolLM2: exact prompt lengths by its tokenizer,
+//! limits and load as it reports them, per-token timing and its cache count.
+
+mod common;
+
+use loadgen::{
+    build_prompt, current_load, discover, new_salt, Client, ClientConfig, CountBasis, Engine,
+    StreamRequest, TokenCounter,
+};
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn exact_prompts_limits_timing_and_cache() {
+    let _one_at_a_time = common::serial();
+    let Some(server) = common::start(&["-c", "4096", "-np", "2", "--metrics"]) else {
+        return;
+    };
+    rt().block_on(async {
+        let client = Client::new(&server.url, ClientConfig::default()).unwrap();
+        let info = discover(&client).await.unwrap();
+        assert_eq!(info.engine, Engine::LlamaCpp);
+        assert_eq!(info.slots, Some(2));
+        // -c 4096 over 2 slots: /props already reports the per-slot figure.
+        let ctx = info.context.clone().unwrap();
+        assert_eq!(ctx.tokens, 2048, "{ctx:?}");
+
+        let counter = TokenCounter::detect(&client, &info).await.unwrap();
+        assert_eq!(
+            counter.basis(),
+            &CountBasis::Tokenizer {
+                endpoint: "llama.cpp POST /tokenize".into()
+            }
+        );
+
+        // The builder hits each target exactly, and the server's usage agrees.
+        for target in [12u64, 64, 333, 1000] {
+            let p = build_prompt(&counter, target, &new_salt()).await.unwrap();
+            assert!(p.is_exact(), "target {target}: built {} tokens", p.tokens.n);
+            assert!(p.text.starts_with(&format!("[{}]", p.salt)));
+            let mut req = StreamRequest::text(p.text.clone(), 8);
+            req.ignore_eos = true;
+            req.cache_prompt = Some(true);
+            let cold = client.stream(&req).await.unwrap();
+            assert_eq!(cold.prompt_tokens, Some(target), "usage.prompt_tokens");
+            assert_eq!(cold.completion_tokens, 8);
+            assert_eq!(cold.token_times.len(), 8, "one chunk per token");
+            assert!(cold.decode_tps().unwrap() > 0.0);
+            assert!(cold.ttft().unwrap() <= cold.total);
+            let c = cold.cached_tokens.clone().unwrap();
+            assert!(c.n <= 1, "a fresh salt must not hit: {c:?}");
+            if target >= 64 {
+                let warm = client.stream(&req).await.unwrap();
+                let w = warm.cached_tokens.unwrap();
+                assert!(w.n + 1 >= target, "warm cached {} of {target}", w.n);
+            }
+        }
+
+        let load = current_load(&client).await.unwrap().unwrap();
+        assert!(load.is_idle(), "{load:?}");
+        assert!(load.source.contains("llamacpp:requests_processing"));
+    });
+}
+
+#[test]
+fn load_from_slots_without_metrics_and_calibrated_fallback() {
+    let _one_at_a_time = common::serial();
+    let Some(server) = common::start(&["-c", "2048", "-np", "1"]) else {
+        return;
+    };
+    rt().block_on(async {
+        let client = Client::new(&server.url, ClientConfig::default()).unwrap();
+        let load = current_load(&client).await.unwrap().unwrap();
+        assert!(load.source.contains("/slots"), "{load:?}");
+        assert!(load.is_idle());
+        // With the tokenizer hidden from detection (an unknown engine pretending it has none),
+        // the estimate path still builds a prompt whose length is labelled as an estimate.
+        let est = TokenCounter::estimate_only(&client, 4.0);
+        let p = build_prompt(&est, 500, &new_salt()).await.unwrap();
+        assert!(!p.is_exact());
+        assert!(matches!(p.tokens.basis, CountBasis::Default { .. }));
+        let real = TokenCounter::detect(&client, &discover(&client).await.unwrap())
+            .await
+            .unwrap()
+            .count(&p.text)
+            .await
+            .unwrap()
+            .n;
+        // The default ratio is an estimate: within a factor of two on English prose.
+        assert!(real > 250 && real < 1000, "{real}");
+    });
+}
