@@ -19,6 +19,8 @@ pub struct EngineArgs {
     /// "auto" (the model's 16-bit dtype) or "fp8".
     pub kv_cache_dtype: String,
     pub tensor_parallel_size: u32,
+    /// `--quantization` (weights format, e.g. fp8); None = the model's own dtype.
+    pub quantization: Option<String>,
     pub block_size: u32,
     /// Seeds the generated tokens (and, through the scenario, the load).
     pub seed: u64,
@@ -35,6 +37,7 @@ pub struct ArgOverrides {
     pub enable_prefix_caching: Option<bool>,
     pub kv_cache_dtype: Option<String>,
     pub tensor_parallel_size: Option<u32>,
+    pub quantization: Option<String>,
     pub seed: Option<u64>,
 }
 
@@ -84,6 +87,7 @@ impl EngineArgs {
             enable_prefix_caching: o.enable_prefix_caching.unwrap_or(true),
             kv_cache_dtype: o.kv_cache_dtype.clone().unwrap_or_else(|| "auto".into()),
             tensor_parallel_size: o.tensor_parallel_size.unwrap_or(1),
+            quantization: o.quantization.clone(),
             block_size: 16,
             seed: o.seed.unwrap_or(0),
         };
@@ -144,6 +148,9 @@ impl EngineArgs {
             self.kv_cache_dtype,
             self.tensor_parallel_size
         );
+        if let Some(q) = &self.quantization {
+            s.push_str(&format!(" --quantization {q}"));
+        }
         s.push_str(if self.enable_prefix_caching {
             " --enable-prefix-caching"
         } else {

@@ -576,6 +576,7 @@ mod tests {
             enable_prefix_caching: true,
             kv_cache_dtype: "auto".into(),
             tensor_parallel_size: 1,
+            quantization: None,
             block_size: 16,
             seed: 1,
         }

@@ -8,6 +8,7 @@
 pub mod args;
 pub mod cost;
 pub mod engine;
+pub mod hardware;
 pub mod kv;
 pub mod metrics;
 pub mod tokenizer;
