@@ -555,32 +555,21 @@ fn series_names(f: &Family) -> Vec<String> {
 
 fn belongs(f: &Family, sample: &str) -> bool {
     let fam = f.name.as_str();
-    let base = f.base_name();
+    // The suffix after the family name, without allocating (this runs once per sample line).
+    let after = |prefix: &str| sample.strip_prefix(prefix);
     match f.kind {
         MetricType::Counter => {
-            sample == fam
-                || sample == format!("{base}_total")
-                || sample == format!("{base}_created")
+            let base = f.base_name();
+            sample == fam || matches!(after(base), Some("_total" | "_created"))
         }
-        MetricType::Histogram => sample
-            .strip_prefix(fam)
-            .map(|s| matches!(s, "_bucket" | "_sum" | "_count" | "_created"))
+        MetricType::Histogram => {
+            matches!(after(fam), Some("_bucket" | "_sum" | "_count" | "_created"))
+        }
+        MetricType::Summary => matches!(after(fam), Some("" | "_sum" | "_count" | "_created")),
+        // info → `x_info`, stateset/gaugehistogram series.
+        MetricType::Other => after(fam)
+            .map(|s| s.is_empty() || s.starts_with('_'))
             .unwrap_or(false),
-        MetricType::Summary => {
-            sample == fam
-                || sample
-                    .strip_prefix(fam)
-                    .map(|s| matches!(s, "_sum" | "_count" | "_created"))
-                    .unwrap_or(false)
-        }
-        MetricType::Other => {
-            // info → `x_info`, stateset/gaugehistogram series.
-            sample == fam
-                || sample
-                    .strip_prefix(fam)
-                    .map(|s| s.starts_with('_'))
-                    .unwrap_or(false)
-        }
         MetricType::Gauge | MetricType::Untyped => sample == fam,
     }
 }
@@ -817,6 +806,12 @@ fn parse_labels(s: &str) -> Result<(Vec<(String, String)>, Option<String>, usize
 /// Reads a `"..."` string with `\\`, `\"`, `\n` escapes; returns it and the text after it.
 fn read_quoted(s: &str) -> Result<(String, &str), String> {
     let body = s.strip_prefix('"').ok_or("expected '\"'")?;
+    // Fast path: no escape before the closing quote (almost every value), one copy.
+    if let Some(i) = body.find(['"', '\\']) {
+        if body.as_bytes()[i] == b'"' {
+            return Ok((body[..i].to_string(), &body[i + 1..]));
+        }
+    }
     let mut out = String::new();
     let mut it = body.char_indices();
     while let Some((i, c)) = it.next() {

@@ -381,11 +381,16 @@ impl Scraper {
                     hint: "start llama-server with --metrics".into(),
                 });
             }
-            let hint = (status == 404).then(|| {
-                "no /metrics here: SGLang needs --enable-metrics, llama-server needs --metrics; \
-                 check host and port"
-                    .to_string()
-            });
+            let hint = match status {
+                404 => Some(
+                    "no /metrics here: SGLang needs --enable-metrics, llama-server needs --metrics; \
+                     check host and port"
+                        .to_string(),
+                ),
+                // llama-server answers 503 {"error":{"message":"Loading model"...}} until ready.
+                503 if body.contains("Loading model") => Some("the model is still loading".to_string()),
+                _ => None,
+            };
             return Err(ScrapeError::HttpStatus {
                 url,
                 status,

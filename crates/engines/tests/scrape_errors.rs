@@ -230,6 +230,30 @@ fn llama_server_without_metrics_says_how_to_fix() {
 }
 
 #[test]
+fn llama_server_still_loading() {
+    // What llama-server answers on every endpoint until its model is loaded.
+    let srv = FakeServer::start(|_| {
+        Some((
+            503,
+            "application/json; charset=utf-8",
+            r#"{"error":{"message":"Loading model","type":"unavailable_error","code":503}}"#.into(),
+        ))
+    });
+    match rt().block_on(scraper(&srv.url(), 2000).fetch_metrics()) {
+        Err(ScrapeError::HttpStatus {
+            status: 503,
+            hint: Some(h),
+            first_line,
+            ..
+        }) => {
+            assert_eq!(h, "the model is still loading");
+            assert!(first_line.contains("unavailable_error"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn json_where_metrics_were_expected_and_404_hint() {
     let srv = FakeServer::start(|p| match p {
         "/metrics" => Some((200, "application/json", r#"{"status":"ok"}"#.into())),

@@ -104,7 +104,7 @@ impl<'a> View<'a> {
         self.e.series(name).next().is_some()
     }
 
-    /// Any sample whose name starts with `prefix`.
+    /// The first sample that satisfies `pred`.
     pub fn any_sample(&self, mut pred: impl FnMut(&PromSample) -> bool) -> Option<&'a PromSample> {
         self.e.samples().find(|s| pred(s))
     }
