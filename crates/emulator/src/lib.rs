@@ -11,6 +11,7 @@ pub mod engine;
 pub mod hardware;
 pub mod kv;
 pub mod metrics;
+pub mod sim;
 pub mod tokenizer;
 
 pub use args::{ArgOverrides, ArgsError, EngineArgs};
