@@ -239,22 +239,34 @@ pub fn parse(text: &str) -> Result<Exposition, PromError> {
     }
     let mut families = p.finish();
     let mut truncated = None;
-    if let Some((line, fam, reason)) = cut {
-        let (family, dropped) = drop_family(&mut families, fam.as_deref());
-        truncated = Some(Truncation {
-            family,
-            line,
-            dropped_samples: dropped,
-            reason,
-        });
-    } else if let Some(last) = families.last() {
-        if let Some(reason) = unfinished(last) {
-            let name = last.name.clone();
-            let (family, dropped) = drop_family(&mut families, Some(&name));
+    if let Some((line, fam, reason)) = &cut {
+        if fam.is_some() {
+            let (family, dropped) = drop_family(&mut families, fam.as_deref());
+            truncated = Some(Truncation {
+                family,
+                line: *line,
+                dropped_samples: dropped,
+                reason: reason.clone(),
+            });
+        }
+    }
+    if truncated.is_none() {
+        // No family was cut mid-line; the last one may still stop short of its closing lines.
+        if let Some(reason) = families.last().and_then(unfinished) {
+            let name = families.last().map(|f| f.name.clone());
+            let (family, dropped) = drop_family(&mut families, name.as_deref());
             truncated = Some(Truncation {
                 family,
                 line: last_line_no,
                 dropped_samples: dropped,
+                reason,
+            });
+        } else if let Some((line, _, reason)) = cut {
+            // Only the first line of a new family was cut: every family kept is whole.
+            truncated = Some(Truncation {
+                family: None,
+                line,
+                dropped_samples: 0,
                 reason,
             });
         }
@@ -1064,6 +1076,10 @@ vllm:iteration_tokens_total_sum{model_name=\"m\"} 1103.0\n");
         let e = one("a 1\n# TY");
         assert_eq!(val(&e, "a"), vec![1.0]);
         assert_eq!(e.truncated.as_ref().unwrap().family, None);
+        // ... unless the family before it stopped short of its +Inf bucket.
+        let e = one("a 1\n# TYPE h histogram\nh_bucket{le=\"1\"} 1\n# TY");
+        assert_eq!(e.truncated.as_ref().unwrap().family.as_deref(), Some("h"));
+        assert_eq!(e.families.len(), 1);
         // Cut inside a sample name that could continue the current family.
         let e = one("# TYPE h histogram\nh_bucket{le=\"+Inf\"} 1\nh_count 1\nh_s");
         assert!(e.families.is_empty());
