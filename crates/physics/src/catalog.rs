@@ -275,18 +275,29 @@ fn lookup<'a, T: Named>(
             })
         }
     }
-    let mut near: Vec<(usize, &str)> = entries
+    // Suggestions: the entries nearest by edit distance, to a whole key or to its first
+    // |query| characters (a typo in a shortened name), keeping only the nearest group.
+    let qlen = q.chars().count();
+    let near: Vec<(usize, &str)> = entries
         .iter()
         .filter_map(|e| {
-            let d = e.keys().iter().map(|k| edit_distance(&q, k)).min()?;
-            (d <= (q.len() / 3).max(2)).then_some((d, e.name()))
+            let d = e
+                .keys()
+                .iter()
+                .map(|k| {
+                    let head: String = k.chars().take(qlen).collect();
+                    edit_distance(&q, k).min(edit_distance(&q, &head))
+                })
+                .min()?;
+            (d <= (qlen / 3).max(2)).then_some((d, e.name()))
         })
         .collect();
-    near.sort();
+    let best = near.iter().map(|(d, _)| *d).min();
+    let near: Vec<(usize, &str)> = near.into_iter().filter(|(d, _)| Some(*d) == best).collect();
     Err(LookupError::NotFound {
         kind,
         query: query.to_string(),
-        suggestions: near.iter().take(5).map(|(_, n)| n.to_string()).collect(),
+        suggestions: near.iter().take(6).map(|(_, n)| n.to_string()).collect(),
     })
 }
 
@@ -844,6 +855,13 @@ mod tests {
         match c.model("llama-3.1-8c") {
             Err(LookupError::NotFound { suggestions, .. }) => {
                 assert_eq!(suggestions[0], "Llama 3.1 8B")
+            }
+            other => panic!("{other:?}"),
+        }
+        match c.gpu("H10O") {
+            Err(LookupError::NotFound { suggestions, .. }) => {
+                assert_eq!(suggestions.len(), 3, "{suggestions:?}");
+                assert!(suggestions.iter().all(|n| n.starts_with("H100")));
             }
             other => panic!("{other:?}"),
         }

@@ -1,0 +1,472 @@
+//! `headroom ceiling` end to end: the spec's two worked examples as exact command lines, the
+//! JSON schemas, name lookup at the CLI, a user catalog, and the real SmolLM2 GGUF file.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value as Json;
+
+fn headroom(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args(args)
+        .output()
+        .expect("run headroom")
+}
+
+fn ok_stdout(args: &[&str]) -> String {
+    let out = headroom(args);
+    assert!(
+        out.status.success(),
+        "headroom {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 stdout")
+}
+
+fn ok_json(args: &[&str]) -> Json {
+    serde_json::from_str(&ok_stdout(args)).expect("stdout is JSON")
+}
+
+/// Three significant figures, in scientific notation: 11.302 → "1.13e1".
+fn s3(v: f64) -> String {
+    format!("{v:.2e}")
+}
+
+fn peer(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(v) if !v.is_empty() => Some(v),
+        _ => {
+            if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
+                panic!("{var} is not set; run `eval \"$(bash scripts/peers.sh)\"` first");
+            }
+            eprintln!("SKIPPED: {var} missing (run `eval \"$(bash scripts/peers.sh)\"`)");
+            None
+        }
+    }
+}
+
+const RAM: &[&str] = &[
+    "ceiling",
+    "ram",
+    "--experts-per-token",
+    "240",
+    "--expert-params",
+    "35.4e6",
+    "--bits",
+    "3",
+    "--shared-gb",
+    "0.53",
+    "--bandwidth-gbps",
+    "42",
+];
+
+const DUTY: &[&str] = &[
+    "ceiling",
+    "duty",
+    "--arena-slots",
+    "6574",
+    "--experts",
+    "24576",
+    "--miss-rate",
+    "0.73",
+    "--lookups",
+    "480",
+    "--slab-mib",
+    "2.344",
+    "--compute-ms",
+    "100",
+    "--wait-ms",
+    "400",
+];
+
+/// spec 000 §6, the issue's exact line: 3.7 GB/token and 11.3 tok/s.
+#[test]
+fn ram_worked_example_prints_the_spec_figures() {
+    let out = ok_stdout(RAM);
+    assert!(out.contains("3.7 GB/token"), "{out}");
+    assert!(out.contains("11.3 tok/s (est)"), "{out}");
+    assert!(out.contains("8.5 B"), "{out}");
+    let mut args = RAM.to_vec();
+    args.push("--json");
+    let j = ok_json(&args);
+    assert_eq!(j["schema"], "headroom.ceiling.ram/1");
+    let r = &j["ram_bound"];
+    assert_eq!(
+        s3(r["bytes_per_token"]["value"].as_f64().unwrap()),
+        "3.72e9"
+    );
+    assert_eq!(r["bytes_per_token"]["unit"], "bytes/token");
+    assert_eq!(s3(r["ceiling_tps"]["value"].as_f64().unwrap()), "1.13e1");
+    assert_eq!(r["ceiling_tps"]["mark"], "est");
+    assert_eq!(
+        r["routed_params_per_token"]["value"].as_f64().unwrap(),
+        240.0 * 35.4e6
+    );
+}
+
+/// spec 000 §2, the issue's exact line: ≈27 % resident, 821 MiB (0.861 GB) per token over PCIe,
+/// 20 % duty.
+#[test]
+fn duty_worked_example_prints_the_spec_figures() {
+    let out = ok_stdout(DUTY);
+    assert!(out.contains("≈27 %"), "{out}");
+    assert!(out.contains("821 MiB/token"), "{out}");
+    assert!(out.contains("0.861 GB"), "{out}");
+    assert!(out.contains("20 %"), "{out}");
+    let mut args = DUTY.to_vec();
+    args.push("--json");
+    let j = ok_json(&args);
+    assert_eq!(j["schema"], "headroom.ceiling.duty/1");
+    let d = &j["duty"];
+    assert_eq!(s3(d["resident"]["value"].as_f64().unwrap()), "2.67e1");
+    assert_eq!(s3(d["pcie_mib_per_token"].as_f64().unwrap()), "8.21e2");
+    assert_eq!(
+        s3(d["pcie_bytes_per_token"]["value"].as_f64().unwrap()),
+        "8.61e8"
+    );
+    assert_eq!(d["predicted_duty"]["value"].as_f64().unwrap(), 20.0);
+}
+
+#[test]
+fn ordinary_form_human() {
+    let out = ok_stdout(&[
+        "ceiling",
+        "--gpu",
+        "H100-SXM",
+        "--model",
+        "llama-3.1-8b",
+        "--prompt-tokens",
+        "2048",
+        "--context",
+        "8192",
+    ]);
+    for want in [
+        "209 tok/s (est)",
+        "29.1 prompts/s (est)",
+        "295 sequences (est)",
+        "~61,600 tok/s",
+        "16.1 GB",
+        "131 kB/token",
+        "~57 sequences at 8192 tokens",
+        "catalog",
+        "source: catalog default",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in\n{out}");
+    }
+    assert!(!out.contains("Hardware ceiling unknown"));
+}
+
+#[test]
+fn ordinary_form_json_with_tp_and_dtype() {
+    let j = ok_json(&[
+        "ceiling",
+        "--gpu",
+        "h100 sxm",
+        "--model",
+        "Llama-3.1-8B-Instruct",
+        "--tp",
+        "2",
+        "--dtype",
+        "fp8",
+        "--prompt-tokens",
+        "2048",
+        "--price-per-hour",
+        "2.5",
+        "--json",
+    ]);
+    assert_eq!(j["schema"], "headroom.ceiling/1");
+    assert_eq!(j["gpu"]["id"], "h100-sxm");
+    assert_eq!(j["model"]["name"], "Llama 3.1 8B");
+    let mf = &j["model_figures"];
+    assert_eq!(mf["bits"]["source"], "dtype_flag");
+    assert_eq!(mf["bits"]["bits"].as_f64().unwrap(), 8.0);
+    let c = &j["ceilings"];
+    // 3350 × 2 × 8e9 / (8.03e9 × 8) = 834 tok/s.
+    assert_eq!(s3(c["decode_tps"]["value"].as_f64().unwrap()), "8.34e2");
+    assert_eq!(c["decode_tps"]["mark"], "est");
+    assert_eq!(c["compute"]["precision"], "FP8");
+    assert!(c["tp_assumption"].as_str().unwrap().contains("tp 2"));
+    assert!(c["prefill"]["prompts_per_s"]["value"].as_f64().unwrap() > 0.0);
+    assert_eq!(c["prefill"]["seq_len_from"], "prompt tokens");
+    assert_eq!(c["memory"]["fits"], true);
+    // $5/h for two GPUs at 834 tok/s: $1.66 per million.
+    assert_eq!(
+        s3(c["cost"]["per_million_at_decode"]["value"]
+            .as_f64()
+            .unwrap()),
+        "1.66e0"
+    );
+    assert_eq!(j["ram_bound"], Json::Null);
+}
+
+#[test]
+fn no_prompt_length_says_why() {
+    let j = ok_json(&["ceiling", "--gpu", "L40S", "--model", "qwen3-8b", "--json"]);
+    let why = j["ceilings"]["prefill"]["unknown"].as_str().unwrap();
+    assert!(why.contains("--prompt-tokens"), "{why}");
+    let out = ok_stdout(&["ceiling", "--gpu", "L40S", "--model", "qwen3-8b"]);
+    assert!(out.contains("prefill ceiling"), "{out}");
+    assert!(out.contains("no prompt length"), "{out}");
+}
+
+#[test]
+fn unknown_gpu_prints_hardware_ceiling_unknown() {
+    let out = ok_stdout(&["ceiling", "--gpu", "H10O", "--model", "llama-3.1-8b"]);
+    assert!(out.contains("Hardware ceiling unknown"), "{out}");
+    assert!(out.contains("did you mean: H100 SXM5 80GB"), "{out}");
+    assert!(!out.contains("tok/s (est)"), "no ceiling may print: {out}");
+    // The model's own figures still print.
+    assert!(out.contains("16.1 GB"), "{out}");
+    let j = ok_json(&[
+        "ceiling",
+        "--gpu",
+        "Quantum-9000",
+        "--model",
+        "llama-3.1-8b",
+        "--json",
+    ]);
+    assert!(j["ceilings"]["unknown"]
+        .as_str()
+        .unwrap()
+        .contains("not in the catalog"));
+    assert!(j["gpu"]["unknown"].is_string());
+    assert!(
+        j["model_figures"]["weight_footprint"]["value"]
+            .as_f64()
+            .unwrap()
+            > 1.6e10
+    );
+    let j = ok_json(&["ceiling", "--model", "llama-3.1-8b", "--json"]);
+    assert_eq!(j["ceilings"]["unknown"], "no --gpu given");
+}
+
+#[test]
+fn unknown_model_prints_hardware_ceiling_unknown() {
+    let out = ok_stdout(&["ceiling", "--gpu", "H200", "--model", "llama-9000"]);
+    assert!(out.contains("Hardware ceiling unknown"), "{out}");
+    assert!(out.contains("--gguf"), "{out}");
+}
+
+#[test]
+fn ambiguous_names_fail_with_candidates() {
+    let out = headroom(&["ceiling", "--gpu", "H100", "--model", "llama-3.1-8b"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("did you mean"), "{err}");
+    assert!(
+        err.contains("H100 PCIe 80GB") && err.contains("H100 NVL 94GB"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_flags_are_errors() {
+    for (args, want) in [
+        (
+            vec![
+                "ceiling", "--gpu", "H200", "--model", "qwen3-8b", "--dtype", "bf17",
+            ],
+            "--dtype 'bf17'",
+        ),
+        (
+            vec![
+                "ceiling", "--gpu", "H200", "--model", "qwen3-8b", "--tp", "0",
+            ],
+            "--tp",
+        ),
+        (vec!["ceiling", "--gpu", "H200"], "--model"),
+        (
+            vec![
+                "ceiling",
+                "ram",
+                "--experts-per-token",
+                "240",
+                "--expert-params",
+                "1e6",
+                "--bits",
+                "0",
+                "--bandwidth-gbps",
+                "42",
+            ],
+            "--bits",
+        ),
+        (
+            vec![
+                "ceiling",
+                "duty",
+                "--arena-slots",
+                "9",
+                "--experts",
+                "8",
+                "--lookups",
+                "1",
+                "--slab-mib",
+                "1",
+                "--compute-ms",
+                "1",
+                "--wait-ms",
+                "1",
+            ],
+            "exceeds",
+        ),
+    ] {
+        let out = headroom(&args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn model_form_ram_bound() {
+    let j = ok_json(&[
+        "ceiling",
+        "--model",
+        "deepseek-v3",
+        "--ram-bandwidth",
+        "42",
+        "--json",
+    ]);
+    let r = &j["ram_bound"];
+    assert_eq!(r["experts_per_token"]["value"].as_f64().unwrap(), 464.0);
+    assert_eq!(s3(r["ceiling_tps"]["value"].as_f64().unwrap()), "1.14e0");
+    let out = ok_stdout(&[
+        "ceiling",
+        "--model",
+        "deepseek-v3",
+        "--ram-bandwidth",
+        "42",
+        "--shared-gb",
+        "0",
+    ]);
+    assert!(out.contains("2.06 tok/s (est)"), "{out}");
+}
+
+#[test]
+fn list_shows_the_catalogs() {
+    let out = ok_stdout(&["ceiling", "--list"]);
+    for name in [
+        "H100 SXM5 80GB",
+        "MI325X",
+        "RX 9070 XT",
+        "SmolLM2-135M",
+        "gpt-oss-120b",
+        "DeepSeek-V3",
+    ] {
+        assert!(out.contains(name), "{name} missing");
+    }
+    let j = ok_json(&["ceiling", "--list", "--json"]);
+    assert_eq!(j["schema"], "headroom.ceiling.list/1");
+    assert!(j["gpus"].as_array().unwrap().len() >= 21);
+    let g0 = &j["gpus"][0];
+    assert!(g0["bandwidth_gbps"]["source"]
+        .as_str()
+        .unwrap()
+        .contains("datasheet"));
+}
+
+/// A scratch file removed when the test ends.
+struct TempFile(PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn user_catalog_adds_a_gpu() {
+    let f = TempFile(
+        std::env::temp_dir().join(format!("headroom-ceiling-{}.toml", std::process::id())),
+    );
+    std::fs::write(
+        &f.0,
+        "[[gpu]]\nid = 'lab-card'\nname = 'Lab Card'\nvendor = 'Acme'\nmemory_gib = 16\n\
+         bandwidth_gbps = 500\nbf16_tflops = 50\n",
+    )
+    .unwrap();
+    let path = f.0.to_str().unwrap();
+    let j = ok_json(&[
+        "ceiling",
+        "--catalog",
+        path,
+        "--gpu",
+        "lab card",
+        "--model",
+        "smollm2-135m",
+        "--json",
+    ]);
+    assert_eq!(
+        j["gpu"]["bandwidth_gbps"]["source"],
+        format!("user catalog {path}")
+    );
+    // 500 × 8e9 / (134.5e6 × 16) = 1859 tok/s.
+    assert_eq!(
+        s3(j["ceilings"]["decode_tps"]["value"].as_f64().unwrap()),
+        "1.86e3"
+    );
+    std::fs::write(&f.0, "[[gpu]]\nid = 'x'\nbogus = 1\n").unwrap();
+    let out = headroom(&["ceiling", "--catalog", path, "--list"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(path) && err.contains("line"), "{err}");
+}
+
+/// The real SmolLM2-135M Q4_1 file: the figures come from the file, its bytes agree with what
+/// gguf-py says the tensor data spans, and the KV size with the model's config.
+#[test]
+fn gguf_model_on_rtx_3090() {
+    let Some(model) = peer("HEADROOM_MODEL") else {
+        return;
+    };
+    let Some(py) = peer("HEADROOM_PY") else {
+        return;
+    };
+    let j = ok_json(&[
+        "ceiling",
+        "--gguf",
+        &model,
+        "--gpu",
+        "RTX-3090",
+        "--max-model-len",
+        "2048",
+        "--json",
+    ]);
+    assert_eq!(j["model"]["provenance"], "model_file");
+    let mf = &j["model_figures"];
+    assert_eq!(mf["bits"]["source"], "model_file");
+    assert_eq!(mf["params_total"]["value"].as_f64().unwrap(), 134_515_008.0);
+    // 30 layers × 3 kv heads × 64 × 2 × 2 bytes.
+    assert_eq!(
+        mf["kv"]["bytes_per_token"]["value"].as_f64().unwrap(),
+        23_040.0
+    );
+
+    // gguf-py: the tensor data runs from the first tensor's data offset to the end of the file.
+    let script = "import gguf, os, sys\n\
+                  r = gguf.GGUFReader(sys.argv[1])\n\
+                  start = min(int(t.data_offset) for t in r.tensors)\n\
+                  print(os.path.getsize(sys.argv[1]) - start)\n";
+    let out = Command::new(&py)
+        .args(["-c", script, &model])
+        .output()
+        .expect("run gguf-py");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let data_bytes: f64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    assert_eq!(
+        mf["weight_footprint"]["value"].as_f64().unwrap(),
+        data_bytes
+    );
+    // Dense: decode streams every byte; 936 GB/s over them.
+    let decode = j["ceilings"]["decode_tps"]["value"].as_f64().unwrap();
+    assert_eq!(s3(decode), s3(936e9 / data_bytes));
+
+    let human = ok_stdout(&["ceiling", "--gguf", &model, "--gpu", "RTX-3090"]);
+    assert!(human.contains("source: model file tensor types"), "{human}");
+    assert!(human.contains("tok/s (est)"), "{human}");
+    assert!(!human.contains("Hardware ceiling unknown"), "{human}");
+}
