@@ -470,3 +470,101 @@ fn gguf_model_on_rtx_3090() {
     assert!(human.contains("tok/s (est)"), "{human}");
     assert!(!human.contains("Hardware ceiling unknown"), "{human}");
 }
+
+/// A qwen3moe-shaped GGUF written by gguf-py's GGUFWriter: the expert accounting reaches the
+/// ceiling (footprint from every expert, decode stream and RAM-bound bytes from the used ones)
+/// and agrees with gguf-py's own parameter count.
+#[test]
+fn gguf_moe_written_by_gguf_py() {
+    let Some(py) = peer("HEADROOM_PY") else {
+        return;
+    };
+    let path =
+        std::env::temp_dir().join(format!("headroom-ceiling-moe-{}.gguf", std::process::id()));
+    let _cleanup = TempFile(path.clone());
+    let script = r#"
+import json, sys
+import numpy as np
+import gguf
+w = gguf.GGUFWriter(sys.argv[1], "qwen3moe")
+w.add_block_count(2)
+w.add_context_length(4096)
+w.add_embedding_length(256)
+w.add_feed_forward_length(512)
+w.add_head_count(4)
+w.add_head_count_kv(2)
+w.add_expert_count(8)
+w.add_expert_used_count(2)
+w.add_expert_feed_forward_length(64)
+h = np.float16
+w.add_tensor("token_embd.weight", np.zeros((100, 256), h))
+for b in range(2):
+    w.add_tensor(f"blk.{b}.attn_q.weight", np.zeros((256, 256), h))
+    w.add_tensor(f"blk.{b}.ffn_gate_inp.weight", np.zeros((8, 256), np.float32))
+    w.add_tensor(f"blk.{b}.ffn_gate_exps.weight", np.zeros((8, 64, 256), h))
+    w.add_tensor(f"blk.{b}.ffn_up_exps.weight", np.zeros((8, 64, 256), h))
+    w.add_tensor(f"blk.{b}.ffn_down_exps.weight", np.zeros((8, 256, 64), h))
+w.add_tensor("output.weight", np.zeros((100, 256), h))
+total, shared, per_expert, n_experts = w.get_total_parameter_count()
+w.write_header_to_file()
+w.write_kv_data_to_file()
+w.write_tensors_to_file()
+w.close()
+print(json.dumps({"total": total, "per_expert": per_expert, "n_experts": n_experts}))
+"#;
+    let out = Command::new(&py)
+        .args(["-c", script, path.to_str().unwrap()])
+        .output()
+        .expect("run gguf-py");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want: Json = serde_json::from_slice(&out.stdout).unwrap();
+    let per_expert = want["per_expert"].as_f64().unwrap();
+    assert_eq!(per_expert, 2.0 * 3.0 * 64.0 * 256.0);
+
+    let j = ok_json(&[
+        "ceiling",
+        "--gguf",
+        path.to_str().unwrap(),
+        "--gpu",
+        "H100-SXM",
+        "--ram-bandwidth",
+        "42",
+        "--json",
+    ]);
+    let m = &j["model"];
+    assert_eq!(
+        m["params_total"].as_f64().unwrap(),
+        want["total"].as_f64().unwrap()
+    );
+    assert_eq!(m["moe"]["experts"], 8);
+    assert_eq!(m["moe"]["experts_used"], 2);
+    assert_eq!(
+        m["moe"]["routed_params_total"].as_f64().unwrap(),
+        8.0 * per_expert
+    );
+    let mf = &j["model_figures"];
+    let footprint = mf["weight_footprint"]["value"].as_f64().unwrap();
+    let stream = mf["decode_stream"]["value"].as_f64().unwrap();
+    // Six of the eight experts' f16 bytes are not read per token.
+    assert_eq!(footprint - stream, 6.0 * per_expert * 2.0);
+    // 2 layers × 2 kv heads × 64 (256 / 4 heads) × 2 × 2 bytes.
+    assert_eq!(
+        mf["kv"]["bytes_per_token"]["value"].as_f64().unwrap(),
+        1024.0
+    );
+    let r = &j["ram_bound"];
+    assert_eq!(
+        r["routed_params_per_token"]["value"].as_f64().unwrap(),
+        2.0 * per_expert
+    );
+    assert_eq!(r["bytes_per_token"]["value"].as_f64().unwrap(), stream);
+    assert_eq!(
+        s3(r["ceiling_tps"]["value"].as_f64().unwrap()),
+        s3(42e9 / stream)
+    );
+    assert!(r["notes"][0].as_str().unwrap().contains("average"));
+}

@@ -339,7 +339,10 @@ pub fn cost_per_million(cost_per_hour: f64, tokens_per_s: f64) -> f64 {
 pub fn attn_coeff(model: &ModelSpec) -> (f64, &'static str) {
     if let Some(c) = model.attn_coeff {
         return match model.provenance {
-            Provenance::ModelFile => (c, "model file (2 × heads × head_dim)"),
+            Provenance::ModelFile => (
+                c,
+                "model file shape (2 × heads × head_dim; window layers excluded)",
+            ),
             _ => (c, "catalog"),
         };
     }
