@@ -331,7 +331,7 @@ fn load_catalog(path: Option<&Path>) -> Result<Catalog> {
 
 /// A model spec from a GGUF file's header: exact bytes, the shape the KV math needs, and the
 /// architecture's sliding-window pattern where llama.cpp fixes it by architecture.
-fn spec_from_gguf(path: &Path, notes: &mut Vec<String>) -> Result<ModelSpec> {
+pub(crate) fn spec_from_gguf(path: &Path, notes: &mut Vec<String>) -> Result<ModelSpec> {
     let f = gguf::read_model_facts(path)?;
     if f.params_total == 0 || f.params_active == 0 {
         bail!("{}: no weight tensors in the file", path.display());
