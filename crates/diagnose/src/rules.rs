@@ -615,16 +615,18 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             }
         }
         (Some(_), _) | (None, _) => {
-            let wall_name = if kv.is_some_and(|k| k >= 0.8) {
-                "the KV pool (usage ≥ 80%)".to_string()
+            let text = if kv.is_some_and(|k| k >= 0.8) {
+                "seats are at the wall of the KV pool (usage ≥ 80%): add a replica or reduce per-request context".to_string()
+            } else if let Some(bound) = d.seat_target_bound {
+                format!("seats are at the wall of the {bound}: raising them buys nothing; add a replica")
             } else {
-                d.seat_target_bound
-                    .unwrap_or("an unknown bound")
-                    .to_string()
+                // No ridge: a seat target would be a guess, so none is named (spec 001).
+                format!(
+                    "every seat ({max_seqs:.0}) is busy with a queue behind it; with the hardware ceiling unknown no seat target is named (pass --gpu): raise {} only if memory allows, else add a replica",
+                    fl.unwrap_or("the seat limit")
+                )
             };
-            f.fix.push(FixStep::text(format!(
-                "seats are at the wall of {wall_name}: add a replica or reduce per-request context"
-            )));
+            f.fix.push(FixStep::text(text));
         }
     }
     f

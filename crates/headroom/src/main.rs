@@ -42,6 +42,8 @@ enum Command {
     Remeasure(cmd::diagnose::RemeasureArgs),
     /// Saved runs, one line each.
     History(cmd::history::Args),
+    /// A prefix-cache-aware router for replicas, with failover.
+    Route(cmd::route::Args),
 }
 
 fn main() {
@@ -55,6 +57,7 @@ fn main() {
         Command::Diagnose(a) => cmd::diagnose::run(a),
         Command::Remeasure(a) => cmd::diagnose::remeasure(a),
         Command::History(a) => cmd::history::run(a),
+        Command::Route(a) => cmd::route::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -5,4 +5,5 @@ pub mod gguf;
 pub mod history;
 pub mod logs;
 pub mod probe;
+pub mod route;
 pub mod trace;

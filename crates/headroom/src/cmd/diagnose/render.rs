@@ -1,0 +1,395 @@
+//! The one-screen scoreboard. Ceilings print `(est)`, values derived from them `~`, and a value
+//! that would be false prints `-` with the reason.
+
+use super::report::Report;
+use diagnose::{Dist, Finding, GaugeStats};
+use std::fmt::Write;
+
+fn num(x: f64) -> String {
+    physics::provenance::sig(x, 3)
+}
+
+fn gauge(g: Option<GaugeStats>, scale: f64, unit: &str) -> String {
+    match g {
+        Some(g) => format!(
+            "{}{unit} (peak {}{unit})",
+            num(g.mean * scale),
+            num(g.peak * scale)
+        ),
+        None => "- (not exported)".into(),
+    }
+}
+
+fn lat(d: Option<Dist>) -> String {
+    match d.filter(|d| d.count > 0.0) {
+        Some(d) => {
+            let p95 = d
+                .p95
+                .map(|p| format!(", p95 {} ms", num(p * 1e3)))
+                .unwrap_or_default();
+            format!("mean {} ms{p95}", num(d.mean * 1e3))
+        }
+        None => "-".into(),
+    }
+}
+
+fn opt(x: Option<f64>, unit: &str) -> String {
+    x.map(|v| format!("{}{unit}", num(v)))
+        .unwrap_or_else(|| "-".into())
+}
+
+pub fn finding(out: &mut String, label: &str, f: &Finding) {
+    let variant = f
+        .variant
+        .as_deref()
+        .map(|v| format!(" [{v}]"))
+        .unwrap_or_default();
+    let seen = f
+        .seen_in
+        .map(|s| format!("  (seen in {:.0}% of sub-windows)", s * 100.0))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "{label} {} {}{variant}{seen}",
+        f.rule.as_str(),
+        f.rule.title()
+    );
+    for e in &f.evidence {
+        let _ = writeln!(out, "    evidence: {e}");
+    }
+    if f.fix.is_empty() {
+        let _ = writeln!(out, "    fix: none left to offer");
+    }
+    for s in &f.fix {
+        let head = match (&s.flag, &s.value) {
+            (Some(fl), Some(v)) => format!("{fl} {v}: "),
+            (Some(fl), None) => format!("{fl}: "),
+            _ => String::new(),
+        };
+        let cost = s.cost.map(|c| format!(" [{c}]")).unwrap_or_default();
+        let _ = writeln!(out, "    fix: {head}{}{cost}", s.text);
+    }
+}
+
+pub fn render(r: &Report, verbose: bool) -> String {
+    let mut o = String::new();
+    let w = &r.inputs.window;
+    let v = &r.verdict;
+    let d = &v.derived;
+    let engine = serde_json::to_value(r.inputs.engine)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let version = r
+        .engine_version
+        .as_deref()
+        .map(|v| format!(" {v}"))
+        .unwrap_or_default();
+    let model = r
+        .ceiling
+        .model
+        .clone()
+        .or(r.served_model.clone())
+        .unwrap_or_else(|| "-".into());
+    let gpu = r.ceiling.gpu.clone().unwrap_or_else(|| "-".into());
+    let _ = writeln!(
+        o,
+        "headroom diagnose · {engine}{version} · model {model} · GPU {gpu} · window {} s, {} scrapes ok, {} failed",
+        num(w.duration_s),
+        r.coverage.ok,
+        r.coverage.failed
+    );
+    if r.coverage.resets > 0 {
+        let _ = writeln!(
+            o,
+            "  note: counters reset {} time(s) in the window (engine restart): {} scrapes were cut, the longest run is analysed",
+            r.coverage.resets, r.coverage.cut_by_reset
+        );
+    }
+    for t in &r.coverage.truncated {
+        let _ = writeln!(o, "  note: a scrape was truncated; cut: {t}");
+    }
+    let _ = writeln!(o);
+    let row = |o: &mut String, k: &str, v: String| {
+        let _ = writeln!(o, "  {k:<14}{v}");
+    };
+    match &r.ceiling.unknown_reason {
+        None => {
+            let dec = r
+                .ceiling
+                .decode_tps
+                .map(|x| format!("decode {} tok/s per sequence (est)", num(x)))
+                .unwrap_or_default();
+            let ridge = match (r.ceiling.ridge_batch, r.ceiling.aggregate_at_ridge_tps) {
+                (Some(b), Some(a)) => {
+                    format!(" · ridge batch ~{} · aggregate ~{} tok/s", num(b), num(a))
+                }
+                _ => String::new(),
+            };
+            let bits = match (r.ceiling.bits, &r.ceiling.bits_source) {
+                (Some(b), Some(s)) => format!(" · {} bits/param ({s})", num(b)),
+                _ => String::new(),
+            };
+            row(&mut o, "Ceiling", format!("{dec}{ridge}{bits}"));
+            if let Some(t) = &r.ceiling.tp_assumption {
+                row(&mut o, "", format!("tp {}: {t}", r.ceiling.tp));
+            }
+        }
+        Some(why) => row(
+            &mut o,
+            "Ceiling",
+            format!("Hardware ceiling unknown: {why}"),
+        ),
+    }
+    let eff = if d.speculation_suspected {
+        "- (measured decode beats the one-token-per-read roof: speculation suspected)".to_string()
+    } else {
+        match (d.efficiency, d.config_efficiency) {
+            (Some(e), Some(c)) => format!(
+                "~{:.0}% of decode ceiling × ridge · config-relative ~{:.0}%",
+                e * 100.0,
+                c * 100.0
+            ),
+            _ => "- (needs the hardware ceiling)".into(),
+        }
+    };
+    row(&mut o, "Efficiency", eff);
+    match r.cost() {
+        (Some(c), _) => row(
+            &mut o,
+            "Cost",
+            format!(
+                "${} per 1M output tokens at the measured throughput",
+                num(c)
+            ),
+        ),
+        (None, Some(why)) if r.shape.price_per_hour.is_some() => {
+            row(&mut o, "Cost", format!("- ({why})"))
+        }
+        _ => {}
+    }
+    let max = r
+        .inputs
+        .config
+        .max_num_seqs
+        .map(|m| format!(" · max {}", num(m)))
+        .unwrap_or_else(|| " · max unread".into());
+    row(
+        &mut o,
+        "Requests",
+        format!(
+            "running {} · waiting {}{max}",
+            gauge(w.running, 1.0, ""),
+            gauge(w.waiting, 1.0, "")
+        ),
+    );
+    row(
+        &mut o,
+        "Latency",
+        format!("TTFT {} · TPOT {}", lat(w.ttft), lat(w.itl)),
+    );
+    let pool = r
+        .inputs
+        .config
+        .kv_capacity_tokens
+        .map(|c| format!(" · pool {} tokens", num(c)))
+        .unwrap_or_default();
+    row(
+        &mut o,
+        "KV cache",
+        format!("{}{pool}", gauge(w.kv_usage, 100.0, "%")),
+    );
+    let caching = match r.inputs.config.prefix_caching {
+        Some(true) => "caching on",
+        Some(false) => "caching off",
+        None => "caching unread",
+    };
+    row(
+        &mut o,
+        "Prefix cache",
+        format!(
+            "hit rate {} · {caching}",
+            opt(w.prefix_hit_rate.map(|h| h * 100.0), "%")
+        ),
+    );
+    row(
+        &mut o,
+        "Throughput",
+        format!(
+            "generation {} · prompt {}",
+            opt(w.generation_tps, " tok/s"),
+            opt(w.prompt_tps, " tok/s")
+        ),
+    );
+    row(
+        &mut o,
+        "Traffic",
+        format!(
+            "{} finished · prompt {} · output {}",
+            opt(w.finished_per_s, " req/s"),
+            opt(w.mean_prompt_tokens(), " tokens"),
+            opt(w.mean_gen_tokens(), " tokens")
+        ),
+    );
+    let _ = writeln!(o);
+    match &v.primary {
+        Some(p) => {
+            finding(&mut o, "PRIMARY", p);
+            if let Some(n) = &v.next {
+                let _ = writeln!(o);
+                finding(&mut o, "NEXT (the primary has no fix left)", n);
+            }
+            if !v.held.is_empty() {
+                let names: Vec<&str> = v.held.iter().map(|f| f.rule.as_str()).collect();
+                let _ = writeln!(
+                    o,
+                    "\n  {} more rule(s) held: {} — they surface after the re-measure{}",
+                    v.held.len(),
+                    names.join(", "),
+                    if verbose { "" } else { " (-v shows them)" }
+                );
+            }
+        }
+        None => {
+            let _ = writeln!(o, "No rule fires.");
+            if let Some(f) = &v.fallback {
+                let _ = writeln!(o, "  {f}");
+            }
+            if let Some(b) = &v.boundary {
+                let _ = writeln!(o, "  Boundary: {} — {}", b.kind, b.text);
+            }
+        }
+    }
+    if verbose {
+        for h in &v.held {
+            let _ = writeln!(o);
+            finding(&mut o, "HELD", h);
+        }
+        for s in &v.silenced {
+            let _ = writeln!(
+                o,
+                "\n  silenced {} by {}: {}",
+                s.rule.as_str(),
+                s.by.as_str(),
+                s.why
+            );
+        }
+        let _ = writeln!(o, "\n  quiet rules:");
+        for q in &v.quiet {
+            match &q.silent_reason {
+                Some(why) => {
+                    let _ = writeln!(
+                        o,
+                        "    {} {}: cannot judge: {why}",
+                        q.rule.as_str(),
+                        q.rule.title()
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        o,
+                        "    {} {}: {}",
+                        q.rule.as_str(),
+                        q.rule.title(),
+                        q.evidence.join("; ")
+                    );
+                }
+            }
+        }
+        if !r.config_sources.is_empty() {
+            let _ = writeln!(o, "\n  config:");
+            for (k, s) in &r.config_sources {
+                let _ = writeln!(o, "    {k} = {} ({})", s.value, s.source);
+            }
+        }
+    }
+    o
+}
+
+/// The re-measure's comparison, for a person.
+pub fn comparison(c: &serde_json::Value) -> String {
+    let mut o = String::new();
+    let s = |v: &serde_json::Value| {
+        v.as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| "none".into())
+    };
+    let (b, a) = (s(&c["primary_before"]), s(&c["primary_after"]));
+    let verdict = match c["cleared"].as_bool() {
+        Some(true) => format!("cleared: the primary was {b}, now {a}"),
+        Some(false) => format!("NOT cleared: {b} fires again"),
+        None => format!("there was no primary before; now {a}"),
+    };
+    let _ = writeln!(o, "  primary       {verdict}");
+    let t = &c["throughput"];
+    let f = |v: &serde_json::Value| v.as_f64().map(num).unwrap_or_else(|| "-".into());
+    let spread = |v: &serde_json::Value| match (v[0].as_f64(), v[1].as_f64()) {
+        (Some(lo), Some(hi)) => format!(" [{}–{}]", num(lo), num(hi)),
+        _ => String::new(),
+    };
+    let ratio = t["ratio"]
+        .as_f64()
+        .map(|r| format!(" ({:+.0}%", (r - 1.0) * 100.0))
+        .unwrap_or_default();
+    let p = t["p_value"]
+        .as_f64()
+        .map(|p| format!(", p = {p:.3})"))
+        .unwrap_or_else(|| {
+            if ratio.is_empty() {
+                String::new()
+            } else {
+                ")".into()
+            }
+        });
+    let _ = writeln!(
+        o,
+        "  throughput    generation {} → {} tok/s (sub-window median {}{} → {}{}){ratio}{p}: {}",
+        f(&t["generation_tps_before"]),
+        f(&t["generation_tps_after"]),
+        f(&t["sub_window_median_before"]),
+        spread(&t["spread_before"]),
+        f(&t["sub_window_median_after"]),
+        spread(&t["spread_after"]),
+        s(&t["verdict"])
+    );
+    let pc = |v: &serde_json::Value| {
+        v.as_f64()
+            .map(|x| format!("~{:.0}%", x * 100.0))
+            .unwrap_or_else(|| "-".into())
+    };
+    let _ = writeln!(
+        o,
+        "  efficiency    config-relative {} → {}",
+        pc(&c["efficiency_before"]),
+        pc(&c["efficiency_after"])
+    );
+    for k in c["config"].as_array().into_iter().flatten() {
+        let applied = match k["applied"].as_bool() {
+            Some(true) => "applied",
+            Some(false) => "NOT applied",
+            None => "unread after",
+        };
+        let _ = writeln!(
+            o,
+            "  config        {} {}: {} → {} ({applied})",
+            s(&k["flag"]),
+            k["prescribed"].as_str().unwrap_or(""),
+            k["before"],
+            k["after"]
+        );
+    }
+    let surfaced: Vec<String> = c["surfaced"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["rule"].as_str().map(str::to_string))
+        .collect();
+    if !surfaced.is_empty() {
+        let _ = writeln!(
+            o,
+            "  surfaced      the same primary fired again, so the held rules surface: {}",
+            surfaced.join(", ")
+        );
+    }
+    o
+}

@@ -1,0 +1,353 @@
+//! `headroom diagnose` against a real llama-server under load, and replays of recordings
+//! (including the real, truncated vLLM capture).
+
+use serde_json::Value;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use testpeers::LlamaServer;
+
+fn headroom(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args(args)
+        .output()
+        .expect("run headroom");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The value of an unlabelled series in a Prometheus body, read without the project's parser.
+fn series(body: &str, name: &str) -> Option<f64> {
+    body.lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
+#[test]
+fn live_llama_server_queue_is_concurrency_saturation_and_throughput_matches_its_counters() {
+    let _g = testpeers::serial();
+    let Some(srv) = LlamaServer::start(&["-np", "2", "-c", "2048", "--metrics"]) else {
+        return;
+    };
+    // Six clients against two slots: a real queue. Bounded in count and time.
+    let stop = Arc::new(AtomicBool::new(false));
+    let clients: Vec<_> = (0..6)
+        .map(|i| {
+            let stop = stop.clone();
+            let port = srv.port;
+            std::thread::spawn(move || {
+                let deadline = Instant::now() + Duration::from_secs(120);
+                for j in 0..200 {
+                    if stop.load(Ordering::Relaxed) || Instant::now() > deadline {
+                        break;
+                    }
+                    let body = format!(
+                        r#"{{"prompt":"Client {i} request {j}: write a short story about a lighthouse.","max_tokens":32,"cache_prompt":false}}"#
+                    );
+                    let _ = testpeers::post_json(port, "/v1/completions", &body);
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(3));
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("run.jsonl");
+    let (code, out, err) = headroom(&[
+        "diagnose",
+        "--url",
+        &srv.url,
+        "--duration",
+        "12s",
+        "--interval",
+        "1s",
+        "--record",
+        rec.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]);
+    stop.store(true, Ordering::Relaxed);
+    assert_eq!(code, 0, "stderr: {err}");
+    let doc: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(doc["schema"], "headroom.diagnose/1");
+    assert_eq!(doc["engine"], "llamacpp");
+    assert_eq!(doc["requests"]["max_num_seqs"], 2.0);
+    // Both slots busy with a queue behind them the whole window: concurrency saturation.
+    assert_eq!(
+        doc["primary"]["rule"],
+        "R5",
+        "{}",
+        serde_json::to_string_pretty(&doc).unwrap()
+    );
+    assert!(doc["requests"]["waiting"]["mean"].as_f64().unwrap() >= 2.0);
+    // The model file named by /props gave the model's figures.
+    assert!(
+        doc["ceiling"]["model_from"]
+            .as_str()
+            .unwrap()
+            .starts_with("model file"),
+        "{}",
+        doc["ceiling"]
+    );
+    assert!(
+        doc["ceiling"]["model"].as_str().unwrap().contains("135M"),
+        "{}",
+        doc["ceiling"]
+    );
+    assert!(doc["ceiling"]["unknown_reason"]
+        .as_str()
+        .unwrap()
+        .contains("--gpu"));
+
+    // Throughput equals the server's own counter over the same scrapes, computed here from the
+    // raw recorded bodies.
+    let lines: Vec<Value> = std::fs::read_to_string(&rec)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let scrapes: Vec<(f64, f64)> = lines[1..]
+        .iter()
+        .filter(|l| l["ok"] == true)
+        .map(|l| {
+            (
+                l["t"].as_f64().unwrap(),
+                series(
+                    l["body"].as_str().unwrap(),
+                    "llamacpp:tokens_predicted_total",
+                )
+                .unwrap(),
+            )
+        })
+        .collect();
+    let (t0, c0) = scrapes[0];
+    let (t1, c1) = *scrapes.last().unwrap();
+    let expect = (c1 - c0) / (t1 - t0);
+    let got = doc["throughput"]["generation_tokens_per_s"]
+        .as_f64()
+        .unwrap();
+    assert!(expect > 0.0, "the server generated nothing in the window");
+    assert!(
+        (got - expect).abs() <= 1e-9 * expect.max(1.0),
+        "scoreboard {got} vs counters {expect}"
+    );
+    assert_eq!(
+        doc["scrapes"]["ok"].as_u64().unwrap() as usize,
+        scrapes.len()
+    );
+
+    // The replay of the recording gives the same analysis.
+    let (code, out2, err) = headroom(&["diagnose", "--replay", rec.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc2: Value = serde_json::from_str(&out2).unwrap();
+    assert_eq!(doc2["primary"]["rule"], doc["primary"]["rule"]);
+    assert_eq!(doc2["throughput"], doc["throughput"]);
+    for c in clients {
+        c.join().unwrap();
+    }
+}
+
+fn recording(dir: &std::path::Path, name: &str, bodies: &[(f64, &str)]) -> std::path::PathBuf {
+    let p = dir.join(name);
+    let mut s = String::from(
+        r#"{"format":"headroom.recording/1","url":"http://127.0.0.1:1","interval_s":1.0,"started":1000.0,"models":{"data":[{"id":"Qwen/Qwen2.5-Coder-1.5B-Instruct","max_model_len":32768}]}}"#,
+    );
+    s.push('\n');
+    for (t, b) in bodies {
+        s.push_str(&serde_json::json!({"t": t, "ok": true, "body": b}).to_string());
+        s.push('\n');
+    }
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+#[test]
+fn the_real_truncated_vllm_capture_is_salvaged_and_the_cut_is_named() {
+    let capture = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/fixtures/metrics/vllm-v0-aibrix-docs-1.prom"
+    ))
+    .expect("shared/fixtures beside the repo");
+    let dir = tempfile::tempdir().unwrap();
+    let rec = recording(
+        dir.path(),
+        "capture.jsonl",
+        &[(1000.0, &capture), (1010.0, &capture)],
+    );
+    let (code, out, err) = headroom(&["diagnose", "--replay", rec.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["engine"], "vllm");
+    let cut = doc["window"]["truncated"].as_array().unwrap();
+    assert!(
+        cut.iter()
+            .any(|c| c.as_str().unwrap().contains("vllm:iteration_tokens_total")),
+        "{cut:?}"
+    );
+    // What is whole was read: the served name and max_model_len from /v1/models, KV usage.
+    assert_eq!(doc["served_model"], "Qwen/Qwen2.5-Coder-1.5B-Instruct");
+    assert_eq!(doc["config"]["max_model_len"]["value"], 32768);
+    assert!(doc["kv"]["usage"]["mean"].is_number());
+    // Identical scrapes: the counters did not move, so no rate is invented.
+    assert_eq!(doc["throughput"]["generation_tokens_per_s"], 0.0);
+    // No GPU given: the ceiling is unknown with the reason, and no rule guesses.
+    assert!(doc["ceiling"]["unknown_reason"]
+        .as_str()
+        .unwrap()
+        .contains("--gpu"));
+    let (_, text, _) = headroom(&["diagnose", "--replay", rec.to_str().unwrap()]);
+    assert!(
+        text.contains("truncated") && text.contains("Hardware ceiling unknown"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_restart_inside_the_window_is_cut_and_reported() {
+    let body = |gen: f64| {
+        format!(
+            "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total{{model_name=\"m\"}} {gen}\n\
+             # TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{{model_name=\"m\"}} 4\n\
+             # TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{{model_name=\"m\"}} 0\n"
+        )
+    };
+    let bodies: Vec<(f64, String)> = [
+        (0.0, 100.0),
+        (1.0, 150.0),
+        (2.0, 200.0),
+        (3.0, 5.0),
+        (4.0, 45.0),
+        (5.0, 85.0),
+        (6.0, 125.0),
+    ]
+    .iter()
+    .map(|(t, g)| (1000.0 + t, body(*g)))
+    .collect();
+    let refs: Vec<(f64, &str)> = bodies.iter().map(|(t, b)| (*t, b.as_str())).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let rec = recording(dir.path(), "restart.jsonl", &refs);
+    let (code, out, err) = headroom(&["diagnose", "--replay", rec.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["window"]["resets"], 1);
+    assert_eq!(doc["window"]["cut_by_reset"], 3);
+    // The longest reset-free run (after the restart): 40 tok/s, never a negative rate.
+    assert_eq!(doc["throughput"]["generation_tokens_per_s"], 40.0);
+}
+
+#[test]
+fn clear_errors_for_an_unreachable_server_and_a_bad_replay() {
+    let port = testpeers::free_port();
+    let (code, _, err) = headroom(&[
+        "diagnose",
+        "--url",
+        &format!("http://127.0.0.1:{port}"),
+        "--duration",
+        "2s",
+        "--quiet",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("cannot reach"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "not json\n").unwrap();
+    let (code, _, err) = headroom(&["diagnose", "--replay", bad.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("bad.jsonl"), "{err}");
+}
+
+#[test]
+fn save_history_and_remeasure_against_a_replay() {
+    let body = |gen: f64, run: f64, wait: f64| {
+        format!(
+            "# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total{{model_name=\"m\"}} {gen}\n\
+             # TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{{model_name=\"m\"}} {run}\n\
+             # TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{{model_name=\"m\"}} {wait}\n"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    // Before: 8 seats all busy, a queue of 5 (R5 with --engine-args giving max-num-seqs 8).
+    let before: Vec<(f64, String)> = (0..13)
+        .map(|i| {
+            (
+                1000.0 + i as f64,
+                body(100.0 * i as f64 + (i % 3) as f64, 8.0, 5.0),
+            )
+        })
+        .collect();
+    let refs: Vec<(f64, &str)> = before.iter().map(|(t, b)| (*t, b.as_str())).collect();
+    let rec = recording(dir.path(), "before.jsonl", &refs);
+    let args = "vllm serve m --max-num-seqs 8";
+    let (code, out, err) = headroom(&[
+        "diagnose",
+        "--replay",
+        rec.to_str().unwrap(),
+        "--engine-args",
+        args,
+        "--save",
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["primary"]["rule"], "R5");
+    let id = doc["saved_run_id"].as_i64().unwrap();
+    let (code, hist, _) = headroom(&["history", "--db", db.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(hist.contains("primary R5"), "{hist}");
+
+    // After: 16 seats, no queue, 60 % more tokens per second.
+    let after: Vec<(f64, String)> = (0..13)
+        .map(|i| {
+            (
+                2000.0 + i as f64,
+                body(160.0 * i as f64 + (i % 3) as f64, 12.0, 0.0),
+            )
+        })
+        .collect();
+    let refs: Vec<(f64, &str)> = after.iter().map(|(t, b)| (*t, b.as_str())).collect();
+    let rec2 = recording(dir.path(), "after.jsonl", &refs);
+    let (code, out, err) = headroom(&[
+        "remeasure",
+        "--against",
+        &id.to_string(),
+        "--replay",
+        rec2.to_str().unwrap(),
+        "--engine-args",
+        "vllm serve m --max-num-seqs 16",
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let c = &r["comparison"];
+    assert_eq!(c["primary_before"], "R5");
+    assert_eq!(c["cleared"], true);
+    assert_eq!(c["throughput"]["verdict"], "improved", "{c}");
+    // The same window again: no change beyond noise.
+    let (_, out, _) = headroom(&[
+        "remeasure",
+        "--against",
+        &id.to_string(),
+        "--replay",
+        rec.to_str().unwrap(),
+        "--engine-args",
+        args,
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+        "--no-save",
+    ]);
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        r["comparison"]["throughput"]["verdict"],
+        "no change beyond noise"
+    );
+    assert_eq!(r["comparison"]["cleared"], false);
+}
