@@ -82,6 +82,17 @@ impl WindowStats {
     }
 }
 
+/// The longest reset-free run of samples (an engine restart splits a window; rates are valid
+/// within a run only), and how many samples were cut away to get it.
+pub fn longest_segment(samples: &[Sample]) -> (&[Sample], usize) {
+    let best = engines::split_at_resets(samples)
+        .into_iter()
+        .max_by_key(|r| r.len())
+        .unwrap_or(0..samples.len());
+    let cut = samples.len() - best.len();
+    (&samples[best], cut)
+}
+
 fn gauge(samples: &[Sample], f: impl Fn(&Sample) -> Option<f64>) -> Option<GaugeStats> {
     let vals: Vec<f64> = samples
         .iter()

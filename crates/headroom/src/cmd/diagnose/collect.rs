@@ -194,15 +194,9 @@ pub fn judge(req: &WindowRequest, c: Collected, catalog: &::physics::Catalog) ->
                 .unwrap_or_default()
         );
     }
-    let runs = engines::split_at_resets(&samples);
-    cov.resets = runs.len().saturating_sub(1);
-    let best = runs
-        .iter()
-        .max_by_key(|r| r.len())
-        .cloned()
-        .unwrap_or(0..samples.len());
-    cov.cut_by_reset = samples.len() - best.len();
-    let samples = &samples[best];
+    cov.resets = engines::find_counter_resets(&samples).len();
+    let (samples, cut) = diagnose::window::longest_segment(&samples);
+    cov.cut_by_reset = cut;
     cov.start = samples.first().map(|s| s.t);
     cov.end = samples.last().map(|s| s.t);
     let last = samples.last().expect("non-empty run");
