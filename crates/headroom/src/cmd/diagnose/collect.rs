@@ -34,12 +34,23 @@ pub async fn live(
     // /metrics late (llama.cpp queues it behind decode steps), but must not stretch the window.
     let timeout = (interval * 2).clamp(Duration::from_secs(2), Duration::from_secs(10));
     let scraper = Scraper::new(url, timeout)?;
-    // The first scrape decides whether the server is there at all, so it gets longer.
+    // Failed scrapes count against coverage and do not end the window, except when the first
+    // one shows a mistake that waiting will not fix (wrong address, metrics off, not /metrics).
     let first = Scraper::new(url, Duration::from_secs(10))?
         .fetch_metrics()
         .await;
     if let Err(e) = &first {
-        bail!("{e}");
+        use engines::ScrapeError as E;
+        if matches!(
+            e,
+            E::InvalidUrl { .. }
+                | E::Unreachable { .. }
+                | E::MetricsDisabled { .. }
+                | E::NotPrometheus { .. }
+                | E::HttpStatus { status: 404, .. }
+        ) {
+            bail!("{e}");
+        }
     }
     let mut header = RecordingHeader::new(scraper.base_url(), shape.interval_s, super::now());
     header.engine_args = shape.engine_args.clone();
