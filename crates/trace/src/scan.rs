@@ -259,7 +259,17 @@ fn ws(b: &[u8], mut i: usize) -> usize {
 /// `b[i]` is an opening quote; returns the index after the closing quote.
 #[inline]
 fn string_end(b: &[u8], i: usize) -> Pr<usize> {
+    // Most strings in a trace are short keys and values: a plain loop beats the setup of a
+    // vectorised search for them; long names (kernel templates) go to memchr.
     let mut j = i + 1;
+    let short_end = b.len().min(j + 24);
+    while j < short_end {
+        match b[j] {
+            b'"' => return Ok(j + 1),
+            b'\\' => break,
+            _ => j += 1,
+        }
+    }
     loop {
         match memchr2(b'"', b'\\', &b[j.min(b.len())..]) {
             None => return Err(P::Incomplete),
@@ -273,6 +283,17 @@ fn string_end(b: &[u8], i: usize) -> Pr<usize> {
         }
     }
 }
+
+/// Bytes that matter inside a skipped object or array.
+static STRUCTURAL: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'"' as usize] = true;
+    t[b'{' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b'[' as usize] = true;
+    t[b']' as usize] = true;
+    t
+};
 
 /// Skips one JSON value starting at `b[i]`; returns the index after it. Nested values are
 /// checked for closed strings and matching brackets, which is what a truncated or
@@ -318,6 +339,10 @@ fn skip_nested(b: &[u8], i: usize) -> Pr<usize> {
     let mut depth = 0usize;
     let mut j = i;
     while j < b.len() {
+        if !STRUCTURAL[b[j] as usize] {
+            j += 1;
+            continue;
+        }
         match b[j] {
             b'"' => {
                 j = string_end(b, j)?;
