@@ -55,6 +55,25 @@ struct Envelope<'a> {
     prompt: Option<&'a RawValue>,
 }
 
+/// A message with a role, a string (or null) content and nothing else.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlainMessage<'a> {
+    #[serde(borrow)]
+    role: Cow<'a, str>,
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+}
+
+fn out_plain(m: &PlainMessage, out: &mut Vec<u8>) {
+    out.extend_from_slice(m.role.as_bytes());
+    out.push(SEP);
+    if let Some(text) = &m.content {
+        text_part(text, out);
+    }
+    out.push(END);
+}
+
 #[derive(Deserialize)]
 struct RoleOnly<'a> {
     #[serde(borrow)]
@@ -90,12 +109,23 @@ pub fn facts(body: &[u8], prefix_bytes: usize) -> RequestFacts {
                 }
                 continue;
             }
-            let msg: Value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
-            if msg.get("role").and_then(Value::as_str) == Some("assistant") && hash.fed > 0 {
+            buf.clear();
+            // Most messages are a role and a string: canonicalise those without building a
+            // JSON tree (same bytes as the general path, which the tests check).
+            let role_is_assistant = match serde_json::from_str::<PlainMessage>(raw.get()) {
+                Ok(m) => {
+                    out_plain(&m, &mut buf);
+                    m.role == "assistant"
+                }
+                Err(_) => {
+                    let msg: Value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+                    canonical_message(&msg, &mut buf);
+                    msg.get("role").and_then(Value::as_str) == Some("assistant")
+                }
+            };
+            if role_is_assistant && hash.fed > 0 {
                 history.push(hash.key());
             }
-            buf.clear();
-            canonical_message(&msg, &mut buf);
             hash.feed(&buf);
         }
         history.reverse();
@@ -312,6 +342,31 @@ mod tests {
         let a = br#"{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"},{"role":"user","content":"more"}]}"#;
         let b = br#"{ "messages" : [ {"content":"hi", "role":"user"}, {"role":"assistant","content":[{"type":"text","text":"yo"}],"refusal":null}, {"role":"user","content":"more"} ], "model":"m", "max_tokens": 5 }"#;
         assert_eq!(facts(a, N), facts(b, N));
+    }
+
+    #[test]
+    fn plain_messages_canonicalise_like_the_general_path() {
+        for raw in [
+            r#"{"role":"user","content":"hi \"there\" \u00e9"}"#,
+            r#"{"role":"assistant","content":null}"#,
+            r#"{"role":"assistant","content":""}"#,
+            r#"{"role":"system"}"#,
+        ] {
+            let plain: PlainMessage = serde_json::from_str(raw).unwrap();
+            let (mut fast, mut general) = (Vec::new(), Vec::new());
+            out_plain(&plain, &mut fast);
+            canonical_message(&serde_json::from_str(raw).unwrap(), &mut general);
+            assert_eq!(fast, general, "{raw}");
+        }
+        for other in [
+            r#"{"role":"user","content":[{"type":"text","text":"x"}]}"#,
+            r#"{"role":"tool","content":"x","tool_call_id":"c"}"#,
+        ] {
+            assert!(
+                serde_json::from_str::<PlainMessage>(other).is_err(),
+                "{other} takes the general path"
+            );
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod health;
 pub mod key;
 pub mod metrics;
 pub mod policy;
+mod pool;
 mod proxy;
 pub mod units;
 

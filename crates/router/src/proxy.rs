@@ -1,4 +1,4 @@
-//! The proxy: hyper server in front, pooled hyper client behind. It owns what the policy does
+//! The proxy: hyper server in front, pooled HTTP/1.1 connections behind (`pool.rs`). It owns what the policy does
 //! not: reading the body under a limit, retrying before the first byte, demotion and probing,
 //! relaying the response frame by frame, and draining on shutdown.
 use std::convert::Infallible;
@@ -13,12 +13,10 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
-use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
-use hyper::http::uri::{Authority, PathAndQuery};
+use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, HOST};
+use hyper::http::uri::PathAndQuery;
 use hyper::{Method, Request, Response, StatusCode, Uri};
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use serde_json::json;
 use tokio::net::TcpListener;
@@ -27,6 +25,7 @@ use crate::health::{Health, View};
 use crate::key::{self, RequestFacts};
 use crate::metrics::{FailureKind, Metrics, Rejection, Snapshot};
 use crate::policy::{Policy, Route};
+use crate::pool::{Lease, Pool, SendError};
 use crate::{Config, RouteError};
 
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -71,7 +70,10 @@ pub struct Summary {
 
 struct Backend {
     name: String,
-    authority: Authority,
+    /// `host:port` to connect to.
+    addr: String,
+    /// The Host header it is sent.
+    host: HeaderValue,
     base_path: String,
 }
 
@@ -93,29 +95,32 @@ impl Backend {
             }
             _ => return Err(bad("expected http://host:port")),
         }
-        let authority = uri.authority().cloned().ok_or_else(|| bad("no host"))?;
+        let authority = uri.authority().ok_or_else(|| bad("no host"))?;
         if uri.query().is_some() {
             return Err(bad("a backend URL takes no query"));
         }
-        let base_path = uri.path().trim_end_matches('/').to_string();
+        let addr = format!(
+            "{}:{}",
+            authority.host(),
+            authority.port_u16().unwrap_or(80)
+        );
+        let host = HeaderValue::from_str(authority.as_str())
+            .map_err(|_| bad("the host is not a valid header value"))?;
         Ok(Backend {
             name: url.trim_end_matches('/').to_string(),
-            authority,
-            base_path,
+            addr,
+            host,
+            base_path: uri.path().trim_end_matches('/').to_string(),
         })
     }
 
-    fn uri(&self, path_and_query: &str) -> Result<Uri, hyper::http::Error> {
-        let pq: PathAndQuery = if self.base_path.is_empty() {
-            path_and_query.parse()?
+    /// The origin-form request target on this replica.
+    fn target(&self, path_and_query: &PathAndQuery) -> Result<Uri, hyper::http::uri::InvalidUri> {
+        if self.base_path.is_empty() {
+            Ok(Uri::from(path_and_query.clone()))
         } else {
-            format!("{}{}", self.base_path, path_and_query).parse()?
-        };
-        Uri::builder()
-            .scheme("http")
-            .authority(self.authority.clone())
-            .path_and_query(pq)
-            .build()
+            format!("{}{}", self.base_path, path_and_query.as_str()).parse()
+        }
     }
 }
 
@@ -126,7 +131,7 @@ struct Shared {
     policy: Box<dyn Policy>,
     health: Health,
     metrics: Metrics,
-    client: Client<HttpConnector, Full<Bytes>>,
+    pool: Arc<Pool>,
     events: EventSink,
     draining: AtomicBool,
 }
@@ -204,18 +209,28 @@ impl Shared {
     /// GET /health, then /v1/models where /health is not served: 2xx means healthy.
     async fn probe(&self, r: usize) -> Result<(), String> {
         for path in ["/health", "/v1/models"] {
-            let uri = self.backends[r].uri(path).map_err(|e| e.to_string())?;
-            let req = Request::get(uri)
-                .body(Full::new(Bytes::new()))
+            let backend = &self.backends[r];
+            let uri = backend
+                .target(&PathAndQuery::from_static(path))
                 .map_err(|e| e.to_string())?;
-            let resp = match tokio::time::timeout(PROBE_TIMEOUT, self.client.request(req)).await {
-                Err(_) => return Err(format!("probe {path}: no answer in {PROBE_TIMEOUT:?}")),
-                Ok(Err(e)) => return Err(format!("probe {path}: {}", describe(&e))),
-                Ok(Ok(resp)) => resp,
+            let build = || {
+                let mut req = Request::new(Full::new(Bytes::new()));
+                *req.uri_mut() = uri.clone();
+                req.headers_mut().insert(HOST, backend.host.clone());
+                req
             };
+            let (resp, mut lease) =
+                match tokio::time::timeout(PROBE_TIMEOUT, self.pool.send(r, &build)).await {
+                    Err(_) => return Err(format!("probe {path}: no answer in {PROBE_TIMEOUT:?}")),
+                    Ok(Err(e)) => return Err(format!("probe {path}: {e}")),
+                    Ok(Ok(sent)) => sent,
+                };
             let status = resp.status();
-            // Read the small body so the pooled connection can be reused.
-            let _ = tokio::time::timeout(PROBE_TIMEOUT, resp.into_body().collect()).await;
+            // Read the small body so the connection can go back to the pool.
+            if let Ok(Ok(_)) = tokio::time::timeout(PROBE_TIMEOUT, resp.into_body().collect()).await
+            {
+                lease.reusable();
+            }
             if status.is_success() {
                 return Ok(());
             }
@@ -270,14 +285,8 @@ impl Router {
                     addr: config.listen,
                     source,
                 })?;
-        let mut connector = HttpConnector::new();
-        connector.set_connect_timeout(Some(config.connect_timeout));
-        connector.set_nodelay(true);
-        let client = Client::builder(TokioExecutor::new())
-            .pool_timer(TokioTimer::new())
-            .pool_idle_timeout(Duration::from_secs(90))
-            .pool_max_idle_per_host(1024)
-            .build(connector);
+        let addrs = backends.iter().map(|b| b.addr.clone()).collect();
+        let pool = Arc::new(Pool::new(addrs, config.connect_timeout));
         let n = backends.len();
         let shared = Arc::new(Shared {
             policy: config.policy.build(config.affinity_entries),
@@ -286,7 +295,7 @@ impl Router {
             names,
             health: Health::new(n),
             metrics: Metrics::new(n),
-            client,
+            pool,
             events,
             draining: AtomicBool::new(false),
         });
@@ -429,9 +438,8 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<RelayBo
     let path_and_query = parts
         .uri
         .path_and_query()
-        .map(|p| p.as_str())
-        .unwrap_or("/")
-        .to_string();
+        .cloned()
+        .unwrap_or_else(|| PathAndQuery::from_static("/"));
     let mut excluded: Vec<usize> = Vec::new();
     let mut attempts: Vec<serde_json::Value> = Vec::new();
     while let Some(decision) = shared.policy.choose(
@@ -448,14 +456,9 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<RelayBo
             Route::Failover
         };
         shared.policy.served(&facts, r);
-        let upstream = match build_request(
-            &parts.method,
-            &path_and_query,
-            &headers,
-            &body,
-            &shared.backends[r],
-        ) {
-            Ok(req) => req,
+        let backend = &shared.backends[r];
+        let target = match backend.target(&path_and_query) {
+            Ok(uri) => uri,
             Err(e) => {
                 shared.metrics.reject(Rejection::BodyUnreadable);
                 let msg = format!(
@@ -477,9 +480,10 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<RelayBo
             .requests
             .fetch_add(1, Ordering::Relaxed);
         let guard = InFlight::enter(shared.clone(), r);
+        let build = || build_request(&parts.method, &target, &headers, &body, backend);
         let first = tokio::time::timeout(
             shared.config.first_byte_timeout,
-            first_byte(shared.client.request(upstream)),
+            first_byte(shared.pool.send(r, &build)),
         );
         match first.await {
             Err(_) => {
@@ -625,18 +629,20 @@ struct Upstream {
     parts: hyper::http::response::Parts,
     first: Option<Frame<Bytes>>,
     body: Incoming,
+    lease: Lease,
 }
 
 async fn first_byte(
-    pending: hyper_util::client::legacy::ResponseFuture,
+    pending: impl Future<Output = Result<(Response<Incoming>, Lease), SendError>>,
 ) -> Result<Upstream, String> {
-    let resp = pending.await.map_err(|e| describe(&e))?;
+    let (resp, lease) = pending.await.map_err(|e| e.to_string())?;
     let (parts, mut body) = resp.into_parts();
     if parts.status == StatusCode::BAD_GATEWAY || parts.status == StatusCode::SERVICE_UNAVAILABLE {
         return Ok(Upstream {
             parts,
             first: None,
             body,
+            lease,
         });
     }
     let first = match body.frame().await {
@@ -648,7 +654,12 @@ async fn first_byte(
             ))
         }
     };
-    Ok(Upstream { parts, first, body })
+    Ok(Upstream {
+        parts,
+        first,
+        body,
+        lease,
+    })
 }
 
 fn describe(e: &(dyn std::error::Error + 'static)) -> String {
@@ -704,31 +715,40 @@ fn forward_request_headers(incoming: &HeaderMap) -> HeaderMap {
 
 fn build_request(
     method: &Method,
-    path_and_query: &str,
+    target: &Uri,
     headers: &HeaderMap,
     body: &Bytes,
     backend: &Backend,
-) -> Result<Request<Full<Bytes>>, hyper::http::Error> {
-    let mut req = Request::builder()
-        .method(method.clone())
-        .uri(backend.uri(path_and_query)?)
-        .body(Full::new(body.clone()))?;
+) -> Request<Full<Bytes>> {
+    let mut req = Request::new(Full::new(body.clone()));
+    *req.method_mut() = method.clone();
+    *req.uri_mut() = target.clone();
     *req.headers_mut() = headers.clone();
+    req.headers_mut().insert(HOST, backend.host.clone());
     if !body.is_empty() || method == Method::POST || method == Method::PUT {
         req.headers_mut()
             .insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
     }
-    Ok(req)
+    req
 }
 
 fn relay(up: Upstream, guard: InFlight, replica: &str, route: Route) -> Response<RelayBody> {
-    let Upstream { parts, first, body } = up;
+    let Upstream {
+        parts,
+        first,
+        body,
+        mut lease,
+    } = up;
+    if first.is_none() && body.is_end_stream() {
+        lease.reusable();
+    }
     let listed = connection_listed(&parts.headers);
     let mut resp = Response::new(RelayBody {
         kind: Kind::Upstream {
             first,
             inner: body,
             guard: Some(guard),
+            lease,
         },
     });
     *resp.status_mut() = parts.status;
@@ -827,6 +847,8 @@ enum Kind {
         first: Option<Frame<Bytes>>,
         inner: Incoming,
         guard: Option<InFlight>,
+        /// Back to the pool once the body has ended cleanly.
+        lease: Lease,
     },
 }
 
@@ -844,12 +866,20 @@ impl Body for RelayBody {
                 first,
                 inner,
                 guard,
+                lease,
             } => {
                 if let Some(frame) = first.take() {
+                    // A body sent whole (Content-Length) may end with its first frame; hyper
+                    // then stops polling, so mark the connection reusable now.
+                    if inner.is_end_stream() {
+                        lease.reusable();
+                        guard.take();
+                    }
                     return Poll::Ready(Some(Ok(frame)));
                 }
                 match Pin::new(inner).poll_frame(cx) {
                     Poll::Ready(None) => {
+                        lease.reusable();
                         guard.take();
                         Poll::Ready(None)
                     }
@@ -900,16 +930,25 @@ mod tests {
 
     #[test]
     fn backend_urls() {
+        let pq = |s: &'static str| PathAndQuery::from_static(s);
         let b = Backend::parse("http://127.0.0.1:8000/").unwrap();
         assert_eq!(b.name, "http://127.0.0.1:8000");
         assert_eq!(
-            b.uri("/v1/models?x=1").unwrap().to_string(),
-            "http://127.0.0.1:8000/v1/models?x=1"
+            (b.addr.as_str(), b.host.to_str().unwrap()),
+            ("127.0.0.1:8000", "127.0.0.1:8000")
         );
-        let p = Backend::parse("http://gpu1:8000/replica-a").unwrap();
         assert_eq!(
-            p.uri("/v1/chat/completions").unwrap().to_string(),
-            "http://gpu1:8000/replica-a/v1/chat/completions"
+            b.target(&pq("/v1/models?x=1")).unwrap().to_string(),
+            "/v1/models?x=1"
+        );
+        let p = Backend::parse("http://gpu1/replica-a").unwrap();
+        assert_eq!(
+            (p.addr.as_str(), p.host.to_str().unwrap()),
+            ("gpu1:80", "gpu1")
+        );
+        assert_eq!(
+            p.target(&pq("/v1/chat/completions")).unwrap().to_string(),
+            "/replica-a/v1/chat/completions"
         );
         for bad in [
             "https://a:1",

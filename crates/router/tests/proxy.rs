@@ -16,7 +16,7 @@ use hyper::body::{Body, Frame, Incoming};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use router::{Config, Event, PolicyKind, Router, Summary};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
@@ -38,6 +38,9 @@ enum Mode {
 struct Replica {
     name: String,
     requests: AtomicUsize,
+    connections: AtomicUsize,
+    /// Close a keep-alive connection idle this long (as llama-server does after 5 s).
+    idle_close: Mutex<Option<Duration>>,
     mode: Mutex<Mode>,
     first_delay: Duration,
     chunks: usize,
@@ -122,6 +125,8 @@ impl Fake {
         let state = Arc::new(Replica {
             name: name.to_string(),
             requests: AtomicUsize::new(0),
+            connections: AtomicUsize::new(0),
+            idle_close: Mutex::new(None),
             mode: Mutex::new(Mode::Stream),
             first_delay,
             chunks,
@@ -151,15 +156,19 @@ impl Fake {
                 let Ok((stream, _)) = listener.accept().await else {
                     continue;
                 };
+                state.connections.fetch_add(1, Ordering::SeqCst);
+                let idle_close = *state.idle_close.lock().unwrap();
                 let s = state.clone();
                 let svc = hyper::service::service_fn(move |req| {
                     let s = s.clone();
                     async move { Ok::<_, Infallible>(replica_answer(s, req).await) }
                 });
                 let task = tokio::spawn(async move {
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), svc)
-                        .await;
+                    let mut builder = hyper::server::conn::http1::Builder::new();
+                    if let Some(idle) = idle_close {
+                        builder.timer(TokioTimer::new()).header_read_timeout(idle);
+                    }
+                    let _ = builder.serve_connection(TokioIo::new(stream), svc).await;
                 });
                 conns.lock().unwrap().push(task.abort_handle());
             }
@@ -834,4 +843,65 @@ async fn policies_differ_only_in_choice() {
         assert_eq!(same, policy == PolicyKind::Pin, "{policy:?}");
         router.stop().await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_are_reused_and_one_closed_while_idle_is_no_failure() {
+    let a = Fake::quick("a").await;
+    *a.state.idle_close.lock().unwrap() = Some(Duration::from_millis(150));
+    let router = start_router(config(vec![a.url()])).await;
+    let before = a.state.connections.load(Ordering::SeqCst); // the startup probe's
+    for i in 0..10 {
+        let out = send(
+            router.addr,
+            "/v1/chat/completions",
+            chat(&json!([{"role": "user", "content": format!("q{i}")}])),
+            &[],
+        )
+        .await;
+        assert!(out.complete && out.status == 200, "{out:?}");
+    }
+    let used = a.state.connections.load(Ordering::SeqCst) - before;
+    assert!(
+        used <= 1,
+        "10 sequential requests opened {used} connections: not pooled"
+    );
+    // The replica closes the pooled connection while it idles: the next request takes a new
+    // one, and that is no failure of the replica.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let out = send(
+        router.addr,
+        "/v1/chat/completions",
+        chat(&json!([{"role": "user", "content": "after idle"}])),
+        &[],
+    )
+    .await;
+    assert!(out.complete && out.status == 200, "{out:?}");
+    assert_eq!(out.route.as_deref(), Some("spread"));
+    let reopened = a.state.connections.load(Ordering::SeqCst) - before - used;
+    assert_eq!(
+        reopened, 1,
+        "the idle connection was not closed: the test proves nothing"
+    );
+    let (_, text) = get(router.addr, "/metrics").await;
+    for kind in ["connection", "status", "stream"] {
+        assert_eq!(
+            metric(
+                &text,
+                &format!(
+                    "headroom_route_failures_total{{replica=\"{}\",kind=\"{kind}\"}}",
+                    a.url()
+                )
+            ),
+            0.0
+        );
+    }
+    assert_eq!(
+        metric(
+            &text,
+            &format!("headroom_route_demotions_total{{replica=\"{}\"}}", a.url())
+        ),
+        0.0
+    );
+    router.stop().await;
 }
