@@ -340,7 +340,9 @@ pub async fn build_prompt(counter: &TokenCounter, target: u64, salt: &str) -> Re
             "prompt length {target} tokens is outside 1..={MAX_PROMPT_TOKENS}"
         )));
     }
-    let head = format!("[{salt}]");
+    // The salt's first word is the prompt's first token: no shared bracket or marker before it,
+    // or every prompt would share (and hit) that one cached token.
+    let head = format!("{salt}:");
     let cpt = counter.chars_per_token();
     // Enough words for the target at a pessimistic 2 chars/token, plus slack.
     let n_words = ((target as f64 * cpt.max(2.0) / 3.0) as usize).max(16) * 2 + 64;

@@ -7,8 +7,9 @@ use crate::client::Client;
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "lowercase")]
 pub enum Engine {
+    #[serde(rename = "llama.cpp")]
     LlamaCpp,
     Vllm,
     Sglang,
@@ -93,7 +94,7 @@ pub fn read_models(v: &Value, info: &mut ServerInfo) {
     } else if let Some(n) = first.pointer("/meta/n_ctx").and_then(Value::as_u64) {
         info.context = Some(ContextLimit {
             tokens: n,
-            source: "llama.cpp GET /v1/models meta.n_ctx (per slot)".into(),
+            source: "llama.cpp GET /v1/models meta.n_ctx, per slot".into(),
         });
     }
 }
@@ -112,11 +113,11 @@ pub fn read_llama_props(v: &Value, info: &mut ServerInfo) {
     info.slots = v.get("total_slots").and_then(Value::as_u64);
     let slots = info
         .slots
-        .map(|s| format!(", {s} slot(s)"))
+        .map(|s| format!("; {s} slot(s)"))
         .unwrap_or_default();
     info.context = Some(ContextLimit {
         tokens: n_ctx,
-        source: format!("llama.cpp GET /props default_generation_settings.n_ctx (per slot{slots})"),
+        source: format!("llama.cpp GET /props default_generation_settings.n_ctx, per slot{slots}"),
     });
     if info.model.is_none() {
         info.model = v
@@ -185,7 +186,7 @@ mod tests {
         assert_eq!(i.slots, Some(2));
         let c = i.context.unwrap();
         assert_eq!(c.tokens, 4096);
-        assert!(c.source.contains("per slot, 2 slot(s)"), "{}", c.source);
+        assert!(c.source.contains("per slot; 2 slot(s)"), "{}", c.source);
     }
 
     #[test]

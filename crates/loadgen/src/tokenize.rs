@@ -38,15 +38,15 @@ impl CountBasis {
     /// One line for people.
     pub fn describe(&self) -> String {
         match self {
-            CountBasis::Tokenizer { endpoint } => format!("exact ({endpoint})"),
+            CountBasis::Tokenizer { endpoint } => format!("exact, by {endpoint}"),
             CountBasis::Calibrated {
                 chars_per_token,
                 sample_chars,
                 sample_tokens,
                 via,
             } => format!(
-                "estimate: {chars_per_token:.2} chars/token calibrated on {sample_chars} chars = \
-{sample_tokens} tokens ({via})"
+                "estimated at {chars_per_token:.2} chars/token, calibrated on {sample_chars} chars = \
+{sample_tokens} tokens by {via}"
             ),
             CountBasis::Default { chars_per_token } => {
                 format!("estimate: default {chars_per_token} chars/token (no tokenizer reachable)")

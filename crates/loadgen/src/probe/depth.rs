@@ -373,7 +373,7 @@ mod tests {
             context: ctx.map(|t| ContextLimit {
                 tokens: t,
                 source:
-                    "llama.cpp GET /props default_generation_settings.n_ctx (per slot, 1 slot(s))"
+                    "llama.cpp GET /props default_generation_settings.n_ctx, per slot; 1 slot(s)"
                         .into(),
             }),
             slots: Some(1),
