@@ -227,15 +227,14 @@ fn tensor_json(shard: usize, t: &TensorInfo) -> TensorJson<'_> {
 
 /// 1,785,664
 fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    let digits = n.to_string();
+    let groups: Vec<String> = digits
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|g| String::from_utf8_lossy(g).into_owned())
+        .collect();
+    groups.join(",")
 }
 
 /// 134.52 M (decimal prefixes for counts).
