@@ -48,6 +48,8 @@ pub struct Config {
     pub probe_interval: Duration,
     /// On SIGINT/SIGTERM, how long open responses may take to finish.
     pub drain: Duration,
+    /// Accept loops, one thread and one runtime each (thread per core).
+    pub workers: usize,
 }
 
 impl Default for Config {
@@ -64,6 +66,7 @@ impl Default for Config {
             client_timeout: Duration::from_secs(60),
             probe_interval: Duration::from_secs(2),
             drain: Duration::from_secs(30),
+            workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
 }

@@ -5,7 +5,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -131,7 +131,8 @@ struct Shared {
     policy: Box<dyn Policy>,
     health: Health,
     metrics: Metrics,
-    pool: Arc<Pool>,
+    /// Connections for the prober (each worker has its own pool for requests).
+    probe_pool: Arc<Pool>,
     events: EventSink,
     draining: AtomicBool,
 }
@@ -220,7 +221,7 @@ impl Shared {
                 req
             };
             let (resp, mut lease) =
-                match tokio::time::timeout(PROBE_TIMEOUT, self.pool.send(r, &build)).await {
+                match tokio::time::timeout(PROBE_TIMEOUT, self.probe_pool.send(r, &build)).await {
                     Err(_) => return Err(format!("probe {path}: no answer in {PROBE_TIMEOUT:?}")),
                     Ok(Err(e)) => return Err(format!("probe {path}: {e}")),
                     Ok(Ok(sent)) => sent,
@@ -278,13 +279,13 @@ impl Router {
                 reason: "not usable as a header value".into(),
             })?;
         }
-        let listener =
-            TcpListener::bind(config.listen)
-                .await
-                .map_err(|source| RouteError::Bind {
-                    addr: config.listen,
-                    source,
-                })?;
+        if config.workers == 0 {
+            return Err(RouteError::Config("--workers must be at least 1".into()));
+        }
+        let listener = reuseport_listener(config.listen).map_err(|source| RouteError::Bind {
+            addr: config.listen,
+            source,
+        })?;
         let addrs = backends.iter().map(|b| b.addr.clone()).collect();
         let pool = Arc::new(Pool::new(addrs, config.connect_timeout));
         let n = backends.len();
@@ -295,7 +296,7 @@ impl Router {
             names,
             health: Health::new(n),
             metrics: Metrics::new(n),
-            pool,
+            probe_pool: pool,
             events,
             draining: AtomicBool::new(false),
         });
@@ -324,50 +325,56 @@ impl Router {
 
     /// Serves until `shutdown` resolves, then stops accepting and lets open responses finish,
     /// for at most `Config::drain`.
+    ///
+    /// Thread per core, as nginx runs its workers: `Config::workers` accept loops, each on its
+    /// own single-threaded runtime with its own listener on the same port (SO_REUSEPORT) and
+    /// its own connection pool, so a request never crosses threads. Worker 0 runs on the
+    /// caller's runtime, with the prober. Policy, health and metrics are shared.
     pub async fn serve(self, shutdown: impl Future<Output = ()>) -> Summary {
         let Router { listener, shared } = self;
+        let addr = listener.local_addr().unwrap_or(shared.config.listen);
         let prober = tokio::spawn(probe_loop(shared.clone()));
-        let graceful = GracefulShutdown::new();
-        tokio::pin!(shutdown);
-        loop {
-            tokio::select! {
-                accepted = listener.accept() => {
-                    let stream = match accepted {
-                        Ok((stream, _)) => stream,
-                        Err(_) => {
-                            // Out of descriptors or a reset before accept: back off, keep serving.
-                            tokio::time::sleep(Duration::from_millis(10)).await;
-                            continue;
-                        }
-                    };
-                    let _ = stream.set_nodelay(true);
-                    let s = shared.clone();
-                    let svc = hyper::service::service_fn(move |req| {
-                        let s = s.clone();
-                        async move { Ok::<_, Infallible>(handle(s, req).await) }
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let open = Arc::new(AtomicUsize::new(0));
+        let mut workers = Vec::new();
+        for i in 1..shared.config.workers {
+            let (s, stop, open) = (shared.clone(), stop_rx.clone(), open.clone());
+            let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+            let spawned = std::thread::Builder::new()
+                .name(format!("route-worker-{i}"))
+                .spawn(move || {
+                    let rt = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build();
+                    let cut = rt.map(|rt| {
+                        rt.block_on(async move {
+                            match reuseport_listener(addr) {
+                                Ok(l) => accept_loop(l, s, stop, open).await,
+                                Err(_) => 0,
+                            }
+                        })
                     });
-                    let conn = hyper::server::conn::http1::Builder::new()
-                        .timer(TokioTimer::new())
-                        .header_read_timeout(shared.config.client_timeout)
-                        .serve_connection(TokioIo::new(stream), svc);
-                    let watched = graceful.watch(conn);
-                    tokio::spawn(async move {
-                        let _ = watched.await;
-                    });
-                }
-                _ = &mut shutdown => break,
+                    let _ = done_tx.send(cut.unwrap_or(0));
+                });
+            if spawned.is_ok() {
+                workers.push(done_rx);
             }
         }
-        drop(listener);
+        let own = tokio::spawn(accept_loop(listener, shared.clone(), stop_rx, open.clone()));
+        shutdown.await;
         shared.draining.store(true, Ordering::Release);
-        let open = graceful.count();
-        (shared.events)(&Event::Draining { connections: open });
-        let drained = tokio::time::timeout(shared.config.drain, graceful.shutdown())
-            .await
-            .is_ok();
-        let cut_connections = if drained { 0 } else { open };
-        if !drained {
-            (shared.events)(&Event::DrainTimedOut { connections: open });
+        let _ = stop_tx.send(true);
+        (shared.events)(&Event::Draining {
+            connections: open.load(Ordering::Relaxed),
+        });
+        let mut cut_connections = own.await.unwrap_or(0);
+        for done in workers {
+            cut_connections += done.await.unwrap_or(0);
+        }
+        if cut_connections > 0 {
+            (shared.events)(&Event::DrainTimedOut {
+                connections: cut_connections,
+            });
         }
         prober.abort();
         let load = |i: usize| shared.metrics.routes[i].load(Ordering::Relaxed);
@@ -382,9 +389,75 @@ impl Router {
                 .iter()
                 .map(|a| a.load(Ordering::Relaxed))
                 .sum(),
-            drained,
+            drained: cut_connections == 0,
             cut_connections,
         }
+    }
+}
+
+/// A listening socket that other workers can bind too (SO_REUSEPORT: the kernel spreads new
+/// connections over them).
+fn reuseport_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    #[cfg(unix)]
+    socket.set_reuseport(true)?;
+    socket.bind(addr)?;
+    socket.listen(1024)
+}
+
+/// One worker: accepts until told to stop, then drains its connections for at most
+/// `Config::drain`. Returns how many connections the drain had to cut.
+async fn accept_loop(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+    open: Arc<AtomicUsize>,
+) -> usize {
+    let addrs = shared.backends.iter().map(|b| b.addr.clone()).collect();
+    let pool = Arc::new(Pool::new(addrs, shared.config.connect_timeout));
+    let graceful = GracefulShutdown::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let stream = match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(_) => {
+                        // Out of descriptors or a reset before accept: back off, keep serving.
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        continue;
+                    }
+                };
+                let _ = stream.set_nodelay(true);
+                let (s, p) = (shared.clone(), pool.clone());
+                let svc = hyper::service::service_fn(move |req| {
+                    let (s, p) = (s.clone(), p.clone());
+                    async move { Ok::<_, Infallible>(handle(s, p, req).await) }
+                });
+                let conn = hyper::server::conn::http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(shared.config.client_timeout)
+                    .serve_connection(TokioIo::new(stream), svc);
+                let watched = graceful.watch(conn);
+                let open = open.clone();
+                open.fetch_add(1, Ordering::Relaxed);
+                tokio::spawn(async move {
+                    let _ = watched.await;
+                    open.fetch_sub(1, Ordering::Relaxed);
+                });
+            }
+            _ = stop.changed() => break,
+        }
+    }
+    drop(listener);
+    let left = graceful.count();
+    match tokio::time::timeout(shared.config.drain, graceful.shutdown()).await {
+        Ok(()) => 0,
+        Err(_) => left,
     }
 }
 
@@ -406,7 +479,11 @@ async fn probe_loop(shared: Arc<Shared>) {
     }
 }
 
-async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<RelayBody> {
+async fn handle(
+    shared: Arc<Shared>,
+    pool: Arc<Pool>,
+    req: Request<Incoming>,
+) -> Response<RelayBody> {
     let path = req.uri().path();
     if path == "/metrics" && req.method() == Method::GET {
         return local(
@@ -483,7 +560,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<RelayBo
         let build = || build_request(&parts.method, &target, &headers, &body, backend);
         let first = tokio::time::timeout(
             shared.config.first_byte_timeout,
-            first_byte(shared.pool.send(r, &build)),
+            first_byte(pool.send(r, &build)),
         );
         match first.await {
             Err(_) => {

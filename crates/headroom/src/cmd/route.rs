@@ -80,6 +80,10 @@ pub struct Args {
     /// On SIGINT/SIGTERM, how long open responses may take to finish before they are cut.
     #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = parse_duration)]
     drain: Duration,
+    /// Accept loops, one thread each with its own connections to the replicas (thread per
+    /// core; the kernel spreads client connections over them). Default: the CPU count.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    workers: Option<u16>,
     /// Print the startup and shutdown reports as JSON lines (headroom.route/1) on stdout.
     #[arg(long)]
     json: bool,
@@ -98,7 +102,8 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    // Worker 0 and the prober run on this thread; the router starts the other workers.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
@@ -120,6 +125,7 @@ async fn serve(args: Args) -> Result<()> {
         client_timeout: args.client_timeout,
         probe_interval: args.probe_interval,
         drain: args.drain,
+        workers: args.workers.map_or(Config::default().workers, usize::from),
     };
     let events: EventSink = Arc::new(|e: &Event| eprintln!("route: {}", describe(e)));
     let router = Router::bind(config.clone(), events)
@@ -136,15 +142,17 @@ async fn serve(args: Args) -> Result<()> {
             "prefix_kib": args.prefix_kib,
             "affinity_entries": config.affinity_entries,
             "max_body": config.max_body,
+            "workers": config.workers,
             "replicas": replicas.iter().map(|r| json!({"replica": r.replica, "live": r.live})).collect::<Vec<_>>(),
         });
         println!("{line}");
     } else {
         println!(
-            "headroom route: listening on http://{addr}  policy {}, identity = first {} KiB, max body {} bytes",
+            "headroom route: listening on http://{addr}  policy {}, identity = first {} KiB, max body {} bytes, {} workers",
             config.policy.as_str(),
             args.prefix_kib,
-            config.max_body
+            config.max_body,
+            config.workers
         );
         println!("{}", startup_table(&replicas));
         println!(
