@@ -2,12 +2,18 @@
 """HolisticTraceAnalysis's view of device time, for the cross-check in tests/hta.rs.
 
 For each trace path given, prints one JSON object per line:
-  {"trace": path, "rounded": bool, "steps": [...], "kernels": {name: {"sum", "min", "max", "count"}}}
+  {"trace": path, "rounded": bool, "steps": [...],
+   "kernels": {name: {"sum", "min", "max", "type",          <- HTA's breakdown row
+                      "device": {"sum", "min", "max", "count"},  <- its rows of cat kernel /
+                                                                    gpu_memcpy / gpu_memset
+                      "other": {cat: [count, sum]}}}}        <- rows of any other cat that
+                                                                HTA took for device work
 from HTA's own pipeline: TraceAnalysis (include_last_profiler_step=True, so HTA does not drop
 the last ProfilerStep), then get_gpu_kernel_breakdown with no folding into "others"
 (num_kernels huge, duration_ratio 1.0) and memory kernels included. The per-name count, which
 the breakdown does not report, comes from the same filtered trace frame the breakdown reads
-(rows with stream != -1). HTA's ns rounding (ts = ceil(ts), end = floor(ts + dur)) is on unless
+(rows with stream != -1), split by category: HTA takes every row with an integer `stream` arg,
+so a CPU op that carries one (Triton launches do) lands in its kernel table. HTA's ns rounding (ts = ceil(ts), end = floor(ts + dur)) is on unless
 HTA_DISABLE_NS_ROUNDING=1 is in the environment; "rounded" says which.
 
 usage: hta_breakdown.py TRACE...
@@ -31,7 +37,7 @@ for path in sys.argv[1:]:
         df = ta.t.get_trace(rank)
         sym = ta.t.symbol_table.get_sym_table()
         gpu = df[df["stream"].ne(-1)]
-        counts = gpu.groupby("name").size()
+        device_cats = {sid for sid, c in enumerate(sym) if c in ("kernel", "gpu_memcpy", "gpu_memset")}
         out = {}
         for _, row in kernels.iterrows():
             out[row["name"]] = {
@@ -39,11 +45,22 @@ for path in sys.argv[1:]:
                 "min": float(row["min (us)"]),
                 "max": float(row["max (us)"]),
                 "type": row["kernel_type"],
+                "device": None,
+                "other": {},
             }
-        for sid, n in counts.items():
+        for (sid, cid), g in gpu.groupby(["name", "cat"]):
             name = sym[int(sid)]
-            if name in out:
-                out[name]["count"] = int(n)
+            if name not in out:
+                continue
+            if int(cid) in device_cats:
+                out[name]["device"] = {
+                    "sum": float(g["dur"].sum()),
+                    "min": float(g["dur"].min()),
+                    "max": float(g["dur"].max()),
+                    "count": int(len(g)),
+                }
+            else:
+                out[name]["other"][sym[int(cid)]] = [int(len(g)), float(g["dur"].sum())]
         steps = sorted({sym[int(s)] for s in df["name"].unique() if "ProfilerStep" in sym[int(s)]})
         print(json.dumps({"trace": path, "rounded": rounded, "steps": steps, "kernels": out}))
         sys.stdout.flush()
