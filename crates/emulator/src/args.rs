@@ -16,6 +16,9 @@ pub struct EngineArgs {
     pub max_num_batched_tokens: u32,
     pub gpu_memory_utilization: f64,
     pub enable_prefix_caching: bool,
+    /// Prompts may be split across steps (on by default in vLLM V1). Off, a prompt is admitted
+    /// only whole, and `--max-num-batched-tokens` must cover `--max-model-len`.
+    pub enable_chunked_prefill: bool,
     /// "auto" (the model's 16-bit dtype) or "fp8".
     pub kv_cache_dtype: String,
     pub tensor_parallel_size: u32,
@@ -35,6 +38,7 @@ pub struct ArgOverrides {
     pub max_num_batched_tokens: Option<u32>,
     pub gpu_memory_utilization: Option<f64>,
     pub enable_prefix_caching: Option<bool>,
+    pub enable_chunked_prefill: Option<bool>,
     pub kv_cache_dtype: Option<String>,
     pub tensor_parallel_size: Option<u32>,
     pub quantization: Option<String>,
@@ -85,6 +89,7 @@ impl EngineArgs {
             }),
             gpu_memory_utilization: o.gpu_memory_utilization.unwrap_or(0.9),
             enable_prefix_caching: o.enable_prefix_caching.unwrap_or(true),
+            enable_chunked_prefill: o.enable_chunked_prefill.unwrap_or(true),
             kv_cache_dtype: o.kv_cache_dtype.clone().unwrap_or_else(|| "auto".into()),
             tensor_parallel_size: o.tensor_parallel_size.unwrap_or(1),
             quantization: o.quantization.clone(),
@@ -108,6 +113,17 @@ impl EngineArgs {
         }
         if self.max_num_batched_tokens == 0 {
             return Err(invalid("--max-num-batched-tokens", 0, "must be at least 1"));
+        }
+        if !self.enable_chunked_prefill && self.max_num_batched_tokens < self.max_model_len {
+            return Err(invalid(
+                "--max-num-batched-tokens",
+                self.max_num_batched_tokens,
+                &format!(
+                    "is smaller than --max-model-len {} with chunked prefill off: no request \
+                     longer than the budget could ever run (vLLM refuses this too)",
+                    self.max_model_len
+                ),
+            ));
         }
         let u = self.gpu_memory_utilization;
         if !(u > 0.0 && u <= 1.0) {
@@ -150,6 +166,9 @@ impl EngineArgs {
         );
         if let Some(q) = &self.quantization {
             s.push_str(&format!(" --quantization {q}"));
+        }
+        if !self.enable_chunked_prefill {
+            s.push_str(" --no-enable-chunked-prefill");
         }
         s.push_str(if self.enable_prefix_caching {
             " --enable-prefix-caching"

@@ -377,7 +377,9 @@ impl Engine {
             i += 1;
         }
 
-        // 2. Waiting requests, unless this step preempted.
+        // 2. Waiting requests, unless this step preempted. Without chunked prefill a prompt
+        // larger than the budget left is skipped this step (it keeps its place in the queue).
+        let mut skipped: Vec<ReqId> = Vec::new();
         if out.preempted == 0 {
             while budget > 0 && self.running.len() < self.args.max_num_seqs as usize {
                 let Some(&id) = self.waiting.front() else {
@@ -395,6 +397,11 @@ impl Engine {
                     Vec::new()
                 };
                 let hit_tokens = hits.len() * bs;
+                if !self.args.enable_chunked_prefill && total - hit_tokens > budget {
+                    skipped.push(id);
+                    self.waiting.pop_front();
+                    continue;
+                }
                 let n = (total - hit_tokens).min(budget);
                 let need = (hit_tokens + n).div_ceil(bs) - hits.len();
                 if !self.pool.can_allocate(&hits, need) {
@@ -420,6 +427,10 @@ impl Engine {
                 sched.push((id, hit_tokens, n));
                 budget -= n;
             }
+        }
+
+        for id in skipped.into_iter().rev() {
+            self.waiting.push_front(id);
         }
 
         if sched.is_empty() {
@@ -574,6 +585,7 @@ mod tests {
             max_num_batched_tokens: 2048,
             gpu_memory_utilization: 0.9,
             enable_prefix_caching: true,
+            enable_chunked_prefill: true,
             kv_cache_dtype: "auto".into(),
             tensor_parallel_size: 1,
             quantization: None,
@@ -694,6 +706,25 @@ mod tests {
         assert!(outs.iter().any(|o| o.preempted > 0));
         // Prompt tokens are counted once per request even when recomputed.
         assert_eq!(m.prompt_tokens, 120.0);
+    }
+
+    #[test]
+    fn without_chunked_prefill_prompts_are_admitted_whole() {
+        let mut a = args();
+        a.enable_chunked_prefill = false;
+        a.max_num_batched_tokens = 8192;
+        let mut e = Engine::new(a, h100_8b());
+        let big = e.add_request(prompt(6000, 1), Some(4), 0.0).unwrap();
+        e.add_request(prompt(5000, 2), Some(4), 0.0).unwrap();
+        e.add_request(prompt(1000, 3), Some(4), 0.0).unwrap();
+        let o = e.step();
+        // 6000 fits; 5000 does not fit the 2192 left and is skipped; 1000 does.
+        assert_eq!((o.scheduled, o.prefill_chunks), (2, 2));
+        assert_eq!(e.num_waiting(), 1);
+        assert_eq!(o.tokens.len(), 2, "both prompts done in one step");
+        assert!(o.tokens.iter().any(|t| t.id == big));
+        run_to_idle(&mut e);
+        assert_eq!(e.metrics().prefill_chunks, 3.0);
     }
 
     #[test]

@@ -110,6 +110,60 @@ pub fn resolve(gpu: &str, model: &str, d: &Deployment) -> Result<Hardware, Hardw
     })
 }
 
+/// A deployment ready to run: the resolved flags and the figures under them.
+#[derive(Debug, Clone)]
+pub struct Configured {
+    pub args: crate::args::EngineArgs,
+    pub hardware: Hardware,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigureError {
+    #[error(transparent)]
+    Hardware(#[from] HardwareError),
+    #[error(transparent)]
+    Args(#[from] crate::args::ArgsError),
+}
+
+/// The catalog does not carry a model's trained context; without `--max-model-len` the emulator
+/// serves 8192 tokens.
+pub const DEFAULT_MAX_MODEL_LEN: u32 = 8192;
+
+/// Resolves `gpu` × `model` and the flags (vLLM defaults for what is not given).
+pub fn configure(
+    gpu: &str,
+    model: &str,
+    o: &crate::args::ArgOverrides,
+) -> Result<Configured, ConfigureError> {
+    let cat = Catalog::embedded().map_err(|e| HardwareError::Catalog(e.to_string()))?;
+    let g = cat.gpu(gpu).map_err(HardwareError::from)?.entry;
+    let m = cat.model(model).map_err(HardwareError::from)?.entry;
+    let args = crate::args::EngineArgs::resolve(o, &m.id, g.memory_bytes(), DEFAULT_MAX_MODEL_LEN)?;
+    let hardware = resolve(
+        gpu,
+        model,
+        &Deployment {
+            tp: args.tensor_parallel_size,
+            kv_cache_dtype: args.kv_cache_dtype.clone(),
+            quantization: args.quantization.clone(),
+            max_model_len: args.max_model_len,
+            gpu_memory_utilization: args.gpu_memory_utilization,
+        },
+    )?;
+    Ok(Configured { args, hardware })
+}
+
+impl Configured {
+    pub fn engine(&self) -> crate::engine::Engine {
+        crate::engine::Engine::new(self.args.clone(), self.hardware.figures.clone())
+    }
+
+    /// The command line a real vLLM would run this deployment with.
+    pub fn command_line(&self) -> String {
+        self.args.command_line(&self.hardware.model_id)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +202,20 @@ mod tests {
         let h = resolve("H100-SXM", "llama-3.1-8b", &d).unwrap();
         assert_eq!(h.figures.kv_bytes_per_token, 65_536.0);
         assert!((h.figures.bandwidth - 6700e9).abs() < 1.0);
+    }
+
+    #[test]
+    fn configure_applies_vllm_defaults() {
+        let c = configure("L4", "llama-3.1-8b", &Default::default()).unwrap();
+        assert_eq!(
+            (c.args.max_num_seqs, c.args.max_num_batched_tokens),
+            (256, 2048)
+        );
+        assert_eq!(c.args.max_model_len, DEFAULT_MAX_MODEL_LEN);
+        assert_eq!(c.args.served_model_name, "llama-3.1-8b");
+        let e = c.engine();
+        assert!(e.layout().num_gpu_blocks > 1000, "{:?}", e.layout());
+        assert!(c.command_line().starts_with("vllm serve llama-3.1-8b "));
     }
 
     #[test]

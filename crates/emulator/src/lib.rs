@@ -11,6 +11,7 @@ pub mod engine;
 pub mod hardware;
 pub mod kv;
 pub mod metrics;
+pub mod scenario;
 pub mod sim;
 pub mod tokenizer;
 

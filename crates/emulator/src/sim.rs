@@ -202,6 +202,7 @@ mod tests {
             max_num_batched_tokens: 2048,
             gpu_memory_utilization: 0.9,
             enable_prefix_caching: true,
+            enable_chunked_prefill: true,
             kv_cache_dtype: "auto".into(),
             tensor_parallel_size: 1,
             quantization: None,
