@@ -51,7 +51,8 @@ pub struct ModelFacts {
     pub n_shared_experts: Option<u64>,
     /// Sliding-window width, where the architecture has one.
     pub sliding_window: Option<u64>,
-    /// MLA compressed KV width (`attention.kv_lora_rank`) plus the rope part, where present.
+    /// MLA compressed KV width (`attention.kv_lora_rank`), where present; the decoupled rope
+    /// part cached beside it is `rope_dim`.
     pub kv_lora_rank: Option<u64>,
     /// `rope.dimension_count` (for MLA, the decoupled rope part of each cached K).
     pub rope_dim: Option<u64>,
