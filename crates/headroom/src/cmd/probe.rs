@@ -13,7 +13,7 @@ use loadgen::probe::{
     self, DepthConfig, DepthReport, DepthVerdict, Med, PrefixConfig, PrefixReport, Progress,
     TurnsConfig, TurnsReport,
 };
-use loadgen::{discover, Client, ClientConfig, ServerInfo, TokenCounter};
+use loadgen::{discover, Client, ClientConfig, ServerInfo};
 use serde::Serialize;
 
 pub const SCHEMA: &str = "headroom.probe/1";
@@ -197,7 +197,6 @@ pub fn run(args: Args) -> Result<()> {
 struct Setup {
     client: Client,
     info: ServerInfo,
-    counter: TokenCounter,
     bar: Bar,
 }
 
@@ -221,13 +220,7 @@ async fn setup(c: &Common, max_in_flight: usize) -> Result<Setup> {
     if let Some(m) = &c.model {
         info.model = Some(m.clone());
     }
-    let counter = TokenCounter::detect(&client, &info).await?;
-    Ok(Setup {
-        client,
-        info,
-        counter,
-        bar,
-    })
+    Ok(Setup { client, info, bar })
 }
 
 async fn depth(a: DepthArgs) -> Result<()> {
@@ -244,7 +237,7 @@ async fn depth(a: DepthArgs) -> Result<()> {
             "the server does not report its context length: depths cannot be checked in advance",
         );
     }
-    let r = probe::run_depth(&s.client, &s.info, &s.counter, &cfg, &s.bar)
+    let r = probe::run_depth(&s.client, &s.info, &cfg, &s.bar)
         .await
         .context("depth probe")?;
     s.bar.finish();
@@ -261,7 +254,7 @@ async fn prefix(a: PrefixArgs) -> Result<()> {
         model: a.common.model.clone(),
         ..PrefixConfig::default()
     };
-    let r = probe::run_prefix(&s.client, &s.info, &s.counter, &cfg, &s.bar)
+    let r = probe::run_prefix(&s.client, &s.info, &cfg, &s.bar)
         .await
         .context("prefix probe")?;
     s.bar.finish();
@@ -277,7 +270,7 @@ async fn turns(a: TurnsArgs) -> Result<()> {
         gen: a.gen,
         model: a.common.model.clone(),
     };
-    let r = probe::run_turns(&s.client, &s.info, &s.counter, &cfg, &s.bar)
+    let r = probe::run_turns(&s.client, &s.info, &cfg, &s.bar)
         .await
         .context("turns probe")?;
     s.bar.finish();

@@ -239,10 +239,12 @@ movement is, and KV/attention tuning is ruled out",
 
 /// Run the sweep: for each repeat, for each depth, a salted cold request then the same prompt
 /// warm. Depths are interleaved across repeats so slow drift does not masquerade as slope.
+///
+/// Every check that can refuse (depths beyond the context, bad settings) runs before anything is
+/// sent; only then is the tokenizer looked for (calibration may send a 1-token completion).
 pub async fn run_depth(
     client: &Client,
     info: &ServerInfo,
-    counter: &TokenCounter,
     cfg: &DepthConfig,
     progress: &dyn Progress,
 ) -> Result<DepthReport> {
@@ -255,6 +257,7 @@ pub async fn run_depth(
             "depth needs --repeats ≥ 1 and --gen ≥ 2 (a decode rate needs two tokens)".into(),
         ));
     }
+    let counter = &TokenCounter::detect(client, info).await?;
     let model = cfg.model.clone().or_else(|| info.model.clone());
     let total = depths.len() as u64 * u64::from(cfg.repeats) * 2;
     progress.start(total, "depth");

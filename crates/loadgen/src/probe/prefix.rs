@@ -143,10 +143,10 @@ no llama.cpp /slots); pass --force to run anyway"
     }
 }
 
+/// Refusals (context, a busy server) come before anything is sent.
 pub async fn run_prefix(
     client: &Client,
     info: &ServerInfo,
-    counter: &TokenCounter,
     cfg: &PrefixConfig,
     progress: &dyn Progress,
 ) -> Result<PrefixReport> {
@@ -164,6 +164,7 @@ nothing was sent",
     }
     let load_before = current_load(client).await?;
     let mut warnings = check_idle(load_before.as_ref(), cfg.force)?;
+    let counter = &TokenCounter::detect(client, info).await?;
     let model = cfg.model.clone().or_else(|| info.model.clone());
     progress.start(u64::from(cfg.repeats) * 3, "prefix");
     let mut runs = Vec::new();

@@ -101,10 +101,10 @@ pub struct TurnsReport {
     pub summary: String,
 }
 
+/// Refusals (settings, a history that would outgrow the context) come before anything is sent.
 pub async fn run_turns(
     client: &Client,
     info: &ServerInfo,
-    counter: &TokenCounter,
     cfg: &TurnsConfig,
     progress: &dyn Progress,
 ) -> Result<TurnsReport> {
@@ -126,6 +126,7 @@ tokens, beyond the server's context of {} tokens ({}); nothing was sent",
             )));
         }
     }
+    let counter = &TokenCounter::detect(client, info).await?;
     let model = cfg.model.clone().or_else(|| info.model.clone());
     let cache_prompt = (info.engine == Engine::LlamaCpp).then_some(true);
 
