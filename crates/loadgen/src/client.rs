@@ -532,14 +532,7 @@ impl Accumulator {
 }
 
 fn transport_error(url: &str, e: reqwest::Error, limit: Duration) -> Error {
-    if e.is_timeout() {
-        return Error::Timeout {
-            url: url.to_string(),
-            what: "the request",
-            after: limit,
-        };
-    }
-    // The innermost cause says what actually happened (refused, reset, DNS).
+    // The innermost cause says what actually happened (refused, reset, DNS, connect timeout).
     let mut reason = e.to_string();
     let mut src: Option<&dyn std::error::Error> = std::error::Error::source(&e);
     while let Some(s) = src {
@@ -550,6 +543,12 @@ fn transport_error(url: &str, e: reqwest::Error, limit: Duration) -> Error {
         Error::Unreachable {
             url: url.to_string(),
             reason,
+        }
+    } else if e.is_timeout() {
+        Error::Timeout {
+            url: url.to_string(),
+            what: "the request",
+            after: limit,
         }
     } else {
         Error::Protocol {
