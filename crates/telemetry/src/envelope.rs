@@ -42,6 +42,10 @@ impl Dist {
     }
 }
 
+fn sum_ms(v: impl Iterator<Item = f64>) -> f64 {
+    (v.fold(0.0, |a, b| a + b) * 1000.0).round() / 1000.0
+}
+
 fn quantile(sorted: &[f64], p: f64) -> f64 {
     let rank = p * (sorted.len() - 1) as f64;
     let lo = rank.floor() as usize;
@@ -213,16 +217,11 @@ pub(crate) fn summarise(inst: &Instance) -> InstanceReport {
     let totals = Totals {
         requests: timed.len(),
         prompt_tokens: timed.iter().filter_map(|r| r.prompt_tokens).sum(),
-        // fold from +0.0: `sum` of no f64 is -0.0.
-        prompt_ms: timed
-            .iter()
-            .filter_map(|r| r.prompt_ms)
-            .fold(0.0, |a, b| a + b),
+        // fold from +0.0 (`sum` of no f64 is -0.0); the inputs have 2 decimals, so rounding to
+        // 3 removes only binary-sum noise.
+        prompt_ms: sum_ms(timed.iter().filter_map(|r| r.prompt_ms)),
         gen_tokens: timed.iter().filter_map(|r| r.gen_tokens).sum(),
-        gen_ms: timed
-            .iter()
-            .filter_map(|r| r.gen_ms)
-            .fold(0.0, |a, b| a + b),
+        gen_ms: sum_ms(timed.iter().filter_map(|r| r.gen_ms)),
     };
 
     let mut warnings = Vec::new();
