@@ -1,0 +1,661 @@
+//! Statistics for `headroom regress`: is the latest set of bench samples slower than the
+//! baseline, by how much, and since which version?
+//!
+//! Pure: values in, values out. The test for each metric is two-fold, because bench samples are
+//! few (3–10 per side) and their noise is not normal:
+//!
+//! * a percentile **bootstrap interval on the ratio of medians** (latest / baseline), with a
+//!   fixed seed so the same samples always give the same interval ([`BOOTSTRAP_SEED`],
+//!   [`BOOTSTRAP_RESAMPLES`]);
+//! * a two-sided **Mann-Whitney U** test (exact distribution without ties, normal approximation
+//!   with tie correction otherwise).
+//!
+//! A metric moved only when all three hold: the interval excludes 1, the U test rejects at
+//! `1 − confidence`, and the median moved by at least the noise floor (`Config::threshold`).
+//! Anything less is "no change beyond noise".
+
+pub mod identity;
+pub mod series;
+
+pub use identity::{diff, Change};
+pub use series::{version_series, Boundary, SeriesPoint, SeriesReport, VersionSamples};
+
+use serde::Serialize;
+
+/// Seed of the bootstrap's generator: the bytes of "headroom". Fixed, so a report is
+/// reproducible from its samples.
+pub const BOOTSTRAP_SEED: u64 = 0x6865_6164_726f_6f6d;
+/// Resamples per interval.
+pub const BOOTSTRAP_RESAMPLES: usize = 4000;
+/// Above this many observations per side the exact U distribution is not tabulated.
+const EXACT_U_MAX: usize = 40;
+
+/// Which way is good for a metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    /// Throughput (tok/s): a lower latest value is a regression.
+    Higher,
+    /// Latency (ms): a higher latest value is a regression.
+    Lower,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Regressed,
+    Improved,
+    Unchanged,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Regressed => "regressed",
+            Verdict::Improved => "improved",
+            Verdict::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// How strict a comparison is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Config {
+    /// Two-sided confidence of the interval; the U test rejects at `1 − confidence`.
+    pub confidence: f64,
+    /// Smallest relative move of the median that counts (0.05 = 5 %): the noise floor.
+    pub threshold: f64,
+    pub resamples: usize,
+    pub seed: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            confidence: 0.95,
+            threshold: 0.05,
+            resamples: BOOTSTRAP_RESAMPLES,
+            seed: BOOTSTRAP_SEED,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StatsError {
+    #[error("the {side} has no samples")]
+    Empty { side: &'static str },
+    #[error("the {side}'s sample {index} is not a finite number ({value})")]
+    NotFinite {
+        side: &'static str,
+        index: usize,
+        value: f64,
+    },
+    #[error("the baseline median is {0}: a ratio to it is undefined")]
+    ZeroBaseline(f64),
+    #[error("confidence {0} is not between 0 and 1")]
+    BadConfidence(f64),
+}
+
+/// Mann-Whitney U of `a` against `b`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MannWhitney {
+    /// U of the first sample: pairs (a, b) with a > b, ties counting one half.
+    pub u: f64,
+    /// Two-sided p-value.
+    pub p: f64,
+    /// "exact" (no ties, small samples) or "normal" (tie-corrected, continuity-corrected).
+    pub method: &'static str,
+}
+
+/// One metric, baseline against latest.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    pub baseline: f64,
+    pub latest: f64,
+    /// latest median / baseline median.
+    pub ratio: f64,
+    /// Bootstrap interval on the ratio at `confidence`.
+    pub low: f64,
+    pub high: f64,
+    pub confidence: f64,
+    pub n_baseline: usize,
+    pub n_latest: usize,
+    pub mann_whitney: MannWhitney,
+    pub better: Better,
+    pub verdict: Verdict,
+    /// Why the verdict is what it is, in one clause (e.g. "interval includes 1").
+    pub reason: String,
+}
+
+impl Comparison {
+    /// The change in the bad direction as a fraction, with its interval, ordered low ≤ high:
+    /// for throughput 1 − ratio (0.52 = "52 % slower"), for latency ratio − 1.
+    pub fn slowdown(&self) -> (f64, f64, f64) {
+        match self.better {
+            Better::Higher => (1.0 - self.ratio, 1.0 - self.high, 1.0 - self.low),
+            Better::Lower => (self.ratio - 1.0, self.low - 1.0, self.high - 1.0),
+        }
+    }
+
+    /// "regressed by 52 % (95 % CI 48–55 %)", "improved by 8 % (95 % CI 5–11 %)" or
+    /// "no change beyond noise (−1 %, 95 % CI −4–+3 %)".
+    pub fn sentence(&self) -> String {
+        let (s, lo, hi) = self.slowdown();
+        let conf = pct0(self.confidence);
+        match self.verdict {
+            Verdict::Regressed => format!(
+                "regressed by {} % ({conf} % CI {}–{} %)",
+                pct0(s),
+                pct0(lo),
+                pct0(hi)
+            ),
+            Verdict::Improved => format!(
+                "improved by {} % ({conf} % CI {}–{} %)",
+                pct0(-s),
+                pct0(-hi),
+                pct0(-lo)
+            ),
+            Verdict::Unchanged => format!(
+                "no change beyond noise ({:+} %, {conf} % CI {:+}–{:+} %; {})",
+                pct0(-s),
+                pct0(-hi),
+                pct0(-lo),
+                self.reason
+            ),
+        }
+    }
+}
+
+/// A fraction as a whole percentage.
+fn pct0(x: f64) -> i64 {
+    (x * 100.0).round() as i64
+}
+
+fn check(side: &'static str, v: &[f64]) -> Result<(), StatsError> {
+    if v.is_empty() {
+        return Err(StatsError::Empty { side });
+    }
+    if let Some((index, &value)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+        return Err(StatsError::NotFinite { side, index, value });
+    }
+    Ok(())
+}
+
+/// Median of finite values (callers check finiteness); None when empty.
+pub fn median(v: &[f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    let m = s.len() / 2;
+    Some(if s.len() % 2 == 1 {
+        s[m]
+    } else {
+        (s[m - 1] + s[m]) / 2.0
+    })
+}
+
+/// splitmix64: small, fast, and the same on every platform.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in 0..n (n ≤ a few hundred here; the modulo bias is below 1e-16).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Percentile bootstrap interval on median(latest) / median(baseline): each resample draws
+/// both sides with replacement, independently. Returns (low, high) at `confidence`.
+pub fn bootstrap_ratio_ci(
+    baseline: &[f64],
+    latest: &[f64],
+    confidence: f64,
+    resamples: usize,
+    seed: u64,
+) -> Result<(f64, f64), StatsError> {
+    check("baseline", baseline)?;
+    check("latest", latest)?;
+    if !(confidence > 0.0 && confidence < 1.0) {
+        return Err(StatsError::BadConfidence(confidence));
+    }
+    let mut rng = Rng(seed);
+    let mut ratios = Vec::with_capacity(resamples.max(1));
+    let (mut b, mut l) = (vec![0.0; baseline.len()], vec![0.0; latest.len()]);
+    for _ in 0..resamples.max(1) {
+        for x in b.iter_mut() {
+            *x = baseline[rng.below(baseline.len())];
+        }
+        for x in l.iter_mut() {
+            *x = latest[rng.below(latest.len())];
+        }
+        let (mb, ml) = (median(&b).unwrap_or(0.0), median(&l).unwrap_or(0.0));
+        // A resample whose baseline median is 0 has no ratio; it is skipped (counted out).
+        if mb != 0.0 {
+            ratios.push(ml / mb);
+        }
+    }
+    if ratios.is_empty() {
+        return Err(StatsError::ZeroBaseline(0.0));
+    }
+    ratios.sort_by(|a, b| a.total_cmp(b));
+    let q = |p: f64| {
+        // Nearest rank on the sorted resample ratios.
+        let i = ((p * ratios.len() as f64).ceil() as usize).clamp(1, ratios.len()) - 1;
+        ratios[i]
+    };
+    let alpha = 1.0 - confidence;
+    Ok((q(alpha / 2.0), q(1.0 - alpha / 2.0)))
+}
+
+/// Two-sided Mann-Whitney U test of `a` against `b`.
+pub fn mann_whitney(a: &[f64], b: &[f64]) -> Result<MannWhitney, StatsError> {
+    check("baseline", a)?;
+    check("latest", b)?;
+    let (n1, n2) = (a.len(), b.len());
+    // Ranks over the pooled sample, ties sharing their mean rank.
+    let mut pooled: Vec<(f64, usize)> = a
+        .iter()
+        .map(|&x| (x, 0))
+        .chain(b.iter().map(|&x| (x, 1)))
+        .collect();
+    pooled.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let n = pooled.len();
+    let mut ranks = vec![0.0; n];
+    let mut tie_term = 0.0; // Σ (t³ − t) over tie groups
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        while j + 1 < n && pooled[j + 1].0 == pooled[i].0 {
+            j += 1;
+        }
+        let r = (i + j) as f64 / 2.0 + 1.0;
+        for rank in ranks.iter_mut().take(j + 1).skip(i) {
+            *rank = r;
+        }
+        let t = (j - i + 1) as f64;
+        tie_term += t * t * t - t;
+        i = j + 1;
+    }
+    let r1: f64 = pooled
+        .iter()
+        .zip(&ranks)
+        .filter(|(p, _)| p.1 == 0)
+        .map(|(_, r)| r)
+        .sum();
+    let u = r1 - (n1 * (n1 + 1)) as f64 / 2.0;
+    let (f1, f2) = (n1 as f64, n2 as f64);
+    let mean = f1 * f2 / 2.0;
+    if tie_term == 0.0 && n1 <= EXACT_U_MAX && n2 <= EXACT_U_MAX {
+        let dist = exact_u_distribution(n1, n2);
+        let total: f64 = dist.iter().sum();
+        let k = u.round() as usize;
+        let lower: f64 = dist[..=k].iter().sum::<f64>() / total;
+        let upper: f64 = dist[k..].iter().sum::<f64>() / total;
+        return Ok(MannWhitney {
+            u,
+            p: (2.0 * lower.min(upper)).min(1.0),
+            method: "exact",
+        });
+    }
+    let nf = f1 + f2;
+    let var = f1 * f2 / 12.0 * ((nf + 1.0) - tie_term / (nf * (nf - 1.0)));
+    if var <= 0.0 {
+        // Every value equal: nothing separates the samples.
+        return Ok(MannWhitney {
+            u,
+            p: 1.0,
+            method: "normal",
+        });
+    }
+    let z = ((u - mean).abs() - 0.5).max(0.0) / var.sqrt();
+    Ok(MannWhitney {
+        u,
+        p: (2.0 * normal_sf(z)).min(1.0),
+        method: "normal",
+    })
+}
+
+/// Counts of each U value (0..=n1·n2) over all arrangements of n1 + n2 distinct values:
+/// f(n1, n2, u) = f(n1 − 1, n2, u − n2) + f(n1, n2 − 1, u), by dynamic programming.
+fn exact_u_distribution(n1: usize, n2: usize) -> Vec<f64> {
+    // table[j][u] holds f(i, j, u) for the current i.
+    let max_u = n1 * n2;
+    let mut table: Vec<Vec<f64>> = (0..=n2)
+        .map(|_| {
+            let mut v = vec![0.0; max_u + 1];
+            v[0] = 1.0; // f(0, j, 0) = 1
+            v
+        })
+        .collect();
+    for _i in 1..=n1 {
+        let mut next: Vec<Vec<f64>> = vec![vec![0.0; max_u + 1]; n2 + 1];
+        next[0][0] = 1.0; // f(i, 0, 0) = 1
+        for j in 1..=n2 {
+            for u in 0..=max_u {
+                let from_a = if u >= j { table[j][u - j] } else { 0.0 };
+                next[j][u] = from_a + next[j - 1][u];
+            }
+        }
+        table = next;
+    }
+    table.swap_remove(n2)
+}
+
+/// Upper tail of the standard normal, via erfc (Numerical Recipes' Chebyshev fit, ~1.2e-7).
+fn normal_sf(z: f64) -> f64 {
+    let x = z / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.5 * x.abs());
+    let y = t
+        * (-x * x - 1.265_512_23
+            + t * (1.000_023_68
+                + t * (0.374_091_96
+                    + t * (0.096_784_18
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+            .exp();
+    let erfc = if x >= 0.0 { y } else { 2.0 - y };
+    erfc / 2.0
+}
+
+/// Compare one metric: latest against baseline.
+pub fn compare(
+    baseline: &[f64],
+    latest: &[f64],
+    better: Better,
+    cfg: &Config,
+) -> Result<Comparison, StatsError> {
+    check("baseline", baseline)?;
+    check("latest", latest)?;
+    let mb = median(baseline).unwrap_or(0.0);
+    let ml = median(latest).unwrap_or(0.0);
+    if mb == 0.0 {
+        return Err(StatsError::ZeroBaseline(mb));
+    }
+    let ratio = ml / mb;
+    let (low, high) =
+        bootstrap_ratio_ci(baseline, latest, cfg.confidence, cfg.resamples, cfg.seed)?;
+    let mw = mann_whitney(baseline, latest)?;
+    let alpha = 1.0 - cfg.confidence;
+    let moved = (ratio - 1.0).abs();
+    let (verdict, reason) = if low <= 1.0 && high >= 1.0 {
+        (
+            Verdict::Unchanged,
+            "the interval includes no change".to_string(),
+        )
+    } else if mw.p >= alpha {
+        let floor = min_two_sided_p(baseline.len(), latest.len());
+        if floor >= alpha {
+            (
+                Verdict::Unchanged,
+                format!(
+                    "{} vs {} samples cannot reach p < {alpha:.2} (add repeats)",
+                    baseline.len(),
+                    latest.len()
+                ),
+            )
+        } else {
+            (
+                Verdict::Unchanged,
+                format!("Mann-Whitney p = {:.3} ≥ {alpha:.2}", mw.p),
+            )
+        }
+    } else if moved < cfg.threshold {
+        (
+            Verdict::Unchanged,
+            format!("real but below the {} % noise floor", pct0(cfg.threshold)),
+        )
+    } else {
+        let slower = match better {
+            Better::Higher => ratio < 1.0,
+            Better::Lower => ratio > 1.0,
+        };
+        let v = if slower {
+            Verdict::Regressed
+        } else {
+            Verdict::Improved
+        };
+        (
+            v,
+            format!("interval excludes no change, Mann-Whitney p = {:.3}", mw.p),
+        )
+    };
+    Ok(Comparison {
+        baseline: mb,
+        latest: ml,
+        ratio,
+        low,
+        high,
+        confidence: cfg.confidence,
+        n_baseline: baseline.len(),
+        n_latest: latest.len(),
+        mann_whitney: mw,
+        better,
+        verdict,
+        reason,
+    })
+}
+
+/// The smallest two-sided p an exact U test can give with these sample sizes: 2 / C(n1+n2, n1).
+pub fn min_two_sided_p(n1: usize, n2: usize) -> f64 {
+    let (k, n) = (n1.min(n2), n1 + n2);
+    let mut c = 1.0_f64;
+    for i in 0..k {
+        c = c * (n - i) as f64 / (i + 1) as f64;
+    }
+    (2.0 / c).min(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic noise: x·(1 + amp·u), u uniform in [−1, 1].
+    fn noisy(center: f64, amp: f64, n: usize, seed: u64) -> Vec<f64> {
+        let mut r = Rng(seed);
+        (0..n)
+            .map(|_| {
+                let u = (r.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+                center * (1.0 + amp * u)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn known_shifts_found_with_sign_and_size() {
+        let cfg = Config::default();
+        // (baseline, latest, better, expected verdict, expected ratio)
+        let cases = [
+            (36.0, 17.0, Better::Higher, Verdict::Regressed, 17.0 / 36.0),
+            (17.0, 35.0, Better::Higher, Verdict::Improved, 35.0 / 17.0),
+            (100.0, 130.0, Better::Lower, Verdict::Regressed, 1.3),
+            (100.0, 70.0, Better::Lower, Verdict::Improved, 0.7),
+            (50.0, 46.0, Better::Higher, Verdict::Regressed, 0.92),
+        ];
+        for (i, (b, l, better, want, ratio)) in cases.into_iter().enumerate() {
+            let bs = noisy(b, 0.02, 8, 1 + i as u64);
+            let ls = noisy(l, 0.02, 8, 100 + i as u64);
+            let c = compare(&bs, &ls, better, &cfg).unwrap();
+            assert_eq!(c.verdict, want, "case {i}: {c:?}");
+            assert!((c.ratio - ratio).abs() < 0.03 * ratio, "case {i}: {c:?}");
+            assert!(c.low <= c.ratio && c.ratio <= c.high, "case {i}: {c:?}");
+            // The interval is near the true ratio, not somewhere else.
+            assert!(
+                c.low > ratio * 0.95 && c.high < ratio * 1.05,
+                "case {i}: {c:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_spec_regression_reads_as_a_sentence() {
+        let b = noisy(36.0, 0.03, 6, 7);
+        let l = noisy(17.0, 0.03, 6, 8);
+        let c = compare(&b, &l, Better::Higher, &Config::default()).unwrap();
+        assert_eq!(c.verdict, Verdict::Regressed);
+        let (s, lo, hi) = c.slowdown();
+        assert!((s - 19.0 / 36.0).abs() < 0.03, "{s}");
+        assert!(lo <= s && s <= hi);
+        let text = c.sentence();
+        assert!(text.starts_with("regressed by 5"), "{text}");
+        assert!(text.contains("(95 % CI "), "{text}");
+    }
+
+    #[test]
+    fn identical_and_overlapping_samples_are_unchanged() {
+        let cfg = Config::default();
+        let a = noisy(20.0, 0.05, 6, 3);
+        let c = compare(&a, &a, Better::Higher, &cfg).unwrap();
+        assert_eq!(c.verdict, Verdict::Unchanged, "{c:?}");
+        assert_eq!(c.ratio, 1.0);
+        assert!(c.low <= 1.0 && c.high >= 1.0);
+        assert!(c.mann_whitney.p > 0.9, "{:?}", c.mann_whitney);
+        // Two draws of the same noisy process.
+        for seed in 0..20 {
+            let x = noisy(20.0, 0.10, 5, 1000 + seed);
+            let y = noisy(20.0, 0.10, 5, 2000 + seed);
+            let c = compare(&x, &y, Better::Higher, &cfg).unwrap();
+            // A real 5-sample draw can differ; beyond 10 % noise plus a floor of 5 % it may not.
+            assert!(
+                c.verdict == Verdict::Unchanged || (c.ratio - 1.0).abs() >= 0.05,
+                "seed {seed}: {c:?}"
+            );
+        }
+        // All values equal.
+        let c = compare(&[5.0; 4], &[5.0; 4], Better::Lower, &cfg).unwrap();
+        assert_eq!(c.verdict, Verdict::Unchanged);
+        assert_eq!(c.mann_whitney.p, 1.0);
+        assert!(
+            c.sentence().starts_with("no change beyond noise (+0 %"),
+            "{}",
+            c.sentence()
+        );
+    }
+
+    #[test]
+    fn small_real_shift_under_the_floor_is_unchanged() {
+        // 2 % slower with 0.1 % noise: statistically real, practically noise.
+        let b = noisy(100.0, 0.001, 8, 11);
+        let l = noisy(98.0, 0.001, 8, 12);
+        let c = compare(&b, &l, Better::Higher, &Config::default()).unwrap();
+        assert_eq!(c.verdict, Verdict::Unchanged);
+        assert!(c.reason.contains("noise floor"), "{}", c.reason);
+        let strict = Config {
+            threshold: 0.01,
+            ..Config::default()
+        };
+        let c = compare(&b, &l, Better::Higher, &strict).unwrap();
+        assert_eq!(c.verdict, Verdict::Regressed);
+    }
+
+    #[test]
+    fn too_few_samples_say_so() {
+        // 3 vs 3 cannot reach p < 0.05 (the least two-sided p is 0.1), however far apart.
+        let c = compare(
+            &[36.0, 36.5, 35.8],
+            &[17.0, 17.2, 16.9],
+            Better::Higher,
+            &Config::default(),
+        )
+        .unwrap();
+        assert_eq!(c.verdict, Verdict::Unchanged);
+        assert!(c.reason.contains("3 vs 3 samples"), "{}", c.reason);
+        assert!((min_two_sided_p(3, 3) - 0.1).abs() < 1e-12);
+        assert!((min_two_sided_p(5, 5) - 2.0 / 252.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bootstrap_is_reproducible_and_seeded() {
+        let b = noisy(10.0, 0.2, 7, 21);
+        let l = noisy(9.0, 0.2, 7, 22);
+        let x = bootstrap_ratio_ci(&b, &l, 0.95, 4000, BOOTSTRAP_SEED).unwrap();
+        let y = bootstrap_ratio_ci(&b, &l, 0.95, 4000, BOOTSTRAP_SEED).unwrap();
+        assert_eq!(x, y);
+        let z = bootstrap_ratio_ci(&b, &l, 0.95, 4000, 42).unwrap();
+        assert!(
+            (x.0 - z.0).abs() < 0.05 && (x.1 - z.1).abs() < 0.05,
+            "{x:?} {z:?}"
+        );
+        // A wider confidence gives a wider interval.
+        let w = bootstrap_ratio_ci(&b, &l, 0.99, 4000, BOOTSTRAP_SEED).unwrap();
+        assert!(w.0 <= x.0 && w.1 >= x.1);
+    }
+
+    #[test]
+    fn mann_whitney_matches_reference_values() {
+        // scipy.stats.mannwhitneyu([1,2,3,4,5],[6,7,8,9,10], method='exact') → U=0, p=0.00794.
+        let m = mann_whitney(&[1.0, 2.0, 3.0, 4.0, 5.0], &[6.0, 7.0, 8.0, 9.0, 10.0]).unwrap();
+        assert_eq!((m.u, m.method), (0.0, "exact"));
+        assert!((m.p - 2.0 / 252.0).abs() < 1e-12, "{m:?}");
+        // Interleaved [1,3,5,7,9] vs [2,4,6,8,10]: U = 10; by enumerating all 252 splits,
+        // 87 have U ≤ 10, so p = 2·87/252.
+        let m = mann_whitney(&[1.0, 3.0, 5.0, 7.0, 9.0], &[2.0, 4.0, 6.0, 8.0, 10.0]).unwrap();
+        assert_eq!(m.u, 10.0);
+        assert!((m.p - 2.0 * 87.0 / 252.0).abs() < 1e-12, "{m:?}");
+        // Ties: normal approximation with tie and continuity correction.
+        // By hand: ranks 1, 3, 3, 6 → U = 3; mean 8; tie groups of 3 and 3 → Σ(t³−t) = 48;
+        // var = 16/12·(9 − 48/56); z = (5 − 0.5)/√var = 1.3657 → p = 0.172034.
+        let m = mann_whitney(&[1.0, 2.0, 2.0, 3.0], &[2.0, 3.0, 3.0, 4.0]).unwrap();
+        assert_eq!((m.u, m.method), (3.0, "normal"));
+        assert!((m.p - 0.172_034).abs() < 1e-5, "{m:?}");
+    }
+
+    #[test]
+    fn exact_distribution_sums_to_binomial() {
+        for (n1, n2) in [(1, 1), (3, 4), (5, 5), (8, 3)] {
+            let d = exact_u_distribution(n1, n2);
+            let total: f64 = d.iter().sum();
+            let mut c = 1.0;
+            for i in 0..n1 {
+                c = c * (n1 + n2 - i) as f64 / (i + 1) as f64;
+            }
+            assert_eq!(total, c, "{n1},{n2}");
+            // Symmetric about n1·n2/2.
+            for u in 0..d.len() {
+                assert_eq!(d[u], d[d.len() - 1 - u]);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let cfg = Config::default();
+        assert_eq!(
+            compare(&[], &[1.0], Better::Higher, &cfg).unwrap_err(),
+            StatsError::Empty { side: "baseline" }
+        );
+        assert!(matches!(
+            compare(&[1.0], &[f64::NAN], Better::Higher, &cfg).unwrap_err(),
+            StatsError::NotFinite {
+                side: "latest",
+                index: 0,
+                ..
+            }
+        ));
+        assert!(matches!(
+            compare(&[0.0, 0.0], &[1.0], Better::Higher, &cfg).unwrap_err(),
+            StatsError::ZeroBaseline(_)
+        ));
+        assert!(matches!(
+            bootstrap_ratio_ci(&[1.0], &[1.0], 1.5, 10, 1).unwrap_err(),
+            StatsError::BadConfidence(_)
+        ));
+    }
+
+    #[test]
+    fn normal_tail() {
+        assert!((normal_sf(0.0) - 0.5).abs() < 1e-7);
+        assert!((normal_sf(1.959_964) - 0.025).abs() < 1e-6);
+        assert!((normal_sf(-1.0) - 0.841_344_7).abs() < 1e-6);
+    }
+}
