@@ -179,8 +179,7 @@ streams ≥ 1 and a decode prompt ≥ 1 token"
                 cfg.decode_prompt_tokens, cfg.gen_tokens, ctx.tokens, ctx.source
             )));
         }
-        let (fit, dropped): (Vec<u64>, Vec<u64>) =
-            lengths.iter().partition(|&&l| l + 1 <= ctx.tokens);
+        let (fit, dropped): (Vec<u64>, Vec<u64>) = lengths.iter().partition(|&&l| l < ctx.tokens);
         if !dropped.is_empty() {
             notes.push(format!(
                 "prefill length(s) {dropped:?} dropped: beyond the server's context of {} tokens \
