@@ -11,8 +11,6 @@
 //! - Usage is `1 − free / total`, with cached-but-unreferenced blocks counted as free, as vLLM's
 //!   `kv_cache_usage_perc` does.
 
-use std::collections::HashMap;
-
 const NIL: u32 = u32::MAX;
 
 /// Chain hash of one full block: FNV-1a 64 over the parent hash and the block's token ids.
@@ -46,7 +44,8 @@ pub struct BlockPool {
     head: u32,
     tail: u32,
     free_len: usize,
-    cached: HashMap<u64, u32>,
+    /// Keys are already hashes: the id hasher is enough.
+    cached: crate::engine::IdMap<u32>,
     evictions: u64,
 }
 
@@ -64,7 +63,7 @@ impl BlockPool {
             head: NIL,
             tail: NIL,
             free_len: 0,
-            cached: HashMap::new(),
+            cached: Default::default(),
             evictions: 0,
         };
         for b in 0..n as u32 {

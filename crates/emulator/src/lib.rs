@@ -5,6 +5,7 @@
 //! ([`cost::layout`]); [`engine::Engine`] steps the batch in simulated time; [`metrics`] prints
 //! the vLLM V1 exposition.
 
+pub mod api;
 pub mod args;
 pub mod cost;
 pub mod engine;
@@ -12,6 +13,7 @@ pub mod hardware;
 pub mod kv;
 pub mod metrics;
 pub mod scenario;
+pub mod server;
 pub mod sim;
 pub mod tokenizer;
 

@@ -11,11 +11,15 @@ use crate::tokenizer;
 
 /// Token ids of a generated request, as the server would tokenize its prompt.
 pub fn request_tokens(spec: &RequestSpec, shape: &LoadShape) -> Vec<u32> {
-    let text = spec.prompt_text();
+    let words = spec.words.iter().map(|&w| tokenizer::hex_word_id(w));
     if shape.chat {
-        tokenizer::encode_chat([("user", text.as_str())])
+        // encode_chat of one user message: <|user|> words <|assistant|>.
+        let mut t = vec![tokenizer::word_id("<|user|>")];
+        t.extend(words);
+        t.push(tokenizer::word_id("<|assistant|>"));
+        t
     } else {
-        tokenizer::encode(&text)
+        words.collect()
     }
 }
 
@@ -232,6 +236,19 @@ mod tests {
             window_s: 20.0,
             interval_s: 1.0,
         }
+    }
+
+    #[test]
+    fn request_tokens_equal_the_tokenized_text() {
+        let mut s = closed(1);
+        let spec = loadgen::traffic::Generator::new(&s, 4).next_request();
+        let text = spec.prompt_text();
+        assert_eq!(request_tokens(&spec, &s), tokenizer::encode(&text));
+        s.chat = true;
+        assert_eq!(
+            request_tokens(&spec, &s),
+            tokenizer::encode_chat([("user", text.as_str())])
+        );
     }
 
     #[test]

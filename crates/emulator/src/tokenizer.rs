@@ -13,6 +13,27 @@ pub fn word_id(word: &str) -> u32 {
     h
 }
 
+/// Token id of the word `w{id:x}` that load generators write for word id `id` (the same as
+/// [`word_id`] of that text, without building it).
+pub fn hex_word_id(id: u32) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    let mut eat = |b: u8| {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    };
+    eat(b'w');
+    let digits = if id == 0 {
+        1
+    } else {
+        8 - id.leading_zeros() / 4
+    };
+    for k in (0..digits).rev() {
+        let d = ((id >> (4 * k)) & 0xf) as u8;
+        eat(if d < 10 { b'0' + d } else { b'a' + d - 10 });
+    }
+    h
+}
+
 /// Token ids of a text: one per whitespace-separated word.
 pub fn encode(text: &str) -> Vec<u32> {
     text.split_whitespace().map(word_id).collect()
@@ -97,6 +118,13 @@ mod tests {
         assert_ne!(a[5], b[5]);
         assert_eq!(word_id("a"), 0xe40c_292c); // FNV-1a test vector
         assert!(encode("").is_empty());
+    }
+
+    #[test]
+    fn hex_words_hash_like_their_text() {
+        for id in [0u32, 1, 9, 10, 15, 16, 255, 0xabc, 0x1234_5678, u32::MAX] {
+            assert_eq!(hex_word_id(id), word_id(&format!("w{id:x}")), "{id:x}");
+        }
     }
 
     #[test]

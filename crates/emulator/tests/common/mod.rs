@@ -80,9 +80,11 @@ pub fn physics(c: &Configured) -> Physics {
             .concurrency
             .get()
             .map(|k| k.bytes_per_sequence.value / 1e9)
-            .or_else(|| match ce.model.kv.get() {
-                Some(kv) => Some(kv.bytes_per_sequence(u64::from(c.args.max_model_len)) / 1e9),
-                None => None,
+            .or_else(|| {
+                ce.model
+                    .kv
+                    .get()
+                    .map(|kv| kv.bytes_per_sequence(u64::from(c.args.max_model_len)) / 1e9)
             }),
         min_tp: ce.memory.min_tp.tp,
         dtype_fallback: ce.model.bits.source == physics::BitsSource::Fallback,
