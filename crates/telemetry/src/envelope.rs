@@ -30,7 +30,7 @@ impl Dist {
         if v.is_empty() {
             return None;
         }
-        v.sort_by(f64::total_cmp);
+        v.sort_unstable_by(f64::total_cmp);
         Some(Dist {
             n: v.len(),
             median: quantile(&v, 0.5),
@@ -140,8 +140,7 @@ pub struct InstanceReport {
     pub warnings: Vec<String>,
 }
 
-pub(crate) fn summarise(inst: &Instance) -> InstanceReport {
-    let mut inst = inst.clone();
+pub(crate) fn summarise(mut inst: Instance) -> InstanceReport {
     for r in &mut inst.requests {
         r.derive_cached();
     }
@@ -158,7 +157,7 @@ pub(crate) fn summarise(inst: &Instance) -> InstanceReport {
     );
     let prompts: Vec<(u64, f64)> = timed
         .iter()
-        .filter_map(|r| Some((r.prompt_tokens?, r.prompt_ms?)))
+        .filter_map(|r| Some((u64::from(r.prompt_tokens?), r.prompt_ms?)))
         .filter(|&(n, ms)| n > 0 && ms > 0.0)
         .collect();
     let prompt_tps = Dist::of(
@@ -198,14 +197,20 @@ pub(crate) fn summarise(inst: &Instance) -> InstanceReport {
         }
     });
 
-    let graphs: Vec<u64> = reqs.iter().filter_map(|r| r.graphs_reused).collect();
+    let graphs: Vec<u64> = reqs
+        .iter()
+        .filter_map(|r| r.graphs_reused.map(u64::from))
+        .collect();
     let graphs_reused = (!graphs.is_empty()).then(|| GraphsReused {
         n: graphs.len(),
         nonzero: graphs.iter().filter(|&&g| g > 0).count(),
         median: Dist::of(graphs.iter().map(|&g| g as f64).collect()).map_or(0.0, |d| d.median),
     });
 
-    let cached: Vec<u64> = reqs.iter().filter_map(|r| r.cached_tokens).collect();
+    let cached: Vec<u64> = reqs
+        .iter()
+        .filter_map(|r| r.cached_tokens.map(u64::from))
+        .collect();
     let prefix_cache = PrefixCache {
         lcp_selections: inst.lcp_selections,
         lru_selections: inst.lru_selections,
@@ -216,11 +221,17 @@ pub(crate) fn summarise(inst: &Instance) -> InstanceReport {
 
     let totals = Totals {
         requests: timed.len(),
-        prompt_tokens: timed.iter().filter_map(|r| r.prompt_tokens).sum(),
+        prompt_tokens: timed
+            .iter()
+            .filter_map(|r| r.prompt_tokens.map(u64::from))
+            .sum(),
         // fold from +0.0 (`sum` of no f64 is -0.0); the inputs have 2 decimals, so rounding to
         // 3 removes only binary-sum noise.
         prompt_ms: sum_ms(timed.iter().filter_map(|r| r.prompt_ms)),
-        gen_tokens: timed.iter().filter_map(|r| r.gen_tokens).sum(),
+        gen_tokens: timed
+            .iter()
+            .filter_map(|r| r.gen_tokens.map(u64::from))
+            .sum(),
         gen_ms: sum_ms(timed.iter().filter_map(|r| r.gen_ms)),
     };
 
@@ -258,7 +269,7 @@ pub(crate) fn summarise(inst: &Instance) -> InstanceReport {
     }
 
     let n_timed = timed.len();
-    let windowed = Dist::of(inst.windowed_tps.clone());
+    let windowed = Dist::of(std::mem::take(&mut inst.windowed_tps));
     InstanceReport {
         instance: inst,
         envelope: Envelope {

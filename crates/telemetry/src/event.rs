@@ -2,8 +2,7 @@
 //! (sources cited per shape), and halogen's `serve_api` line. Matching is by literal prefixes and
 //! printf-shaped numbers: one pass, no backtracking.
 
-use crate::scan::{trim, Cur};
-use memchr::memmem;
+use crate::scan::{find, trim, Cur};
 use std::borrow::Cow;
 
 /// How llama.cpp picked the slot for a task (`get_available_slot`).
@@ -74,7 +73,7 @@ pub(crate) enum Event {
     TimingHeader,
     /// halogen: `serve_api: mtp N tok in Xs = Y t/s | R rounds, commit C/round | prompt P,
     /// prefill Ts | detok Zus/tok`.
-    ServeApi(ServeApi),
+    ServeApi(Box<ServeApi>),
     /// A slot line we do not read further; it still proves the task existed.
     TaskSeen,
 }
@@ -127,7 +126,7 @@ pub(crate) fn parse(body: &[u8]) -> Parsed {
             if body.starts_with(b"serve_api:") {
                 return Parsed {
                     scope: Scope::Other,
-                    event: serve_api(body).map(Event::ServeApi),
+                    event: serve_api(body).map(|a| Event::ServeApi(Box::new(a))),
                 };
             }
         }
@@ -167,7 +166,7 @@ pub(crate) fn parse(body: &[u8]) -> Parsed {
     }
     Parsed {
         scope: Scope::Bare,
-        event: message(body),
+        event: message(trim(body)),
     }
 }
 
@@ -192,19 +191,27 @@ fn slot_line(rest: &[u8]) -> Parsed {
 }
 
 fn slot_ids(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
-    let colon = memchr::memchr(b':', &rest[..rest.len().min(24)])?;
+    // A plain loop: the function name is at most 12 bytes away, too close for SIMD to pay.
+    let colon = rest.iter().take(24).position(|&b| b == b':')?;
     let mut c = Cur::new(&rest[colon + 1..]);
     c.tok(b"id").then_some(())?;
-    let slot = u32::try_from(c.int()?).ok()?;
+    let slot = u32::try_from(c.uint()?).ok()?;
     (c.tok(b"|") && c.tok(b"task")).then_some(())?;
-    let task = c.int()?;
+    // `task -1`: a slot between tasks.
+    c.ws();
+    let task = if c.lit(b"-") {
+        c.uint()?;
+        None
+    } else {
+        Some(c.uint()?)
+    };
     c.tok(b"|").then_some(())?;
-    Some((slot, u64::try_from(task).ok(), c.rest()))
+    Some((slot, task, c.rest()))
 }
 
 /// `%12.*s: message` after `srv `/`que `: the right-aligned function name, then the message.
 fn after_func(rest: &[u8]) -> Option<&[u8]> {
-    let colon = memchr::memchr(b':', &rest[..rest.len().min(24)])?;
+    let colon = rest.iter().take(24).position(|&b| b == b':')?;
     Some(trim(&rest[colon + 1..]))
 }
 
@@ -224,7 +231,7 @@ fn func_prefix(body: &[u8]) -> Option<(&[u8], &[u8])> {
 /// id_task=3 …`. Levels are right-aligned to four characters (`INFO`, `WARN`, ` ERR`, `VERB`).
 fn bracket_line(body: &[u8]) -> Option<Parsed> {
     let head = &body[..body.len().min(8)];
-    let open = memmem::find(head, b" [")?;
+    let open = find(head, b" [")?;
     if !matches!(
         trim(&body[..open]),
         b"INFO" | b"WARN" | b"ERR" | b"VERB" | b"DEBUG"
@@ -233,7 +240,7 @@ fn bracket_line(body: &[u8]) -> Option<Parsed> {
     }
     let close = memchr::memchr(b']', &body[open..])? + open;
     let after = &body[close + 1..];
-    let (msg, kv) = match memmem::find(after, b" | ") {
+    let (msg, kv) = match find(after, b" | ") {
         Some(p) => (&after[..p], &after[p + 3..]),
         None => (after, &b""[..]),
     };
@@ -267,7 +274,7 @@ fn scope_from_ids(slot: Option<i64>, task: Option<i64>) -> Scope {
 }
 
 fn kv_int(kv: &[u8], key: &[u8]) -> Option<i64> {
-    let p = memmem::find(kv, key)?;
+    let p = find(kv, key)?;
     if p > 0 && !matches!(kv[p - 1], b' ' | b',' | b'{') {
         return None;
     }
@@ -275,7 +282,7 @@ fn kv_int(kv: &[u8], key: &[u8]) -> Option<i64> {
 }
 
 fn kv_bool(kv: &[u8], key: &[u8]) -> Option<bool> {
-    let p = memmem::find(kv, key)?;
+    let p = find(kv, key)?;
     let v = &kv[p + key.len()..];
     if v.starts_with(b"true") || v.starts_with(b"1") {
         Some(true)
@@ -328,13 +335,13 @@ fn json_line(body: &[u8]) -> Parsed {
 }
 
 fn json_int(b: &[u8], key: &[u8]) -> Option<i64> {
-    let p = memmem::find(b, key)?;
+    let p = find(b, key)?;
     Cur::new(&b[p + key.len()..]).int()
 }
 
 /// The string value after `key` (a quoted JSON key with its colon), unescaped.
 fn json_str<'a>(b: &'a [u8], key: &[u8]) -> Option<Cow<'a, [u8]>> {
-    let p = memmem::find(b, key)?;
+    let p = find(b, key)?;
     let mut c = Cur::new(&b[p + key.len()..]);
     if !c.tok(b"\"") {
         return None;
@@ -379,9 +386,8 @@ fn json_str<'a>(b: &'a [u8], key: &[u8]) -> Option<Cow<'a, [u8]>> {
     None
 }
 
-/// The message text of a line, after any slot/srv/function prefix.
+/// The message text of a line, after any slot/srv/function prefix (trimmed).
 pub(crate) fn message(msg: &[u8]) -> Option<Event> {
-    let msg = trim(msg);
     let mut c = Cur::new(msg);
     match msg.first()? {
         b'p' => {
@@ -533,12 +539,12 @@ pub(crate) fn message(msg: &[u8]) -> Option<Event> {
 }
 
 fn uint_after(msg: &[u8], key: &[u8]) -> Option<u64> {
-    let p = memmem::find(msg, key)?;
+    let p = find(msg, key)?;
     Cur::new(&msg[p + key.len()..]).uint()
 }
 
 fn dec_after(msg: &[u8], key: &[u8]) -> Option<f64> {
-    let p = memmem::find(msg, key)?;
+    let p = find(msg, key)?;
     Cur::new(&msg[p + key.len()..]).dec()
 }
 
@@ -550,7 +556,7 @@ fn timing(c: &mut Cur) -> Option<(f64, u64, Option<f64>)> {
     let n = c.uint()?;
     (c.tok(b"tokens") || c.tok(b"runs")).then_some(())?;
     let mut tps = None;
-    if c.tok(b"(") && c.dec().is_some() && c.tok(b"ms per token,") {
+    if c.tok(b"(") && c.skip_number() && c.tok(b"ms per token,") {
         tps = c.dec().filter(|_| c.tok(b"tokens per second"));
     }
     Some((ms, n, tps))

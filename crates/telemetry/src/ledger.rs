@@ -78,31 +78,31 @@ pub struct Request {
     /// 1-based line number of the request's first line.
     pub line: u64,
     /// Prompt tokens the engine computed (llama.cpp excludes tokens reused from the cache).
-    pub prompt_tokens: Option<u64>,
+    pub prompt_tokens: Option<u32>,
     pub prompt_ms: Option<f64>,
     /// Prompt tokens per second as the engine printed it.
     pub prompt_tps: Option<f64>,
-    pub gen_tokens: Option<u64>,
+    pub gen_tokens: Option<u32>,
     pub gen_ms: Option<f64>,
     /// Generation tokens per second as the engine printed it (current llama.cpp divides by
     /// n_gen − 1 decode steps, older builds by n_gen).
     pub gen_tps: Option<f64>,
     pub total_ms: Option<f64>,
-    pub graphs_reused: Option<u64>,
-    pub draft: Option<Draft>,
+    pub graphs_reused: Option<u32>,
+    pub draft: Option<Box<Draft>>,
     pub selected_by: Option<SlotSelection>,
     /// The LCP similarity that won the slot (`f_sim_best`).
     pub lcp_similarity: Option<f64>,
     /// The whole prompt, cached tokens included (`new prompt … n_prompt_tokens`), when logged.
-    pub prompt_tokens_total: Option<u64>,
+    pub prompt_tokens_total: Option<u32>,
     /// Prompt tokens reused from the cache.
-    pub cached_tokens: Option<u64>,
+    pub cached_tokens: Option<u32>,
     /// Where `cached_tokens` came from.
     pub cached_tokens_from: Option<CachedFrom>,
     /// The slot released the request (`stop processing`).
     pub stopped: bool,
     /// Tokens in the slot's cache at release (`stop processing: n_tokens = N`).
-    pub stop_n_tokens: Option<u64>,
+    pub stop_n_tokens: Option<u32>,
     pub truncated: Option<bool>,
     /// A `cancel task` line named this task.
     pub cancelled: bool,
@@ -165,7 +165,8 @@ impl Request {
         if g == 0 {
             return;
         }
-        if let Some(c) = (n + 1).checked_sub(p + g) {
+        let (n, p, g) = (u64::from(n), u64::from(p), u64::from(g));
+        if let Some(c) = (n + 1).checked_sub(p + g).and_then(small) {
             self.cached_tokens = Some(c);
             self.cached_tokens_from = Some(CachedFrom::Derived);
         }
@@ -257,6 +258,40 @@ impl State {
     }
 }
 
+/// One line reduced to what grouping needs. Parsing needs no context, so lines can be parsed
+/// on several threads and grouped afterwards in their order.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Item {
+    Blank,
+    Overlong,
+    Line {
+        pid: Option<u32>,
+        scope: Scope,
+        event: Option<Event>,
+    },
+}
+
+impl Item {
+    pub(crate) fn parse(line: &[u8], colour: bool, scratch: &mut Vec<u8>) -> Item {
+        let line = if colour && memchr::memchr(0x1b, line).is_some() {
+            prefix::strip_ansi(line, scratch);
+            &scratch[..]
+        } else {
+            line
+        };
+        let stripped = prefix::strip(line);
+        if trim(stripped.body).is_empty() {
+            return Item::Blank;
+        }
+        let parsed = event::parse(stripped.body);
+        Item::Line {
+            pid: stripped.pid,
+            scope: parsed.scope,
+            event: parsed.event,
+        }
+    }
+}
+
 /// Feeds on log lines, one at a time or in chunks; reports at any point.
 pub struct Miner {
     states: Vec<State>,
@@ -337,6 +372,8 @@ impl Miner {
             self.carry.clear();
             chunk = &chunk[nl + 1..];
         }
+        // One scan per chunk for colour codes instead of one per line.
+        let colour = memchr::memchr(0x1b, chunk).is_some();
         let mut start = 0;
         for nl in memchr::memchr_iter(b'\n', chunk) {
             let line = &chunk[start..nl];
@@ -344,7 +381,7 @@ impl Miner {
                 self.lines += 1;
                 self.overlong += 1;
             } else {
-                self.feed_line(line);
+                self.line(line, colour);
             }
             start = nl + 1;
         }
@@ -376,25 +413,29 @@ impl Miner {
 
     /// Feeds one line (without its newline).
     pub fn feed_line(&mut self, line: &[u8]) {
-        self.lines += 1;
+        self.line(line, true);
+    }
+
+    /// One line; `colour` says whether it may hold ANSI escapes.
+    fn line(&mut self, line: &[u8], colour: bool) {
         let mut scratch = std::mem::take(&mut self.scratch);
-        let line = if memchr::memchr(0x1b, line).is_some() {
-            prefix::strip_ansi(line, &mut scratch);
-            &scratch[..]
-        } else {
-            line
-        };
-        let stripped = prefix::strip(line);
-        if trim(stripped.body).is_empty() {
-            self.blank += 1;
-        } else {
-            let parsed = event::parse(stripped.body);
-            let used = self.apply(stripped.pid, parsed.scope, parsed.event);
-            if !used {
-                self.unparsed += 1;
+        let item = Item::parse(line, colour, &mut scratch);
+        self.scratch = scratch;
+        self.apply_item(item);
+    }
+
+    /// Groups one line parsed by [`Item::parse`] (on this thread or another).
+    pub(crate) fn apply_item(&mut self, item: Item) {
+        self.lines += 1;
+        match item {
+            Item::Blank => self.blank += 1,
+            Item::Overlong => self.overlong += 1,
+            Item::Line { pid, scope, event } => {
+                if !self.apply(pid, scope, event) {
+                    self.unparsed += 1;
+                }
             }
         }
-        self.scratch = scratch;
     }
 
     fn new_instance(&mut self, pid: Option<u32>, why: StartReason) -> usize {
@@ -595,19 +636,33 @@ impl Miner {
         (i, r)
     }
 
-    /// Summarises everything read so far.
+    /// Summarises everything read so far (the miner can keep reading).
     pub fn report(&self) -> Report {
-        let instances: Vec<_> = self
-            .states
-            .iter()
-            .filter(|s| {
+        let insts = self.states.iter().map(|s| s.inst.clone()).collect();
+        self.build(insts)
+    }
+
+    /// Summarises and consumes the miner, without copying its requests.
+    pub fn into_report(mut self) -> Report {
+        let insts = std::mem::take(&mut self.states)
+            .into_iter()
+            .map(|s| s.inst)
+            .collect();
+        self.build(insts)
+    }
+
+    fn build(&self, insts: Vec<Instance>) -> Report {
+        let n = insts.len();
+        let instances: Vec<_> = insts
+            .into_iter()
+            .filter(|i| {
                 // Drop the empty placeholder a log starts with when a real start follows it.
-                !(s.inst.requests.is_empty()
-                    && s.inst.cancelled_tasks == 0
-                    && s.inst.started_by == StartReason::LogStart
-                    && self.states.len() > 1)
+                !(i.requests.is_empty()
+                    && i.cancelled_tasks == 0
+                    && i.started_by == StartReason::LogStart
+                    && n > 1)
             })
-            .map(|s| crate::envelope::summarise(&s.inst))
+            .map(crate::envelope::summarise)
             .collect();
         let mut warnings = Vec::new();
         if instances.iter().all(|i| i.instance.requests.is_empty()) {
@@ -648,45 +703,45 @@ impl State {
         match event {
             Event::PromptEval { ms, tokens, tps } => {
                 req.prompt_ms = Some(ms);
-                req.prompt_tokens = Some(tokens);
+                req.prompt_tokens = small(tokens);
                 req.prompt_tps = tps;
             }
             Event::Eval { ms, tokens, tps } => {
                 req.gen_ms = Some(ms);
-                req.gen_tokens = Some(tokens);
+                req.gen_tokens = small(tokens);
                 req.gen_tps = tps;
             }
             Event::Total { ms } => req.total_ms = Some(ms),
-            Event::GraphsReused(n) => req.graphs_reused = Some(n),
+            Event::GraphsReused(n) => req.graphs_reused = small(n),
             Event::Draft {
                 rate,
                 accepted,
                 generated,
                 mean_len,
             } => {
-                req.draft = Some(Draft {
+                req.draft = Some(Box::new(Draft {
                     rate: Some(rate),
                     accepted: Some(accepted),
                     generated: Some(generated),
                     mean_len,
                     rounds: None,
-                })
+                }))
             }
             Event::Selected { by, similarity } => {
                 req.selected_by = Some(by);
                 req.lcp_similarity = similarity;
             }
-            Event::NewPrompt { tokens } => req.prompt_tokens_total = Some(tokens),
+            Event::NewPrompt { tokens } => req.prompt_tokens_total = small(tokens),
             Event::Cached { tokens } => {
-                req.cached_tokens = Some(tokens);
-                req.cached_tokens_from = Some(CachedFrom::Logged);
+                req.cached_tokens = small(tokens);
+                req.cached_tokens_from = req.cached_tokens.map(|_| CachedFrom::Logged);
             }
             Event::Stop {
                 n_tokens,
                 truncated,
             } => {
                 req.stopped = true;
-                req.stop_n_tokens = n_tokens;
+                req.stop_n_tokens = n_tokens.and_then(small);
                 req.truncated = truncated;
             }
             Event::Cancel { .. } => req.cancelled = true,
@@ -695,22 +750,28 @@ impl State {
     }
 }
 
+/// Token counts are kept in 32 bits (a request's tokens, not a day's); a count past that is
+/// garbage and dropped.
+fn small(n: u64) -> Option<u32> {
+    u32::try_from(n).ok()
+}
+
 fn fill_serve_api(r: &mut Request, a: &ServeApi) {
-    r.gen_tokens = Some(a.gen_tokens);
+    r.gen_tokens = small(a.gen_tokens);
     r.gen_ms = Some(a.gen_s * 1000.0);
     r.gen_tps = Some(a.gen_tps);
-    r.prompt_tokens = a.prompt_tokens;
+    r.prompt_tokens = a.prompt_tokens.and_then(small);
     r.prompt_ms = a.prefill_s.map(|s| s * 1000.0);
     r.prompt_tps = match (a.prompt_tokens, a.prefill_s) {
         (Some(n), Some(s)) if s > 0.0 => Some(n as f64 / s),
         _ => None,
     };
     if a.rounds.is_some() || a.commit_per_round.is_some() {
-        r.draft = Some(Draft {
+        r.draft = Some(Box::new(Draft {
             mean_len: a.commit_per_round,
             rounds: a.rounds,
             ..Default::default()
-        });
+        }));
     }
 }
 

@@ -17,6 +17,7 @@
 mod envelope;
 mod event;
 mod ledger;
+mod parallel;
 mod prefix;
 mod scan;
 
@@ -28,18 +29,20 @@ pub use event::SlotSelection;
 pub use ledger::{
     CachedFrom, Draft, Engine, Instance, Miner, Report, Request, StartReason, MAX_LINE,
 };
+pub use parallel::mine_parallel;
 
 use std::io::Read;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("reading the log at byte {offset} (after line {lines}): {source}")]
+    #[error("reading the log at byte {offset}: {source}")]
     Read {
         offset: u64,
-        lines: u64,
         #[source]
         source: std::io::Error,
     },
+    #[error("mining the log: {0}")]
+    Worker(String),
 }
 
 /// Reads a whole log and summarises it.
@@ -47,7 +50,7 @@ pub fn mine<R: Read>(r: R) -> Result<Report, Error> {
     let mut m = Miner::new();
     feed_reader(&mut m, r)?;
     m.finish();
-    Ok(m.report())
+    Ok(m.into_report())
 }
 
 /// Feeds everything `r` yields into `m` (without finishing: a partial last line waits).
@@ -63,13 +66,7 @@ pub fn feed_reader<R: Read>(m: &mut Miner, mut r: R) -> Result<u64, Error> {
                 offset += n as u64;
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(source) => {
-                return Err(Error::Read {
-                    offset,
-                    lines: m.lines(),
-                    source,
-                })
-            }
+            Err(source) => return Err(Error::Read { offset, source }),
         }
     }
 }

@@ -9,18 +9,22 @@ pub(crate) struct Cur<'a> {
 }
 
 impl<'a> Cur<'a> {
+    #[inline(always)]
     pub fn new(b: &'a [u8]) -> Self {
         Cur { b, i: 0 }
     }
 
+    #[inline(always)]
     pub fn rest(&self) -> &'a [u8] {
         &self.b[self.i..]
     }
 
+    #[inline(always)]
     pub fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
     }
 
+    #[inline(always)]
     pub fn skip_while(&mut self, f: impl Fn(u8) -> bool) {
         while self.peek().is_some_and(&f) {
             self.i += 1;
@@ -28,6 +32,7 @@ impl<'a> Cur<'a> {
     }
 
     /// Skips spaces and tabs (printf's `%10.2f` pads with spaces).
+    #[inline(always)]
     pub fn ws(&mut self) {
         while let Some(b' ' | b'\t') = self.peek() {
             self.i += 1;
@@ -35,8 +40,11 @@ impl<'a> Cur<'a> {
     }
 
     /// Matches `s` exactly at the cursor.
+    #[inline(always)]
     pub fn lit(&mut self, s: &[u8]) -> bool {
-        if self.b[self.i..].starts_with(s) {
+        // A byte loop: the needles are short constants, where a memcmp call costs more.
+        let rest = &self.b[self.i..];
+        if rest.len() >= s.len() && rest.iter().zip(s).all(|(a, b)| a == b) {
             self.i += s.len();
             true
         } else {
@@ -45,6 +53,7 @@ impl<'a> Cur<'a> {
     }
 
     /// Skips blanks, then matches `s`.
+    #[inline(always)]
     pub fn tok(&mut self, s: &[u8]) -> bool {
         let save = self.i;
         self.ws();
@@ -57,8 +66,9 @@ impl<'a> Cur<'a> {
     }
 
     /// Moves past the first occurrence of `s` at or after the cursor.
+    #[inline]
     pub fn find(&mut self, s: &[u8]) -> bool {
-        match memchr::memmem::find(&self.b[self.i..], s) {
+        match find(&self.b[self.i..], s) {
             Some(p) => {
                 self.i += p + s.len();
                 true
@@ -68,32 +78,54 @@ impl<'a> Cur<'a> {
     }
 
     /// Unsigned decimal integer after optional blanks; `None` on no digits or overflow.
+    #[inline]
     pub fn uint(&mut self) -> Option<u64> {
         let save = self.i;
         self.ws();
         let start = self.i;
-        let mut v: u64 = 0;
-        while let Some(c @ b'0'..=b'9') = self.peek() {
-            match v
-                .checked_mul(10)
-                .and_then(|x| x.checked_add(u64::from(c - b'0')))
-            {
-                Some(x) => v = x,
-                None => {
-                    self.i = save;
-                    return None;
-                }
+        // One pass, wrapping: up to 19 digits cannot overflow a u64; longer runs are re-read
+        // by the checked parser.
+        let (end, v) = self.accumulate(start, 0);
+        let v = match end - start {
+            0 => None,
+            1..=19 => Some(v),
+            _ => std::str::from_utf8(&self.b[start..end])
+                .ok()
+                .and_then(|t| t.parse().ok()),
+        };
+        self.i = if v.is_some() { end } else { save };
+        v
+    }
+
+    /// Reads digits from `i` into `v` (wrapping); returns where they end and the value.
+    #[inline(always)]
+    fn accumulate(&self, mut i: usize, mut v: u64) -> (usize, u64) {
+        while let Some(c) = self.b.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
             }
-            self.i += 1;
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+            i += 1;
         }
-        if self.i == start {
-            self.i = save;
-            return None;
+        (i, v)
+    }
+
+    /// Skips a number we do not keep (`%8.2f ms per token`, `inf`, `nan`); false if none.
+    #[inline(always)]
+    pub fn skip_number(&mut self) -> bool {
+        self.ws();
+        self.lit(b"-");
+        if self.lit(b"inf") || self.lit(b"nan") {
+            return true;
         }
-        Some(v)
+        let start = self.i;
+        self.skip_while(|b| b.is_ascii_digit() || b == b'.');
+        self.i > start
     }
 
     /// Signed decimal integer (llama.cpp prints `task -1` for a slot without a task).
+    #[inline]
     pub fn int(&mut self) -> Option<i64> {
         let save = self.i;
         self.ws();
@@ -113,55 +145,47 @@ impl<'a> Cur<'a> {
         let save = self.i;
         self.ws();
         let neg = self.lit(b"-");
-        if self.lit(b"inf") {
-            return Some(if neg {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            });
-        }
-        if self.lit(b"nan") {
-            return Some(f64::NAN);
-        }
         let start = self.i;
-        let mut mant: u64 = 0;
-        let mut digits = 0u32;
-        let mut frac = 0i32;
-        let mut seen_dot = false;
-        loop {
-            match self.peek() {
-                Some(c @ b'0'..=b'9') => {
-                    if digits < 19 {
-                        mant = mant * 10 + u64::from(c - b'0');
-                        digits += 1;
-                        if seen_dot {
-                            frac += 1;
-                        }
-                    } else if !seen_dot {
-                        // Past 19 significant digits: keep the magnitude, drop precision.
-                        frac -= 1;
-                    }
-                    self.i += 1;
-                }
-                Some(b'.') if !seen_dot => {
-                    seen_dot = true;
-                    self.i += 1;
-                }
-                _ => break,
-            }
+        let (int_end, mant) = self.accumulate(start, 0);
+        let (mut end, mut mant) = (int_end, mant);
+        let mut frac = 0;
+        if self.b.get(end) == Some(&b'.') {
+            (end, mant) = self.accumulate(int_end + 1, mant);
+            frac = end - int_end - 1;
         }
-        let text = &self.b[start..self.i];
-        if text.is_empty() || text == b"." {
+        let n = (int_end - start) + frac;
+        if n == 0 {
+            self.i = start;
+            if self.lit(b"inf") {
+                return Some(if neg {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                });
+            }
+            if self.lit(b"nan") {
+                return Some(f64::NAN);
+            }
             self.i = save;
             return None;
         }
-        // mant < 2^63 and 10^frac exact for frac <= 22: one correctly rounded division.
-        let v = if (0..=22).contains(&frac) && mant < (1u64 << 53) {
-            mant as f64 / POW10[frac as usize]
+        // Up to 15 digits the mantissa is exact in a double and 10^frac too: one correctly
+        // rounded division. Longer numbers take the standard library's exact parser.
+        let v = if n <= 15 {
+            mant as f64 / POW10[frac]
         } else {
-            // Rare (very long numbers): the standard library's exact parser.
-            std::str::from_utf8(text).ok()?.parse::<f64>().ok()?
+            match std::str::from_utf8(&self.b[start..end])
+                .ok()
+                .and_then(|t| t.parse::<f64>().ok())
+            {
+                Some(v) => v,
+                None => {
+                    self.i = save;
+                    return None;
+                }
+            }
         };
+        self.i = end;
         Some(if neg { -v } else { v })
     }
 }
@@ -170,6 +194,14 @@ const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
+
+/// First position of `needle` in `hay`. The haystacks are single log lines and the needles a
+/// few bytes, where building a memmem searcher per call costs more than it saves.
+#[inline]
+pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    memchr::memchr_iter(first, hay).find(|&p| hay[p + 1..].starts_with(rest))
+}
 
 /// Trims ASCII blanks (and a stray `\r`) from both ends.
 pub(crate) fn trim(mut b: &[u8]) -> &[u8] {
@@ -237,6 +269,25 @@ mod tests {
         assert_eq!(c.int(), Some(-1));
         assert!(c.tok(b"|"));
         assert!(c.rest().is_empty());
+    }
+
+    #[test]
+    fn find_matches_memmem() {
+        for (hay, needle) in [
+            (&b"a | b | c"[..], &b" | "[..]),
+            (b"truncated = 0", b"truncated ="),
+            (b"aaab", b"ab"),
+            (b"x", b"xy"),
+            (b"", b"a"),
+            (b"abc", b"c"),
+        ] {
+            assert_eq!(
+                find(hay, needle),
+                memchr::memmem::find(hay, needle),
+                "{hay:?}"
+            );
+        }
+        assert_eq!(find(b"abc", b""), None);
     }
 
     #[test]

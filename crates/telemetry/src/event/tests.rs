@@ -313,7 +313,7 @@ fn halogen_serve_api() {
     check(
         "serve_api: mtp 28 tok in 0.66s = 42.45 t/s | 16 rounds, commit 1.75/round | prompt 58, prefill 0.92s | detok 24us/tok",
         Scope::Other,
-        Some(Event::ServeApi(ServeApi {
+        Some(Event::ServeApi(Box::new(ServeApi {
             gen_tokens: 28,
             gen_s: 0.66,
             gen_tps: 42.45,
@@ -321,18 +321,18 @@ fn halogen_serve_api() {
             commit_per_round: Some(1.75),
             prompt_tokens: Some(58),
             prefill_s: Some(0.92),
-        })),
+        }))),
     );
     // Without the optional segments.
     check(
         "serve_api: 10 tok in 1.00s = 10.00 t/s",
         Scope::Other,
-        Some(Event::ServeApi(ServeApi {
+        Some(Event::ServeApi(Box::new(ServeApi {
             gen_tokens: 10,
             gen_s: 1.0,
             gen_tps: 10.0,
             ..Default::default()
-        })),
+        }))),
     );
     check("serve_api: warming up", Scope::Other, None);
 }
