@@ -11,6 +11,7 @@ use std::fs::File;
 use std::io::{IsTerminal, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -100,7 +101,8 @@ struct Document<'a> {
 }
 
 enum Msg {
-    Chunk(Vec<u8>),
+    /// A buffer and how many of its bytes are data; the buffer goes back for reuse.
+    Chunk(Vec<u8>, usize),
     /// A followed file shrank: a line cut at its old end is complete as it stands.
     Truncated,
     /// The input ended (or failed).
@@ -127,24 +129,103 @@ pub fn run(args: Args) -> Result<()> {
         Source::Stdin
     };
 
-    let (tx, rx) = mpsc::sync_channel::<Msg>(8);
-    let child: Arc<Mutex<Option<Child>>> = Arc::new(Mutex::new(None));
-    start_reader(&source, args.follow, tx.clone(), child.clone())?;
-    watch_ctrl_c(tx);
+    if !args.follow {
+        return run_once(&args, &source);
+    }
 
-    let outcome = consume(&rx, &args, &source);
+    let (tx, rx) = mpsc::sync_channel::<Msg>(8);
+    // Buffers travel back to the reader: no allocation (and no page faults) per chunk.
+    let (back_tx, back_rx) = mpsc::sync_channel::<Vec<u8>>(16);
+    let child: Arc<Mutex<Option<Child>>> = Arc::new(Mutex::new(None));
+    start_reader(&source, args.follow, tx.clone(), back_rx, child.clone())?;
+    watch_ctrl_c(move || {
+        let _ = tx.send(Msg::Interrupt);
+    });
+
+    let outcome = consume(&rx, &back_tx, &args, &source);
     if let Some(mut c) = child.lock().map_or(None, |mut g| g.take()) {
         let _ = c.kill();
         let _ = c.wait();
     }
     let (miner, interrupted) = outcome?;
-    let report = miner.report();
+    let report = miner.into_report();
     print_final(&args, &source, &report, interrupted)
+}
+
+/// Reads the whole input once, parsing on every core (the grouping stays in log order);
+/// Ctrl-C stops the reading and reports what was read.
+fn run_once(args: &Args, source: &Source) -> Result<()> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    watch_ctrl_c(move || flag.store(true, Ordering::Relaxed));
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (report, interrupted) = match source {
+        Source::Stdin => {
+            telemetry::mine_parallel(std::io::stdin(), threads, &stop).context("reading stdin")?
+        }
+        Source::File { path } => {
+            let f = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+            telemetry::mine_parallel(f, threads, &stop)
+                .with_context(|| format!("reading {}", path.display()))?
+        }
+        Source::Journal { unit, user, since } => {
+            let mut c = journalctl(unit, *user, since, false)?;
+            let out = c.stdout.take().context("journalctl's output")?;
+            let mined = telemetry::mine_parallel(out, threads, &stop);
+            let status = if mined.as_ref().is_ok_and(|m| m.1) {
+                let _ = c.kill();
+                let _ = c.wait();
+                None
+            } else {
+                Some(c.wait().context("waiting for journalctl")?)
+            };
+            let mined = mined.context("reading journalctl's output")?;
+            if let Some(s) = status.filter(|s| !s.success()) {
+                bail!("journalctl -u {unit} exited with {s} (its message is above)");
+            }
+            mined
+        }
+    };
+    print_final(args, source, &report, interrupted)
+}
+
+/// `journalctl -u UNIT [--user] --since WHEN --no-pager -o short-iso [--follow]`. ISO
+/// timestamps, because `short` prints month names in the host's locale.
+fn journalctl(unit: &str, user: bool, since: &str, follow: bool) -> Result<Child> {
+    let mut cmd = Command::new("journalctl");
+    if user {
+        cmd.arg("--user");
+    }
+    cmd.args([
+        "-u",
+        unit,
+        "--since",
+        since,
+        "--no-pager",
+        "-o",
+        "short-iso",
+    ]);
+    if follow {
+        cmd.arg("--follow");
+    }
+    match cmd.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn() {
+        Ok(c) => Ok(c),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+            "--journal needs systemd's journalctl, which is not on PATH here; pipe the log in \
+             on stdin or use --file FILE"
+        ),
+        Err(e) => Err(e).context("starting journalctl"),
+    }
 }
 
 /// Parses chunks as they arrive; prints follow-mode updates. Returns the miner and whether
 /// Ctrl-C ended the input.
-fn consume(rx: &Receiver<Msg>, args: &Args, source: &Source) -> Result<(Miner, bool)> {
+fn consume(
+    rx: &Receiver<Msg>,
+    back: &SyncSender<Vec<u8>>,
+    args: &Args,
+    source: &Source,
+) -> Result<(Miner, bool)> {
     let mut m = Miner::new();
     let mut printed_requests = 0usize;
     let mut last_print = Instant::now() - UPDATE_EVERY;
@@ -159,7 +240,10 @@ fn consume(rx: &Receiver<Msg>, args: &Args, source: &Source) -> Result<(Miner, b
             Some(rx.recv().unwrap_or(Msg::End(Ok(()))))
         };
         match msg {
-            Some(Msg::Chunk(c)) => m.feed(&c),
+            Some(Msg::Chunk(buf, n)) => {
+                m.feed(&buf[..n]);
+                let _ = back.try_send(buf);
+            }
             Some(Msg::Truncated) => m.finish(),
             Some(Msg::End(r)) => {
                 r?;
@@ -180,7 +264,8 @@ fn consume(rx: &Receiver<Msg>, args: &Args, source: &Source) -> Result<(Miner, b
     }
 }
 
-fn watch_ctrl_c(tx: SyncSender<Msg>) {
+/// Runs `on_interrupt` on Ctrl-C (SIGINT), from a small thread of its own.
+fn watch_ctrl_c(on_interrupt: impl FnOnce() + Send + 'static) {
     std::thread::spawn(move || {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -189,21 +274,32 @@ fn watch_ctrl_c(tx: SyncSender<Msg>) {
             return;
         };
         if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
-            let _ = tx.send(Msg::Interrupt);
+            on_interrupt();
         }
     });
+}
+
+/// Reusable read buffers, returned by the consumer.
+struct Buffers(Receiver<Vec<u8>>);
+
+impl Buffers {
+    fn take(&self) -> Vec<u8> {
+        self.0.try_recv().unwrap_or_else(|_| vec![0u8; CHUNK])
+    }
 }
 
 fn start_reader(
     source: &Source,
     follow: bool,
     tx: SyncSender<Msg>,
+    back: Receiver<Vec<u8>>,
     child: Arc<Mutex<Option<Child>>>,
 ) -> Result<()> {
+    let bufs = Buffers(back);
     match source.clone() {
         Source::Stdin => {
             std::thread::spawn(move || {
-                let r = pump(std::io::stdin().lock(), &tx, "stdin");
+                let r = pump(std::io::stdin().lock(), &tx, &bufs, "stdin");
                 let _ = tx.send(Msg::End(r));
             });
         }
@@ -211,44 +307,21 @@ fn start_reader(
             let f = File::open(&path).with_context(|| format!("opening {}", path.display()))?;
             std::thread::spawn(move || {
                 let r = if follow {
-                    follow_file(&path, f, &tx)
+                    follow_file(&path, f, &tx, &bufs)
                 } else {
-                    pump(f, &tx, &path.display().to_string())
+                    pump(f, &tx, &bufs, &path.display().to_string())
                 };
                 let _ = tx.send(Msg::End(r));
             });
         }
         Source::Journal { unit, user, since } => {
-            let mut cmd = Command::new("journalctl");
-            if user {
-                cmd.arg("--user");
-            }
-            cmd.args([
-                "-u",
-                &unit,
-                "--since",
-                &since,
-                "--no-pager",
-                "-o",
-                "short-iso",
-            ]);
-            if follow {
-                cmd.arg("--follow");
-            }
-            let mut c = match cmd.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn() {
-                Ok(c) => c,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
-                    "--journal needs systemd's journalctl, which is not on PATH here; pipe the \
-                     log in on stdin or use --file FILE"
-                ),
-                Err(e) => return Err(e).context("starting journalctl"),
-            };
+            let mut c = journalctl(&unit, user, &since, follow)?;
             let out = c.stdout.take().context("journalctl's stdout")?;
             *child
                 .lock()
                 .map_err(|_| anyhow::anyhow!("journalctl handle poisoned"))? = Some(c);
             std::thread::spawn(move || {
-                let mut r = pump(out, &tx, "journalctl's output");
+                let mut r = pump(out, &tx, &bufs, "journalctl's output");
                 if r.is_ok() {
                     let status = child.lock().ok().and_then(|mut g| g.as_mut()?.wait().ok());
                     if let Some(s) = status.filter(|s| !s.success()) {
@@ -265,41 +338,42 @@ fn start_reader(
 }
 
 /// Sends everything `r` yields as chunks. Stops quietly when the consumer is gone.
-fn pump(mut r: impl Read, tx: &SyncSender<Msg>, what: &str) -> Result<()> {
+fn pump(mut r: impl Read, tx: &SyncSender<Msg>, bufs: &Buffers, what: &str) -> Result<()> {
     let mut offset = 0u64;
     loop {
-        let mut buf = vec![0u8; CHUNK];
-        let n = match r.read(&mut buf) {
+        let mut buf = bufs.take();
+        let n = match read_some(&mut r, &mut buf) {
             Ok(0) => return Ok(()),
             Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e).with_context(|| format!("reading {what} at byte {offset}")),
         };
         offset += n as u64;
-        buf.truncate(n);
-        if tx.send(Msg::Chunk(buf)).is_err() {
+        if tx.send(Msg::Chunk(buf, n)).is_err() {
             return Ok(());
+        }
+    }
+}
+
+fn read_some(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match r.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other,
         }
     }
 }
 
 /// `tail -F`: read to the end, then poll; a shrunken file was truncated (read it again from
 /// its start), a different file at the path was rotated in (finish the old one, open the new).
-fn follow_file(path: &Path, mut f: File, tx: &SyncSender<Msg>) -> Result<()> {
+fn follow_file(path: &Path, mut f: File, tx: &SyncSender<Msg>, bufs: &Buffers) -> Result<()> {
     let mut offset = 0u64;
-    let mut buf = vec![0u8; CHUNK];
+    let what = || format!("reading {} at byte", path.display());
     loop {
-        let n = match f.read(&mut buf) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                return Err(e)
-                    .with_context(|| format!("reading {} at byte {offset}", path.display()))
-            }
-        };
+        let mut buf = bufs.take();
+        let n = read_some(&mut f, &mut buf).with_context(|| format!("{} {offset}", what()))?;
         if n > 0 {
             offset += n as u64;
-            if tx.send(Msg::Chunk(buf[..n].to_vec())).is_err() {
+            if tx.send(Msg::Chunk(buf, n)).is_err() {
                 return Ok(());
             }
             continue;
@@ -321,11 +395,12 @@ fn follow_file(path: &Path, mut f: File, tx: &SyncSender<Msg>) -> Result<()> {
         if rotated(path, &f) {
             // Drain what the old file still holds, then switch.
             loop {
-                let n = f.read(&mut buf)?;
+                let mut buf = bufs.take();
+                let n = read_some(&mut f, &mut buf)?;
                 if n == 0 {
                     break;
                 }
-                if tx.send(Msg::Chunk(buf[..n].to_vec())).is_err() {
+                if tx.send(Msg::Chunk(buf, n)).is_err() {
                     return Ok(());
                 }
             }
@@ -636,7 +711,9 @@ fn render(report: &Report, list_requests: bool) -> String {
 }
 
 fn request_table(i: &InstanceReport) -> Table {
-    let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+    fn opt<T: ToString>(v: Option<T>) -> String {
+        v.map_or("-".to_string(), |v| v.to_string())
+    }
     let optf = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
