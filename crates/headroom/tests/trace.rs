@@ -436,3 +436,31 @@ fn help_has_examples() {
     assert!(text.contains("--steps 3..7"));
     assert!(text.contains("docs/json/trace.md"));
 }
+
+#[test]
+fn first_generation_kineto_names_are_read() {
+    // The 2021 (PyTorch 1.8) vocabulary: Operator / Runtime / Kernel / Memcpy, async_cpu_to_gpu.
+    let t = Temp::new(
+        "old-kineto.json",
+        br#"{"schemaVersion": 1, "traceEvents": [
+  {"ph": "X", "cat": "Operator", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 100, "dur": 900},
+  {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 110, "dur": 5, "args": {"correlation": 7}},
+  {"ph": "s", "id": 7, "pid": 1, "tid": 1, "ts": 110, "cat": "async_cpu_to_gpu", "name": "async_gpu"},
+  {"ph": "X", "cat": "Kernel", "name": "volta_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": 120, "dur": 600, "args": {"device": 0, "stream": 7, "correlation": 7}},
+  {"ph": "f", "id": 7, "pid": 0, "tid": 7, "ts": 120, "cat": "async_cpu_to_gpu", "name": "async_gpu", "bp": "e"},
+  {"ph": "X", "cat": "Memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0, "tid": 7, "ts": 730, "dur": 200, "args": {"device": 0, "stream": 7}}
+]}"#,
+    );
+    let j = json(&[t.path(), "--json", "--steps", "3"]);
+    assert_eq!(j["flows"]["category"], "async_cpu_to_gpu");
+    assert_eq!(j["flows"]["count"], 2);
+    assert_eq!(j["counts"]["kernel"], 1);
+    assert_eq!(j["counts"]["gpu_memcpy"], 1);
+    assert_eq!(j["kernels"][0]["cat"], "kernel");
+    close(&j["device_total_us"], 800.0);
+    assert_eq!(j["runtime"]["launch"]["count"], 1);
+    assert_eq!(j["vendor"], "cuda");
+    close(&j["verdict"]["wall_us"], 900.0);
+    close(&j["verdict"]["ratio"], 800.0 / 900.0);
+    assert_eq!(j["verdict"]["plan"], false);
+}

@@ -24,11 +24,13 @@ impl DeviceCat {
             DeviceCat::Memset => "gpu_memset",
         }
     }
+    /// Current Kineto names, and the first generation's (PyTorch 1.8, 2021: `Kernel`,
+    /// `Memcpy`, `Memset`) that the TensorBoard profiler plugin also maps.
     fn from_cat(cat: &[u8]) -> Option<Self> {
         match cat {
-            b"kernel" => Some(DeviceCat::Kernel),
-            b"gpu_memcpy" => Some(DeviceCat::Memcpy),
-            b"gpu_memset" => Some(DeviceCat::Memset),
+            b"kernel" | b"Kernel" => Some(DeviceCat::Kernel),
+            b"gpu_memcpy" | b"Memcpy" | b"memcpy" => Some(DeviceCat::Memcpy),
+            b"gpu_memset" | b"Memset" | b"memset" => Some(DeviceCat::Memset),
             _ => None,
         }
     }
@@ -456,7 +458,9 @@ impl Acc {
                     }
                 }
             }
-            b"user_annotation" => {
+            // ProfilerStep is a user_annotation now; the first generation wrote it as an
+            // operator (`Operator`, later `cpu_op`).
+            b"user_annotation" | b"cpu_op" | b"Operator" => {
                 if let Some(n) = ev.name_raw().and_then(step_number) {
                     if let Some((ts, dur)) = self.times(ev) {
                         self.steps.push(Step {
@@ -468,7 +472,7 @@ impl Acc {
                     }
                 }
             }
-            b"cuda_runtime" | b"cuda_driver" => {
+            b"cuda_runtime" | b"cuda_driver" | b"Runtime" | b"runtime" => {
                 let Some((ts, dur)) = self.times(ev) else {
                     return Ok(());
                 };
@@ -817,7 +821,7 @@ pub fn scan_steps<R: Read>(src: R) -> Result<Vec<Step>, TraceError> {
                     continue;
                 }
                 let on_device = match ev.cat() {
-                    Some(b"user_annotation") => false,
+                    Some(b"user_annotation" | b"cpu_op" | b"Operator") => false,
                     Some(b"gpu_user_annotation") => true,
                     _ => continue,
                 };
@@ -1105,6 +1109,36 @@ mod tests {
         assert_eq!(r.symbols.len(), 1);
         assert_eq!(r.symbols[0].symbol, "Cijk_Alik_Bljk_SB");
         assert!(r.vendor_evidence.contains("Cijk_"), "{}", r.vendor_evidence);
+    }
+
+    #[test]
+    fn first_generation_kineto_categories() {
+        // PyTorch 1.8-era names: Operator / Runtime / Kernel / Memcpy / Memset, and the
+        // async_cpu_to_gpu flow category.
+        let r = run(
+            &[
+                ev("X", "Operator", "ProfilerStep#1", 0.0, 100.0, ""),
+                ev("X", "Runtime", "cudaLaunchKernel", 1.0, 4.0, ""),
+                ev("X", "Kernel", "volta_sgemm_128x64_nn", 10.0, 20.0, ""),
+                ev("X", "Memcpy", "Memcpy HtoD (Pageable -> Device)", 40.0, 5.0, ""),
+                ev("X", "Memset", "Memset (Device)", 50.0, 1.0, ""),
+                r#"{"ph": "s", "id": 1, "cat": "async_cpu_to_gpu", "name": "async_gpu", "ts": 1}"#.into(),
+                r#"{"ph": "f", "id": 1, "cat": "async_cpu_to_gpu", "name": "async_gpu", "ts": 10, "bp": "e"}"#.into(),
+            ],
+            &Options { steps: Some(StepRange { first: 1, last: 1 }), known_steps: None },
+        );
+        assert_eq!(r.device_total_ns, 26_000);
+        assert_eq!(r.names.len(), 3);
+        assert_eq!(r.names[0].cat, DeviceCat::Kernel);
+        assert_eq!(r.runtime.launch.count, 1);
+        assert_eq!(r.window.unwrap().end_ns, 100_000);
+        let flows: u64 = r
+            .census
+            .iter()
+            .filter(|e| e.cat == "async_cpu_to_gpu")
+            .map(|e| e.count)
+            .sum();
+        assert_eq!(flows, 2, "one s and one f flow event");
     }
 
     #[test]

@@ -19,6 +19,9 @@ import gzip, json, sys
 from decimal import ROUND_HALF_UP, Decimal
 
 DEVICE = ("kernel", "gpu_memcpy", "gpu_memset")
+# First-generation Kineto (PyTorch 1.8) names for the same categories.
+OLD = {"Kernel": "kernel", "Memcpy": "gpu_memcpy", "memcpy": "gpu_memcpy", "Memset": "gpu_memset",
+       "memset": "gpu_memset", "Runtime": "cuda_runtime", "runtime": "cuda_runtime"}
 
 
 def read(path):
@@ -61,7 +64,8 @@ def summary(path, first=None, last=None):
     events = doc["traceEvents"]
     window = None
     if first is not None:
-        cpu = [e for e in events if e.get("ph") == "X" and e.get("cat") == "user_annotation"]
+        cpu = [e for e in events
+               if e.get("ph") == "X" and e.get("cat") in ("user_annotation", "cpu_op", "Operator")]
         starts = [ns(e["ts"]) for e in cpu if step_number(e.get("name")) == first]
         ends = [ns(e["ts"]) + ns(e["dur"]) for e in cpu if step_number(e.get("name")) == last]
         window = (min(starts), max(ends))
@@ -80,6 +84,7 @@ def summary(path, first=None, last=None):
         ph, cat = e.get("ph"), e.get("cat")
         key = f"{ph or ''}\t{cat or ''}"
         census[key] = census.get(key, 0) + 1
+        cat = OLD.get(cat, cat)
         if ph != "X":
             continue
         if cat in DEVICE:
@@ -90,7 +95,7 @@ def summary(path, first=None, last=None):
             args = e.get("args", {})
             dev = args.get("device", e.get("pid"))
             stream = args.get("stream", e.get("tid"))
-            k = f"{cat}\t{e['name']}"
+            k = f"{cat}\t{e['name']}"  # canonical category, as headroom reports it
             s = names.setdefault(k, [0, 0, None, None])
             s[0] += dur
             s[1] += 1
@@ -110,7 +115,7 @@ def summary(path, first=None, last=None):
             if inside(e):
                 ann[0] += 1
                 ann[1] += ns(e["dur"])
-        elif cat == "user_annotation":
+        elif cat in ("user_annotation", "cpu_op", "Operator"):
             n = step_number(e.get("name"))
             if n is not None:
                 steps.append([n, ns(e["ts"]), ns(e["dur"]), False])
@@ -163,7 +168,7 @@ def offsets(path):
         if text[i] == "]":
             break
         e, j = dec.raw_decode(text, i)
-        dev = e.get("ph") == "X" and e.get("cat") in DEVICE
+        dev = e.get("ph") == "X" and OLD.get(e.get("cat"), e.get("cat")) in DEVICE
         out.append([i, j, ns(e["dur"]) if dev else None])
         i = j
     return {"events": out}
