@@ -511,7 +511,7 @@ impl<R: Read> EventReader<R> {
         let want = self.end.max(CHUNK);
         if self.end >= MAX_ITEM {
             return Err(Stop {
-                offset: self.base,
+                offset: self.base + ws(&self.buf[..self.end], 0) as u64,
                 events: self.events,
                 kind: StopKind::TooLarge,
             });
@@ -905,6 +905,35 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 500);
+    }
+
+    #[test]
+    fn an_endless_value_stops_at_the_cap_instead_of_growing() {
+        // A corrupt file whose string never closes: memory must stop at MAX_ITEM.
+        struct Endless(usize);
+        impl Read for Endless {
+            fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+                let head = br#"{"traceEvents": [{"ph": "X"}, {"name": ""#;
+                let mut n = 0;
+                while n < out.len() {
+                    out[n] = head.get(self.0).copied().unwrap_or(b'a');
+                    self.0 += 1;
+                    n += 1;
+                }
+                Ok(n)
+            }
+        }
+        let mut r = EventReader::new(Endless(0));
+        assert!(r.next_event().unwrap().is_some());
+        let stop = match r.next_event() {
+            Err(s) => s,
+            Ok(_) => panic!("expected a stop"),
+        };
+        assert_eq!(stop.kind, StopKind::TooLarge);
+        assert_eq!(stop.offset, 30);
+        assert_eq!(stop.events, 1);
+        assert!(r.buf.len() <= MAX_ITEM + CHUNK);
+        assert!(stop.to_string().contains("64 MiB"), "{stop}");
     }
 
     #[test]
