@@ -1,0 +1,427 @@
+//! `headroom bench`, `headroom regress` and `headroom history --bench`: live against real
+//! llama-servers (the same build twice agrees; the same build with `-ub 1` is a prefill
+//! regression of the size the engine's own timings show, and the flag is named), and against
+//! a history of synthetic versions (spec 003's 36 → 17 → 35 tok/s story).
+
+use serde_json::{json, Value};
+use std::process::Command;
+use testpeers::LlamaServer;
+
+fn headroom(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args(args)
+        .output()
+        .expect("run headroom");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn bench(url: &str, label: &str, db: &str) -> Value {
+    let (code, out, err) = headroom(&[
+        "bench", "--url", url, "--quick", "--label", label, "--db", db, "--json", "--quiet",
+    ]);
+    assert_eq!(code, 0, "bench {label}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("bench {label}: {e}: {out}"))
+}
+
+fn regress(db: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["regress", "--db", db, "--json"];
+    args.extend_from_slice(extra);
+    let (code, out, err) = headroom(&args);
+    assert_eq!(code, 0, "regress {extra:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("regress: {e}: {out}"))
+}
+
+fn metric<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["metrics"]
+        .as_array()
+        .and_then(|ms| ms.iter().find(|m| m["name"] == name))
+        .unwrap_or_else(|| panic!("no metric {name} in {doc:#}"))
+}
+
+/// The engine's own prefill rate (llama.cpp `timings.prompt_per_second`) of a 1-token request
+/// with a ~96-token prompt, uncached.
+fn engine_prefill_tps(port: u16, i: usize) -> f64 {
+    let words = "the river crossed the valley near the old stone bridge where farmers met ";
+    let prompt = format!("{i} {}", words.repeat(7));
+    let body = json!({"prompt": prompt, "max_tokens": 1, "temperature": 0, "cache_prompt": false});
+    let (code, text) =
+        testpeers::post_json(port, "/v1/completions", &body.to_string()).expect("answer");
+    assert_eq!(code, 200, "{text}");
+    let v: Value = serde_json::from_str(&text).expect("JSON");
+    v["timings"]["prompt_per_second"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no timings in {v}"))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+#[test]
+fn live_same_build_agrees_and_a_slowed_server_is_named() {
+    let _g = testpeers::serial();
+    let Some(fast) = LlamaServer::start(&["--metrics"]) else {
+        return;
+    };
+    // The same build with one-token micro-batches: every prompt token is its own forward pass,
+    // so prefill slows (measured here: about half) while single-stream decode does not.
+    let Some(slow) = LlamaServer::start(&["--metrics", "-ub", "1"]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let db = db.to_str().unwrap();
+
+    // Fast, slow, fast again: the two fast runs bracket the slow one in time.
+    let a = bench(&fast.url, "base", db);
+    let b = bench(&slow.url, "ub1", db);
+    let a2 = bench(&fast.url, "base again", db);
+
+    // The documents: schema, suite, identity found automatically.
+    for d in [&a, &b, &a2] {
+        assert_eq!(d["schema"], "headroom.bench/1");
+        assert_eq!(d["suite"]["preset"], "quick");
+        assert_eq!(d["identity"]["engine"], "llama.cpp");
+        assert!(d["identity"]["build"].is_string(), "{}", d["identity"]);
+        assert!(d["saved_run_id"].is_i64());
+        for m in d["metrics"].as_array().unwrap() {
+            assert_eq!(m["n"], 5, "{m}");
+            assert!(m["median"].as_f64().unwrap() > 0.0, "{m}");
+        }
+        assert!(d["summary"].as_str().unwrap().starts_with("decode "));
+        assert_eq!(
+            d["all_exact"], true,
+            "prompts sized by the server's tokenizer"
+        );
+    }
+    let hash = |d: &Value| d["identity"]["model_file"]["header_fnv1a64"].clone();
+    assert!(hash(&a).is_string(), "{}", a["identity"]);
+    assert_eq!(hash(&a), hash(&b), "the same model file");
+    let argv = b["identity"]["process"]["argv"].to_string();
+    assert!(argv.contains("\"-ub\",\"1\""), "{argv}");
+    assert_eq!(b["identity"]["settings"]["ubatch"]["value"], "1");
+    assert_eq!(
+        b["identity"]["settings"]["ubatch"]["source"],
+        "process_cmdline"
+    );
+    assert_eq!(
+        a["identity"]["settings"]["threads"]["value"], "1",
+        "{}",
+        a["identity"]
+    );
+
+    // The engine's own view of the slowdown, interleaved so load drift hits both alike.
+    let (mut ea, mut eb) = (Vec::new(), Vec::new());
+    for i in 0..3 {
+        ea.push(engine_prefill_tps(fast.port, i));
+        eb.push(engine_prefill_tps(slow.port, i));
+    }
+    let engine_ratio = median(eb) / median(ea);
+    eprintln!("engine's prefill ratio (-ub 1 / default): {engine_ratio:.3}");
+    assert!(
+        engine_ratio < 0.8,
+        "the setting must slow prefill clearly: {engine_ratio}"
+    );
+
+    // Same build: no metric moved, and nothing in the identity differs.
+    let same = regress(db, &["--baseline", "base", "--latest", "base again"]);
+    assert_eq!(same["schema"], "headroom.regress/1");
+    for m in same["metrics"].as_array().unwrap() {
+        assert_eq!(
+            m["verdict"], "unchanged",
+            "false alarm on the same build: {m:#}"
+        );
+    }
+    assert_eq!(same["changed"], json!([]), "{:#}", same["changed"]);
+
+    // Slowed: prefill regressed with the right sign and roughly the engine's size; the flag
+    // that differs is named.
+    let r = regress(db, &["--baseline", "base", "--latest", "ub1"]);
+    let p = metric(&r, "prefill_tps_p96");
+    eprintln!("regress prefill: {p:#}");
+    assert_eq!(p["verdict"], "regressed", "{p:#}");
+    let ratio = p["ratio"].as_f64().unwrap();
+    assert!(ratio < 1.0 && p["high"].as_f64().unwrap() < 1.0, "{p:#}");
+    assert!(
+        (ratio / engine_ratio - 1.0).abs() < 0.35,
+        "headroom's ratio {ratio:.3} vs the engine's own {engine_ratio:.3}"
+    );
+    assert!(
+        p["sentence"]
+            .as_str()
+            .unwrap()
+            .starts_with("prefill, 96-token prompt regressed by "),
+        "{p:#}"
+    );
+    let changed = r["changed"].as_array().unwrap();
+    let ub = changed
+        .iter()
+        .find(|c| c["field"] == "settings.ubatch")
+        .unwrap_or_else(|| panic!("ubatch not named: {changed:#?}"));
+    assert_eq!(ub["latest"], "1");
+    assert!(
+        !changed
+            .iter()
+            .any(|c| c["field"] == "build" || c["field"] == "model_header_fnv1a64"),
+        "same build and file: {changed:#?}"
+    );
+
+    // The human report says the same in words.
+    let (code, out, err) = headroom(&[
+        "regress",
+        "--db",
+        db,
+        "--baseline",
+        "base",
+        "--latest",
+        "ub1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("prefill, 96-token prompt regressed by"),
+        "{out}"
+    );
+    assert!(
+        out.contains("settings.ubatch") && out.contains("(unrecorded) → 1"),
+        "{out}"
+    );
+
+    // History lists the three runs with their summaries.
+    let (code, out, err) = headroom(&["history", "--bench", "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().filter(|l| l.contains("decode ")).count(),
+        3,
+        "{out}"
+    );
+    assert!(
+        out.contains("[ub1]") && out.contains("[base again]"),
+        "{out}"
+    );
+}
+
+/// A bench document as `headroom bench` writes it, with synthetic samples.
+fn doc(build: &str, decode: &[f64], ttft: &[f64], settings: Value) -> Value {
+    json!({
+        "schema": "headroom.bench/1",
+        "suite": {"preset": "quick", "version": 1, "repeats": decode.len(), "gen_tokens": 24,
+                  "decode_prompt_tokens": 16, "prefill_lengths": [96], "streams": 2},
+        "identity": {"engine": "llama.cpp", "build": build, "served_model": "qwen3.8-flash-next",
+                     "model_file": {"header_fnv1a64": "00aa11bb22cc33dd", "size_bytes": 1000},
+                     "gpu": {"value": "2 × Tesla P40", "source": "--gpu"},
+                     "settings": settings},
+        "metrics": [
+            {"name": "decode_tps", "label": "decode, 1 stream", "unit": "tok/s", "better": "higher",
+             "samples": decode},
+            {"name": "ttft_ms", "label": "TTFT, 16-token prompt", "unit": "ms", "better": "lower",
+             "samples": ttft}],
+        "summary": format!("decode {} tok/s · build {build}", decode[0]),
+    })
+}
+
+fn spread(center: f64) -> Vec<f64> {
+    [-0.02, 0.011, 0.0, -0.007, 0.019, -0.013]
+        .iter()
+        .map(|o| center * (1.0 + o))
+        .collect()
+}
+
+#[test]
+fn version_history_points_at_the_first_bad_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    let st = store::Store::open(&path).unwrap();
+    let settings = |spec: &str| json!({"default.speculative.types": {"value": spec, "source": "props_endpoint"}});
+    // Spec 003: 0.1.40.2 and 0.1.40.3 halved decode; 0.1.40.4 fixed it. TTFT unchanged.
+    let versions = [
+        ("0.1.40.0", 36.0, "none"),
+        ("0.1.40.1", 36.2, "none"),
+        ("0.1.40.2", 17.0, "none"),
+        ("0.1.40.3", 17.3, "none"),
+        ("0.1.40.4", 35.4, "draft"),
+    ];
+    for (i, (v, decode, spec)) in versions.iter().enumerate() {
+        st.save(
+            &store::NewRun {
+                kind: "bench",
+                created: 1_700_000_000.0 + i as f64 * 3600.0,
+                label: Some(v),
+                url: Some("http://gpu-box:8080"),
+                engine: Some("llama.cpp"),
+                model: Some("qwen3.8-flash-next"),
+            },
+            &doc(
+                &format!("b{}", 4000 + i),
+                &spread(*decode),
+                &spread(120.0),
+                settings(spec),
+            ),
+        )
+        .unwrap();
+    }
+    drop(st);
+    let db = path.to_str().unwrap();
+
+    // Default: the newest version against the one before it — the fix shows as improved.
+    let r = regress(db, &[]);
+    assert_eq!(r["latest"]["key"], "0.1.40.4");
+    assert_eq!(r["baseline"]["key"], "0.1.40.3");
+    let d = metric(&r, "decode_tps");
+    assert_eq!(d["verdict"], "improved", "{d:#}");
+    assert_eq!(metric(&r, "ttft_ms")["verdict"], "unchanged");
+    let fields: Vec<&str> = r["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["field"].as_str())
+        .collect();
+    assert_eq!(fields, ["build", "settings.default.speculative.types"]);
+
+    // The bad upgrade: regressed by about 53 %, in the words.
+    let r = regress(db, &["--baseline", "0.1.40.1", "--latest", "0.1.40.2"]);
+    let d = metric(&r, "decode_tps");
+    assert_eq!(d["verdict"], "regressed");
+    let slow = d["slowdown_pct"].as_f64().unwrap();
+    assert!((slow - (1.0 - 17.0 / 36.2) * 100.0).abs() < 2.0, "{d:#}");
+    assert!(d["low"].as_f64().unwrap() <= d["ratio"].as_f64().unwrap());
+    let s = d["sentence"].as_str().unwrap();
+    assert!(
+        s.starts_with("decode, 1 stream regressed by 53 % (95 % CI "),
+        "{s}"
+    );
+
+    // The series: five versions, the first move at 0.1.40.2, the fix at 0.1.40.4.
+    let series = &r["series"];
+    assert_eq!(series["versions"].as_array().unwrap().len(), 5);
+    let dm = series["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "decode_tps")
+        .unwrap();
+    assert_eq!(dm["first_move"]["to"], "0.1.40.2", "{dm:#}");
+    assert_eq!(dm["first_move"]["from"], "0.1.40.1");
+    assert_eq!(dm["first_move"]["verdict"], "regressed");
+    let moves: Vec<&str> = dm["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["to"].as_str())
+        .collect();
+    assert_eq!(moves, ["0.1.40.2", "0.1.40.4"]);
+    let tm = series["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "ttft_ms")
+        .unwrap();
+    assert!(tm["first_move"].is_null(), "{tm:#}");
+
+    // The human report: the table, the sentence, what changed, the series with its boundary.
+    let (code, out, err) = headroom(&[
+        "regress",
+        "--db",
+        db,
+        "--baseline",
+        "0.1.40.1",
+        "--latest",
+        "0.1.40.2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("decode, 1 stream regressed by 53 %"), "{out}");
+    assert!(
+        out.contains("build") && out.contains("b4001 → b4002"),
+        "{out}"
+    );
+    assert!(
+        out.contains("first moved at 0.1.40.2 (from 0.1.40.1)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("TTFT, 16-token prompt: no version moved it beyond noise"),
+        "{out}"
+    );
+
+    // CI use: exit status 2 on a regression, 0 otherwise.
+    let (code, _, _) = headroom(&[
+        "regress",
+        "--db",
+        db,
+        "--baseline",
+        "0.1.40.1",
+        "--latest",
+        "0.1.40.2",
+        "--fail-on-regression",
+    ]);
+    assert_eq!(code, 2);
+    let (code, _, _) = headroom(&["regress", "--db", db, "--fail-on-regression"]);
+    assert_eq!(code, 0);
+
+    // Bad selections are clear errors.
+    let (code, _, err) = headroom(&["regress", "--db", db, "--baseline", "0.2"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("\"0.2\"") && err.contains("labels: 0.1.40.0"),
+        "{err}"
+    );
+    let (code, _, err) = headroom(&["regress", "--db", db, "--baseline", "0.1.40.4"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("same runs"), "{err}");
+
+    // history --bench shows the stored summaries.
+    let (code, out, _) = headroom(&["history", "--bench", "--db", db]);
+    assert_eq!(code, 0);
+    assert!(out.contains("build b4002 [0.1.40.2]"), "{out}");
+}
+
+#[test]
+fn empty_history_and_unreachable_server_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let db = db.to_str().unwrap();
+    let (code, _, err) = headroom(&["regress", "--db", db]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no bench runs") && err.contains("headroom bench"),
+        "{err}"
+    );
+    // A single version: nothing to compare against.
+    let st = store::Store::open(std::path::Path::new(db)).unwrap();
+    st.save(
+        &store::NewRun {
+            kind: "bench",
+            created: 1.0,
+            label: Some("only"),
+            ..Default::default()
+        },
+        &doc("b1", &spread(10.0), &spread(100.0), json!({})),
+    )
+    .unwrap();
+    drop(st);
+    let (code, _, err) = headroom(&["regress", "--db", db]);
+    assert_eq!(code, 1);
+    assert!(err.contains("only one version"), "{err}");
+
+    let port = testpeers::free_port();
+    let (code, _, err) = headroom(&[
+        "bench",
+        "--url",
+        &format!("http://127.0.0.1:{port}"),
+        "--quick",
+        "--no-save",
+        "--quiet",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains(&port.to_string()), "{err}");
+    let (code, out, _) = headroom(&["bench", "--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("Examples:") && out.contains("--quick"),
+        "{out}"
+    );
+}
