@@ -1,0 +1,368 @@
+//! `headroom emulate`: a simulated vLLM server on a port, driven by the same physics as the
+//! ceilings. It speaks the OpenAI API and vLLM's V1 /metrics, so every headroom command (and
+//! any vLLM dashboard) can be pointed at it. See docs/emulator.md; JSON: docs/json/emulate.md.
+
+use std::io::Write as _;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
+use emulator::hardware::{configure, Configured};
+use emulator::scenario::{self, Scenario};
+use emulator::server::{EmulatorServer, ServerConfig};
+use emulator::ArgOverrides;
+use serde_json::{json, Value};
+
+pub const SCHEMA: &str = "headroom.emulate/1";
+pub const SCHEMA_SCENARIOS: &str = "headroom.emulate.scenarios/1";
+
+#[derive(clap::Args, Debug, Clone)]
+#[command(after_help = "\
+A simulation, labelled as one (/version says \"simulated\": true; GET /emulator shows the model \
+it runs). Steps cost what the roofline says: weights read once per step plus each sequence's KV, \
+or FLOPs past the ridge. --speed 20 runs simulated time 20× faster than the wall clock; every \
+/metrics sample is timestamped on the simulated clock so rates stay right.
+
+Examples:
+  headroom emulate --gpu H100-SXM --model llama-3.1-8b --max-num-seqs 256 --port 8000
+  headroom emulate --gpu L4 --model llama-3.1-8b --no-enable-prefix-caching --speed 20
+  headroom emulate --scenario kv-pressure --drive --speed 20     # the pathology, with its load
+  headroom emulate --scenario concurrency-saturation --drive --max-num-seqs 100   # what-if
+  headroom emulate --list-scenarios
+
+Then, in another terminal:
+  headroom diagnose --url http://127.0.0.1:8000 --gpu H100-SXM --model llama-3.1-8b \\
+      --engine-args \"$(curl -s 127.0.0.1:8000/emulator | jq -r .command_line)\"
+
+JSON schema: docs/json/emulate.md.")]
+pub struct Args {
+    /// Catalogued GPU to emulate (default H100-SXM, or the scenario's).
+    #[arg(long, value_name = "NAME")]
+    pub gpu: Option<String>,
+    /// Catalogued model to serve (default llama-3.1-8b, or the scenario's).
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Start from a built-in scenario's deployment; flags given here override it.
+    #[arg(long, value_name = "NAME")]
+    pub scenario: Option<String>,
+    /// Replay the scenario's load inside the engine, in simulated time (no HTTP clients needed).
+    #[arg(long, requires = "scenario")]
+    pub drive: bool,
+    /// Most requests running at once (vLLM default: 1024 on ≥ 70 GiB GPUs, else 256).
+    #[arg(long)]
+    pub max_num_seqs: Option<u32>,
+    /// Longest request, prompt + output (default 8192).
+    #[arg(long)]
+    pub max_model_len: Option<u32>,
+    /// Token budget of one step (vLLM default: 8192 on ≥ 70 GiB GPUs, else 2048).
+    #[arg(long)]
+    pub max_num_batched_tokens: Option<u32>,
+    /// Share of VRAM for weights + activations + KV pool (default 0.9).
+    #[arg(long)]
+    pub gpu_memory_utilization: Option<f64>,
+    /// Prefix caching on (the vLLM V1 default).
+    #[arg(long, conflicts_with = "no_enable_prefix_caching")]
+    pub enable_prefix_caching: bool,
+    /// Prefix caching off.
+    #[arg(long)]
+    pub no_enable_prefix_caching: bool,
+    /// Chunked prefill on (the vLLM V1 default).
+    #[arg(long, conflicts_with = "no_enable_chunked_prefill")]
+    pub enable_chunked_prefill: bool,
+    /// Chunked prefill off: prompts are admitted whole (the budget must cover --max-model-len).
+    #[arg(long)]
+    pub no_enable_chunked_prefill: bool,
+    /// KV cache dtype: auto (16-bit) or fp8.
+    #[arg(long)]
+    pub kv_cache_dtype: Option<String>,
+    /// GPUs per replica (bandwidth, FLOPs and VRAM scale by it).
+    #[arg(long, alias = "tp")]
+    pub tensor_parallel_size: Option<u32>,
+    /// Weight format (fp8, awq ...), when not the model's own dtype.
+    #[arg(long)]
+    pub quantization: Option<String>,
+    /// Name the model is served under (default: the catalog id).
+    #[arg(long)]
+    pub served_model_name: Option<String>,
+    /// Simulated seconds per wall second.
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    /// Seeds the generated tokens and the driven load.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Address to listen on (loopback by default).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Port to listen on; 0 picks a free one (printed).
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// Stop after this much wall time (default: run until Ctrl-C).
+    #[arg(long, value_parser = super::diagnose::parse_duration)]
+    pub duration: Option<Duration>,
+    /// List the built-in scenarios and exit.
+    #[arg(long)]
+    pub list_scenarios: bool,
+    /// Print the deployment as JSON (one object, on start) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn flag_pair(on: bool, off: bool) -> Option<bool> {
+    match (on, off) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    }
+}
+
+/// The scenario's flags with the command line's laid over them.
+pub fn overrides(a: &Args, base: &ArgOverrides) -> ArgOverrides {
+    ArgOverrides {
+        served_model_name: a
+            .served_model_name
+            .clone()
+            .or(base.served_model_name.clone()),
+        max_num_seqs: a.max_num_seqs.or(base.max_num_seqs),
+        max_model_len: a.max_model_len.or(base.max_model_len),
+        max_num_batched_tokens: a.max_num_batched_tokens.or(base.max_num_batched_tokens),
+        gpu_memory_utilization: a.gpu_memory_utilization.or(base.gpu_memory_utilization),
+        enable_prefix_caching: flag_pair(a.enable_prefix_caching, a.no_enable_prefix_caching)
+            .or(base.enable_prefix_caching),
+        enable_chunked_prefill: flag_pair(a.enable_chunked_prefill, a.no_enable_chunked_prefill)
+            .or(base.enable_chunked_prefill),
+        kv_cache_dtype: a.kv_cache_dtype.clone().or(base.kv_cache_dtype.clone()),
+        tensor_parallel_size: a.tensor_parallel_size.or(base.tensor_parallel_size),
+        quantization: a.quantization.clone().or(base.quantization.clone()),
+        seed: a.seed.or(base.seed),
+    }
+}
+
+pub fn find_scenario(name: &str) -> Result<Scenario> {
+    scenario::find(name).with_context(|| {
+        format!(
+            "no scenario '{name}'; the scenarios are: {}",
+            scenario::names().join(", ")
+        )
+    })
+}
+
+/// The deployment as JSON (docs/json/emulate.md).
+pub fn deployment_json(c: &Configured) -> Value {
+    let f = &c.hardware.figures;
+    let e = c.engine();
+    json!({
+        "gpu": f.gpu,
+        "model": f.model,
+        "model_id": c.hardware.model_id,
+        "command_line": c.command_line(),
+        "args": c.args,
+        "layout": e.layout(),
+        "figures": {
+            "decode_ceiling_tps": f.decode_ceiling_tps(),
+            "ridge_batch": f.ridge_batch(),
+            "bandwidth_bytes_per_s": f.bandwidth,
+            "flops": f.flops,
+            "compute_precision": f.compute_precision,
+            "weight_bytes": f.weight_bytes,
+            "stream_bytes": f.stream_bytes,
+            "kv_bytes_per_token": f.kv_bytes_per_token,
+            "sources": f.sources,
+        },
+        "warnings": e.layout().warnings,
+    })
+}
+
+fn gb(x: f64) -> String {
+    format!("{:.1} GB", x / 1e9)
+}
+
+/// The deployment as a table.
+pub fn deployment_table(c: &Configured) -> String {
+    let f = &c.hardware.figures;
+    let e = c.engine();
+    let l = e.layout();
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut row = |k: &str, v: String| {
+        t.add_row(vec![Cell::new(k), Cell::new(v)]);
+    };
+    row(
+        "GPU × model",
+        format!("{} × {} (tp {})", f.gpu, f.model, f.tp),
+    );
+    row(
+        "weights",
+        format!(
+            "{} ({}, {} at the {} rate)",
+            gb(l.weight_bytes),
+            c.hardware.ceilings.model.bits.format,
+            f.compute_precision,
+            f.compute_precision
+        ),
+    );
+    row(
+        "VRAM split",
+        format!(
+            "{} usable = {} weights + {} reserve + {} KV pool",
+            gb(l.usable_bytes),
+            gb(l.weight_bytes - l.offloaded_bytes),
+            gb(l.reserve_bytes),
+            gb(l.kv_pool_bytes)
+        ),
+    );
+    if l.offloaded_bytes > 0.0 {
+        row("in host memory", gb(l.offloaded_bytes));
+    }
+    row(
+        "KV pool",
+        format!(
+            "{} blocks × {} = {} tokens ({} B/token)",
+            l.num_gpu_blocks, l.block_size, l.kv_capacity_tokens, f.kv_bytes_per_token
+        ),
+    );
+    row(
+        "decode ceiling",
+        format!("{:.1} tok/s per sequence (est)", f.decode_ceiling_tps()),
+    );
+    row(
+        "ridge batch",
+        format!("{:.0} sequences (est)", f.ridge_batch()),
+    );
+    row("as vLLM", c.command_line());
+    for w in &l.warnings {
+        row("warning", w.clone());
+    }
+    format!("{t}\n")
+}
+
+fn list(json_out: bool) -> Result<()> {
+    let all = scenario::all();
+    if json_out {
+        let v = json!({
+            "schema": SCHEMA_SCENARIOS,
+            "scenarios": all.iter().map(|s| json!({
+                "name": s.name, "summary": s.summary, "gpu": s.gpu, "model": s.model,
+                "expect": s.expect, "args": s.args, "load": s.load,
+                "warmup_s": s.warmup_s, "window_s": s.window_s, "interval_s": s.interval_s,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_header(vec!["scenario", "primary", "GPU × model", "what it is"]);
+    for s in &all {
+        t.add_row(vec![
+            s.name.to_string(),
+            s.expect.primary.unwrap_or("none").to_string(),
+            format!("{} × {}", s.gpu, s.model),
+            s.summary.to_string(),
+        ]);
+    }
+    println!("{t}");
+    Ok(())
+}
+
+fn bind_addr(host: &str, port: u16) -> Result<SocketAddr> {
+    (host, port)
+        .to_socket_addrs()
+        .with_context(|| format!("--host {host}: not an address"))?
+        .next()
+        .with_context(|| format!("--host {host}: no address"))
+}
+
+pub fn run(a: Args) -> Result<()> {
+    if a.list_scenarios {
+        return list(a.json);
+    }
+    if !(a.speed.is_finite() && a.speed > 0.0) {
+        bail!("--speed {}: must be a positive number", a.speed);
+    }
+    let sc = a.scenario.as_deref().map(find_scenario).transpose()?;
+    let base = sc.as_ref().map(|s| s.args.clone()).unwrap_or_default();
+    let gpu = a
+        .gpu
+        .clone()
+        .or(sc.as_ref().map(|s| s.gpu.to_string()))
+        .unwrap_or_else(|| "H100-SXM".into());
+    let model = a
+        .model
+        .clone()
+        .or(sc.as_ref().map(|s| s.model.to_string()))
+        .unwrap_or_else(|| "llama-3.1-8b".into());
+    let o = overrides(&a, &base);
+    let configured = configure(&gpu, &model, &o)?;
+    let seed = o.seed.or(sc.as_ref().map(|s| s.seed)).unwrap_or(0);
+    let drive = if a.drive {
+        sc.as_ref().map(|s| (s.load.clone(), seed))
+    } else {
+        None
+    };
+    let addr = bind_addr(&a.host, a.port)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    rt.block_on(async move {
+        let srv = EmulatorServer::start(
+            ServerConfig {
+                configured: configured.clone(),
+                speed: a.speed,
+                drive,
+            },
+            addr,
+        )
+        .await
+        .with_context(|| format!("listening on {addr}"))?;
+        let url = srv.url();
+        if a.json {
+            let mut v = deployment_json(&configured);
+            v["schema"] = json!(SCHEMA);
+            v["url"] = json!(url);
+            v["simulated"] = json!(true);
+            v["speed"] = json!(a.speed);
+            v["seed"] = json!(seed);
+            v["scenario"] = json!(sc.as_ref().map(|s| s.name));
+            v["drive"] = json!(a.drive);
+            println!("{}", serde_json::to_string(&v)?);
+        } else {
+            print!("{}", deployment_table(&configured));
+            println!(
+                "Serving a SIMULATED vLLM at {url} (×{} speed){}",
+                a.speed,
+                match &sc {
+                    Some(s) if a.drive => format!(", driving scenario '{}' inside the engine", s.name),
+                    Some(s) => format!(", deployment of scenario '{}'", s.name),
+                    None => String::new(),
+                }
+            );
+        }
+        let _ = std::io::stdout().flush();
+        eprintln!("emulate: serving at {url}; Ctrl-C to stop");
+        let started = Instant::now();
+        let mut tick = tokio::time::interval(Duration::from_secs(10));
+        tick.tick().await;
+        loop {
+            let stop_at = a.duration.map(|d| started + d);
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => break,
+                _ = tick.tick() => {
+                    let s = srv.snapshot();
+                    eprintln!(
+                        "emulate: t = {:.0} s simulated, running {}, waiting {}, KV {:.0}%, finished {:.0}{}",
+                        s.sim_seconds, s.running, s.waiting, s.kv_usage * 100.0, s.finished,
+                        if s.lags > 0 { format!(", fell behind the wall clock {} times", s.lags) } else { String::new() }
+                    );
+                }
+                _ = async { match stop_at { Some(t) => tokio::time::sleep_until(t.into()).await, None => std::future::pending().await } } => break,
+            }
+        }
+        tokio::task::spawn_blocking(move || srv.shutdown()).await?;
+        Ok(())
+    })
+}
