@@ -593,7 +593,16 @@ pub fn render(
         let b = before["primary"]["rule"].as_str();
         let now = a["primary"]["rule"].as_str();
         let verdict = match (b, now) {
-            (Some(b), Some(n)) if b == n => format!("{b} still fires: the fix was not enough"),
+            (Some(b), Some(n)) if b == n => {
+                let g = |d: &Value| d["throughput"]["generation_tokens_per_s"].as_f64();
+                match (g(before), g(a)) {
+                    (Some(x), Some(y)) if x > 0.0 => format!(
+                        "{b} still fires (generation {x:.0} → {y:.0} tok/s, ×{:.2}): take the next step of its prescription",
+                        y / x
+                    ),
+                    _ => format!("{b} still fires: take the next step of its prescription"),
+                }
+            }
             (Some(b), Some(_)) => format!("{b} cleared; next: {}", primary_line(a)),
             (Some(b), None) => format!("{b} cleared; no rule fires"),
             _ => "no change".into(),
