@@ -195,10 +195,9 @@ pub fn deployment_table(c: &Configured) -> String {
     row(
         "weights",
         format!(
-            "{} ({}, {} at the {} rate)",
+            "{} ({} weights, {} compute rate)",
             gb(l.weight_bytes),
             c.hardware.ceilings.model.bits.format,
-            f.compute_precision,
             f.compute_precision
         ),
     );
