@@ -248,7 +248,14 @@ fn engine_loop(s: &Shared) {
     while !s.stop.load(Ordering::SeqCst) {
         let mut c = s.lock();
         if !c.engine.has_work() {
-            let t = c.clock.mapped();
+            // Idle time passes with the wall clock, but a driven arrival that fell due while
+            // asleep is taken at its own time, so a driven run steps exactly as its virtual
+            // replay does.
+            let mapped = c.clock.mapped();
+            let t = match c.load.as_ref().and_then(SimLoad::next_time) {
+                Some(next) if next <= mapped => next,
+                _ => mapped,
+            };
             c.engine.advance_to(t);
         }
         let now = c.engine.now();
@@ -299,7 +306,14 @@ fn engine_loop(s: &Shared) {
         drop(c);
         let now = Instant::now();
         if target > now + Duration::from_micros(500) {
-            std::thread::sleep(target - now);
+            // In slices, so a stop is seen within 50 ms even during a long step.
+            while !s.stop.load(Ordering::SeqCst) {
+                let left = target.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                std::thread::sleep(left.min(Duration::from_millis(50)));
+            }
         } else if now > target + Duration::from_millis(250) {
             // Behind the wall clock: slow simulated time down rather than skip it.
             let mut c = s.lock();

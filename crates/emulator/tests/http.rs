@@ -289,3 +289,49 @@ fn loadgen_drives_the_emulator() {
         srv.shutdown();
     });
 }
+
+#[test]
+fn a_driven_run_steps_exactly_like_its_virtual_replay() {
+    // The server replays the scenario's load in simulated time; its trajectory (steps and tokens)
+    // must be the one the virtual run computes, whatever the wall clock did.
+    let s = emulator::scenario::find("concurrency-saturation").unwrap();
+    let c = configure(s.gpu, s.model, &s.args).unwrap();
+    let (steps, gen) = rt().block_on(async {
+        let srv = EmulatorServer::start(
+            ServerConfig {
+                configured: c.clone(),
+                speed: 200.0,
+                drive: Some((s.load.clone(), s.seed)),
+            },
+            "127.0.0.1:0".parse().unwrap(),
+        )
+        .await
+        .unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let text = client(&srv.url()).get_text("/metrics").await.unwrap();
+        srv.shutdown();
+        let p = engines::parse_metrics(&text, 0.0).unwrap().sample;
+        (p.steps.unwrap() as u64, p.generation_tokens.unwrap())
+    });
+    assert!(steps > 100, "{steps}");
+    // Replay: the same engine and load, step by step, to the same step count.
+    let mut e = c.engine();
+    let mut load = emulator::sim::SimLoad::new(&s.load, s.seed, 0.0);
+    let mut n = 0;
+    while n < steps {
+        let now = e.now();
+        load.submit_due(&mut e, now);
+        if !e.has_work() {
+            e.advance_to(load.next_time().unwrap());
+            continue;
+        }
+        let out = e.step();
+        if out.scheduled > 0 {
+            n += 1;
+        }
+        for f in &out.finished {
+            load.on_finished(f.id, e.now());
+        }
+    }
+    assert_eq!(e.metrics().generation_tokens, gen);
+}
