@@ -303,10 +303,7 @@ async fn phase(
     let report = collect_and_diagnose(&req).await;
     // Stop the load first (open requests are cut), then the engine.
     driver.abort();
-    let drive_report = match driver.await {
-        Ok(r) => r,
-        Err(_) => Default::default(),
-    };
+    let drive_report = driver.await.unwrap_or_default();
     let lags = srv.snapshot().lags;
     tokio::task::spawn_blocking(move || srv.shutdown()).await?;
     let report = report.context("diagnosing the emulator")?;
@@ -497,7 +494,8 @@ pub fn render(
         "headroom demo: {} on a SIMULATED {} × {} (headroom's emulator, {:.0} s wall)\n{}\n\n",
         s.name, s.gpu, s.model, elapsed, s.summary
     );
-    let rows: Vec<(&str, Box<dyn Fn(&Value) -> String>)> = vec![
+    type Row = (&'static str, Box<dyn Fn(&Value) -> String>);
+    let rows: Vec<Row> = vec![
         ("primary", Box::new(primary_line)),
         (
             "generation tok/s",
@@ -556,7 +554,7 @@ pub fn render(
         t.add_row(vec![
             Cell::new(label),
             Cell::new(f(before)),
-            Cell::new(after.map(|d| f(d)).unwrap_or_else(|| "-".into())),
+            Cell::new(after.map(f).unwrap_or_else(|| "-".into())),
         ]);
     }
     out += &format!("{t}\n\n");
