@@ -2,7 +2,7 @@
 //! behind it, prompt throughput is quoted at the longest prompts (short ones are
 //! overhead-dominated), decode is a distribution, acceptance a range.
 
-use crate::ledger::{Instance, Request};
+use crate::ledger::Instance;
 use serde::Serialize;
 
 /// Prompts at least this fraction of the longest prompt form the "longest" band.
@@ -30,27 +30,35 @@ impl Dist {
         if v.is_empty() {
             return None;
         }
-        v.sort_unstable_by(f64::total_cmp);
+        // Selection, not a sort: O(n) per quantile over a million requests.
+        let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         Some(Dist {
             n: v.len(),
-            median: quantile(&v, 0.5),
-            p10: quantile(&v, 0.1),
-            p90: quantile(&v, 0.9),
-            min: v[0],
-            max: v[v.len() - 1],
+            median: quantile(&mut v, 0.5),
+            p10: quantile(&mut v, 0.1),
+            p90: quantile(&mut v, 0.9),
+            min,
+            max,
         })
     }
 }
 
-fn sum_ms(v: impl Iterator<Item = f64>) -> f64 {
-    (v.fold(0.0, |a, b| a + b) * 1000.0).round() / 1000.0
+/// Linear interpolation between the order statistics around rank p·(n−1).
+fn quantile(v: &mut [f64], p: f64) -> f64 {
+    let rank = p * (v.len() - 1) as f64;
+    let lo = rank.floor() as usize;
+    let (_, &mut x_lo, right) = v.select_nth_unstable_by(lo, f64::total_cmp);
+    if rank == lo as f64 || right.is_empty() {
+        return x_lo;
+    }
+    // The next order statistic is the smallest of those above.
+    let x_hi = right.iter().copied().fold(f64::INFINITY, f64::min);
+    x_lo + (x_hi - x_lo) * (rank - lo as f64)
 }
 
-fn quantile(sorted: &[f64], p: f64) -> f64 {
-    let rank = p * (sorted.len() - 1) as f64;
-    let lo = rank.floor() as usize;
-    let hi = rank.ceil() as usize;
-    sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64)
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
 }
 
 /// Prompt throughput over the band of longest prompts: Σ tokens / Σ seconds.
@@ -141,104 +149,111 @@ pub struct InstanceReport {
 }
 
 pub(crate) fn summarise(mut inst: Instance) -> InstanceReport {
+    // One pass over the requests (a million of them stream from memory once, not ten times).
+    let mut decode = Vec::new();
+    let mut prompt_rates = Vec::new();
+    let mut prompts: Vec<(u64, f64)> = Vec::new();
+    let mut graphs = Vec::new();
+    let (mut graphs_nonzero, mut cached_known, mut cached_nonzero, mut cached_sum) = (0, 0, 0, 0);
+    let (mut rates, mut mean_lens) = (Vec::new(), Vec::new());
+    let (mut drafted, mut accepted, mut generated) = (0usize, 0u64, 0u64);
+    let mut totals = Totals {
+        requests: 0,
+        prompt_tokens: 0,
+        prompt_ms: 0.0,
+        gen_tokens: 0,
+        gen_ms: 0.0,
+    };
+    let mut cancelled = 0;
     for r in &mut inst.requests {
         r.derive_cached();
+        cancelled += usize::from(r.cancelled);
+        if let Some(d) = &r.draft {
+            drafted += 1;
+            rates.extend(d.rate);
+            mean_lens.extend(d.mean_len);
+            accepted += d.accepted.unwrap_or(0);
+            generated += d.generated.unwrap_or(0);
+        }
+        if let Some(g) = r.graphs_reused {
+            graphs.push(f64::from(g));
+            graphs_nonzero += usize::from(g > 0);
+        }
+        if let Some(c) = r.cached_tokens {
+            cached_known += 1;
+            cached_nonzero += usize::from(c > 0);
+            cached_sum += u64::from(c);
+        }
+        if !r.timed() {
+            continue;
+        }
+        totals.requests += 1;
+        totals.prompt_tokens += r.prompt_tokens.map_or(0, u64::from);
+        totals.gen_tokens += r.gen_tokens.map_or(0, u64::from);
+        totals.prompt_ms += r.prompt_ms.unwrap_or(0.0);
+        totals.gen_ms += r.gen_ms.unwrap_or(0.0);
+        if let (Some(n), Some(t)) = (r.gen_tokens, r.gen_tps) {
+            if n >= 2 && t > 0.0 {
+                decode.push(t);
+            }
+        }
+        if let Some(n) = r.prompt_tokens.filter(|&n| n > 0) {
+            if let Some(t) = r.prompt_tps.filter(|&t| t > 0.0) {
+                prompt_rates.push(t);
+            }
+            if let Some(ms) = r.prompt_ms.filter(|&ms| ms > 0.0) {
+                prompts.push((u64::from(n), ms));
+            }
+        }
     }
-    let reqs = &inst.requests;
-    let timed: Vec<&Request> = reqs.iter().filter(|r| r.timed()).collect();
+    // The inputs have 2 decimals, so rounding to 3 removes only binary-sum noise.
+    totals.prompt_ms = round3(totals.prompt_ms);
+    totals.gen_ms = round3(totals.gen_ms);
 
-    let decode = Dist::of(
-        timed
-            .iter()
-            .filter(|r| r.gen_tokens.is_some_and(|n| n >= 2))
-            .filter_map(|r| r.gen_tps)
-            .filter(|&t| t > 0.0)
-            .collect(),
-    );
-    let prompts: Vec<(u64, f64)> = timed
-        .iter()
-        .filter_map(|r| Some((u64::from(r.prompt_tokens?), r.prompt_ms?)))
-        .filter(|&(n, ms)| n > 0 && ms > 0.0)
-        .collect();
-    let prompt_tps = Dist::of(
-        timed
-            .iter()
-            .filter(|r| r.prompt_tokens.is_some_and(|n| n > 0))
-            .filter_map(|r| r.prompt_tps)
-            .filter(|&t| t > 0.0)
-            .collect(),
-    );
+    let decode = Dist::of(decode);
+    let prompt_tps = Dist::of(prompt_rates);
     let at_longest = prompts.iter().map(|p| p.0).max().map(|longest| {
-        let band: Vec<_> = prompts
+        let band = prompts
             .iter()
-            .filter(|p| p.0 as f64 >= LONGEST_BAND * longest as f64)
-            .collect();
-        let tokens: u64 = band.iter().map(|p| p.0).sum();
-        let ms = band.iter().map(|p| p.1).fold(0.0, |a, b| a + b);
+            .filter(|p| p.0 as f64 >= LONGEST_BAND * longest as f64);
+        let (mut n, mut tokens, mut ms, mut min) = (0, 0u64, 0.0, longest);
+        for p in band {
+            n += 1;
+            tokens += p.0;
+            ms += p.1;
+            min = min.min(p.0);
+        }
         PromptAtLongest {
             tps: tokens as f64 / ms * 1000.0,
-            n: band.len(),
-            prompt_tokens_min: band.iter().map(|p| p.0).min().unwrap_or(longest),
+            n,
+            prompt_tokens_min: min,
             prompt_tokens_max: longest,
         }
     });
-
-    let drafted: Vec<_> = reqs.iter().filter_map(|r| r.draft.as_ref()).collect();
-    let draft = (!drafted.is_empty()).then(|| {
-        let rates: Vec<f64> = drafted.iter().filter_map(|d| d.rate).collect();
-        let acc: u64 = drafted.iter().filter_map(|d| d.accepted).sum();
-        let gen: u64 = drafted.iter().filter_map(|d| d.generated).sum();
-        DraftEnvelope {
-            n: rates.len(),
-            rate_min: rates.iter().copied().reduce(f64::min),
-            rate_max: rates.iter().copied().reduce(f64::max),
-            rate_pooled: (gen > 0).then(|| acc as f64 / gen as f64),
-            mean_len: Dist::of(drafted.iter().filter_map(|d| d.mean_len).collect()),
-        }
+    let draft = (drafted > 0).then(|| DraftEnvelope {
+        n: rates.len(),
+        rate_min: rates.iter().copied().reduce(f64::min),
+        rate_max: rates.iter().copied().reduce(f64::max),
+        rate_pooled: (generated > 0).then(|| accepted as f64 / generated as f64),
+        mean_len: Dist::of(mean_lens),
     });
-
-    let graphs: Vec<u64> = reqs
-        .iter()
-        .filter_map(|r| r.graphs_reused.map(u64::from))
-        .collect();
     let graphs_reused = (!graphs.is_empty()).then(|| GraphsReused {
         n: graphs.len(),
-        nonzero: graphs.iter().filter(|&&g| g > 0).count(),
-        median: Dist::of(graphs.iter().map(|&g| g as f64).collect()).map_or(0.0, |d| d.median),
+        nonzero: graphs_nonzero,
+        median: Dist::of(graphs).map_or(0.0, |d| d.median),
     });
-
-    let cached: Vec<u64> = reqs
-        .iter()
-        .filter_map(|r| r.cached_tokens.map(u64::from))
-        .collect();
     let prefix_cache = PrefixCache {
         lcp_selections: inst.lcp_selections,
         lru_selections: inst.lru_selections,
-        requests_with_cached_tokens: cached.iter().filter(|&&c| c > 0).count(),
-        cached_tokens: cached.iter().sum(),
-        cached_tokens_known: cached.len(),
+        requests_with_cached_tokens: cached_nonzero,
+        cached_tokens: cached_sum,
+        cached_tokens_known: cached_known,
     };
-
-    let totals = Totals {
-        requests: timed.len(),
-        prompt_tokens: timed
-            .iter()
-            .filter_map(|r| r.prompt_tokens.map(u64::from))
-            .sum(),
-        // fold from +0.0 (`sum` of no f64 is -0.0); the inputs have 2 decimals, so rounding to
-        // 3 removes only binary-sum noise.
-        prompt_ms: sum_ms(timed.iter().filter_map(|r| r.prompt_ms)),
-        gen_tokens: timed
-            .iter()
-            .filter_map(|r| r.gen_tokens.map(u64::from))
-            .sum(),
-        gen_ms: sum_ms(timed.iter().filter_map(|r| r.gen_ms)),
-    };
+    let seen = inst.requests.len();
+    let n_timed = totals.requests;
 
     let mut warnings = Vec::new();
-    let seen = reqs.len();
-    let cancelled = reqs.iter().filter(|r| r.cancelled).count();
-    if seen > 0 && timed.is_empty() {
+    if seen > 0 && n_timed == 0 {
         let why = if inst.cancelled_tasks > 0 {
             format!(
                 "{} `srv stop: cancel task` line(s): the client died mid-request (an ssh session \
@@ -251,11 +266,11 @@ pub(crate) fn summarise(mut inst: Instance) -> InstanceReport {
                 .to_string()
         };
         warnings.push(format!("{seen} request(s) seen but no timing lines: {why}"));
-    } else if seen > timed.len() {
+    } else if seen > n_timed {
         warnings.push(format!(
             "{} of {seen} requests have no timing lines ({cancelled} cancelled; the rest were \
              still running at the end of the log or lost their lines)",
-            seen - timed.len()
+            seen - n_timed
         ));
     }
     if let Some(p) = &at_longest {
@@ -268,7 +283,6 @@ pub(crate) fn summarise(mut inst: Instance) -> InstanceReport {
         }
     }
 
-    let n_timed = timed.len();
     let windowed = Dist::of(std::mem::take(&mut inst.windowed_tps));
     InstanceReport {
         instance: inst,
@@ -292,6 +306,36 @@ pub(crate) fn summarise(mut inst: Instance) -> InstanceReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn selection_matches_sorting() {
+        // A fixed pseudo-random sequence with ties.
+        let mut x = 12345u64;
+        for n in [1usize, 2, 3, 10, 11, 1000, 1001] {
+            let v: Vec<f64> = (0..n)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ((x >> 40) % 97) as f64 / 4.0
+                })
+                .collect();
+            let mut sorted = v.clone();
+            sorted.sort_by(f64::total_cmp);
+            let want = |p: f64| {
+                let rank = p * (n - 1) as f64;
+                let (lo, hi) = (rank.floor() as usize, rank.ceil() as usize);
+                sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64)
+            };
+            let d = Dist::of(v).unwrap();
+            assert_eq!(
+                (d.p10, d.median, d.p90),
+                (want(0.1), want(0.5), want(0.9)),
+                "n {n}"
+            );
+            assert_eq!((d.min, d.max), (sorted[0], sorted[n - 1]));
+        }
+    }
 
     #[test]
     fn quantiles_interpolate_between_order_statistics() {
