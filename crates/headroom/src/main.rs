@@ -15,8 +15,13 @@ use clap::{Parser, Subcommand};
     long_about = "headroom computes the hardware ceiling from physics, watches a live server \
 against it, names the one primary bottleneck and the flag that fixes it, and re-measures to \
 prove the fix worked.\n\nEvery command takes --json for machines; progress goes to stderr.",
-    after_help = "Examples:\n  headroom ceiling --gpu H100-SXM --model llama-3.1-8b\n  \
-headroom gguf model.gguf --json\n  headroom trace run.pt.trace.json.gz --top 20\n  \
+    after_help = "Examples:\n  headroom demo                          # the whole loop, simulated\n  \
+headroom ceiling --gpu H100-SXM --model llama-3.1-8b\n  \
+headroom diagnose --url http://localhost:8000 --gpu H100-SXM --save\n  \
+headroom remeasure\n  \
+headroom probe depth --url http://localhost:8080 --depths 512,2k,8k\n  \
+headroom bench --url http://localhost:8080 --label v0.1.40.2 && headroom regress\n  \
+headroom trace run.pt.trace.json.gz --top 20\n  \
 journalctl -u llama --since -3h --no-pager | headroom logs"
 )]
 struct Cli {
@@ -26,38 +31,50 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The whole loop on a simulated engine: diagnose, apply the fix, re-measure.
+    Demo(cmd::demo::Args),
     /// The fastest this hardware could serve this model, from physics.
     Ceiling(cmd::ceiling::Args),
-    /// Read a GGUF file's header and tensor infos (never the data).
-    Gguf(cmd::gguf::Args),
-    /// Where device time goes, from a PyTorch-profiler (Kineto) trace.
-    Trace(cmd::trace::Args),
-    /// Mine the engine's own per-request telemetry from its log.
-    Logs(cmd::logs::Args),
-    /// Ask a live server what its counters cannot answer: depth, prefix cache, turns.
-    Probe(cmd::probe::Args),
     /// Sample a live server, and name the one primary bottleneck and its fix.
     Diagnose(cmd::diagnose::Args),
     /// After the fix: the same window again, compared with the saved run.
     Remeasure(cmd::diagnose::RemeasureArgs),
     /// Saved runs, one line each.
     History(cmd::history::Args),
+    /// Ask a live server what its counters cannot answer: depth, prefix cache, turns.
+    Probe(cmd::probe::Args),
+    /// A short fixed suite against a live server, saved with the engine's identity.
+    Bench(cmd::bench::Args),
+    /// The latest bench against a baseline: what regressed, by how much, and what changed.
+    Regress(cmd::regress::Args),
     /// A prefix-cache-aware router for replicas, with failover.
     Route(cmd::route::Args),
+    /// Where device time goes, from a PyTorch-profiler (Kineto) trace.
+    Trace(cmd::trace::Args),
+    /// Mine the engine's own per-request telemetry from its log.
+    Logs(cmd::logs::Args),
+    /// Read a GGUF file's header and tensor infos (never the data).
+    Gguf(cmd::gguf::Args),
+    /// A simulated vLLM engine (labelled as one), driven by the same physics as the ceilings.
+    Emulate(cmd::emulate::Args),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Demo(a) => cmd::demo::run(a),
         Command::Ceiling(a) => cmd::ceiling::run(a),
-        Command::Gguf(a) => cmd::gguf::run(a),
-        Command::Trace(a) => cmd::trace::run(a),
-        Command::Logs(a) => cmd::logs::run(a),
-        Command::Probe(a) => cmd::probe::run(a),
         Command::Diagnose(a) => cmd::diagnose::run(a),
         Command::Remeasure(a) => cmd::diagnose::remeasure(a),
         Command::History(a) => cmd::history::run(a),
+        Command::Probe(a) => cmd::probe::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
+        Command::Regress(a) => cmd::regress::run(a),
         Command::Route(a) => cmd::route::run(a),
+        Command::Trace(a) => cmd::trace::run(a),
+        Command::Logs(a) => cmd::logs::run(a),
+        Command::Gguf(a) => cmd::gguf::run(a),
+        Command::Emulate(a) => cmd::emulate::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
