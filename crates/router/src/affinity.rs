@@ -65,10 +65,11 @@ impl Lru {
     }
 
     /// Drops stale queue entries: rebuilds the queue from the live stamps, oldest first.
+    /// O(n), in place, order kept: the lock is held for one pass, not a sort.
     fn compact(&mut self) {
-        let mut live: Vec<(u64, u64)> = self.map.iter().map(|(k, e)| (*k, e.1)).collect();
-        live.sort_by_key(|e| e.1);
-        self.order = live.into();
+        let map = &self.map;
+        self.order
+            .retain(|(k, stamp)| map.get(k).is_some_and(|e| e.1 == *stamp));
     }
 
     /// Moves every conversation pinned to `from` to `to(key)`, or forgets it when `to` gives

@@ -74,6 +74,8 @@ struct Backend {
     addr: String,
     /// The Host header it is sent.
     host: HeaderValue,
+    /// Its name as the x-headroom-replica header.
+    tag: HeaderValue,
     base_path: String,
 }
 
@@ -106,10 +108,13 @@ impl Backend {
         );
         let host = HeaderValue::from_str(authority.as_str())
             .map_err(|_| bad("the host is not a valid header value"))?;
+        let name = url.trim_end_matches('/').to_string();
+        let tag = HeaderValue::from_str(&name).map_err(|_| bad("not usable as a header value"))?;
         Ok(Backend {
-            name: url.trim_end_matches('/').to_string(),
+            name,
             addr,
             host,
+            tag,
             base_path: uri.path().trim_end_matches('/').to_string(),
         })
     }
@@ -274,10 +279,6 @@ impl Router {
                     reason: "given twice".into(),
                 });
             }
-            HeaderValue::from_str(name).map_err(|_| RouteError::Backend {
-                url: name.clone(),
-                reason: "not usable as a header value".into(),
-            })?;
         }
         if config.workers == 0 {
             return Err(RouteError::Config("--workers must be at least 1".into()));
@@ -500,7 +501,7 @@ async fn handle(
         let msg = format!("headroom route forwards /v1/* to the replicas; {path} is not routed (the router itself serves /metrics and /health)");
         return json_error(StatusCode::NOT_FOUND, Rejection::NotFound, msg, None);
     }
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
     let body = match read_body(&shared, &parts.headers, body).await {
         Ok(body) => body,
         Err(resp) => return resp,
@@ -511,7 +512,8 @@ async fn handle(
     } else {
         key::facts(&body, shared.config.prefix_bytes)
     };
-    let headers = forward_request_headers(&parts.headers);
+    strip_hop_by_hop(&mut parts.headers, true);
+    let headers = &parts.headers;
     let path_and_query = parts
         .uri
         .path_and_query()
@@ -557,7 +559,7 @@ async fn handle(
             .requests
             .fetch_add(1, Ordering::Relaxed);
         let guard = InFlight::enter(shared.clone(), r);
-        let build = || build_request(&parts.method, &target, &headers, &body, backend);
+        let build = || build_request(&parts.method, &target, headers, &body, backend);
         let first = tokio::time::timeout(
             shared.config.first_byte_timeout,
             first_byte(pool.send(r, &build)),
@@ -576,7 +578,7 @@ async fn handle(
                     msg,
                     None,
                 );
-                mark(resp.headers_mut(), &shared.names[r], route.as_str());
+                mark(resp.headers_mut(), &shared.backends[r].tag, route.as_str());
                 return resp;
             }
             Ok(Err(why)) => {
@@ -600,7 +602,7 @@ async fn handle(
                         .pins
                         .fetch_add(1, Ordering::Relaxed);
                 }
-                return relay(up, guard, &shared.names[r], route);
+                return relay(up, guard, &shared.backends[r].tag, route);
             }
         }
     }
@@ -776,18 +778,21 @@ fn connection_listed(headers: &HeaderMap) -> Vec<String> {
         .collect()
 }
 
-/// Every request header except hop-by-hop ones: Authorization and the rest pass through.
-fn forward_request_headers(incoming: &HeaderMap) -> HeaderMap {
-    let listed = connection_listed(incoming);
-    let mut out = HeaderMap::with_capacity(incoming.len());
-    for (name, value) in incoming {
-        let n = name.as_str();
-        if DROPPED.contains(&n) || n == "expect" || listed.iter().any(|l| l == n) {
-            continue;
-        }
-        out.append(name.clone(), value.clone());
+/// Removes hop-by-hop headers in place: every other header (Authorization ...) passes through.
+/// A request also loses Expect (the body is already read) and Content-Length (recomputed); a
+/// response keeps Content-Length (its body is relayed unchanged).
+fn strip_hop_by_hop(headers: &mut HeaderMap, request: bool) {
+    for name in connection_listed(headers) {
+        headers.remove(name.as_str());
     }
-    out
+    for name in DROPPED {
+        if request || name != "content-length" {
+            headers.remove(name);
+        }
+    }
+    if request {
+        headers.remove("expect");
+    }
 }
 
 fn build_request(
@@ -809,7 +814,12 @@ fn build_request(
     req
 }
 
-fn relay(up: Upstream, guard: InFlight, replica: &str, route: Route) -> Response<RelayBody> {
+fn relay(
+    up: Upstream,
+    guard: InFlight,
+    replica: &HeaderValue,
+    route: Route,
+) -> Response<RelayBody> {
     let Upstream {
         parts,
         first,
@@ -819,7 +829,6 @@ fn relay(up: Upstream, guard: InFlight, replica: &str, route: Route) -> Response
     if first.is_none() && body.is_end_stream() {
         lease.reusable();
     }
-    let listed = connection_listed(&parts.headers);
     let mut resp = Response::new(RelayBody {
         kind: Kind::Upstream {
             first,
@@ -829,23 +838,14 @@ fn relay(up: Upstream, guard: InFlight, replica: &str, route: Route) -> Response
         },
     });
     *resp.status_mut() = parts.status;
-    let headers = resp.headers_mut();
-    for (name, value) in &parts.headers {
-        let n = name.as_str();
-        // Content-Length stays: the body is relayed unchanged.
-        if (DROPPED.contains(&n) && n != "content-length") || listed.iter().any(|l| l == n) {
-            continue;
-        }
-        headers.append(name.clone(), value.clone());
-    }
-    mark(headers, replica, route.as_str());
+    *resp.headers_mut() = parts.headers;
+    strip_hop_by_hop(resp.headers_mut(), false);
+    mark(resp.headers_mut(), replica, route.as_str());
     resp
 }
 
-fn mark(headers: &mut HeaderMap, replica: &str, route: &'static str) {
-    if let Ok(v) = HeaderValue::from_str(replica) {
-        headers.insert(REPLICA_HEADER, v);
-    }
+fn mark(headers: &mut HeaderMap, replica: &HeaderValue, route: &'static str) {
+    headers.insert(REPLICA_HEADER, replica.clone());
     headers.insert(ROUTE_HEADER, HeaderValue::from_static(route));
 }
 
@@ -1050,10 +1050,18 @@ mod tests {
         h.insert("transfer-encoding", HeaderValue::from_static("chunked"));
         h.insert("host", HeaderValue::from_static("router:9000"));
         h.insert("x-request-id", HeaderValue::from_static("abc"));
-        let out = forward_request_headers(&h);
-        let names: Vec<&str> = out.keys().map(|k| k.as_str()).collect();
+        h.insert("content-length", HeaderValue::from_static("12"));
+        let mut response = h.clone();
+        strip_hop_by_hop(&mut h, true);
+        let names: Vec<&str> = h.keys().map(|k| k.as_str()).collect();
         assert_eq!(names.len(), 2, "{names:?}");
-        assert_eq!(out["authorization"], "Bearer sk-1");
-        assert_eq!(out["x-request-id"], "abc");
+        assert_eq!(h["authorization"], "Bearer sk-1");
+        assert_eq!(h["x-request-id"], "abc");
+        strip_hop_by_hop(&mut response, false);
+        assert_eq!(
+            response["content-length"], "12",
+            "a relayed body keeps its length"
+        );
+        assert_eq!(response.len(), 3);
     }
 }
