@@ -86,6 +86,40 @@ fn emulate(s: &Scenario) -> Emulator {
     }
 }
 
+/// `GET path` with a plain HTTP/1.1 request, the body as JSON.
+fn get_json(url: &str, path: &str) -> Option<Value> {
+    use std::io::{Read, Write};
+    let host = url.strip_prefix("http://")?;
+    let mut c = std::net::TcpStream::connect(host).ok()?;
+    c.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(
+        c,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut buf = String::new();
+    c.read_to_string(&mut buf).ok()?;
+    serde_json::from_str(buf.split_once("\r\n\r\n")?.1).ok()
+}
+
+/// Waits until the emulator's simulated clock has run the scenario's warm-up (slower than
+/// wall time × speed when the machine is loaded).
+fn wait_for_warmup(s: &Scenario, e: &Emulator) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let t = get_json(&e.url, "/emulator").and_then(|v| v["sim_seconds"].as_f64());
+        if t.is_some_and(|t| t >= s.warmup_s) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{}: warm-up never ended ({t:?})",
+            s.name
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn diagnose(s: &Scenario, e: &Emulator) -> Value {
     let out = headroom()
         .args([
@@ -184,7 +218,7 @@ fn every_scenario_through_emulate_and_diagnose() {
         }
         let t = Instant::now();
         let e = emulate(&s);
-        std::thread::sleep(Duration::from_secs_f64(s.warmup_s / SPEED));
+        wait_for_warmup(&s, &e);
         let d = diagnose(&s, &e);
         drop(e);
         let r = check(&s, &d);

@@ -273,7 +273,12 @@ async fn phase(
             (warmup + window).as_secs_f64()
         ),
     );
-    tokio::time::sleep(warmup).await;
+    // Warm up in simulated time: on a loaded machine the simulation may run slower than
+    // --speed, and the window must still open on a warmed-up server.
+    let deadline = Instant::now() + warmup * 10 + Duration::from_secs(10);
+    while srv.snapshot().sim_seconds < s.warmup_s && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let req = WindowRequest {
         shape: Shape {
             url: Some(url.clone()),
