@@ -164,7 +164,7 @@ fn http(port: u16, method: &str, path: &str, body: Option<&str>) -> std::io::Res
                 break;
             }
             out.push_str(&tail[..n]);
-            r = &tail[n..].trim_start_matches("\r\n");
+            r = tail[n..].trim_start_matches("\r\n");
         }
         out
     } else {

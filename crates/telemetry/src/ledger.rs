@@ -469,13 +469,19 @@ impl Miner {
 
     /// Applies one event; returns whether the line was used.
     fn apply(&mut self, pid: Option<u32>, scope: Scope, event: Option<Event>) -> bool {
-        let mut i = self.instance_for(pid);
+        let used = self.apply_event(pid, scope, event);
+        // The line belongs to whichever instance it landed in (a new one, if it started one).
         let line = self.lines;
+        self.states[self.current].inst.last_line = line;
+        used
+    }
+
+    fn apply_event(&mut self, pid: Option<u32>, scope: Scope, event: Option<Event>) -> bool {
+        let mut i = self.instance_for(pid);
         let Some(event) = event else {
             self.states[i].timing_ctx = None;
             return false;
         };
-        self.states[i].inst.last_line = line;
 
         // Process boundaries first: they decide which instance the rest lands in.
         match event {

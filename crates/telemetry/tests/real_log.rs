@@ -56,6 +56,10 @@ fn check(report: &telemetry::Report, pids: [Option<u32>; 2]) {
         assert!(e.prefix_cache.lcp_selections >= 1);
         assert!(e.graphs_reused.as_ref().unwrap().nonzero > 0);
     }
+    // The restart's first line (`llama_server: initializing ...`, line 50) opens instance 2.
+    let (a, b) = (&report.instances[0].instance, &report.instances[1].instance);
+    assert_eq!((a.first_line, a.last_line, b.first_line), (1, 49, 50));
+    assert_eq!(b.last_line, report.lines);
     // The 160-token generation printed three mid-run `n_gen` lines.
     let w = report.instances[0]
         .envelope

