@@ -283,10 +283,16 @@ impl Router {
         if config.workers == 0 {
             return Err(RouteError::Config("--workers must be at least 1".into()));
         }
-        let listener = reuseport_listener(config.listen).map_err(|source| RouteError::Bind {
+        let bind_error = |source| RouteError::Bind {
             addr: config.listen,
             source,
-        })?;
+        };
+        // SO_REUSEPORT would let a second router share the port silently: first make sure
+        // nothing listens there (an exclusive bind, released at once).
+        if config.listen.port() != 0 {
+            drop(std::net::TcpListener::bind(config.listen).map_err(bind_error)?);
+        }
+        let listener = reuseport_listener(config.listen).map_err(bind_error)?;
         let addrs = backends.iter().map(|b| b.addr.clone()).collect();
         let pool = Arc::new(Pool::new(addrs, config.connect_timeout));
         let n = backends.len();

@@ -910,3 +910,22 @@ async fn connections_are_reused_and_one_closed_while_idle_is_no_failure() {
     );
     router.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_port_in_use_is_an_error_not_a_shared_port() {
+    let a = Fake::quick("a").await;
+    let first = start_router(config(vec![a.url()])).await;
+    let second = Router::bind(
+        Config {
+            listen: first.addr,
+            ..config(vec![a.url()])
+        },
+        Arc::new(|_: &Event| {}),
+    )
+    .await;
+    let err = second
+        .err()
+        .expect("a second router on the same port must fail");
+    assert!(err.to_string().contains(&first.addr.to_string()), "{err}");
+    first.stop().await;
+}
