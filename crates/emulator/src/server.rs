@@ -127,6 +127,9 @@ pub struct Snapshot {
     pub kv_usage: f64,
     pub finished: f64,
     pub lags: u64,
+    /// Requests the driven load sent, and those refused at the door (0 without --drive).
+    pub driven_submitted: u64,
+    pub driven_rejected: u64,
 }
 
 impl EmulatorServer {
@@ -217,6 +220,8 @@ impl EmulatorServer {
             kv_usage: m.kv_usage,
             finished: m.success.iter().sum(),
             lags: c.lags,
+            driven_submitted: c.load.as_ref().map_or(0, |l| l.submitted),
+            driven_rejected: c.load.as_ref().map_or(0, |l| l.rejected),
         }
     }
 

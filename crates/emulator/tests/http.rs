@@ -263,6 +263,7 @@ fn loadgen_drives_the_emulator() {
                 duration: Duration::from_millis(1500),
                 model: None,
                 max_in_flight: 64,
+                stop: None,
             },
         )
         .await;
@@ -281,11 +282,38 @@ fn loadgen_drives_the_emulator() {
                 duration: Duration::from_millis(800),
                 model: Some("llama-3.1-8b".into()),
                 max_in_flight: 64,
+                stop: None,
             },
         )
         .await;
         assert_eq!(r.failed, 0, "{:?}", r.first_error);
         assert!(r.completed > 10, "{r:?}");
+        // A stop ends a long drive at once; open requests are cut, not failed.
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        let c = client(&srv.url());
+        let long = shape.clone();
+        let t = std::time::Instant::now();
+        let task = tokio::spawn(async move {
+            drive(
+                c,
+                &long,
+                9,
+                &DriveOptions {
+                    time_scale: 1.0,
+                    duration: Duration::from_secs(60),
+                    model: None,
+                    max_in_flight: 64,
+                    stop: Some(rx),
+                },
+            )
+            .await
+        });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        tx.send(true).unwrap();
+        let r = task.await.unwrap();
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        assert_eq!(r.failed, 0, "{:?}", r.first_error);
+        assert!(r.cut > 0 && r.sent >= 16, "{r:?}");
         srv.shutdown();
     });
 }

@@ -263,6 +263,9 @@ fn demo_fixes_kv_pressure_and_remeasures() {
     assert_eq!(v["scenario"]["name"], "kv-pressure");
     assert_eq!(v["before"]["schema"], "headroom.diagnose/1");
     assert_eq!(v["before"]["primary"]["rule"], "R2");
+    assert_eq!(v["load"]["before"]["driver"], "engine");
+    assert!(v["load"]["before"]["sent"].as_u64().unwrap() > 100);
+    assert_eq!(v["load"]["before"]["refused"], 0);
     let fix = &v["applied_fix"];
     assert_eq!(fix["kind"], "flag");
     assert_eq!(fix["flag"], "--enable-prefix-caching");

@@ -268,6 +268,23 @@ pub struct DriveOptions {
     pub model: Option<String>,
     /// Open loop only: most requests in flight; an arrival beyond it is skipped and counted.
     pub max_in_flight: usize,
+    /// Ends the drive early when it turns true: nothing new is sent and open requests are cut.
+    pub stop: Option<tokio::sync::watch::Receiver<bool>>,
+}
+
+/// Resolves when `stop` turns true; never without one.
+async fn stopped(stop: &mut Option<tokio::sync::watch::Receiver<bool>>) {
+    match stop {
+        None => std::future::pending().await,
+        Some(rx) => loop {
+            if *rx.borrow_and_update() {
+                return;
+            }
+            if rx.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        },
+    }
 }
 
 /// What a drive did.
@@ -392,22 +409,25 @@ pub async fn drive(
                     shape.clone(),
                     model.clone(),
                 );
+                let mut stop = opts.stop.clone();
                 tasks.spawn(async move {
-                    while Instant::now() < deadline {
+                    while Instant::now() < deadline && !stop.as_ref().is_some_and(|s| *s.borrow()) {
                         let (spec, think) = {
                             let mut g = gen.lock().expect("generator lock");
                             (g.next_request(), g.next_gap_s())
                         };
                         tally.lock().expect("tally lock").report.sent += 1;
                         let left = deadline.saturating_duration_since(Instant::now());
-                        let r = tokio::time::timeout(
-                            left,
-                            send_one(&client, &spec, &shape, model.as_deref()),
-                        )
-                        .await;
+                        let r = tokio::select! {
+                            r = tokio::time::timeout(
+                                left,
+                                send_one(&client, &spec, &shape, model.as_deref()),
+                            ) => r.ok(),
+                            _ = stopped(&mut stop) => None,
+                        };
                         match r {
-                            Ok(r) => tally.lock().expect("tally lock").done(r),
-                            Err(_) => {
+                            Some(r) => tally.lock().expect("tally lock").done(r),
+                            None => {
                                 tally.lock().expect("tally lock").report.cut += 1;
                                 break;
                             }
@@ -424,13 +444,17 @@ pub async fn drive(
         Arrival::Open { .. } => {
             let mut next_at = start;
             let in_flight = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let mut stop = opts.stop.clone();
             loop {
                 let gap = gen.lock().expect("generator lock").next_gap_s();
                 next_at += Duration::from_secs_f64(gap / scale);
                 if next_at >= deadline {
                     break;
                 }
-                tokio::time::sleep_until(next_at.into()).await;
+                tokio::select! {
+                    _ = tokio::time::sleep_until(next_at.into()) => {}
+                    _ = stopped(&mut stop) => break,
+                }
                 while tasks.try_join_next().is_some() {}
                 use std::sync::atomic::Ordering::SeqCst;
                 if in_flight.load(SeqCst) >= opts.max_in_flight.max(1) {
@@ -447,17 +471,20 @@ pub async fn drive(
                     model.clone(),
                     in_flight.clone(),
                 );
+                let mut stop = opts.stop.clone();
                 tasks.spawn(async move {
                     let left = deadline.saturating_duration_since(Instant::now());
-                    let r = tokio::time::timeout(
-                        left,
-                        send_one(&client, &spec, &shape, model.as_deref()),
-                    )
-                    .await;
+                    let r = tokio::select! {
+                        r = tokio::time::timeout(
+                            left,
+                            send_one(&client, &spec, &shape, model.as_deref()),
+                        ) => r.ok(),
+                        _ = stopped(&mut stop) => None,
+                    };
                     let mut t = tally.lock().expect("tally lock");
                     match r {
-                        Ok(r) => t.done(r),
-                        Err(_) => t.report.cut += 1,
+                        Some(r) => t.done(r),
+                        None => t.report.cut += 1,
                     }
                     in_flight.fetch_sub(1, SeqCst);
                 });

@@ -1,5 +1,6 @@
 //! `headroom demo`: the whole loop on a simulated server. Start the emulator with a pathology,
-//! drive its load over HTTP, diagnose it exactly as `headroom diagnose` would, apply the
+//! drive its load (replayed inside the engine in simulated time, or over HTTP with
+//! `--http-load`), diagnose it over HTTP exactly as `headroom diagnose` would, apply the
 //! prescribed flag, restart, re-measure, and show before and after side by side.
 //! JSON: docs/json/demo.md.
 
@@ -23,7 +24,9 @@ pub const SCHEMA: &str = "headroom.demo/1";
 #[derive(clap::Args, Debug, Clone)]
 #[command(after_help = "\
 Everything runs on loopback against headroom's simulated vLLM (docs/emulator.md): no GPU, no \
-set-up. The diagnosis is the real one: /metrics scraped over HTTP, the engines adapter, the \
+set-up. The scenario's load (loadgen's load shapes) is replayed inside the engine in simulated \
+time, so the same --seed gives the same run on any machine; --http-load sends it over HTTP \
+instead. The diagnosis is the real one: /metrics scraped over HTTP, the engines adapter, the \
 rules of spec 001. The window is 2 minutes of simulated time; at the default --speed 20 the \
 whole demo takes well under a minute.
 
@@ -31,6 +34,7 @@ Examples:
   headroom demo                                   # kv-pressure: prefix caching off, KV overflows
   headroom demo --scenario concurrency-saturation
   headroom demo --scenario weights-dont-fit --json
+  headroom demo --scenario no-prefix-caching --http-load --speed 10
   headroom demo --list
 
 JSON schema: docs/json/demo.md ({scenario, before, applied_fix, after}; before and after are \
@@ -54,6 +58,10 @@ pub struct Args {
     /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,
+    /// Send the load over HTTP with loadgen's client instead of replaying it inside the engine
+    /// (exercises the API; needs a lightly loaded machine to keep up at high --speed).
+    #[arg(long)]
+    pub http_load: bool,
 }
 
 /// What the demo changed between the two runs.
@@ -198,7 +206,8 @@ pub fn choose_fix(
 struct Phase {
     doc: Value,
     command_line: String,
-    drive: loadgen::traffic::DriveReport,
+    /// What the load driver did (docs/json/demo.md `load`).
+    load: Value,
     lags: u64,
 }
 
@@ -208,13 +217,14 @@ fn say(quiet: bool, msg: &str) {
     }
 }
 
-/// One run: start the emulator, drive its load over HTTP, diagnose a window, stop.
+/// One run: start the emulator, drive its load, diagnose a window over HTTP, stop.
 async fn phase(
     s: &Scenario,
     o: &ArgOverrides,
     load: &LoadShape,
     seed: u64,
     speed: f64,
+    http_load: bool,
     quiet: bool,
 ) -> Result<Phase> {
     let configured = configure(s.gpu, s.model, o)?;
@@ -224,7 +234,8 @@ async fn phase(
         ServerConfig {
             configured: configured.clone(),
             speed,
-            drive: None,
+            // Replayed in simulated time, the load is the same on any machine and any --speed.
+            drive: (!http_load).then(|| (load.clone(), seed)),
         },
         addr,
     )
@@ -232,42 +243,50 @@ async fn phase(
     .context("starting the emulator on loopback")?;
     let url = srv.url();
     say(quiet, &format!("emulator at {url}: {command_line}"));
-    let clients = match load.arrival {
-        Arrival::Closed { clients, .. } => clients as usize,
-        Arrival::Open { .. } => 1024,
-    };
-    let client = loadgen::Client::new(
-        &url,
-        loadgen::ClientConfig {
-            first_token_timeout: Duration::from_secs(600),
-            idle_timeout: Duration::from_secs(600),
-            max_in_flight: clients.max(8),
-            ..Default::default()
-        },
-    )?;
     let warmup = Duration::from_secs_f64(s.warmup_s / speed);
     let window = Duration::from_secs_f64(s.window_s / speed);
     let interval = s.interval_s / speed;
-    let load_for = warmup + window + Duration::from_secs(5);
-    let (shape, seed_c) = (load.clone(), seed);
-    let driver = tokio::spawn(async move {
-        drive(
-            client,
-            &shape,
-            seed_c,
-            &DriveOptions {
-                time_scale: speed,
-                duration: load_for,
-                model: None,
-                max_in_flight: 4096,
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let driver = if http_load {
+        let clients = match load.arrival {
+            Arrival::Closed { clients, .. } => clients as usize,
+            Arrival::Open { .. } => 1024,
+        };
+        let client = loadgen::Client::new(
+            &url,
+            loadgen::ClientConfig {
+                first_token_timeout: Duration::from_secs(600),
+                idle_timeout: Duration::from_secs(600),
+                max_in_flight: clients.max(8),
+                ..Default::default()
             },
-        )
-        .await
-    });
+        )?;
+        let (shape, seed_c) = (load.clone(), seed);
+        // Until stopped after the window (the duration is only a safety net).
+        let safety = (warmup + window) * 10 + Duration::from_secs(60);
+        Some(tokio::spawn(async move {
+            drive(
+                client,
+                &shape,
+                seed_c,
+                &DriveOptions {
+                    time_scale: speed,
+                    duration: safety,
+                    model: None,
+                    max_in_flight: 4096,
+                    stop: Some(stop_rx),
+                },
+            )
+            .await
+        }))
+    } else {
+        None
+    };
     say(
         quiet,
         &format!(
-            "driving load: {:.0} s simulated warm-up, then a {:.0} s window ({:.1} s wall at ×{speed})",
+            "{} load: {:.0} s simulated warm-up, then a {:.0} s window ({:.1} s wall at ×{speed})",
+            if http_load { "HTTP" } else { "driven" },
             s.warmup_s,
             s.window_s,
             (warmup + window).as_secs_f64()
@@ -307,9 +326,22 @@ async fn phase(
     };
     let report = collect_and_diagnose(&req).await;
     // Stop the load first (open requests are cut), then the engine.
-    driver.abort();
-    let drive_report = driver.await.unwrap_or_default();
-    let lags = srv.snapshot().lags;
+    let _ = stop_tx.send(true);
+    let snap = srv.snapshot();
+    let load_doc = match driver {
+        Some(d) => {
+            let r = d.await.unwrap_or_default();
+            let mut v = serde_json::to_value(&r)?;
+            v["driver"] = json!("http");
+            v
+        }
+        None => json!({
+            "driver": "engine",
+            "sent": snap.driven_submitted,
+            "refused": snap.driven_rejected,
+        }),
+    };
+    let lags = snap.lags;
     tokio::task::spawn_blocking(move || srv.shutdown()).await?;
     let report = report.context("diagnosing the emulator")?;
     let doc = report.to_json();
@@ -323,7 +355,7 @@ async fn phase(
     Ok(Phase {
         doc,
         command_line,
-        drive: drive_report,
+        load: load_doc,
         lags,
     })
 }
@@ -362,7 +394,7 @@ pub fn run(a: Args) -> Result<()> {
         .context("starting the async runtime")?;
     let (before, fix, after) = rt.block_on(async {
         say(quiet, &format!("scenario {}: {}", s.name, s.summary));
-        let before = phase(&s, &s.args, &s.load, seed, a.speed, quiet).await?;
+        let before = phase(&s, &s.args, &s.load, seed, a.speed, a.http_load, quiet).await?;
         let util = configure(s.gpu, s.model, &s.args)?
             .args
             .gpu_memory_utilization;
@@ -399,7 +431,7 @@ pub fn run(a: Args) -> Result<()> {
                     fix.text
                 ),
             );
-            let p = phase(&s, &o, &l, seed, a.speed, quiet).await?;
+            let p = phase(&s, &o, &l, seed, a.speed, a.http_load, quiet).await?;
             fix.command_line_after = Some(p.command_line.clone());
             Some(p)
         };
@@ -425,8 +457,8 @@ pub fn run(a: Args) -> Result<()> {
             "applied_fix": fix,
             "after": after.as_ref().map(|p| &p.doc),
             "load": {
-                "before": before.drive,
-                "after": after.as_ref().map(|p| &p.drive),
+                "before": before.load,
+                "after": after.as_ref().map(|p| &p.load),
             },
             "lags": before.lags + after.as_ref().map_or(0, |p| p.lags),
             "wall_seconds": elapsed,
