@@ -21,8 +21,9 @@ use std::path::PathBuf;
 Runs are grouped by --label (unlabelled runs by their engine build or version). Per metric:
 a percentile bootstrap interval on the ratio of medians (latest / baseline; 4000 resamples,
 fixed seed 0x68656164726f6f6d = \"headroom\", so the same runs always give the same report)
-and a two-sided Mann-Whitney U test. A metric moved only when the interval excludes 1, U
-rejects at 1 - confidence, and the median moved by at least --threshold percent. With 3 or
+and a two-sided Mann-Whitney U test. A metric moved only when U rejects at 1 - confidence
+and the whole interval lies beyond the --threshold noise floor (the move exceeds the floor
+with that confidence). Bench the same build twice to learn your machine's floor. With 3 or
 more groups the series is shown, with the first version where each metric moved.
 The JSON document is described in docs/json/regress.md.")]
 pub struct Args {
@@ -311,6 +312,14 @@ pub fn run(a: Args) -> Result<()> {
             latest.describe()
         );
     }
+    let (bi, li) = (baseline.ids(), latest.ids());
+    if let Some(shared) = bi.iter().find(|i| li.contains(i)) {
+        bail!(
+            "run {shared} is in both the baseline {} and the latest {}: name disjoint runs",
+            baseline.describe(),
+            latest.describe()
+        );
+    }
     let (bs, ls) = (&baseline.last().doc["suite"], &latest.last().doc["suite"]);
     if bs["version"] != ls["version"] {
         bail!(
@@ -365,6 +374,9 @@ differently and cannot be compared",
         &identity_map(&baseline.last().doc),
         &identity_map(&latest.last().doc),
     );
+    if let Some(n) = load_note(&baseline, &latest) {
+        notes.push(n);
+    }
     let series = series(&runs, &latest, &cfg, &mut notes);
 
     let headline: Vec<String> = comps
@@ -407,6 +419,35 @@ differently and cannot be compared",
         std::process::exit(2);
     }
     Ok(())
+}
+
+/// Mean 1-minute load average of this machine over a group's runs (start and end of each), and
+/// the CPU count; None when no run recorded it (remote servers).
+fn mean_load(g: &Group) -> Option<(f64, f64)> {
+    let mut v = Vec::new();
+    let mut cpus = None;
+    for r in &g.runs {
+        let h = &r.doc["identity"]["host"];
+        if let (Some(a), Some(b)) = (h["loadavg_1m_start"].as_f64(), h["loadavg_1m_end"].as_f64()) {
+            v.push((a + b) / 2.0);
+            cpus = cpus.or(h["cpus"].as_f64());
+        }
+    }
+    (!v.is_empty()).then(|| (v.iter().sum::<f64>() / v.len() as f64, cpus.unwrap_or(1.0)))
+}
+
+/// A warning when the machine was much busier on one side: on a shared machine that alone
+/// moves every metric, and no test on the samples can tell it from a regression.
+fn load_note(baseline: &Group, latest: &Group) -> Option<String> {
+    let ((b, cpus), (l, _)) = (mean_load(baseline)?, mean_load(latest)?);
+    let (lo, hi) = (b.min(l), b.max(l));
+    (hi - lo > 0.25 * cpus && hi > 1.5 * lo.max(0.1)).then(|| {
+        format!(
+            "the machine's load differed between the sides (1-min load average ~{b:.1} baseline, \
+~{l:.1} latest, on {cpus} CPUs): a difference this large can move every metric by itself; \
+bench both again, alternating, with the same labels (regress pools runs by label)"
+        )
+    })
 }
 
 /// The version series over every group whose suite matches the latest's, when there are 3+.
@@ -748,6 +789,24 @@ mod tests {
         assert_eq!(m["settings.ubatch"], "512");
         assert_eq!(m["suite.gen_tokens"], "24");
         assert!(!m.contains_key("suite.repeats"));
+    }
+
+    #[test]
+    fn load_difference_is_noted() {
+        let with_load = |id: i64, load: f64| {
+            let mut r = run(id, Some("x"), "b1", &[1.0]);
+            r.doc["identity"]["host"] =
+                json!({"loadavg_1m_start": load, "loadavg_1m_end": load, "cpus": 2});
+            r
+        };
+        let g = |r: store::Run| Group {
+            key: "x".into(),
+            runs: vec![r],
+        };
+        let n = load_note(&g(with_load(1, 1.0)), &g(with_load(2, 8.0))).unwrap();
+        assert!(n.contains("~1.0 baseline, ~8.0 latest, on 2 CPUs"), "{n}");
+        assert!(load_note(&g(with_load(1, 1.0)), &g(with_load(2, 1.2))).is_none());
+        assert!(load_note(&g(with_load(1, 1.0)), &g(run(2, None, "b", &[1.0]))).is_none());
     }
 
     #[test]
