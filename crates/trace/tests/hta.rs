@@ -48,7 +48,10 @@ struct Row {
 
 /// HTA's device rows per name, after checking that its breakdown row is exactly its device rows
 /// plus rows of non-device categories.
-fn hta_rows(trace: &Value) -> (BTreeMap<String, Row>, Vec<(String, String, u64)>) {
+/// (kernel name, category, rows) of a non-device row HTA counted as device work.
+type Stray = (String, String, u64);
+
+fn hta_rows(trace: &Value) -> (BTreeMap<String, Row>, Vec<Stray>) {
     let mut rows = BTreeMap::new();
     let mut strays = vec![];
     for (name, k) in trace["kernels"].as_object().unwrap() {

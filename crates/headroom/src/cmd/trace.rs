@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
@@ -106,7 +106,7 @@ fn parse_steps(s: &str) -> Result<StepRange, String> {
     Ok(StepRange { first, last })
 }
 
-fn open(file: &PathBuf) -> anyhow::Result<(Box<dyn Read + Send>, Encoding)> {
+fn open(file: &Path) -> anyhow::Result<(Box<dyn Read + Send>, Encoding)> {
     if file.as_os_str() == "-" {
         return input::decode(std::io::stdin()).context("reading standard input");
     }
@@ -727,12 +727,15 @@ fn csv(r: &Report, args: &Args) -> String {
 
 fn thousands(n: u64) -> String {
     let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
+    // The leading group holds 1 to 3 digits; every later group exactly 3.
+    let head = match s.len() % 3 {
+        0 => 3.min(s.len()),
+        r => r,
+    };
+    let mut out = s[..head].to_string();
+    for group in s.as_bytes()[head..].chunks(3) {
+        out.push(',');
+        out.push_str(std::str::from_utf8(group).expect("ASCII digits"));
     }
     out
 }

@@ -1,7 +1,7 @@
 //! Shared helpers: fixture paths and the Python peers.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub const TRACES: [&str; 6] = [
@@ -43,7 +43,7 @@ pub fn python(what: &str) -> Option<PathBuf> {
 }
 
 /// Runs a reference script and parses its JSON stdout.
-pub fn run_json(py: &PathBuf, args: &[&str], env: &[(&str, &str)]) -> Vec<serde_json::Value> {
+pub fn run_json(py: &Path, args: &[&str], env: &[(&str, &str)]) -> Vec<serde_json::Value> {
     let mut cmd = Command::new(py);
     cmd.args(args);
     for (k, v) in env {
@@ -64,7 +64,7 @@ pub fn run_json(py: &PathBuf, args: &[&str], env: &[(&str, &str)]) -> Vec<serde_
         .collect()
 }
 
-pub fn gunzip(path: &PathBuf) -> Vec<u8> {
+pub fn gunzip(path: &Path) -> Vec<u8> {
     let (mut r, _) = trace::input::open(path).unwrap();
     let mut v = vec![];
     std::io::Read::read_to_end(&mut r, &mut v).unwrap();
