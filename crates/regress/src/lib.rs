@@ -372,8 +372,73 @@ fn normal_sf(z: f64) -> f64 {
     erfc / 2.0
 }
 
-/// Compare one metric: latest against baseline.
+/// Compare one metric on its own: latest against baseline, at `1 − confidence`.
 pub fn compare(
+    baseline: &[f64],
+    latest: &[f64],
+    better: Better,
+    cfg: &Config,
+) -> Result<Comparison, StatsError> {
+    let mut c = measure(baseline, latest, better, cfg)?;
+    judge(&mut c, baseline, latest, cfg, 1.0 - cfg.confidence, None)?;
+    Ok(c)
+}
+
+/// One metric's samples, for [`compare_family`].
+#[derive(Debug, Clone, Copy)]
+pub struct MetricSamples<'a> {
+    pub baseline: &'a [f64],
+    pub latest: &'a [f64],
+    pub better: Better,
+}
+
+/// Compare several metrics of the same two runs as one family: "did anything move?" is asked
+/// once per metric, so the U tests are held to Holm's step-down procedure (the k-th smallest
+/// p of m against α / (m − k), stopping at the first that fails), which keeps the chance of
+/// any false alarm over the family at α = 1 − confidence. The interval used for the noise-
+/// floor check of a metric is taken at its adjusted level 1 − α / (m − k); the `low`/`high`
+/// reported stay at `confidence`.
+pub fn compare_family(
+    metrics: &[MetricSamples],
+    cfg: &Config,
+) -> Vec<Result<Comparison, StatsError>> {
+    let mut out: Vec<Result<Comparison, StatsError>> = metrics
+        .iter()
+        .map(|m| measure(m.baseline, m.latest, m.better, cfg))
+        .collect();
+    let mut order: Vec<usize> = (0..out.len()).filter(|&i| out[i].is_ok()).collect();
+    let p = |r: &Result<Comparison, StatsError>| r.as_ref().map_or(1.0, |c| c.mann_whitney.p);
+    order.sort_by(|&a, &b| p(&out[a]).total_cmp(&p(&out[b])));
+    let m = order.len();
+    let alpha = 1.0 - cfg.confidence;
+    let mut stopped_at: Option<usize> = None;
+    for (k, &i) in order.iter().enumerate() {
+        let level = alpha / (m - k) as f64;
+        let holm = (m > 1).then_some((k, m));
+        let (b, l) = (metrics[i].baseline, metrics[i].latest);
+        let c = out[i].as_mut().expect("filtered to Ok");
+        if c.mann_whitney.p >= level {
+            stopped_at.get_or_insert(k);
+        }
+        let r = judge(c, b, l, cfg, level, holm);
+        if r.is_ok() && stopped_at.is_some() && c.verdict != Verdict::Unchanged {
+            // Holm stops at the first p that fails: no later metric counts as moved.
+            c.verdict = Verdict::Unchanged;
+            c.reason = format!(
+                "Mann-Whitney p = {:.3}: Holm's procedure over {m} metrics stopped at a smaller p \
+that was not significant",
+                c.mann_whitney.p
+            );
+        }
+        if let Err(e) = r {
+            out[i] = Err(e);
+        }
+    }
+    out
+}
+
+/// Medians, ratio, the interval at `confidence` and the U test; verdict not yet decided.
+fn measure(
     baseline: &[f64],
     latest: &[f64],
     better: Better,
@@ -386,26 +451,60 @@ pub fn compare(
     if mb == 0.0 {
         return Err(StatsError::ZeroBaseline(mb));
     }
-    let ratio = ml / mb;
     let (low, high) =
         bootstrap_ratio_ci(baseline, latest, cfg.confidence, cfg.resamples, cfg.seed)?;
-    let mw = mann_whitney(baseline, latest)?;
+    Ok(Comparison {
+        baseline: mb,
+        latest: ml,
+        ratio: ml / mb,
+        low,
+        high,
+        confidence: cfg.confidence,
+        n_baseline: baseline.len(),
+        n_latest: latest.len(),
+        mann_whitney: mann_whitney(baseline, latest)?,
+        better,
+        verdict: Verdict::Unchanged,
+        reason: String::new(),
+    })
+}
+
+/// Decide the verdict at significance `level` (α, or a Holm-adjusted α when `holm` gives the
+/// metric's rank k of m).
+fn judge(
+    c: &mut Comparison,
+    baseline: &[f64],
+    latest: &[f64],
+    cfg: &Config,
+    level: f64,
+    holm: Option<(usize, usize)>,
+) -> Result<(), StatsError> {
     let alpha = 1.0 - cfg.confidence;
+    // The interval for the floor check at the level this metric is tested at.
+    let (flo, fhi) = if (level - alpha).abs() < 1e-12 {
+        (c.low, c.high)
+    } else {
+        bootstrap_ratio_ci(baseline, latest, 1.0 - level, cfg.resamples, cfg.seed)?
+    };
     // The interval must clear the noise band [1 − t, 1 + t] entirely: "moved by more than the
     // floor, with this confidence", not merely "moved".
     let (floor_lo, floor_hi) = (1.0 - cfg.threshold, 1.0 + cfg.threshold);
-    let (verdict, reason) = if low <= 1.0 && high >= 1.0 {
+    let adj = match holm {
+        Some((k, m)) => format!(" (Holm: rank {} of {m}, α/{})", k + 1, m - k),
+        None => String::new(),
+    };
+    let (verdict, reason) = if c.low <= 1.0 && c.high >= 1.0 {
         (
             Verdict::Unchanged,
             "the interval includes no change".to_string(),
         )
-    } else if mw.p >= alpha {
+    } else if c.mann_whitney.p >= level {
         let floor = min_two_sided_p(baseline.len(), latest.len());
-        if floor >= alpha {
+        if floor >= level {
             (
                 Verdict::Unchanged,
                 format!(
-                    "{} vs {} samples cannot reach p < {alpha:.2} (add repeats)",
+                    "{} vs {} samples cannot reach p < {level:.3}{adj} (add repeats)",
                     baseline.len(),
                     latest.len()
                 ),
@@ -413,10 +512,10 @@ pub fn compare(
         } else {
             (
                 Verdict::Unchanged,
-                format!("Mann-Whitney p = {:.3} ≥ {alpha:.2}", mw.p),
+                format!("Mann-Whitney p = {:.3} ≥ {level:.3}{adj}", c.mann_whitney.p),
             )
         }
-    } else if high >= floor_lo && low <= floor_hi {
+    } else if fhi >= floor_lo && flo <= floor_hi {
         (
             Verdict::Unchanged,
             format!(
@@ -425,9 +524,9 @@ pub fn compare(
             ),
         )
     } else {
-        let slower = match better {
-            Better::Higher => ratio < 1.0,
-            Better::Lower => ratio > 1.0,
+        let slower = match c.better {
+            Better::Higher => c.ratio < 1.0,
+            Better::Lower => c.ratio > 1.0,
         };
         let v = if slower {
             Verdict::Regressed
@@ -437,26 +536,15 @@ pub fn compare(
         (
             v,
             format!(
-                "the interval clears the ±{} % noise floor, Mann-Whitney p = {:.3}",
+                "the interval clears the ±{} % noise floor, Mann-Whitney p = {:.3} < {level:.3}{adj}",
                 pct0(cfg.threshold),
-                mw.p
+                c.mann_whitney.p
             ),
         )
     };
-    Ok(Comparison {
-        baseline: mb,
-        latest: ml,
-        ratio,
-        low,
-        high,
-        confidence: cfg.confidence,
-        n_baseline: baseline.len(),
-        n_latest: latest.len(),
-        mann_whitney: mw,
-        better,
-        verdict,
-        reason,
-    })
+    c.verdict = verdict;
+    c.reason = reason;
+    Ok(())
 }
 
 /// The smallest two-sided p an exact U test can give with these sample sizes: 2 / C(n1+n2, n1).
@@ -585,6 +673,130 @@ mod tests {
         assert!(c.reason.contains("3 vs 3 samples"), "{}", c.reason);
         assert!((min_two_sided_p(3, 3) - 0.1).abs() < 1e-12);
         assert!((min_two_sided_p(5, 5) - 2.0 / 252.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_family_holds_false_alarms_to_alpha() {
+        // Fewer resamples keep this test quick; the intervals only feed the floor check.
+        let cfg = Config {
+            resamples: 500,
+            ..Config::default()
+        };
+        // 200 families of four metrics of pure noise (±30 %, 5 vs 5, as on a loaded CPU box).
+        let (mut single, mut family) = (0, 0);
+        for f in 0..200u64 {
+            let draws: Vec<(Vec<f64>, Vec<f64>)> = (0..4)
+                .map(|k| {
+                    (
+                        noisy(30.0, 0.3, 5, f * 8 + k),
+                        noisy(30.0, 0.3, 5, f * 8 + k + 4),
+                    )
+                })
+                .collect();
+            let alone = draws
+                .iter()
+                .map(|(b, l)| compare(b, l, Better::Higher, &cfg).unwrap())
+                .any(|c| c.verdict != Verdict::Unchanged);
+            let ms: Vec<MetricSamples> = draws
+                .iter()
+                .map(|(b, l)| MetricSamples {
+                    baseline: b,
+                    latest: l,
+                    better: Better::Higher,
+                })
+                .collect();
+            let fam = compare_family(&ms, &cfg)
+                .into_iter()
+                .any(|c| c.unwrap().verdict != Verdict::Unchanged);
+            single += usize::from(alone);
+            family += usize::from(fam);
+        }
+        assert!(
+            family <= 20,
+            "{family} of 400 families raised a false alarm"
+        );
+        assert!(
+            family < single,
+            "family {family}, metric by metric {single}"
+        );
+    }
+
+    #[test]
+    fn a_family_still_finds_the_real_shift() {
+        let cfg = Config::default();
+        let base = [
+            noisy(36.0, 0.05, 5, 1),
+            noisy(120.0, 0.05, 5, 2),
+            noisy(50.0, 0.05, 5, 3),
+        ];
+        let late = [
+            noisy(17.0, 0.05, 5, 4),
+            noisy(121.0, 0.05, 5, 5),
+            noisy(50.0, 0.05, 5, 6),
+        ];
+        let better = [Better::Higher, Better::Lower, Better::Higher];
+        let ms: Vec<MetricSamples> = (0..3)
+            .map(|i| MetricSamples {
+                baseline: &base[i],
+                latest: &late[i],
+                better: better[i],
+            })
+            .collect();
+        let r: Vec<Comparison> = compare_family(&ms, &cfg)
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(r[0].verdict, Verdict::Regressed, "{:?}", r[0]);
+        assert!(r[0].reason.contains("Holm: rank 1 of 3"), "{}", r[0].reason);
+        assert_eq!(r[1].verdict, Verdict::Unchanged);
+        assert_eq!(r[2].verdict, Verdict::Unchanged);
+        // Two swapped pairs in 5 vs 5 (U = 23, p = 2·4/252 = 0.032) pass alone at 0.05, not at
+        // Holm's 0.05/3 as the smallest p of three.
+        let b = [10.0, 10.2, 10.4, 10.6, 9.0];
+        let l = [9.1, 9.2, 7.4, 7.6, 7.8];
+        let alone = compare(&b, &l, Better::Higher, &cfg).unwrap();
+        assert_eq!(alone.verdict, Verdict::Regressed, "{alone:?}");
+        let fam = compare_family(
+            &[
+                MetricSamples {
+                    baseline: &b,
+                    latest: &l,
+                    better: Better::Higher,
+                },
+                MetricSamples {
+                    baseline: &base[1],
+                    latest: &late[1],
+                    better: Better::Lower,
+                },
+                MetricSamples {
+                    baseline: &base[2],
+                    latest: &late[2],
+                    better: Better::Higher,
+                },
+            ],
+            &cfg,
+        );
+        let c = fam[0].as_ref().unwrap();
+        assert_eq!(c.verdict, Verdict::Unchanged, "{c:?}");
+        assert!(c.reason.contains("Holm"), "{}", c.reason);
+        // A bad metric does not poison the others.
+        let fam = compare_family(
+            &[
+                MetricSamples {
+                    baseline: &[],
+                    latest: &l,
+                    better: Better::Higher,
+                },
+                MetricSamples {
+                    baseline: &base[0],
+                    latest: &late[0],
+                    better: Better::Higher,
+                },
+            ],
+            &cfg,
+        );
+        assert!(fam[0].is_err());
+        assert_eq!(fam[1].as_ref().unwrap().verdict, Verdict::Regressed);
     }
 
     #[test]

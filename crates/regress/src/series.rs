@@ -1,13 +1,16 @@
 //! A metric across engine versions, in the order they were run: where did it move first?
 //!
-//! Each version is compared with the one before it (the step a person upgraded through). The
+//! Each version is compared with the one before it (the step a person upgraded through); the
+//! steps of a metric are one family, held to Holm's procedure ([`crate::compare_family`]). The
 //! first step that moved beyond noise is the version boundary: in spec 003's story, 0.1.40.2 is
 //! where decode fell from ~36 to ~17 tok/s, and 0.1.40.4 is where it came back. When no single
 //! step moves but the last version differs from the first (a slow drift, each step under the
 //! noise floor), the first version that differs from the first one is named instead, marked
 //! gradual.
 
-use crate::{compare, median, Better, Comparison, Config, StatsError, Verdict};
+use crate::{
+    compare_family, median, Better, Comparison, Config, MetricSamples, StatsError, Verdict,
+};
 use serde::Serialize;
 
 /// One version's samples of one metric.
@@ -71,11 +74,21 @@ pub fn version_series(
             })
         }
     };
+    // The steps of one metric are one family (Holm over them): "where did it move?"
+    let pairs: Vec<MetricSamples> = versions
+        .windows(2)
+        .map(|w| MetricSamples {
+            baseline: &w[0].samples,
+            latest: &w[1].samples,
+            better,
+        })
+        .collect();
+    let mut steps = compare_family(&pairs, cfg).into_iter();
     for (i, v) in versions.iter().enumerate() {
         let step = if i == 0 {
             None
         } else {
-            Some(compare(&versions[i - 1].samples, &v.samples, better, cfg)?)
+            Some(steps.next().expect("one step per pair")?)
         };
         let m = median(&v.samples).ok_or(StatsError::Empty { side: "latest" })?;
         if let Some(c) = step.as_ref().filter(|c| c.verdict != Verdict::Unchanged) {
@@ -97,8 +110,18 @@ pub fn version_series(
     }
     let mut first_move = moves.first().cloned();
     if first_move.is_none() && versions.len() > 2 {
-        for (i, v) in versions.iter().enumerate().skip(1) {
-            let c = compare(&versions[0].samples, &v.samples, better, cfg)?;
+        let against_first: Vec<MetricSamples> = versions[1..]
+            .iter()
+            .map(|v| MetricSamples {
+                baseline: &versions[0].samples,
+                latest: &v.samples,
+                better,
+            })
+            .collect();
+        let all = compare_family(&against_first, cfg);
+        for (j, c) in all.into_iter().enumerate() {
+            let (i, v) = (j + 1, &versions[j + 1]);
+            let c = c?;
             if c.verdict != Verdict::Unchanged {
                 first_move = Some(Boundary {
                     index: i,

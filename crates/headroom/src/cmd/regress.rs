@@ -21,9 +21,10 @@ use std::path::PathBuf;
 Runs are grouped by --label (unlabelled runs by their engine build or version). Per metric:
 a percentile bootstrap interval on the ratio of medians (latest / baseline; 4000 resamples,
 fixed seed 0x68656164726f6f6d = \"headroom\", so the same runs always give the same report)
-and a two-sided Mann-Whitney U test. A metric moved only when U rejects at 1 - confidence
-and the whole interval lies beyond the --threshold noise floor (the move exceeds the floor
-with that confidence). Bench the same build twice to learn your machine's floor. With 3 or
+and a two-sided Mann-Whitney U test. A metric moved only when U rejects (Holm's step-down
+over the metrics compared, so the chance of any false alarm stays at 1 - confidence) and the
+whole interval lies beyond the --threshold noise floor (the move exceeds the floor with that
+confidence). Bench the same build twice to learn your machine's floor. With 3 or
 more groups the series is shown, with the first version where each metric moved.
 The JSON document is described in docs/json/regress.md.")]
 pub struct Args {
@@ -355,17 +356,33 @@ differently and cannot be compared",
         .flatten()
         .filter_map(|m| m["name"].as_str().map(str::to_string))
         .collect();
-    let mut metrics = Vec::new();
-    let mut comps: Vec<(String, Value, Comparison)> = Vec::new();
+    // Metrics measured on both sides, compared as one family (Holm over their U tests).
+    let mut measured: Vec<(String, Value, Vec<f64>, Vec<f64>)> = Vec::new();
     for name in &names {
         let (Some((b, meta)), Some((l, _))) = (baseline.samples(name), latest.samples(name)) else {
             notes.push(format!("{name}: not measured in both runs"));
             continue;
         };
-        match ::regress::compare(&b, &l, better_of(&meta), &cfg) {
+        measured.push((name.clone(), meta, b, l));
+    }
+    let family: Vec<::regress::MetricSamples> = measured
+        .iter()
+        .map(|(_, meta, b, l)| ::regress::MetricSamples {
+            baseline: b,
+            latest: l,
+            better: better_of(meta),
+        })
+        .collect();
+    let mut metrics = Vec::new();
+    let mut comps: Vec<(String, Value, Comparison)> = Vec::new();
+    for ((name, meta, _, _), r) in measured
+        .iter()
+        .zip(::regress::compare_family(&family, &cfg))
+    {
+        match r {
             Ok(c) => {
-                metrics.push(comparison_json(name, &meta, &c));
-                comps.push((name.clone(), meta, c));
+                metrics.push(comparison_json(name, meta, &c));
+                comps.push((name.clone(), meta.clone(), c));
             }
             Err(e) => notes.push(format!("{name}: {e}")),
         }
@@ -394,7 +411,7 @@ differently and cannot be compared",
             "interval": "percentile bootstrap on median(latest) / median(baseline), both sides resampled independently",
             "resamples": cfg.resamples,
             "seed": format!("{:#018x}", cfg.seed),
-            "test": "two-sided Mann-Whitney U (exact without ties, else normal with tie and continuity correction)",
+            "test": "two-sided Mann-Whitney U (exact without ties, else normal with tie and continuity correction), Holm's step-down over the metrics compared (over the steps of each metric in the series)",
             "confidence": cfg.confidence,
             "threshold_pct": a.threshold,
         },
