@@ -1,0 +1,79 @@
+//! The flat verdict of `headroom probe depth`, against the emulator: a server whose decode is
+//! bound by reading its weights (70B at fp8 on an H200, where 4k tokens of KV are under 2 % of
+//! the bytes a step reads) must come out "flat", the counterpart of llama-server's
+//! context-bound slope in tests/probe.rs.
+
+use serde_json::Value;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Emulator(Child);
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_weight_bound_server_is_flat() {
+    let port = testpeers::free_port();
+    let emu = Emulator(
+        Command::new(env!("CARGO_BIN_EXE_headroom"))
+            .args([
+                "emulate",
+                "--gpu",
+                "H200",
+                "--model",
+                "llama-3.1-70b",
+                "--quantization",
+                "fp8",
+            ])
+            .args(["--port", &port.to_string(), "--duration", "300"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the emulator"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while testpeers::get(port, "/health").map(|r| r.0) != Some(200) {
+        assert!(Instant::now() < deadline, "the emulator did not come up");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args([
+            "probe",
+            "depth",
+            "--url",
+            &format!("http://127.0.0.1:{port}"),
+        ])
+        .args([
+            "--depths",
+            "256,1k,2k,4k",
+            "--gen",
+            "48",
+            "--repeats",
+            "3",
+            "--json",
+        ])
+        .output()
+        .expect("run probe");
+    drop(emu);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["verdict"], "flat", "fit {}", doc["fit"]);
+    assert_eq!(doc["samples"].as_array().unwrap().len(), 24);
+    // Flat means the interval excludes a material drop, not merely a small fitted slope.
+    let low = doc["fit"]["low"].as_f64().unwrap();
+    let intercept = doc["fit"]["intercept_tps"].as_f64().unwrap();
+    assert!(
+        -low * 4.0 < 0.1 * intercept,
+        "the interval allows a drop of {:.1} % over 4k",
+        -low * 400.0 / intercept
+    );
+}
