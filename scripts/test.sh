@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(bash scripts/peers.sh)"
 export HEADROOM_REQUIRE_PEERS=1
-cargo test --workspace --release "$@"
+cargo test --workspace --release --no-fail-fast "$@"
