@@ -235,7 +235,10 @@ pub async fn run_suite(
     };
 
     // Warm-up: the first request after a load pays for graph and buffer allocation.
-    progress.start(cfg.requests() + 1, "bench");
+    // Progress steps: the warm-up, then per repeat one decode, one per prefill length, and
+    // one for the streams together.
+    let steps = 1 + u64::from(cfg.repeats) * (2 + cfg.prefill_lengths.len() as u64);
+    progress.start(steps, "bench");
     let warm = prompt(cfg.decode_prompt_tokens).await?;
     client.stream(&request(warm.text, 4, &model, info)).await?;
     progress.step("warm-up");
