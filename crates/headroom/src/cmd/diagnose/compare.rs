@@ -1,63 +1,19 @@
 //! The re-measure: the same window shape again, compared with the saved run. Throughput moves
-//! are judged against the spread across sub-windows (Mann-Whitney U), so noise is not sold as
-//! improvement.
+//! are judged against the spread across sub-windows (Mann-Whitney U, from the regress crate), so
+//! noise is not sold as improvement.
 
 use serde_json::{json, Value};
 
-/// Standard normal CDF (Abramowitz & Stegun 7.1.26 erf, |error| < 1.5e-7).
-fn phi(z: f64) -> f64 {
-    let x = z.abs() / std::f64::consts::SQRT_2;
-    let t = 1.0 / (1.0 + 0.3275911 * x);
-    let y = 1.0
-        - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t
-            + 0.254829592)
-            * t
-            * (-x * x).exp();
-    if z >= 0.0 {
-        0.5 * (1.0 + y)
-    } else {
-        0.5 * (1.0 - y)
-    }
-}
-
-/// Two-sided Mann-Whitney U p-value (normal approximation with continuity correction, ties
-/// counted half). None with fewer than 3 values on a side.
+/// Two-sided Mann-Whitney U p-value of the sub-window rates (the regress crate's test: exact
+/// for small samples without ties). None with fewer than 3 values on a side.
 pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<f64> {
-    let (n1, n2) = (a.len() as f64, b.len() as f64);
     if a.len() < 3 || b.len() < 3 {
         return None;
     }
-    let mut u = 0.0;
-    for x in a {
-        for y in b {
-            u += if x < y {
-                1.0
-            } else if x == y {
-                0.5
-            } else {
-                0.0
-            };
-        }
-    }
-    let mean = n1 * n2 / 2.0;
-    let sd = (n1 * n2 * (n1 + n2 + 1.0) / 12.0).sqrt();
-    let z = ((u - mean).abs() - 0.5).max(0.0) / sd;
-    Some((2.0 * (1.0 - phi(z))).min(1.0))
+    regress::mann_whitney(a, b).ok().map(|m| m.p)
 }
 
-pub fn median(v: &[f64]) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let m = s.len() / 2;
-    Some(if s.len() % 2 == 1 {
-        s[m]
-    } else {
-        (s[m - 1] + s[m]) / 2.0
-    })
-}
+use regress::median;
 
 fn floats(v: &Value) -> Vec<f64> {
     v.as_array()
@@ -185,7 +141,6 @@ mod tests {
         let c = [101.0, 99.5, 100.2, 98.5, 102.5, 100.1];
         assert!(mann_whitney(&a, &c).unwrap() > 0.3);
         assert!(mann_whitney(&a[..2], &c).is_none());
-        assert!((phi(0.0) - 0.5).abs() < 1e-9 && (phi(1.96) - 0.975).abs() < 1e-3);
     }
 
     #[test]
