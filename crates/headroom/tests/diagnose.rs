@@ -131,7 +131,8 @@ fn live_llama_server_queue_is_concurrency_saturation_and_throughput_matches_its_
         .unwrap();
     assert!(expect > 0.0, "the server generated nothing in the window");
     assert!(
-        (got - expect).abs() <= 1e-9 * expect.max(1.0),
+        // Equal up to float summation order (the window sums per-scrape deltas).
+        (got - expect).abs() <= 1e-6 * expect.max(1.0),
         "scoreboard {got} vs counters {expect}"
     );
     assert_eq!(
