@@ -234,8 +234,13 @@ impl Client {
                 "URL {base_url:?} must start with http:// or https://"
             )));
         }
+        // No idle-connection reuse: llama-server closes idle keep-alive connections on its own
+        // schedule, and a request sent on one it just closed fails with "connection closed
+        // before message completed" (seen in the bench tests). A loopback connect costs
+        // microseconds; a lost measurement costs a run.
         let http = reqwest::Client::builder()
             .connect_timeout(cfg.connect_timeout)
+            .pool_max_idle_per_host(0)
             .build()
             .map_err(|e| Error::Refused(format!("cannot build an HTTP client: {e}")))?;
         let permits = Arc::new(Semaphore::new(cfg.max_in_flight.max(1)));
