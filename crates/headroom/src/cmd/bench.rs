@@ -3,11 +3,11 @@
 //! the settings and defaults the engine reports), so `headroom regress` can say both *that* a
 //! later run is slower and *what changed* in between (spec 003).
 
+use crate::cmd::progress::Bar;
 use anyhow::{bail, Context, Result};
 use clap::Args as ClapArgs;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use engines::{EngineConfig, Scraper};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use loadgen::bench_suite::{run_suite, SuiteConfig, SuiteResult};
 use loadgen::probe::Progress;
 use loadgen::{Client, ClientConfig, TokenCounter};
@@ -175,7 +175,11 @@ async fn measure(a: &Args, suite: &SuiteConfig) -> Result<Value> {
     let info = loadgen::discover(&client)
         .await
         .with_context(|| format!("asking {} what it serves", client.base_url()))?;
-    let bar = Bar::new(a.quiet || (a.json && !std::io::stderr().is_terminal()));
+    let bar = Bar::new(
+        a.quiet || (a.json && !std::io::stderr().is_terminal()),
+        "",
+        "steps",
+    );
     bar.note(&format!(
         "{}: {} serving {}",
         client.base_url(),
@@ -930,74 +934,6 @@ fn render(doc: &Value, verbose: bool) -> String {
         out.push_str(&format!("note: {n}\n"));
     }
     out
-}
-
-// ---------- progress ----------
-
-/// An indicatif bar on a terminal; plain lines on a redirected stderr; nothing with --quiet.
-struct Bar {
-    pb: Option<ProgressBar>,
-    lines: bool,
-}
-
-impl Bar {
-    fn new(quiet: bool) -> Self {
-        if quiet {
-            return Self {
-                pb: None,
-                lines: false,
-            };
-        }
-        if std::io::stderr().is_terminal() {
-            let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-            pb.set_style(
-                ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {elapsed} {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-            );
-            Self {
-                pb: Some(pb),
-                lines: false,
-            }
-        } else {
-            Self {
-                pb: None,
-                lines: true,
-            }
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(pb) = &self.pb {
-            pb.finish_and_clear();
-        }
-    }
-}
-
-impl Progress for Bar {
-    fn start(&self, total: u64, what: &str) {
-        if let Some(pb) = &self.pb {
-            pb.set_length(total);
-            pb.set_prefix(what.to_string());
-        } else if self.lines {
-            eprintln!("{what}: {total} steps");
-        }
-    }
-    fn step(&self, msg: &str) {
-        if let Some(pb) = &self.pb {
-            pb.inc(1);
-            pb.set_message(msg.to_string());
-        } else if self.lines {
-            eprintln!("  {msg}");
-        }
-    }
-    fn note(&self, msg: &str) {
-        if let Some(pb) = &self.pb {
-            pb.println(msg);
-        } else if self.lines {
-            eprintln!("{msg}");
-        }
-    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod gguf;
 pub mod history;
 pub mod logs;
 pub mod probe;
+pub mod progress;
 pub mod regress;
 pub mod route;
 pub mod trace;

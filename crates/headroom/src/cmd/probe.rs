@@ -2,12 +2,11 @@
 //! cannot answer (spec 000 §1, §8). The measuring lives in the loadgen crate; this file parses
 //! arguments, draws progress on stderr, and renders the table, chart, JSON and CSV.
 
-use std::io::IsTerminal;
 use std::time::Duration;
 
+use crate::cmd::progress::Bar;
 use anyhow::{Context, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use loadgen::probe::depth::Phase;
 use loadgen::probe::{
     self, DepthConfig, DepthReport, DepthVerdict, Med, PrefixConfig, PrefixReport, Progress,
@@ -214,7 +213,7 @@ async fn setup(c: &Common, max_in_flight: usize) -> Result<Setup> {
             ..ClientConfig::default()
         },
     )?;
-    let bar = Bar::new(c.quiet);
+    let bar = Bar::new(c.quiet, "probe ", "requests");
     bar.note(&format!("asking {} what it serves", client.base_url()));
     let mut info = discover(&client).await?;
     if let Some(m) = &c.model {
@@ -308,74 +307,6 @@ fn emit<T: Serialize>(
     use std::io::Write;
     std::io::stdout().write_all(out.as_bytes())?;
     Ok(())
-}
-
-// ---------- progress ----------
-
-/// An indicatif bar on a terminal; plain lines on a redirected stderr; nothing with --quiet.
-struct Bar {
-    pb: Option<ProgressBar>,
-    lines: bool,
-}
-
-impl Bar {
-    fn new(quiet: bool) -> Self {
-        if quiet {
-            return Self {
-                pb: None,
-                lines: false,
-            };
-        }
-        if std::io::stderr().is_terminal() {
-            let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-            pb.set_style(
-                ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {elapsed} {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-            );
-            Self {
-                pb: Some(pb),
-                lines: false,
-            }
-        } else {
-            Self {
-                pb: None,
-                lines: true,
-            }
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(pb) = &self.pb {
-            pb.finish_and_clear();
-        }
-    }
-}
-
-impl Progress for Bar {
-    fn start(&self, total: u64, what: &str) {
-        if let Some(pb) = &self.pb {
-            pb.set_length(total);
-            pb.set_prefix(what.to_string());
-        } else if self.lines {
-            eprintln!("probe {what}: {total} requests");
-        }
-    }
-    fn step(&self, msg: &str) {
-        if let Some(pb) = &self.pb {
-            pb.inc(1);
-            pb.set_message(msg.to_string());
-        } else if self.lines {
-            eprintln!("  {msg}");
-        }
-    }
-    fn note(&self, msg: &str) {
-        if let Some(pb) = &self.pb {
-            pb.println(msg);
-        } else if self.lines {
-            eprintln!("{msg}");
-        }
-    }
 }
 
 // ---------- shared rendering ----------
