@@ -9,11 +9,14 @@
 //!
 //! Layout: [`key`] (request → conversation keys, pure), [`policy`] (one type per policy behind
 //! one trait, pure), [`affinity`] (the bounded LRU table), [`health`] (live/demoted, in
-//! flight), [`metrics`] (Prometheus text), and the proxy (hyper), which owns retries.
+//! flight), [`metrics`] (Prometheus text), and the proxy, which owns retries: HTTP/1.1 handled
+//! directly (`h1`: heads parsed in place, headers copied through as bytes, bodies relayed as they
+//! arrive) over keep-alive connections to the replicas (`pool`).
 use std::net::SocketAddr;
 use std::time::Duration;
 
 pub mod affinity;
+mod h1;
 pub mod health;
 pub mod key;
 pub mod metrics;

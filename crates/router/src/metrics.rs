@@ -45,15 +45,18 @@ pub enum Rejection {
     NoLiveReplica,
     UpstreamTimeout,
     NotFound,
+    /// A head that is not HTTP/1.x, too large, or framed in a way the router does not take.
+    BadRequest,
 }
 
 impl Rejection {
-    pub const ALL: [Rejection; 5] = [
+    pub const ALL: [Rejection; 6] = [
         Rejection::BodyTooLarge,
         Rejection::BodyUnreadable,
         Rejection::NoLiveReplica,
         Rejection::UpstreamTimeout,
         Rejection::NotFound,
+        Rejection::BadRequest,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -63,6 +66,7 @@ impl Rejection {
             Rejection::NoLiveReplica => "no_live_replica",
             Rejection::UpstreamTimeout => "upstream_timeout",
             Rejection::NotFound => "not_found",
+            Rejection::BadRequest => "bad_request",
         }
     }
 }
@@ -137,7 +141,7 @@ impl Histogram {
 pub struct Metrics {
     pub replicas: Vec<ReplicaCounters>,
     pub routes: [AtomicU64; 3],
-    pub rejections: [AtomicU64; 5],
+    pub rejections: [AtomicU64; 6],
     pub overhead: Histogram,
 }
 

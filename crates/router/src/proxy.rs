@@ -1,36 +1,29 @@
-//! The proxy: hyper server in front, pooled HTTP/1.1 connections behind (`pool.rs`). It owns what the policy does
-//! not: reading the body under a limit, retrying before the first byte, demotion and probing,
-//! relaying the response frame by frame, and draining on shutdown.
-use std::convert::Infallible;
+//! The proxy. HTTP/1.1 on both sides is handled here directly (heads parsed in place by `h1`,
+//! headers copied through as bytes, bodies relayed as they arrive), with keep-alive connections
+//! to the replicas from `pool`. It owns what the policy does not: reading the body under a
+//! limit, retrying before the first byte, demotion and probing, and draining on shutdown.
 use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
-use hyper::body::{Body, Frame, Incoming, SizeHint};
-use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, HOST};
-use hyper::http::uri::PathAndQuery;
-use hyper::{Method, Request, Response, StatusCode, Uri};
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use serde_json::json;
-use tokio::net::TcpListener;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 
+use crate::h1::{self, Chunked, Framing, HeadError, RequestHead, ResponseHead};
 use crate::health::{Health, View};
 use crate::key::{self, RequestFacts};
 use crate::metrics::{FailureKind, Metrics, Rejection, Snapshot};
 use crate::policy::{Policy, Route};
-use crate::pool::{Lease, Pool, SendError};
+use crate::pool::{write_two, Buf, Conn, Pool};
 use crate::{Config, RouteError};
 
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
-const REPLICA_HEADER: HeaderName = HeaderName::from_static("x-headroom-replica");
-const ROUTE_HEADER: HeaderName = HeaderName::from_static("x-headroom-route");
+/// Room for a replica's response head and the first body bytes read with it.
+const UPSTREAM_BUF: usize = h1::MAX_HEAD + (16 << 10);
 
 /// What the router reports while it runs (the binary prints these on stderr).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,9 +66,7 @@ struct Backend {
     /// `host:port` to connect to.
     addr: String,
     /// The Host header it is sent.
-    host: HeaderValue,
-    /// Its name as the x-headroom-replica header.
-    tag: HeaderValue,
+    host: String,
     base_path: String,
 }
 
@@ -85,47 +76,53 @@ impl Backend {
             url: url.to_string(),
             reason: reason.to_string(),
         };
-        let uri: Uri = url
-            .parse()
-            .map_err(|e| bad(&format!("not a URL ({e}); expected http://host:port")))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
-                return Err(bad(
-                    "https is not supported; run the router beside the replicas over http",
-                ))
-            }
-            _ => return Err(bad("expected http://host:port")),
+        if url.starts_with("https://") {
+            return Err(bad(
+                "https is not supported; run the router beside the replicas over http",
+            ));
         }
-        let authority = uri.authority().ok_or_else(|| bad("no host"))?;
-        if uri.query().is_some() {
+        let rest = url
+            .strip_prefix("http://")
+            .ok_or_else(|| bad("expected http://host:port"))?;
+        let (authority, path) = match rest.find(['/', '?', '#']) {
+            Some(p) => rest.split_at(p),
+            None => (rest, ""),
+        };
+        if path.contains(['?', '#']) {
             return Err(bad("a backend URL takes no query"));
         }
-        let addr = format!(
-            "{}:{}",
-            authority.host(),
-            authority.port_u16().unwrap_or(80)
-        );
-        let host = HeaderValue::from_str(authority.as_str())
-            .map_err(|_| bad("the host is not a valid header value"))?;
-        let name = url.trim_end_matches('/').to_string();
-        let tag = HeaderValue::from_str(&name).map_err(|_| bad("not usable as a header value"))?;
+        if authority.is_empty() {
+            return Err(bad("no host"));
+        }
+        let allowed = |c: char| c.is_ascii_alphanumeric() || ".-_:[]".contains(c);
+        if !authority.chars().all(allowed) || !path.chars().all(|c| c.is_ascii_graphic()) {
+            return Err(bad("not a URL; expected http://host:port"));
+        }
+        // A port is what follows the last colon, unless that colon is inside [IPv6].
+        let (host, port) = match authority.rfind(':') {
+            Some(c) if !authority[c..].contains(']') => {
+                let port = authority[c + 1..]
+                    .parse::<u16>()
+                    .map_err(|_| bad("the port is not a number from 0 to 65535"))?;
+                (&authority[..c], port)
+            }
+            _ => (authority, 80),
+        };
+        if host.is_empty() {
+            return Err(bad("no host"));
+        }
         Ok(Backend {
-            name,
-            addr,
-            host,
-            tag,
-            base_path: uri.path().trim_end_matches('/').to_string(),
+            name: url.trim_end_matches('/').to_string(),
+            addr: format!("{host}:{port}"),
+            host: authority.to_string(),
+            base_path: path.trim_end_matches('/').to_string(),
         })
     }
 
-    /// The origin-form request target on this replica.
-    fn target(&self, path_and_query: &PathAndQuery) -> Result<Uri, hyper::http::uri::InvalidUri> {
-        if self.base_path.is_empty() {
-            Ok(Uri::from(path_and_query.clone()))
-        } else {
-            format!("{}{}", self.base_path, path_and_query.as_str()).parse()
-        }
+    /// Appends the origin-form request target on this replica.
+    fn target(&self, path_and_query: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(self.base_path.as_bytes());
+        out.extend_from_slice(path_and_query);
     }
 }
 
@@ -215,36 +212,76 @@ impl Shared {
     /// GET /health, then /v1/models where /health is not served: 2xx means healthy.
     async fn probe(&self, r: usize) -> Result<(), String> {
         for path in ["/health", "/v1/models"] {
-            let backend = &self.backends[r];
-            let uri = backend
-                .target(&PathAndQuery::from_static(path))
-                .map_err(|e| e.to_string())?;
-            let build = || {
-                let mut req = Request::new(Full::new(Bytes::new()));
-                *req.uri_mut() = uri.clone();
-                req.headers_mut().insert(HOST, backend.host.clone());
-                req
+            let status = match tokio::time::timeout(PROBE_TIMEOUT, self.get(r, path)).await {
+                Err(_) => return Err(format!("probe {path}: no answer in {PROBE_TIMEOUT:?}")),
+                Ok(Err(e)) => return Err(format!("probe {path}: {e}")),
+                Ok(Ok(status)) => status,
             };
-            let (resp, mut lease) =
-                match tokio::time::timeout(PROBE_TIMEOUT, self.probe_pool.send(r, &build)).await {
-                    Err(_) => return Err(format!("probe {path}: no answer in {PROBE_TIMEOUT:?}")),
-                    Ok(Err(e)) => return Err(format!("probe {path}: {e}")),
-                    Ok(Ok(sent)) => sent,
-                };
-            let status = resp.status();
-            // Read the small body so the connection can go back to the pool.
-            if let Ok(Ok(_)) = tokio::time::timeout(PROBE_TIMEOUT, resp.into_body().collect()).await
-            {
-                lease.reusable();
-            }
-            if status.is_success() {
+            if (200..300).contains(&status) {
                 return Ok(());
             }
-            if status != StatusCode::NOT_FOUND && status != StatusCode::METHOD_NOT_ALLOWED {
+            if status != 404 && status != 405 {
                 return Err(format!("probe {path}: answered {status}"));
             }
         }
         Err("probe: neither /health nor /v1/models answered 2xx".to_string())
+    }
+
+    /// One GET on the prober's pool; the small body is read so the connection can be reused.
+    async fn get(&self, r: usize, path: &str) -> Result<u16, String> {
+        let backend = &self.backends[r];
+        let mut head = b"GET ".to_vec();
+        backend.target(path.as_bytes(), &mut head);
+        head.extend_from_slice(b" HTTP/1.1\r\nhost: ");
+        head.extend_from_slice(backend.host.as_bytes());
+        head.extend_from_slice(b"\r\n\r\n");
+        let (mut conn, resp) = self
+            .probe_pool
+            .send(r, &head, b"")
+            .await
+            .map_err(|e| e.to_string())?;
+        let framing = resp.framing(false);
+        conn.buf.consume(resp.common.len);
+        let mut chunked = Chunked::default();
+        let mut left = match framing {
+            Framing::Length(n) => n,
+            _ => 0,
+        };
+        loop {
+            let have = conn.buf.len();
+            let (used, done) = match framing {
+                Framing::Length(_) => {
+                    let t = left.min(have as u64);
+                    left -= t;
+                    (t as usize, left == 0)
+                }
+                Framing::Chunked => {
+                    let used = chunked
+                        .feed(conn.buf.filled(), None)
+                        .map_err(|e| e.to_string())?;
+                    (used, chunked.is_done())
+                }
+                Framing::Close => (have, false),
+            };
+            conn.buf.consume(used);
+            if done {
+                if !resp.common.close && conn.buf.is_empty() {
+                    self.probe_pool.put(r, conn);
+                }
+                return Ok(resp.status);
+            }
+            let n = conn
+                .buf
+                .read_from(&mut conn.stream, UPSTREAM_BUF)
+                .await
+                .map_err(|e| e.to_string())?;
+            if n == 0 {
+                return match framing {
+                    Framing::Close => Ok(resp.status),
+                    _ => Err("connection closed inside the response body".into()),
+                };
+            }
+        }
     }
 }
 
@@ -422,12 +459,12 @@ fn reuseport_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {
 async fn accept_loop(
     listener: TcpListener,
     shared: Arc<Shared>,
-    mut stop: tokio::sync::watch::Receiver<bool>,
+    mut stop: watch::Receiver<bool>,
     open: Arc<AtomicUsize>,
 ) -> usize {
     let addrs = shared.backends.iter().map(|b| b.addr.clone()).collect();
     let pool = Arc::new(Pool::new(addrs, shared.config.connect_timeout));
-    let graceful = GracefulShutdown::new();
+    let mut conns = tokio::task::JoinSet::new();
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -440,34 +477,763 @@ async fn accept_loop(
                     }
                 };
                 let _ = stream.set_nodelay(true);
-                let (s, p) = (shared.clone(), pool.clone());
-                let svc = hyper::service::service_fn(move |req| {
-                    let (s, p) = (s.clone(), p.clone());
-                    async move { Ok::<_, Infallible>(handle(s, p, req).await) }
-                });
-                let conn = hyper::server::conn::http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(shared.config.client_timeout)
-                    .serve_connection(TokioIo::new(stream), svc);
-                let watched = graceful.watch(conn);
-                let open = open.clone();
-                open.fetch_add(1, Ordering::Relaxed);
-                tokio::spawn(async move {
-                    let _ = watched.await;
-                    open.fetch_sub(1, Ordering::Relaxed);
+                let open = Open::enter(open.clone());
+                let (s, p, stop) = (shared.clone(), pool.clone(), stop.clone());
+                conns.spawn(async move {
+                    serve_connection(stream, &s, &p, stop).await;
+                    drop(open);
                 });
             }
+            Some(_) = conns.join_next(), if !conns.is_empty() => {}
             _ = stop.changed() => break,
         }
     }
     drop(listener);
-    let left = graceful.count();
-    match tokio::time::timeout(shared.config.drain, graceful.shutdown()).await {
+    // Idle connections close at once (they watch `stop`); open responses run to their end.
+    let drained = tokio::time::timeout(shared.config.drain, async {
+        while conns.join_next().await.is_some() {}
+    })
+    .await;
+    match drained {
         Ok(()) => 0,
-        Err(_) => left,
+        Err(_) => {
+            let left = conns.len();
+            conns.abort_all();
+            left
+        }
     }
 }
 
+/// Counts an open client connection for as long as its task lives.
+struct Open(Arc<AtomicUsize>);
+
+impl Open {
+    fn enter(n: Arc<AtomicUsize>) -> Open {
+        n.fetch_add(1, Ordering::Relaxed);
+        Open(n)
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// A client request read whole: its head, and where its body is.
+struct Incoming {
+    head: RequestHead,
+    /// Bytes of the request in the client buffer, head and body as sent.
+    raw_len: usize,
+    /// The body: a range of the client buffer, or (sent chunked) decoded into `decoded`.
+    body: Result<std::ops::Range<usize>, ()>,
+}
+
+/// Buffers one client connection keeps across its requests.
+#[derive(Default)]
+struct Scratch {
+    client: Buf,
+    /// A chunked request body, decoded.
+    decoded: Vec<u8>,
+    /// The request head sent to a replica.
+    upstream: Vec<u8>,
+    /// What is written to the client next (a response head, re-framed body bytes).
+    out: Vec<u8>,
+}
+
+/// How an exchange left the client connection.
+#[derive(PartialEq, Eq)]
+enum After {
+    KeepAlive,
+    Close,
+}
+
+async fn serve_connection(
+    mut client: TcpStream,
+    shared: &Shared,
+    pool: &Pool,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut s = Scratch::default();
+    loop {
+        let req = match read_request(&mut client, &mut s, shared, &mut stop).await {
+            Ok(Some(req)) => req,
+            Ok(None) => return,
+            Err(answer) => {
+                let _ = answer.write(&mut client, &mut s.out, true).await;
+                return;
+            }
+        };
+        let after = exchange(&mut client, &mut s, &req, shared, pool).await;
+        s.client.consume(req.raw_len);
+        if after == After::Close || req.head.common.close || shared.draining.load(Ordering::Acquire)
+        {
+            let _ = client.shutdown().await;
+            return;
+        }
+    }
+}
+
+/// Reads the next request, head and body, within `--client-timeout` of its first byte (an idle
+/// keep-alive connection waits as long, and closes at once when the router drains).
+/// `Ok(None)`: the connection is done. `Err`: answer it and close.
+async fn read_request(
+    client: &mut TcpStream,
+    s: &mut Scratch,
+    shared: &Shared,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<Option<Incoming>, Answer> {
+    let timeout = shared.config.client_timeout;
+    let deadline = tokio::time::Instant::now() + timeout;
+    let head = loop {
+        match h1::parse_request(s.client.filled()) {
+            Ok(Some(head)) => break head,
+            Ok(None) => {}
+            Err(e) => return Err(bad_head(shared, e)),
+        }
+        let idle = s.client.is_empty();
+        if idle && shared.draining.load(Ordering::Acquire) {
+            return Ok(None);
+        }
+        let read = tokio::time::timeout_at(deadline, s.client.read_from(client, h1::MAX_HEAD + 1));
+        let n = if idle {
+            tokio::select! {
+                n = read => n,
+                _ = stop.changed() => return Ok(None),
+            }
+        } else {
+            read.await
+        };
+        match n {
+            Ok(Ok(0)) | Ok(Err(_)) => return Ok(None),
+            Ok(Ok(_)) => {}
+            Err(_) if idle => return Ok(None),
+            Err(_) => {
+                shared.metrics.reject(Rejection::BadRequest);
+                let msg =
+                    format!("request head not received within {timeout:?} (--client-timeout)");
+                return Err(Answer::error(408, Rejection::BadRequest, msg, None));
+            }
+        }
+    };
+    let max = shared.config.max_body;
+    let start = head.common.len;
+    let too_large = |size: String| {
+        shared.metrics.reject(Rejection::BodyTooLarge);
+        let msg = format!(
+            "request body is {size}; the router accepts at most {max} bytes (--max-body). Raise --max-body to accept it."
+        );
+        Answer::error(
+            413,
+            Rejection::BodyTooLarge,
+            msg,
+            Some(json!({"max_body": max})),
+        )
+    };
+    let framing = head.framing();
+    if let Framing::Length(n) = framing {
+        if n > max as u64 {
+            return Err(too_large(format!("{n} bytes")));
+        }
+    }
+    let unread = |e: Option<std::io::Error>| {
+        shared.metrics.reject(Rejection::BodyUnreadable);
+        match e {
+            None => Answer::error(
+                408,
+                Rejection::BodyUnreadable,
+                format!("request body not received within {timeout:?} (--client-timeout)"),
+                None,
+            ),
+            Some(e) => Answer::error(
+                400,
+                Rejection::BodyUnreadable,
+                format!("could not read the request body: {e}"),
+                None,
+            ),
+        }
+    };
+    let complete = match framing {
+        Framing::Length(n) => s.client.len() - start >= n as usize,
+        _ => false,
+    };
+    if head.expect_continue && !complete {
+        client
+            .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
+            .await
+            .map_err(|e| unread(Some(e)))?;
+    }
+    // Chunk framing may add several bytes per data byte: allow for it, bounded.
+    let cap = start + 2 * max + (64 << 10);
+    let mut chunked = Chunked::default();
+    s.decoded.clear();
+    let mut pos = start;
+    let body = loop {
+        match framing {
+            Framing::Length(n) => {
+                if s.client.len() - start >= n as usize {
+                    break Ok(start..start + n as usize);
+                }
+            }
+            _ => {
+                let used = chunked
+                    .feed(&s.client.filled()[pos..], Some(&mut s.decoded))
+                    .map_err(|e| unread(Some(std::io::Error::other(e.to_string()))))?;
+                pos += used;
+                if s.decoded.len() > max {
+                    return Err(too_large("larger than that".into()));
+                }
+                if chunked.is_done() {
+                    break Err(());
+                }
+            }
+        }
+        let want = match framing {
+            Framing::Length(n) => start + n as usize,
+            _ => cap,
+        };
+        match tokio::time::timeout_at(deadline, s.client.read_from(client, want)).await {
+            Ok(Ok(0)) => {
+                return Err(unread(Some(std::io::Error::other(
+                    "the client closed the connection",
+                ))))
+            }
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => return Err(unread(Some(e))),
+            Err(_) => return Err(unread(None)),
+        }
+    };
+    let raw_len = match &body {
+        Ok(range) => range.end,
+        Err(()) => pos,
+    };
+    Ok(Some(Incoming {
+        head,
+        raw_len,
+        body,
+    }))
+}
+
+fn bad_head(shared: &Shared, e: HeadError) -> Answer {
+    shared.metrics.reject(Rejection::BadRequest);
+    let status = match e {
+        HeadError::TooLarge => 431,
+        HeadError::Framing(_) if e.to_string().contains("Transfer-Encoding") => 501,
+        _ => 400,
+    };
+    Answer::error(status, Rejection::BadRequest, e.to_string(), None)
+}
+
+/// Answers one request: the router's own paths, or a replica's response relayed.
+async fn exchange(
+    client: &mut TcpStream,
+    s: &mut Scratch,
+    req: &Incoming,
+    shared: &Shared,
+    pool: &Pool,
+) -> After {
+    let buf = s.client.filled();
+    let target = &buf[req.head.target.clone()];
+    let path = target.split(|&b| b == b'?').next().unwrap_or(b"");
+    let method = &buf[req.head.method.clone()];
+    let answer = if path == b"/metrics" && method == b"GET" {
+        Some(Answer::local(
+            200,
+            "text/plain; version=0.0.4",
+            shared.metrics_text(),
+        ))
+    } else if path == b"/health" {
+        Some(router_health(shared))
+    } else if !path.starts_with(b"/v1/") {
+        shared.metrics.reject(Rejection::NotFound);
+        let msg = format!(
+            "headroom route forwards /v1/* to the replicas; {} is not routed (the router itself serves /metrics and /health)",
+            String::from_utf8_lossy(path)
+        );
+        Some(Answer::error(404, Rejection::NotFound, msg, None))
+    } else {
+        None
+    };
+    if let Some(answer) = answer {
+        return match answer.write(client, &mut s.out, false).await {
+            Ok(()) => After::KeepAlive,
+            Err(_) => After::Close,
+        };
+    }
+    let body: &[u8] = match &req.body {
+        Ok(range) => &buf[range.clone()],
+        Err(()) => &s.decoded,
+    };
+    proxy(
+        client,
+        req,
+        buf,
+        body,
+        &mut s.upstream,
+        &mut s.out,
+        shared,
+        pool,
+    )
+    .await
+}
+
+/// Routes a /v1/ request: choose, send, fail over before the first byte, then relay.
+#[allow(clippy::too_many_arguments)]
+async fn proxy(
+    client: &mut TcpStream,
+    req: &Incoming,
+    buf: &[u8],
+    body: &[u8],
+    upstream: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+    shared: &Shared,
+    pool: &Pool,
+) -> After {
+    let started = Instant::now();
+    let facts = if body.is_empty() {
+        RequestFacts::default()
+    } else {
+        key::facts(body, shared.config.prefix_bytes)
+    };
+    let method = &buf[req.head.method.clone()];
+    let head_request = method == b"HEAD";
+    let mut excluded: Vec<usize> = Vec::new();
+    let mut attempts: Vec<serde_json::Value> = Vec::new();
+    while let Some(decision) = shared.policy.choose(
+        &facts,
+        &View {
+            health: &shared.health,
+            excluded: &excluded,
+        },
+    ) {
+        let r = decision.replica;
+        let route = if excluded.is_empty() {
+            decision.route
+        } else {
+            Route::Failover
+        };
+        shared.policy.served(&facts, r);
+        let backend = &shared.backends[r];
+        upstream.clear();
+        upstream.extend_from_slice(method);
+        upstream.push(b' ');
+        backend.target(&buf[req.head.target.clone()], upstream);
+        upstream.extend_from_slice(b" HTTP/1.1\r\nhost: ");
+        upstream.extend_from_slice(backend.host.as_bytes());
+        upstream.extend_from_slice(b"\r\n");
+        h1::forward_headers(upstream, buf, &req.head.common, true, false);
+        if !body.is_empty() || method == b"POST" || method == b"PUT" {
+            upstream.extend_from_slice(b"content-length: ");
+            h1::push_decimal(upstream, body.len() as u64);
+            upstream.extend_from_slice(b"\r\n");
+        }
+        upstream.extend_from_slice(b"\r\n");
+        if excluded.is_empty() {
+            shared.metrics.overhead.observe(started.elapsed());
+        }
+        shared.metrics.replicas[r]
+            .requests
+            .fetch_add(1, Ordering::Relaxed);
+        let guard = InFlight::enter(shared, r);
+        let first = tokio::time::timeout(
+            shared.config.first_byte_timeout,
+            first_byte(pool, r, upstream, body, head_request),
+        );
+        match first.await {
+            Err(_) => {
+                shared.fail(r, FailureKind::Timeout, "no first byte in time");
+                shared.metrics.reject(Rejection::UpstreamTimeout);
+                let msg = format!(
+                    "{} sent no first byte within --first-byte-timeout ({:?}); not retried, the replica may still be working on it",
+                    shared.names[r], shared.config.first_byte_timeout
+                );
+                let mut answer = Answer::error(504, Rejection::UpstreamTimeout, msg, None);
+                answer.replica = Some(shared.names[r].clone());
+                answer.route = route.as_str();
+                return match answer.write(client, out, false).await {
+                    Ok(()) => After::KeepAlive,
+                    Err(_) => After::Close,
+                };
+            }
+            Ok(Err(why)) => {
+                shared.fail(r, FailureKind::Connection, &why);
+                attempts.push(json!({"replica": shared.names[r], "failure": why}));
+                excluded.push(r);
+            }
+            Ok(Ok(up)) if up.head.status == 502 || up.head.status == 503 => {
+                let why = format!("answered {} before the first byte", up.head.status);
+                shared.fail(r, FailureKind::Status, &why);
+                attempts.push(json!({"replica": shared.names[r], "failure": why}));
+                excluded.push(r);
+            }
+            Ok(Ok(up)) => {
+                shared.metrics.route(route);
+                if route == Route::Pinned {
+                    shared.metrics.replicas[r]
+                        .pins
+                        .fetch_add(1, Ordering::Relaxed);
+                }
+                return relay(client, up, &req.head, out, shared, pool, guard, route).await;
+            }
+        }
+    }
+    shared.metrics.reject(Rejection::NoLiveReplica);
+    let replicas: Vec<_> = (0..shared.backends.len())
+        .map(|r| json!({"replica": shared.names[r], "live": shared.health.is_live(r)}))
+        .collect();
+    let msg = if attempts.is_empty() {
+        format!(
+            "no live replica: all {} are demoted and being probed; retry shortly",
+            replicas.len()
+        )
+    } else {
+        format!("no live replica: {} attempt(s) failed before the first byte and no other replica is live", attempts.len())
+    };
+    let answer = Answer::error(
+        503,
+        Rejection::NoLiveReplica,
+        msg,
+        Some(json!({"replicas": replicas, "attempts": attempts})),
+    );
+    match answer.write(client, out, false).await {
+        Ok(()) => After::KeepAlive,
+        Err(_) => After::Close,
+    }
+}
+
+/// A replica's response head and at least its first body byte (or its whole, empty body):
+/// until then nothing has been written to the client, so a failure can still be retried.
+struct Upstream {
+    conn: Conn,
+    head: ResponseHead,
+    framing: Framing,
+}
+
+async fn first_byte(
+    pool: &Pool,
+    r: usize,
+    head: &[u8],
+    body: &[u8],
+    head_request: bool,
+) -> Result<Upstream, String> {
+    let (mut conn, resp) = pool.send(r, head, body).await.map_err(|e| e.to_string())?;
+    let framing = resp.framing(head_request);
+    let waits = !(resp.status == 502 || resp.status == 503 || framing == Framing::Length(0));
+    while waits && conn.buf.len() == resp.common.len {
+        match conn.buf.read_from(&mut conn.stream, UPSTREAM_BUF).await {
+            Ok(0) if framing == Framing::Close => break, // an empty body, ended by the close
+            Ok(0) => {
+                return Err(
+                    "connection closed after the response head, before the first byte".into(),
+                )
+            }
+            Ok(_) => {}
+            Err(e) => {
+                return Err(format!(
+                    "connection closed after the response head, before the first byte: {e}"
+                ))
+            }
+        }
+    }
+    Ok(Upstream {
+        conn,
+        head: resp,
+        framing,
+    })
+}
+
+/// How the body reaches the client.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reframe {
+    /// Byte for byte (a length, or chunks to an HTTP/1.1 client, or close-delimited to 1.0).
+    Pass,
+    /// A close-delimited body to an HTTP/1.1 client: each read becomes a chunk.
+    Chunk,
+    /// A chunked body to an HTTP/1.0 client: the data only, ended by the close.
+    Unchunk,
+}
+
+/// Writes the response head, then relays the body as it arrives: each read from the replica
+/// is written to the client before the next read. A replica failure after this point is never
+/// retried: the replica is demoted and the client connection closed, which the client sees as
+/// a cut body.
+#[allow(clippy::too_many_arguments)]
+async fn relay(
+    client: &mut TcpStream,
+    up: Upstream,
+    req: &RequestHead,
+    out: &mut Vec<u8>,
+    shared: &Shared,
+    pool: &Pool,
+    guard: InFlight<'_>,
+    route: Route,
+) -> After {
+    let Upstream {
+        mut conn,
+        head,
+        framing,
+    } = up;
+    let old_client = req.common.minor == 0;
+    let reframe = match framing {
+        Framing::Chunked if old_client => Reframe::Unchunk,
+        Framing::Close if !old_client => Reframe::Chunk,
+        _ => Reframe::Pass,
+    };
+    let close_client = old_client
+        || req.common.close
+        || shared.draining.load(Ordering::Acquire)
+        || reframe == Reframe::Unchunk
+        || (framing == Framing::Close && old_client);
+
+    let raw = conn.buf.filled();
+    out.clear();
+    out.extend_from_slice(b"HTTP/1.1 ");
+    h1::push_decimal(out, head.status as u64);
+    out.push(b' ');
+    if head.reason.is_empty() {
+        out.extend_from_slice(h1::reason(head.status).as_bytes());
+    } else {
+        out.extend_from_slice(&raw[head.reason.clone()]);
+    }
+    out.extend_from_slice(b"\r\n");
+    let keep_length = matches!(framing, Framing::Length(_));
+    h1::forward_headers(out, raw, &head.common, false, keep_length);
+    if matches!(
+        (framing, reframe),
+        (Framing::Chunked, Reframe::Pass) | (_, Reframe::Chunk)
+    ) {
+        out.extend_from_slice(b"transfer-encoding: chunked\r\n");
+    }
+    mark(
+        out,
+        shared.backends[guard.replica].name.as_bytes(),
+        route.as_str(),
+    );
+    if close_client {
+        out.extend_from_slice(b"connection: close\r\n");
+    }
+    out.extend_from_slice(b"\r\n");
+    conn.buf.consume(head.common.len);
+
+    let mut left = match framing {
+        Framing::Length(n) => n,
+        _ => 0,
+    };
+    let mut chunked = Chunked::default();
+    let mut data = Vec::new();
+    let mut head_sent = false;
+    let reusable = loop {
+        let have = conn.buf.filled();
+        let (used, done) = match framing {
+            Framing::Length(_) => {
+                let t = left.min(have.len() as u64);
+                left -= t;
+                (t as usize, left == 0)
+            }
+            Framing::Chunked => {
+                let sink = (reframe == Reframe::Unchunk).then_some(&mut data);
+                match chunked.feed(have, sink) {
+                    Ok(used) => (used, chunked.is_done()),
+                    Err(e) => {
+                        guard.cut(&e.to_string());
+                        return After::Close;
+                    }
+                }
+            }
+            Framing::Close => (have.len(), false),
+        };
+        let piece: &[u8] = match reframe {
+            Reframe::Pass => &have[..used],
+            Reframe::Unchunk => &data,
+            Reframe::Chunk => {
+                if !head_sent {
+                    // The head is still in `out`; the chunk goes after it.
+                } else {
+                    out.clear();
+                }
+                if used > 0 {
+                    push_hex(out, used);
+                    out.extend_from_slice(b"\r\n");
+                    out.extend_from_slice(&have[..used]);
+                    out.extend_from_slice(b"\r\n");
+                }
+                &[]
+            }
+        };
+        let written = if !head_sent {
+            head_sent = true;
+            write_two(client, out, piece).await
+        } else if reframe == Reframe::Chunk {
+            client.write_all(out).await
+        } else {
+            client.write_all(piece).await
+        };
+        if written.is_err() {
+            // The client went away; the replica's connection is mid-body and is dropped.
+            return After::Close;
+        }
+        data.clear();
+        let extra = have.len() > used;
+        conn.buf.consume(used);
+        if done {
+            break !extra;
+        }
+        match conn.buf.read_from(&mut conn.stream, UPSTREAM_BUF).await {
+            Ok(0) if framing == Framing::Close => {
+                if reframe == Reframe::Chunk && client.write_all(b"0\r\n\r\n").await.is_err() {
+                    return After::Close;
+                }
+                break false;
+            }
+            Ok(0) => {
+                guard.cut("the replica closed the connection before the body ended");
+                return After::Close;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                guard.cut(&e.to_string());
+                return After::Close;
+            }
+        }
+    };
+    if reusable && !head.common.close && framing != Framing::Close {
+        pool.put(guard.replica, conn);
+    }
+    drop(guard);
+    if close_client {
+        After::Close
+    } else {
+        After::KeepAlive
+    }
+}
+
+fn push_hex(out: &mut Vec<u8>, n: usize) {
+    out.extend_from_slice(format!("{n:x}").as_bytes());
+}
+
+fn mark(out: &mut Vec<u8>, replica: &[u8], route: &str) {
+    out.extend_from_slice(b"x-headroom-replica: ");
+    out.extend_from_slice(replica);
+    out.extend_from_slice(b"\r\nx-headroom-route: ");
+    out.extend_from_slice(route.as_bytes());
+    out.extend_from_slice(b"\r\n");
+}
+
+fn router_health(shared: &Shared) -> Answer {
+    let live = shared.health.live_count();
+    let total = shared.backends.len();
+    let (status, state) = if shared.draining.load(Ordering::Acquire) {
+        (503, "draining")
+    } else if live == 0 {
+        (503, "no_live_replica")
+    } else {
+        (200, "ok")
+    };
+    let body = json!({"status": state, "live": live, "replicas": total});
+    Answer::local(status, "application/json", body.to_string())
+}
+
+/// A response the router writes itself.
+struct Answer {
+    status: u16,
+    content_type: &'static str,
+    body: String,
+    /// The replica it concerns (a 504), sent as x-headroom-replica.
+    replica: Option<String>,
+    route: &'static str,
+}
+
+impl Answer {
+    fn local(status: u16, content_type: &'static str, body: String) -> Answer {
+        Answer {
+            status,
+            content_type,
+            body,
+            replica: None,
+            route: "local",
+        }
+    }
+
+    /// An OpenAI-shaped error body, so clients print the message: see docs/json/route.md.
+    fn error(
+        status: u16,
+        code: Rejection,
+        message: String,
+        extra: Option<serde_json::Value>,
+    ) -> Answer {
+        let mut error =
+            json!({"message": message, "type": "headroom_route", "code": code.as_str()});
+        if let (Some(serde_json::Value::Object(extra)), Some(obj)) = (extra, error.as_object_mut())
+        {
+            obj.extend(extra);
+        }
+        Answer::local(
+            status,
+            "application/json",
+            json!({"error": error}).to_string(),
+        )
+    }
+
+    async fn write(
+        &self,
+        client: &mut TcpStream,
+        out: &mut Vec<u8>,
+        close: bool,
+    ) -> std::io::Result<()> {
+        out.clear();
+        out.extend_from_slice(b"HTTP/1.1 ");
+        h1::push_decimal(out, self.status as u64);
+        out.push(b' ');
+        out.extend_from_slice(h1::reason(self.status).as_bytes());
+        out.extend_from_slice(b"\r\ncontent-type: ");
+        out.extend_from_slice(self.content_type.as_bytes());
+        out.extend_from_slice(b"\r\ncontent-length: ");
+        h1::push_decimal(out, self.body.len() as u64);
+        out.extend_from_slice(b"\r\n");
+        match &self.replica {
+            Some(name) => mark(out, name.as_bytes(), self.route),
+            None => {
+                out.extend_from_slice(b"x-headroom-route: ");
+                out.extend_from_slice(self.route.as_bytes());
+                out.extend_from_slice(b"\r\n");
+            }
+        }
+        if close {
+            out.extend_from_slice(b"connection: close\r\n");
+        }
+        out.extend_from_slice(b"\r\n");
+        write_two(client, out, self.body.as_bytes()).await
+    }
+}
+
+/// Holds a replica's in-flight count for as long as its response is open.
+struct InFlight<'a> {
+    shared: &'a Shared,
+    replica: usize,
+}
+
+impl<'a> InFlight<'a> {
+    fn enter(shared: &'a Shared, replica: usize) -> Self {
+        shared.health.enter(replica);
+        InFlight { shared, replica }
+    }
+
+    /// The upstream stream broke after bytes reached the client: counted, the replica demoted,
+    /// and the request NOT retried; the client sees the cut.
+    fn cut(&self, why: &str) {
+        self.shared.fail(
+            self.replica,
+            FailureKind::Stream,
+            &format!("stream cut after the first byte: {why}"),
+        );
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.shared.health.leave(self.replica);
+    }
+}
 async fn probe_loop(shared: Arc<Shared>) {
     let mut tick = tokio::time::interval(shared.config.probe_interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -486,588 +1252,50 @@ async fn probe_loop(shared: Arc<Shared>) {
     }
 }
 
-async fn handle(
-    shared: Arc<Shared>,
-    pool: Arc<Pool>,
-    req: Request<Incoming>,
-) -> Response<RelayBody> {
-    let path = req.uri().path();
-    if path == "/metrics" && req.method() == Method::GET {
-        return local(
-            StatusCode::OK,
-            "text/plain; version=0.0.4",
-            shared.metrics_text(),
-        );
-    }
-    if path == "/health" {
-        return router_health(&shared);
-    }
-    if !path.starts_with("/v1/") {
-        shared.metrics.reject(Rejection::NotFound);
-        let msg = format!("headroom route forwards /v1/* to the replicas; {path} is not routed (the router itself serves /metrics and /health)");
-        return json_error(StatusCode::NOT_FOUND, Rejection::NotFound, msg, None);
-    }
-    let (mut parts, body) = req.into_parts();
-    let body = match read_body(&shared, &parts.headers, body).await {
-        Ok(body) => body,
-        Err(resp) => return resp,
-    };
-    let started = Instant::now();
-    let facts = if body.is_empty() {
-        RequestFacts::default()
-    } else {
-        key::facts(&body, shared.config.prefix_bytes)
-    };
-    strip_hop_by_hop(&mut parts.headers, true);
-    let headers = &parts.headers;
-    let path_and_query = parts
-        .uri
-        .path_and_query()
-        .cloned()
-        .unwrap_or_else(|| PathAndQuery::from_static("/"));
-    let mut excluded: Vec<usize> = Vec::new();
-    let mut attempts: Vec<serde_json::Value> = Vec::new();
-    while let Some(decision) = shared.policy.choose(
-        &facts,
-        &View {
-            health: &shared.health,
-            excluded: &excluded,
-        },
-    ) {
-        let r = decision.replica;
-        let route = if excluded.is_empty() {
-            decision.route
-        } else {
-            Route::Failover
-        };
-        shared.policy.served(&facts, r);
-        let backend = &shared.backends[r];
-        let target = match backend.target(&path_and_query) {
-            Ok(uri) => uri,
-            Err(e) => {
-                shared.metrics.reject(Rejection::BodyUnreadable);
-                let msg = format!(
-                    "cannot forward {path_and_query} to {}: {e}",
-                    shared.names[r]
-                );
-                return json_error(
-                    StatusCode::BAD_REQUEST,
-                    Rejection::BodyUnreadable,
-                    msg,
-                    None,
-                );
-            }
-        };
-        if excluded.is_empty() {
-            shared.metrics.overhead.observe(started.elapsed());
-        }
-        shared.metrics.replicas[r]
-            .requests
-            .fetch_add(1, Ordering::Relaxed);
-        let guard = InFlight::enter(shared.clone(), r);
-        let build = || build_request(&parts.method, &target, headers, &body, backend);
-        let first = tokio::time::timeout(
-            shared.config.first_byte_timeout,
-            first_byte(pool.send(r, &build)),
-        );
-        match first.await {
-            Err(_) => {
-                shared.fail(r, FailureKind::Timeout, "no first byte in time");
-                shared.metrics.reject(Rejection::UpstreamTimeout);
-                let msg = format!(
-                    "{} sent no first byte within --first-byte-timeout ({:?}); not retried, the replica may still be working on it",
-                    shared.names[r], shared.config.first_byte_timeout
-                );
-                let mut resp = json_error(
-                    StatusCode::GATEWAY_TIMEOUT,
-                    Rejection::UpstreamTimeout,
-                    msg,
-                    None,
-                );
-                mark(resp.headers_mut(), &shared.backends[r].tag, route.as_str());
-                return resp;
-            }
-            Ok(Err(why)) => {
-                shared.fail(r, FailureKind::Connection, &why);
-                attempts.push(json!({"replica": shared.names[r], "failure": why}));
-                excluded.push(r);
-            }
-            Ok(Ok(up))
-                if up.parts.status == StatusCode::BAD_GATEWAY
-                    || up.parts.status == StatusCode::SERVICE_UNAVAILABLE =>
-            {
-                let why = format!("answered {} before the first byte", up.parts.status);
-                shared.fail(r, FailureKind::Status, &why);
-                attempts.push(json!({"replica": shared.names[r], "failure": why}));
-                excluded.push(r);
-            }
-            Ok(Ok(up)) => {
-                shared.metrics.route(route);
-                if route == Route::Pinned {
-                    shared.metrics.replicas[r]
-                        .pins
-                        .fetch_add(1, Ordering::Relaxed);
-                }
-                return relay(up, guard, &shared.backends[r].tag, route);
-            }
-        }
-    }
-    shared.metrics.reject(Rejection::NoLiveReplica);
-    let replicas: Vec<_> = (0..shared.backends.len())
-        .map(|r| json!({"replica": shared.names[r], "live": shared.health.is_live(r)}))
-        .collect();
-    let msg = if attempts.is_empty() {
-        format!(
-            "no live replica: all {} are demoted and being probed; retry shortly",
-            replicas.len()
-        )
-    } else {
-        format!("no live replica: {} attempt(s) failed before the first byte and no other replica is live", attempts.len())
-    };
-    json_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        Rejection::NoLiveReplica,
-        msg,
-        Some(json!({"replicas": replicas, "attempts": attempts})),
-    )
-}
-
-/// The whole request body, under --max-body. A declared Content-Length over the limit is
-/// refused before reading.
-async fn read_body(
-    shared: &Shared,
-    headers: &HeaderMap,
-    body: Incoming,
-) -> Result<Bytes, Response<RelayBody>> {
-    let max = shared.config.max_body;
-    let too_large = |size: String| {
-        shared.metrics.reject(Rejection::BodyTooLarge);
-        let msg = format!(
-            "request body is {size}; the router accepts at most {max} bytes (--max-body). Raise --max-body to accept it."
-        );
-        json_error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            Rejection::BodyTooLarge,
-            msg,
-            Some(json!({"max_body": max})),
-        )
-    };
-    let declared = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if let Some(len) = declared.filter(|len| *len > max as u64) {
-        return Err(too_large(format!("{len} bytes")));
-    }
-    match tokio::time::timeout(
-        shared.config.client_timeout,
-        Limited::new(body, max).collect(),
-    )
-    .await
-    {
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
-            Err(too_large("larger than that".to_string()))
-        }
-        Ok(Err(e)) => {
-            shared.metrics.reject(Rejection::BodyUnreadable);
-            Err(json_error(
-                StatusCode::BAD_REQUEST,
-                Rejection::BodyUnreadable,
-                format!("could not read the request body: {e}"),
-                None,
-            ))
-        }
-        Err(_) => {
-            shared.metrics.reject(Rejection::BodyUnreadable);
-            let msg = format!(
-                "request body not received within {:?} (--client-timeout)",
-                shared.config.client_timeout
-            );
-            Err(json_error(
-                StatusCode::REQUEST_TIMEOUT,
-                Rejection::BodyUnreadable,
-                msg,
-                None,
-            ))
-        }
-    }
-}
-
-fn router_health(shared: &Shared) -> Response<RelayBody> {
-    let live = shared.health.live_count();
-    let total = shared.backends.len();
-    let (status, state) = if shared.draining.load(Ordering::Acquire) {
-        (StatusCode::SERVICE_UNAVAILABLE, "draining")
-    } else if live == 0 {
-        (StatusCode::SERVICE_UNAVAILABLE, "no_live_replica")
-    } else {
-        (StatusCode::OK, "ok")
-    };
-    let body = json!({"status": state, "live": live, "replicas": total});
-    local(status, "application/json", body.to_string())
-}
-
-/// The upstream response head and its first body frame: until that frame arrives nothing has
-/// been written to the client, so a failure here can still be retried elsewhere.
-struct Upstream {
-    parts: hyper::http::response::Parts,
-    first: Option<Frame<Bytes>>,
-    body: Incoming,
-    lease: Lease,
-}
-
-async fn first_byte(
-    pending: impl Future<Output = Result<(Response<Incoming>, Lease), SendError>>,
-) -> Result<Upstream, String> {
-    let (resp, lease) = pending.await.map_err(|e| e.to_string())?;
-    let (parts, mut body) = resp.into_parts();
-    if parts.status == StatusCode::BAD_GATEWAY || parts.status == StatusCode::SERVICE_UNAVAILABLE {
-        return Ok(Upstream {
-            parts,
-            first: None,
-            body,
-            lease,
-        });
-    }
-    let first = match body.frame().await {
-        None => None,
-        Some(Ok(frame)) => Some(frame),
-        Some(Err(e)) => {
-            return Err(format!(
-                "connection closed after the response head, before the first byte: {e}"
-            ))
-        }
-    };
-    Ok(Upstream {
-        parts,
-        first,
-        body,
-        lease,
-    })
-}
-
-fn describe(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
-}
-
-// Hop-by-hop headers (RFC 9110 §7.6.1) and the ones the router sets itself.
-const DROPPED: [&str; 11] = [
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "proxy-authenticate",
-    "proxy-authorization",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
-    "host",
-    "content-length",
-];
-
-fn connection_listed(headers: &HeaderMap) -> Vec<String> {
-    headers
-        .get_all(hyper::header::CONNECTION)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|t| t.trim().to_ascii_lowercase())
-        .filter(|t| !t.is_empty())
-        .collect()
-}
-
-/// Removes hop-by-hop headers in place: every other header (Authorization ...) passes through.
-/// A request also loses Expect (the body is already read) and Content-Length (recomputed); a
-/// response keeps Content-Length (its body is relayed unchanged).
-fn strip_hop_by_hop(headers: &mut HeaderMap, request: bool) {
-    for name in connection_listed(headers) {
-        headers.remove(name.as_str());
-    }
-    for name in DROPPED {
-        if request || name != "content-length" {
-            headers.remove(name);
-        }
-    }
-    if request {
-        headers.remove("expect");
-    }
-}
-
-fn build_request(
-    method: &Method,
-    target: &Uri,
-    headers: &HeaderMap,
-    body: &Bytes,
-    backend: &Backend,
-) -> Request<Full<Bytes>> {
-    let mut req = Request::new(Full::new(body.clone()));
-    *req.method_mut() = method.clone();
-    *req.uri_mut() = target.clone();
-    *req.headers_mut() = headers.clone();
-    req.headers_mut().insert(HOST, backend.host.clone());
-    if !body.is_empty() || method == Method::POST || method == Method::PUT {
-        req.headers_mut()
-            .insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
-    }
-    req
-}
-
-fn relay(
-    up: Upstream,
-    guard: InFlight,
-    replica: &HeaderValue,
-    route: Route,
-) -> Response<RelayBody> {
-    let Upstream {
-        parts,
-        first,
-        body,
-        mut lease,
-    } = up;
-    if first.is_none() && body.is_end_stream() {
-        lease.reusable();
-    }
-    let mut resp = Response::new(RelayBody {
-        kind: Kind::Upstream {
-            first,
-            inner: body,
-            guard: Some(guard),
-            lease,
-        },
-    });
-    *resp.status_mut() = parts.status;
-    *resp.headers_mut() = parts.headers;
-    strip_hop_by_hop(resp.headers_mut(), false);
-    mark(resp.headers_mut(), replica, route.as_str());
-    resp
-}
-
-fn mark(headers: &mut HeaderMap, replica: &HeaderValue, route: &'static str) {
-    headers.insert(REPLICA_HEADER, replica.clone());
-    headers.insert(ROUTE_HEADER, HeaderValue::from_static(route));
-}
-
-fn local(
-    status: StatusCode,
-    content_type: &'static str,
-    body: impl Into<Bytes>,
-) -> Response<RelayBody> {
-    let mut resp = Response::new(RelayBody {
-        kind: Kind::Local(Some(body.into())),
-    });
-    *resp.status_mut() = status;
-    resp.headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-    resp.headers_mut()
-        .insert(ROUTE_HEADER, HeaderValue::from_static("local"));
-    resp
-}
-
-/// An OpenAI-shaped error body, so clients print the message: see docs/json/route.md.
-fn json_error(
-    status: StatusCode,
-    code: Rejection,
-    message: String,
-    extra: Option<serde_json::Value>,
-) -> Response<RelayBody> {
-    let mut error = json!({"message": message, "type": "headroom_route", "code": code.as_str()});
-    if let (Some(serde_json::Value::Object(extra)), Some(obj)) = (extra, error.as_object_mut()) {
-        obj.extend(extra);
-    }
-    local(
-        status,
-        "application/json",
-        json!({"error": error}).to_string(),
-    )
-}
-
-/// Holds a replica's in-flight count for as long as its response is open.
-struct InFlight {
-    shared: Arc<Shared>,
-    replica: usize,
-}
-
-impl InFlight {
-    fn enter(shared: Arc<Shared>, replica: usize) -> Self {
-        shared.health.enter(replica);
-        InFlight { shared, replica }
-    }
-
-    /// The upstream stream broke after bytes reached the client: counted, the replica demoted,
-    /// and the request NOT retried; the client sees the cut.
-    fn cut(&self, e: &hyper::Error) {
-        self.shared.fail(
-            self.replica,
-            FailureKind::Stream,
-            &format!("stream cut after the first byte: {}", describe(e)),
-        );
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.shared.health.leave(self.replica);
-    }
-}
-
-/// The response body: either the router's own bytes, or the replica's frames relayed as they
-/// arrive (no buffering: each frame is handed to hyper when it comes).
-pub struct RelayBody {
-    kind: Kind,
-}
-
-enum Kind {
-    Local(Option<Bytes>),
-    Upstream {
-        first: Option<Frame<Bytes>>,
-        inner: Incoming,
-        guard: Option<InFlight>,
-        /// Back to the pool once the body has ended cleanly.
-        lease: Lease,
-    },
-}
-
-impl Body for RelayBody {
-    type Data = Bytes;
-    type Error = hyper::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
-        match &mut self.get_mut().kind {
-            Kind::Local(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Kind::Upstream {
-                first,
-                inner,
-                guard,
-                lease,
-            } => {
-                if let Some(frame) = first.take() {
-                    // A body sent whole (Content-Length) may end with its first frame; hyper
-                    // then stops polling, so mark the connection reusable now.
-                    if inner.is_end_stream() {
-                        lease.reusable();
-                        guard.take();
-                    }
-                    return Poll::Ready(Some(Ok(frame)));
-                }
-                match Pin::new(inner).poll_frame(cx) {
-                    Poll::Ready(None) => {
-                        lease.reusable();
-                        guard.take();
-                        Poll::Ready(None)
-                    }
-                    Poll::Ready(Some(Err(e))) => {
-                        if let Some(g) = guard.take() {
-                            g.cut(&e);
-                        }
-                        Poll::Ready(Some(Err(e)))
-                    }
-                    other => other,
-                }
-            }
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        match &self.kind {
-            Kind::Local(bytes) => bytes.is_none(),
-            Kind::Upstream { first, inner, .. } => first.is_none() && inner.is_end_stream(),
-        }
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        match &self.kind {
-            Kind::Local(bytes) => {
-                SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64))
-            }
-            Kind::Upstream { first, inner, .. } => {
-                let pending = first
-                    .as_ref()
-                    .and_then(|f| f.data_ref())
-                    .map_or(0, |d| d.len() as u64);
-                let inner = inner.size_hint();
-                let mut hint = SizeHint::new();
-                hint.set_lower(inner.lower() + pending);
-                if let Some(upper) = inner.upper() {
-                    hint.set_upper(upper + pending);
-                }
-                hint
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn backend_urls() {
-        let pq = |s: &'static str| PathAndQuery::from_static(s);
+        let target = |b: &Backend, t: &str| {
+            let mut out = Vec::new();
+            b.target(t.as_bytes(), &mut out);
+            String::from_utf8(out).unwrap()
+        };
         let b = Backend::parse("http://127.0.0.1:8000/").unwrap();
         assert_eq!(b.name, "http://127.0.0.1:8000");
         assert_eq!(
-            (b.addr.as_str(), b.host.to_str().unwrap()),
+            (b.addr.as_str(), b.host.as_str()),
             ("127.0.0.1:8000", "127.0.0.1:8000")
         );
-        assert_eq!(
-            b.target(&pq("/v1/models?x=1")).unwrap().to_string(),
-            "/v1/models?x=1"
-        );
+        assert_eq!(target(&b, "/v1/models?x=1"), "/v1/models?x=1");
         let p = Backend::parse("http://gpu1/replica-a").unwrap();
+        assert_eq!((p.addr.as_str(), p.host.as_str()), ("gpu1:80", "gpu1"));
         assert_eq!(
-            (p.addr.as_str(), p.host.to_str().unwrap()),
-            ("gpu1:80", "gpu1")
-        );
-        assert_eq!(
-            p.target(&pq("/v1/chat/completions")).unwrap().to_string(),
+            target(&p, "/v1/chat/completions"),
             "/replica-a/v1/chat/completions"
         );
+        let v6 = Backend::parse("http://[::1]:8001").unwrap();
+        assert_eq!(
+            (v6.addr.as_str(), v6.host.as_str()),
+            ("[::1]:8001", "[::1]:8001")
+        );
+        let v6 = Backend::parse("http://[::1]").unwrap();
+        assert_eq!(v6.addr, "[::1]:80");
         for bad in [
             "https://a:1",
             "a:1",
             "http://a:1/?q=1",
+            "http://a:1?q=1",
             "not a url",
             "ftp://x",
+            "http://",
+            "http://:80",
+            "http://a:99999",
+            "http://a b:1",
         ] {
             assert!(Backend::parse(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn hop_by_hop_headers_stay_behind() {
-        let mut h = HeaderMap::new();
-        h.insert("authorization", HeaderValue::from_static("Bearer sk-1"));
-        h.insert(
-            "connection",
-            HeaderValue::from_static("keep-alive, x-secret-hop"),
-        );
-        h.insert("x-secret-hop", HeaderValue::from_static("1"));
-        h.insert("transfer-encoding", HeaderValue::from_static("chunked"));
-        h.insert("host", HeaderValue::from_static("router:9000"));
-        h.insert("x-request-id", HeaderValue::from_static("abc"));
-        h.insert("content-length", HeaderValue::from_static("12"));
-        let mut response = h.clone();
-        strip_hop_by_hop(&mut h, true);
-        let names: Vec<&str> = h.keys().map(|k| k.as_str()).collect();
-        assert_eq!(names.len(), 2, "{names:?}");
-        assert_eq!(h["authorization"], "Bearer sk-1");
-        assert_eq!(h["x-request-id"], "abc");
-        strip_hop_by_hop(&mut response, false);
-        assert_eq!(
-            response["content-length"], "12",
-            "a relayed body keeps its length"
-        );
-        assert_eq!(response.len(), 3);
     }
 }
