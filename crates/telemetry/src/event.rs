@@ -2,7 +2,7 @@
 //! (sources cited per shape), and halogen's `serve_api` line. Matching is by literal prefixes and
 //! printf-shaped numbers: one pass, no backtracking.
 
-use crate::scan::{find, trim, Cur};
+use crate::scan::{find, find_byte_within, trim, Cur};
 use std::borrow::Cow;
 
 /// How llama.cpp picked the slot for a task (`get_available_slot`).
@@ -192,8 +192,8 @@ fn slot_line(rest: &[u8]) -> Parsed {
 }
 
 fn slot_ids(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
-    // A plain loop: the function name is at most 12 bytes away, too close for SIMD to pay.
-    let colon = rest.iter().take(24).position(|&b| b == b':')?;
+    // Word at a time: the function name is at most 12 bytes away, too close for SIMD to pay.
+    let colon = find_byte_within(rest, b':', 24)?;
     let mut c = Cur::new(&rest[colon + 1..]);
     c.tok(b"id").then_some(())?;
     let slot = u32::try_from(c.uint()?).ok()?;
@@ -212,7 +212,7 @@ fn slot_ids(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
 
 /// `%12.*s: message` after `srv `/`que `: the right-aligned function name, then the message.
 fn after_func(rest: &[u8]) -> Option<&[u8]> {
-    let colon = rest.iter().take(24).position(|&b| b == b':')?;
+    let colon = find_byte_within(rest, b':', 24)?;
     Some(trim(&rest[colon + 1..]))
 }
 

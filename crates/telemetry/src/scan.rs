@@ -190,6 +190,40 @@ impl<'a> Cur<'a> {
     }
 }
 
+/// `b` in every byte of a word.
+#[inline(always)]
+pub(crate) const fn splat(b: u8) -> u64 {
+    u64::from_le_bytes([b; 8])
+}
+
+/// 0x80 in each byte of `w` that is not zero, 0 elsewhere (exact: no carry crosses bytes).
+#[inline(always)]
+pub(crate) const fn nonzero_bytes(w: u64) -> u64 {
+    const LOW7: u64 = splat(0x7f);
+    (((w & LOW7) + LOW7) | w) & splat(0x80)
+}
+
+/// Position of the first `needle` in `hay[..limit]` (a short window at a line's start), one
+/// word at a time.
+#[inline(always)]
+pub(crate) fn find_byte_within(hay: &[u8], needle: u8, limit: usize) -> Option<usize> {
+    let window = &hay[..hay.len().min(limit)];
+    let mut at = 0;
+    while let Some(w) = window.get(at..at + 8) {
+        let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
+        let other = nonzero_bytes(w ^ splat(needle));
+        let hit = !other & splat(0x80);
+        if hit != 0 {
+            return Some(at + hit.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    window[at..]
+        .iter()
+        .position(|&b| b == needle)
+        .map(|p| at + p)
+}
+
 const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
@@ -288,6 +322,75 @@ mod tests {
             );
         }
         assert_eq!(find(b"abc", b""), None);
+    }
+
+    #[test]
+    fn blanks_of_any_length_are_skipped() {
+        for pad in 0..20 {
+            for tail in ["", "x", "12 y", "\t"] {
+                let blanks: String = (0..pad)
+                    .map(|i| if i % 7 == 3 { '\t' } else { ' ' })
+                    .collect();
+                let s = format!("{blanks}{tail}");
+                let mut c = Cur::new(s.as_bytes());
+                c.ws();
+                let want = s.trim_start_matches([' ', '\t']);
+                assert_eq!(c.rest(), want.as_bytes(), "{s:?}");
+            }
+        }
+        // Bytes that differ from a blank in one bit only.
+        for b in [0x00u8, 0x21, 0xa0, 0x08, 0x29, 0x60, 0xff] {
+            let s = [b' ', b' ', b, b' ', b' ', b' ', b' ', b' ', b' ', b' '];
+            let mut c = Cur::new(&s);
+            c.ws();
+            assert_eq!(c.rest(), &s[2..], "{b:#x}");
+        }
+    }
+
+    #[test]
+    fn digit_runs_of_every_length_and_alignment() {
+        for digits in 0..=21usize {
+            for pad in 0..9 {
+                for tail in ["", " ms", ".5", "x"] {
+                    let num: String = (0..digits)
+                        .map(|k| char::from(b'0' + ((k * 7 + 3) % 10) as u8))
+                        .collect();
+                    let s = format!("{}{num}{tail}", " ".repeat(pad));
+                    let mut c = Cur::new(s.as_bytes());
+                    let want = num.parse::<u64>().ok();
+                    assert_eq!(c.uint(), want, "{s:?}");
+                    let rest = if want.is_some() {
+                        tail.to_string()
+                    } else {
+                        s.clone()
+                    };
+                    assert_eq!(c.rest(), rest.as_bytes(), "{s:?}");
+                }
+            }
+        }
+        // Bytes next to the digits in ASCII, and high bytes, end a number.
+        for b in [b'/', b':', 0x80u8, 0xb0, 0x3a, 0x2f, 0x00] {
+            let s = [b'1', b'2', b'3', b, b'4', b'5', b'6', b'7', b'8', b'9'];
+            let mut c = Cur::new(&s);
+            assert_eq!(c.uint(), Some(123), "{b:#x}");
+            assert_eq!(c.rest()[0], b);
+        }
+        let mut c = Cur::new(b"18446744073709551615 x");
+        assert_eq!(c.uint(), Some(u64::MAX));
+    }
+
+    #[test]
+    fn find_byte_within_matches_a_plain_search() {
+        let hay = b"print_timing:a:b:c:d:e:f:g:h:i:j:";
+        for limit in 0..hay.len() + 2 {
+            for start in 0..hay.len() {
+                let h = &hay[start..];
+                let want = h.iter().take(limit).position(|&b| b == b':');
+                assert_eq!(find_byte_within(h, b':', limit), want, "{start} {limit}");
+            }
+        }
+        assert_eq!(find_byte_within(b"\xba\xbb:x", b':', 24), Some(2));
+        assert_eq!(find_byte_within(b"", b':', 24), None);
     }
 
     #[test]
