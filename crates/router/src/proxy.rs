@@ -979,11 +979,8 @@ async fn relay(
         Framing::Close if !old_client => Reframe::Chunk,
         _ => Reframe::Pass,
     };
-    let close_client = old_client
-        || req.common.close
-        || shared.draining.load(Ordering::Acquire)
-        || reframe == Reframe::Unchunk
-        || (framing == Framing::Close && old_client);
+    // An HTTP/1.0 client's body may end only by the close (re-framed or not): always close it.
+    let close_client = old_client || req.common.close || shared.draining.load(Ordering::Acquire);
 
     let raw = conn.buf.filled();
     out.clear();

@@ -20,17 +20,20 @@ enum Framing {
     Close,
 }
 
+/// Requests a replica received: head text and body.
+type Seen = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
+
 /// A replica that records each request (head and decoded body) and answers `body` in `framing`.
 struct Raw {
     addr: SocketAddr,
-    seen: Arc<Mutex<Vec<(String, Vec<u8>)>>>,
+    seen: Seen,
 }
 
 impl Raw {
     async fn start(framing: Framing, body: &'static str) -> Raw {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let seen: Arc<Mutex<Vec<(String, Vec<u8>)>>> = Arc::default();
+        let seen: Seen = Arc::default();
         let log = seen.clone();
         tokio::spawn(async move {
             loop {

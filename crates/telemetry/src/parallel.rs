@@ -154,13 +154,9 @@ fn read_chunks<R: Read>(
     stop: &AtomicBool,
 ) -> Result<bool, Error> {
     let size = CHUNK + MAX_LINE + 1;
-    let take = || {
-        let mut b = free.try_recv().unwrap_or_default();
-        if b.len() != size {
-            b.resize(size, 0);
-        }
-        b
-    };
+    // Buffers grow only as far as a read needs (a chunk and the line it cut), so the room
+    // kept for an overlong line is never zeroed, nor its pages touched, unless one comes.
+    let take = || free.try_recv().unwrap_or_default();
     let mut seq = 0u64;
     let mut offset = 0u64;
     let mut buf = take();
@@ -174,6 +170,9 @@ fn read_chunks<R: Read>(
             return Ok(true);
         }
         let want = (filled + CHUNK).min(size);
+        if buf.len() < want {
+            buf.resize(want, 0);
+        }
         let n = loop {
             match r.read(&mut buf[filled..want]) {
                 Ok(n) => break n,
@@ -228,6 +227,9 @@ fn read_chunks<R: Read>(
             Some(last) if filled >= CHUNK => {
                 let mut next = take();
                 let tail = filled - (last + 1);
+                if next.len() < tail {
+                    next.resize(tail, 0);
+                }
                 next[..tail].copy_from_slice(&buf[last + 1..filled]);
                 send(
                     jobs,
