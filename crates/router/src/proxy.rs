@@ -1043,9 +1043,8 @@ async fn relay(
             Reframe::Pass => &have[..used],
             Reframe::Unchunk => &data,
             Reframe::Chunk => {
-                if !head_sent {
-                    // The head is still in `out`; the chunk goes after it.
-                } else {
+                // Until the head is sent it is in `out`, and the chunk goes after it.
+                if head_sent {
                     out.clear();
                 }
                 if used > 0 {
@@ -1105,7 +1104,7 @@ async fn relay(
 }
 
 fn push_hex(out: &mut Vec<u8>, n: usize) {
-    out.extend_from_slice(format!("{n:x}").as_bytes());
+    let _ = std::io::Write::write_fmt(out, format_args!("{n:x}"));
 }
 
 fn mark(out: &mut Vec<u8>, replica: &[u8], route: &str) {
