@@ -150,10 +150,13 @@ pub struct InstanceReport {
 
 pub(crate) fn summarise(mut inst: Instance) -> InstanceReport {
     // One pass over the requests (a million of them stream from memory once, not ten times).
-    let mut decode = Vec::new();
-    let mut prompt_rates = Vec::new();
-    let mut prompts: Vec<(u64, f64)> = Vec::new();
-    let mut graphs = Vec::new();
+    // Room for every request up front: growing by doubling would copy (and touch fresh
+    // pages for) each vector several times; untouched capacity costs nothing.
+    let cap = inst.requests.len();
+    let mut decode = Vec::with_capacity(cap);
+    let mut prompt_rates = Vec::with_capacity(cap);
+    let mut prompts: Vec<(u64, f64)> = Vec::with_capacity(cap);
+    let mut graphs = Vec::with_capacity(cap);
     let (mut graphs_nonzero, mut cached_known, mut cached_nonzero, mut cached_sum) = (0, 0, 0, 0);
     let (mut rates, mut mean_lens) = (Vec::new(), Vec::new());
     let (mut drafted, mut accepted, mut generated) = (0usize, 0u64, 0u64);

@@ -12,7 +12,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
 /// Bytes read per chunk. A chunk is cut at its last newline; the tail starts the next one.
-const CHUNK: usize = 1 << 20;
+const CHUNK: usize = 1 << 18;
 
 /// What the reader hands the workers: a sequence number, a buffer, and which bytes of it hold
 /// whole lines (or an overlong line's worth of lines to count and skip).
@@ -36,9 +36,9 @@ pub fn mine_parallel<R: Read + Send>(
     stop: &AtomicBool,
 ) -> Result<(Report, bool), Error> {
     let threads = threads.max(1);
-    let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads * 2);
+    let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads);
     let job_rx = Arc::new(Mutex::new(job_rx));
-    let (done_tx, done_rx) = mpsc::sync_channel::<Done>(threads * 2);
+    let (done_tx, done_rx) = mpsc::sync_channel::<Done>(threads);
     let (free_tx, free_rx) = mpsc::sync_channel::<Vec<u8>>(threads * 4 + 4);
     // Emptied item vectors go back to the workers: no fresh allocation (and page faults) per
     // chunk.
