@@ -543,11 +543,13 @@ pub(crate) fn message(msg: &[u8]) -> Option<Event> {
     }
 }
 
+#[inline(always)]
 fn uint_after(msg: &[u8], key: &[u8]) -> Option<u64> {
     let p = find(msg, key)?;
     Cur::new(&msg[p + key.len()..]).uint()
 }
 
+#[inline(always)]
 fn dec_after(msg: &[u8], key: &[u8]) -> Option<f64> {
     let p = find(msg, key)?;
     Cur::new(&msg[p + key.len()..]).dec()

@@ -42,9 +42,9 @@ impl<'a> Cur<'a> {
     /// Matches `s` exactly at the cursor.
     #[inline(always)]
     pub fn lit(&mut self, s: &[u8]) -> bool {
-        // A byte loop: the needles are short constants, where a memcmp call costs more.
-        let rest = &self.b[self.i..];
-        if rest.len() >= s.len() && rest.iter().zip(s).all(|(a, b)| a == b) {
+        // The needles are constants: once inlined, the comparison is a few word loads, not a
+        // memcmp call.
+        if self.b[self.i..].get(..s.len()) == Some(s) {
             self.i += s.len();
             true
         } else {
@@ -66,7 +66,7 @@ impl<'a> Cur<'a> {
     }
 
     /// Moves past the first occurrence of `s` at or after the cursor.
-    #[inline]
+    #[inline(always)]
     pub fn find(&mut self, s: &[u8]) -> bool {
         match find(&self.b[self.i..], s) {
             Some(p) => {
@@ -231,7 +231,7 @@ const POW10: [f64; 23] = [
 
 /// First position of `needle` in `hay`. The haystacks are single log lines and the needles a
 /// few bytes, where building a memmem searcher per call costs more than it saves.
-#[inline]
+#[inline(always)]
 pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
     memchr::memchr_iter(first, hay).find(|&p| hay[p + 1..].starts_with(rest))
