@@ -564,7 +564,10 @@ fn timing(c: &mut Cur) -> Option<(f64, u64, Option<f64>)> {
     (c.tok(b"tokens") || c.tok(b"runs")).then_some(())?;
     let mut tps = None;
     if c.tok(b"(") && c.skip_number() && c.tok(b"ms per token,") {
-        tps = c.dec().filter(|_| c.tok(b"tokens per second"));
+        let rate = c.dec();
+        if rate.is_some() && c.tok(b"tokens per second") {
+            tps = rate;
+        }
     }
     Some((ms, n, tps))
 }

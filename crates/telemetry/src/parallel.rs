@@ -12,7 +12,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
 /// Bytes read per chunk. A chunk is cut at its last newline; the tail starts the next one.
-const CHUNK: usize = 1 << 18;
+const CHUNK: usize = 1 << 19;
 
 /// What the reader hands the workers: a sequence number, a buffer, and which bytes of it hold
 /// whole lines (or an overlong line's worth of lines to count and skip).

@@ -20,23 +20,19 @@ impl<'a> Cur<'a> {
     }
 
     #[inline(always)]
-    pub fn peek(&self) -> Option<u8> {
-        self.b.get(self.i).copied()
-    }
-
-    #[inline(always)]
     pub fn skip_while(&mut self, f: impl Fn(u8) -> bool) {
-        while self.peek().is_some_and(&f) {
-            self.i += 1;
+        // A local index: the compiler keeps it in a register instead of storing each step.
+        let mut i = self.i;
+        while self.b.get(i).copied().is_some_and(&f) {
+            i += 1;
         }
+        self.i = i;
     }
 
     /// Skips spaces and tabs (printf's `%10.2f` pads with spaces).
     #[inline(always)]
     pub fn ws(&mut self) {
-        while let Some(b' ' | b'\t') = self.peek() {
-            self.i += 1;
-        }
+        self.skip_while(|b| b == b' ' || b == b'\t');
     }
 
     /// Matches `s` exactly at the cursor.
@@ -172,7 +168,8 @@ impl<'a> Cur<'a> {
         // Up to 15 digits the mantissa is exact in a double and 10^frac too: one correctly
         // rounded division. Longer numbers take the standard library's exact parser.
         let v = if n <= 15 {
-            mant as f64 / POW10[frac]
+            // mant < 10^15 fits an i64, whose conversion is one instruction.
+            mant as i64 as f64 / POW10[frac]
         } else {
             match std::str::from_utf8(&self.b[start..end])
                 .ok()
@@ -234,7 +231,17 @@ const POW10: [f64; 23] = [
 #[inline(always)]
 pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
-    memchr::memchr_iter(first, hay).find(|&p| hay[p + 1..].starts_with(rest))
+    // A plain loop rather than an iterator adapter, so that the comparison inlines with the
+    // constant needle.
+    let mut from = 0;
+    while let Some(q) = memchr::memchr(first, &hay[from..]) {
+        let p = from + q;
+        if hay[p + 1..].starts_with(rest) {
+            return Some(p);
+        }
+        from = p + 1;
+    }
+    None
 }
 
 /// Trims ASCII blanks (and a stray `\r`) from both ends.
