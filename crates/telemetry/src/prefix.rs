@@ -13,6 +13,14 @@ pub(crate) struct Stripped<'a> {
 }
 
 pub(crate) fn strip(line: &[u8]) -> Stripped<'_> {
+    // Most lines of a llama-server log start with its own prefix, which no journald
+    // timestamp shape matches (those need a '-' at byte 4, or one dot then a space).
+    if let Some(after) = llama_time(line) {
+        return Stripped {
+            pid: None,
+            body: level(&line[after..]),
+        };
+    }
     let mut pid = None;
     let mut body = line;
     if let Some(after_ts) = journal_timestamp(line) {
@@ -134,30 +142,36 @@ fn host_and_ident(l: &[u8]) -> Option<(Option<u32>, &[u8])> {
 
 /// llama.cpp's `common_log` prefix: "M.SS.mmm.uuu " (minutes unbounded) then a level letter.
 fn llama_prefix(b: &[u8]) -> &[u8] {
+    level(llama_time(b).map_or(b, |after| &b[after..]))
+}
+
+/// Length of llama.cpp's "M.SS.mmm.uuu " time prefix, if `b` starts with one.
+#[inline]
+fn llama_time(b: &[u8]) -> Option<usize> {
     let mut i = 0;
     while is_digit(b.get(i)) {
         i += 1;
     }
-    let mut body = b;
-    if i > 0
-        && b.len() > i + 11
-        && b[i] == b'.'
-        && b[i + 1..i + 3].iter().all(u8::is_ascii_digit)
-        && b[i + 3] == b'.'
-        && b[i + 4..i + 7].iter().all(u8::is_ascii_digit)
-        && b[i + 7] == b'.'
-        && b[i + 8..i + 11].iter().all(u8::is_ascii_digit)
-        && b[i + 11] == b' '
-    {
-        body = &b[i + 12..];
+    let t = b.get(i..i + 12)?;
+    let digits = |r: std::ops::Range<usize>| t[r].iter().all(u8::is_ascii_digit);
+    (i > 0
+        && t[0] == b'.'
+        && digits(1..3)
+        && t[3] == b'.'
+        && digits(4..7)
+        && t[7] == b'.'
+        && digits(8..11)
+        && t[11] == b' ')
+        .then_some(i + 12)
+}
+
+/// Drops the level letter (without timestamps it stands alone: "I slot ...").
+#[inline]
+fn level(body: &[u8]) -> &[u8] {
+    match body {
+        [b'I' | b'W' | b'E' | b'D', b' ', c, ..] if *c != b' ' => &body[2..],
+        _ => body,
     }
-    // The level letter (without timestamps it stands alone: "I slot ...").
-    if let [b'I' | b'W' | b'E' | b'D', b' ', c, ..] = body {
-        if *c != b' ' {
-            body = &body[2..];
-        }
-    }
-    body
 }
 
 /// Removes ANSI colour sequences (`--log-colors on`, or a terminal captured by a wrapper).
