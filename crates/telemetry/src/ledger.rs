@@ -8,7 +8,7 @@
 
 use crate::event::{self, Event, Scope, ServeApi, SlotSelection};
 use crate::prefix;
-use crate::scan::trim;
+use crate::scan::{each_newline, trim};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -375,7 +375,7 @@ impl Miner {
         // One scan per chunk for colour codes instead of one per line.
         let colour = memchr::memchr(0x1b, chunk).is_some();
         let mut start = 0;
-        for nl in memchr::memchr_iter(b'\n', chunk) {
+        each_newline(chunk, |nl| {
             let line = &chunk[start..nl];
             if line.len() > MAX_LINE {
                 self.lines += 1;
@@ -384,7 +384,7 @@ impl Miner {
                 self.line(line, colour);
             }
             start = nl + 1;
-        }
+        });
         self.extend_carry(&chunk[start..]);
     }
 

@@ -4,6 +4,7 @@
 //! cheapest). The result is identical to [`crate::mine`].
 
 use crate::ledger::{Item, Miner, MAX_LINE};
+use crate::scan::each_newline;
 use crate::{Error, Report};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -123,10 +124,10 @@ fn parse_jobs(
                         Item::parse(line, colour, &mut scratch)
                     }
                 };
-                for nl in memchr::memchr_iter(b'\n', chunk) {
+                each_newline(chunk, |nl| {
                     items.push(parse(&chunk[start..nl]));
                     start = nl + 1;
-                }
+                });
                 if start < len {
                     // The input's last line, without a newline.
                     items.push(parse(&chunk[start..]));

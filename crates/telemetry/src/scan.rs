@@ -226,6 +226,23 @@ const POW10: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
+/// Calls `f` with the position of every newline in `chunk`, in order.
+#[inline(always)]
+pub(crate) fn each_newline(chunk: &[u8], mut f: impl FnMut(usize)) {
+    // The AVX2 searcher held directly: `memchr_iter` dispatches through a function pointer
+    // on every line, which costs as much as searching a short line.
+    #[cfg(target_arch = "x86_64")]
+    if let Some(nl) = memchr::arch::x86_64::avx2::memchr::One::new(b'\n') {
+        for p in nl.iter(chunk) {
+            f(p);
+        }
+        return;
+    }
+    for p in memchr::memchr_iter(b'\n', chunk) {
+        f(p);
+    }
+}
+
 /// First position of `needle` in `hay`. The haystacks are single log lines and the needles a
 /// few bytes, where building a memmem searcher per call costs more than it saves.
 #[inline(always)]
