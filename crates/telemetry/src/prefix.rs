@@ -12,6 +12,7 @@ pub(crate) struct Stripped<'a> {
     pub body: &'a [u8],
 }
 
+#[inline]
 pub(crate) fn strip(line: &[u8]) -> Stripped<'_> {
     // Most lines of a llama-server log start with its own prefix, which no journald
     // timestamp shape matches (those need a '-' at byte 4, or one dot then a space).
@@ -21,6 +22,12 @@ pub(crate) fn strip(line: &[u8]) -> Stripped<'_> {
             body: level(&line[after..]),
         };
     }
+    strip_journal(line)
+}
+
+/// The other prefixes (out of line: the common case above stays small).
+#[inline(never)]
+fn strip_journal(line: &[u8]) -> Stripped<'_> {
     let mut pid = None;
     let mut body = line;
     if let Some(after_ts) = journal_timestamp(line) {
@@ -152,15 +159,20 @@ fn llama_time(b: &[u8]) -> Option<usize> {
     while is_digit(b.get(i)) {
         i += 1;
     }
-    let t = b.get(i..i + 12)?;
-    let digits = |r: std::ops::Range<usize>| t[r].iter().all(u8::is_ascii_digit);
+    let t: &[u8; 12] = b.get(i..i + 12)?.try_into().ok()?;
+    let d = u8::is_ascii_digit;
     (i > 0
         && t[0] == b'.'
-        && digits(1..3)
+        && d(&t[1])
+        && d(&t[2])
         && t[3] == b'.'
-        && digits(4..7)
+        && d(&t[4])
+        && d(&t[5])
+        && d(&t[6])
         && t[7] == b'.'
-        && digits(8..11)
+        && d(&t[8])
+        && d(&t[9])
+        && d(&t[10])
         && t[11] == b' ')
         .then_some(i + 12)
 }
