@@ -1,16 +1,16 @@
-//! Mining on several threads. Parsing a line needs no context, so a reader cuts the input into
-//! chunks of whole lines, workers parse chunks in parallel, and the calling thread groups the
-//! parsed lines in their original order (grouping is the only part that needs order, and the
-//! cheapest). The result is identical to [`crate::mine`].
+//! Mining on several threads. Parsing a line needs no context, so workers take turns reading
+//! the next chunk of whole lines (numbered in input order), parse their chunks in parallel, and
+//! the calling thread groups the parsed lines in their original order (grouping is the only
+//! part that needs order, and the cheapest). The result is identical to [`crate::mine`].
 
 use crate::ledger::{Item, Miner, MAX_LINE};
 use crate::scan::each_newline;
 use crate::{Error, Report};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// Bytes read per chunk. A chunk is cut at its last newline; the tail starts the next one.
 const CHUNK: usize = 1 << 19;
@@ -37,36 +37,37 @@ pub fn mine_parallel<R: Read + Send>(
     stop: &AtomicBool,
 ) -> Result<(Report, bool), Error> {
     let threads = threads.max(1);
-    let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads);
-    let job_rx = Arc::new(Mutex::new(job_rx));
     let (done_tx, done_rx) = mpsc::sync_channel::<Done>(threads);
     let (free_tx, free_rx) = mpsc::sync_channel::<Vec<u8>>(threads * 4 + 4);
     // Emptied item vectors go back to the workers: no fresh allocation (and page faults) per
     // chunk.
     let (spare_tx, spare_rx) = mpsc::sync_channel::<Vec<Item>>(threads * 4 + 4);
-    let spare_rx = Arc::new(Mutex::new(spare_rx));
+    let spare_rx = Mutex::new(spare_rx);
+    // The parser threads read their own chunks, one at a time: no reader thread to hand each
+    // chunk over (and wake a parser for it).
+    let chunker = Mutex::new(Chunker::new(r, stop, free_rx));
 
-    std::thread::scope(|scope| {
-        let reader = scope.spawn(move || read_chunks(r, &job_tx, &free_rx, stop));
+    let m = std::thread::scope(|scope| {
         for _ in 0..threads {
-            let job_rx = Arc::clone(&job_rx);
             let done_tx = done_tx.clone();
-            let spare_rx = Arc::clone(&spare_rx);
-            scope.spawn(move || parse_jobs(&job_rx, &done_tx, &spare_rx));
+            let (chunker, spare_rx) = (&chunker, &spare_rx);
+            scope.spawn(move || parse_jobs(chunker, &done_tx, spare_rx));
         }
         drop(done_tx);
-
         let mut m = Miner::new();
         group_in_order(&mut m, &done_rx, &free_tx, &spare_tx);
-        let read = reader
-            .join()
-            .unwrap_or_else(|_| Err(Error::Worker("the reader thread panicked".into())));
-        let interrupted = read?;
-        Ok((m.into_report(), interrupted))
-    })
+        m
+    });
+    let end = chunker
+        .into_inner()
+        .map_err(|_| Error::Worker("a parser thread panicked while reading".into()))?
+        .end;
+    let interrupted =
+        end.unwrap_or_else(|| Err(Error::Worker("the parser threads stopped".into())))?;
+    Ok((m.into_report(), interrupted))
 }
 
-/// Applies finished chunks in sequence order; returns their buffers to the reader.
+/// Applies finished chunks in sequence order; returns their buffers to the chunker.
 fn group_in_order(
     m: &mut Miner,
     done: &Receiver<Done>,
@@ -90,18 +91,18 @@ fn group_in_order(
     }
 }
 
-fn parse_jobs(
-    jobs: &Mutex<Receiver<Job>>,
+fn parse_jobs<R: Read>(
+    chunker: &Mutex<Chunker<R>>,
     done: &SyncSender<Done>,
     spare: &Mutex<Receiver<Vec<Item>>>,
 ) {
     let mut scratch = Vec::new();
     loop {
-        let job = match jobs.lock() {
-            Ok(rx) => rx.recv(),
+        let job = match chunker.lock() {
+            Ok(mut c) => c.next_job(),
             Err(_) => return,
         };
-        let Ok(job) = job else { return };
+        let Some(job) = job else { return };
         let d = match job {
             Job::Overlong { seq } => Done {
                 seq,
@@ -146,117 +147,148 @@ fn parse_jobs(
 }
 
 /// Cuts the input into chunks of whole lines, about [`CHUNK`] bytes each. A line longer than
-/// [`MAX_LINE`] is skipped as it streams and sent as one `Overlong`. Returns whether `stop`
-/// ended the reading.
-fn read_chunks<R: Read>(
-    mut r: R,
-    jobs: &SyncSender<Job>,
-    free: &Receiver<Vec<u8>>,
-    stop: &AtomicBool,
-) -> Result<bool, Error> {
-    let size = CHUNK + MAX_LINE + 1;
-    // Buffers grow only as far as a read needs (a chunk and the line it cut), so the room
-    // kept for an overlong line is never zeroed, nor its pages touched, unless one comes.
-    let take = || free.try_recv().unwrap_or_default();
-    let mut seq = 0u64;
-    let mut offset = 0u64;
-    let mut buf = take();
-    let mut filled = 0usize;
-    // The last newline in buf[..filled]; bytes after it are an unfinished line.
-    let mut last_nl: Option<usize> = None;
-    // Inside an overlong line: drop bytes until its newline.
-    let mut skipping = false;
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(true);
+/// [`MAX_LINE`] is skipped as it streams and becomes one `Overlong` job.
+struct Chunker<'s, R> {
+    r: R,
+    stop: &'s AtomicBool,
+    /// Buffers the grouping thread is done with.
+    free: Receiver<Vec<u8>>,
+    seq: u64,
+    offset: u64,
+    buf: Vec<u8>,
+    filled: usize,
+    /// The last newline in buf[..filled]; bytes after it are an unfinished line.
+    last_nl: Option<usize>,
+    /// Inside an overlong line: drop bytes until its newline.
+    skipping: bool,
+    /// Jobs cut and not yet handed out (a read can finish an overlong line and a chunk).
+    pending: VecDeque<Job>,
+    /// Once the input is over: whether `stop` ended it, or the read error.
+    end: Option<Result<bool, Error>>,
+}
+
+impl<'s, R: Read> Chunker<'s, R> {
+    fn new(r: R, stop: &'s AtomicBool, free: Receiver<Vec<u8>>) -> Self {
+        Chunker {
+            r,
+            stop,
+            free,
+            seq: 0,
+            offset: 0,
+            buf: Vec::new(),
+            filled: 0,
+            last_nl: None,
+            skipping: false,
+            pending: VecDeque::new(),
+            end: None,
         }
-        let want = (filled + CHUNK).min(size);
-        if buf.len() < want {
-            buf.resize(want, 0);
+    }
+
+    /// The next chunk of lines, or `None` once the input is over (see `end`).
+    fn next_job(&mut self) -> Option<Job> {
+        loop {
+            if let Some(job) = self.pending.pop_front() {
+                return Some(job);
+            }
+            if self.end.is_some() {
+                return None;
+            }
+            if let Err(e) = self.step() {
+                self.end = Some(Err(e));
+            }
+        }
+    }
+
+    /// One read: queues the jobs it completes, sets `end` when the input is over.
+    fn step(&mut self) -> Result<(), Error> {
+        if self.stop.load(Ordering::Relaxed) {
+            self.end = Some(Ok(true));
+            return Ok(());
+        }
+        // Buffers grow only as far as a read needs (a chunk and the line it cut), so the room
+        // kept for an overlong line is never zeroed, nor its pages touched, unless one comes.
+        let want = (self.filled + CHUNK).min(CHUNK + MAX_LINE + 1);
+        if self.buf.len() < want {
+            self.buf.resize(want, 0);
         }
         let n = loop {
-            match r.read(&mut buf[filled..want]) {
+            match self.r.read(&mut self.buf[self.filled..want]) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(source) => return Err(Error::Read { offset, source }),
+                Err(source) => {
+                    return Err(Error::Read {
+                        offset: self.offset,
+                        source,
+                    })
+                }
             }
         };
-        offset += n as u64;
+        self.offset += n as u64;
         let eof = n == 0;
-        let new = filled;
-        filled += n;
+        let new = self.filled;
+        self.filled += n;
 
-        if skipping {
-            match memchr::memchr(b'\n', &buf[new..filled]) {
+        if self.skipping {
+            match memchr::memchr(b'\n', &self.buf[new..self.filled]) {
                 Some(p) => {
                     // The overlong line ends here; keep what follows.
-                    skipping = false;
+                    self.skipping = false;
                     let keep = new + p + 1;
-                    buf.copy_within(keep..filled, 0);
-                    filled -= keep;
-                    last_nl = memchr::memrchr(b'\n', &buf[..filled]);
-                    send(jobs, Job::Overlong { seq })?;
-                    seq += 1;
+                    self.buf.copy_within(keep..self.filled, 0);
+                    self.filled -= keep;
+                    self.last_nl = memchr::memrchr(b'\n', &self.buf[..self.filled]);
+                    self.pending.push_back(Job::Overlong { seq: self.seq });
+                    self.seq += 1;
                 }
                 None => {
-                    filled = 0;
+                    self.filled = 0;
                     if eof {
-                        send(jobs, Job::Overlong { seq })?;
-                        return Ok(false);
+                        self.pending.push_back(Job::Overlong { seq: self.seq });
+                        self.end = Some(Ok(false));
                     }
-                    continue;
+                    return Ok(());
                 }
             }
-        } else if let Some(p) = memchr::memrchr(b'\n', &buf[new..filled]) {
-            last_nl = Some(new + p);
+        } else if let Some(p) = memchr::memrchr(b'\n', &self.buf[new..self.filled]) {
+            self.last_nl = Some(new + p);
         }
 
         if eof {
-            if filled > 0 {
-                send(
-                    jobs,
-                    Job::Lines {
-                        seq,
-                        buf,
-                        len: filled,
-                    },
-                )?;
+            if self.filled > 0 {
+                self.pending.push_back(Job::Lines {
+                    seq: self.seq,
+                    buf: std::mem::take(&mut self.buf),
+                    len: self.filled,
+                });
             }
-            return Ok(false);
+            self.end = Some(Ok(false));
+            return Ok(());
         }
-        match last_nl {
-            Some(last) if filled >= CHUNK => {
-                let mut next = take();
-                let tail = filled - (last + 1);
+        match self.last_nl {
+            Some(last) if self.filled >= CHUNK => {
+                let mut next = self.free.try_recv().unwrap_or_default();
+                let tail = self.filled - (last + 1);
                 if next.len() < tail {
                     next.resize(tail, 0);
                 }
-                next[..tail].copy_from_slice(&buf[last + 1..filled]);
-                send(
-                    jobs,
-                    Job::Lines {
-                        seq,
-                        buf,
-                        len: last + 1,
-                    },
-                )?;
-                seq += 1;
-                buf = next;
-                filled = tail;
-                last_nl = None;
+                next[..tail].copy_from_slice(&self.buf[last + 1..self.filled]);
+                self.pending.push_back(Job::Lines {
+                    seq: self.seq,
+                    buf: std::mem::replace(&mut self.buf, next),
+                    len: last + 1,
+                });
+                self.seq += 1;
+                self.filled = tail;
+                self.last_nl = None;
             }
-            None if filled > MAX_LINE => {
-                skipping = true;
-                filled = 0;
+            None if self.filled > MAX_LINE => {
+                self.skipping = true;
+                self.filled = 0;
             }
             _ => {}
         }
+        Ok(())
     }
-}
-
-fn send(jobs: &SyncSender<Job>, job: Job) -> Result<(), Error> {
-    jobs.send(job)
-        .map_err(|_| Error::Worker("the parser threads stopped".into()))
 }
 
 #[cfg(test)]
