@@ -97,6 +97,7 @@ fn malformed(e: httparse::Error) -> HeadError {
 
 /// Reads the framing and connection headers common to requests and responses.
 fn common(
+    mut headers: Vec<Header>,
     buf: &[u8],
     len: usize,
     minor: u8,
@@ -105,7 +106,10 @@ fn common(
     let mut c = Common {
         len,
         minor,
-        headers: Vec::with_capacity(raw.len()),
+        headers: {
+            headers.clear();
+            headers
+        },
         ..Common::default()
     };
     let mut keep_alive = false;
@@ -174,8 +178,13 @@ fn trim(b: &[u8]) -> &[u8] {
     &b[start..end]
 }
 
-/// Parses a request head at the start of `buf`: `Ok(None)` while incomplete.
-pub fn parse_request(buf: &[u8]) -> Result<Option<RequestHead>, HeadError> {
+/// Parses a request head at the start of `buf`: `Ok(None)` while incomplete. A whole head
+/// takes `spare` as its header list (a connection hands back the last head's list: no
+/// allocation per request).
+pub fn parse_request(
+    buf: &[u8],
+    spare: &mut Vec<Header>,
+) -> Result<Option<RequestHead>, HeadError> {
     let mut raw = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut req = httparse::Request::new(&mut raw);
     let len = match req.parse(buf).map_err(malformed)? {
@@ -196,7 +205,7 @@ pub fn parse_request(buf: &[u8]) -> Result<Option<RequestHead>, HeadError> {
     };
     let target = origin_form(path.as_bytes())
         .ok_or_else(|| HeadError::Malformed(format!("request target {path:?}")))?;
-    let c = common(buf, len, minor, req.headers)?;
+    let c = common(std::mem::take(spare), buf, len, minor, req.headers)?;
     let expect_continue = c.headers.iter().any(|h| {
         buf[h.name.clone()].eq_ignore_ascii_case(b"expect")
             && trim(&buf[h.value.clone()]).eq_ignore_ascii_case(b"100-continue")
@@ -224,8 +233,12 @@ fn origin_form(target: &[u8]) -> Option<&[u8]> {
     }
 }
 
-/// Parses a response head at the start of `buf`: `Ok(None)` while incomplete.
-pub fn parse_response(buf: &[u8]) -> Result<Option<ResponseHead>, HeadError> {
+/// Parses a response head at the start of `buf`: `Ok(None)` while incomplete. `spare` as for
+/// [`parse_request`].
+pub fn parse_response(
+    buf: &[u8],
+    spare: &mut Vec<Header>,
+) -> Result<Option<ResponseHead>, HeadError> {
     let mut raw = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut resp = httparse::Response::new(&mut raw);
     let len = match resp.parse(buf).map_err(malformed)? {
@@ -246,7 +259,7 @@ pub fn parse_response(buf: &[u8]) -> Result<Option<ResponseHead>, HeadError> {
         _ => 0..0,
     };
     Ok(Some(ResponseHead {
-        common: common(buf, len, minor, resp.headers)?,
+        common: common(std::mem::take(spare), buf, len, minor, resp.headers)?,
         status,
         reason,
     }))
@@ -502,7 +515,7 @@ mod tests {
     #[test]
     fn request_heads() {
         let raw = b"POST http://router:9000/v1/chat/completions?x=1 HTTP/1.1\r\nHost: router\r\nContent-Length: 12\r\nConnection: keep-alive, X-Hop\r\nX-Hop: 1\r\nAuthorization: Bearer k\r\nExpect: 100-continue\r\n\r\n{\"a\":1}";
-        let h = parse_request(raw).unwrap().unwrap();
+        let h = parse_request(raw, &mut Vec::new()).unwrap().unwrap();
         assert_eq!(text(raw, &h.method), "POST");
         assert_eq!(text(raw, &h.target), "/v1/chat/completions?x=1");
         assert_eq!(h.framing(), Framing::Length(12));
@@ -513,13 +526,16 @@ mod tests {
         assert_eq!(out, b"Authorization: Bearer k\r\n");
 
         assert_eq!(
-            parse_request(b"GET / HTTP/1.1\r\nHost: a\r\n").unwrap(),
+            parse_request(b"GET / HTTP/1.1\r\nHost: a\r\n", &mut Vec::new()).unwrap(),
             None
         );
-        let h = parse_request(b"GET / HTTP/1.0\r\n\r\n").unwrap().unwrap();
+        let h = parse_request(b"GET / HTTP/1.0\r\n\r\n", &mut Vec::new())
+            .unwrap()
+            .unwrap();
         assert!(h.common.close, "HTTP/1.0 closes unless keep-alive");
         let h = parse_request(
             b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\nContent-Length: 3\r\n\r\n",
+            &mut Vec::new(),
         )
         .unwrap()
         .unwrap();
@@ -532,7 +548,7 @@ mod tests {
             b"NOT HTTP\r\n\r\n",
         ] {
             assert!(
-                parse_request(bad).is_err(),
+                parse_request(bad, &mut Vec::new()).is_err(),
                 "{}",
                 String::from_utf8_lossy(bad)
             );
@@ -541,12 +557,20 @@ mod tests {
         while big.len() <= MAX_HEAD {
             big.extend_from_slice(b"X-Pad: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n");
         }
-        assert_eq!(parse_request(&big), Err(HeadError::TooLarge));
+        assert_eq!(
+            parse_request(&big, &mut Vec::new()),
+            Err(HeadError::TooLarge)
+        );
     }
 
     #[test]
     fn response_framing() {
-        let p = |raw: &[u8], head: bool| parse_response(raw).unwrap().unwrap().framing(head);
+        let p = |raw: &[u8], head: bool| {
+            parse_response(raw, &mut Vec::new())
+                .unwrap()
+                .unwrap()
+                .framing(head)
+        };
         assert_eq!(
             p(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", false),
             Framing::Length(5)
@@ -568,12 +592,15 @@ mod tests {
             Framing::Length(0)
         );
         let raw = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n";
-        let h = parse_response(raw).unwrap().unwrap();
+        let h = parse_response(raw, &mut Vec::new()).unwrap().unwrap();
         assert_eq!(
             (h.status, text(raw, &h.reason), h.common.close),
             (503, "Service Unavailable".into(), true)
         );
-        assert_eq!(parse_response(b"HTTP/1.1 200 OK\r\n").unwrap(), None);
+        assert_eq!(
+            parse_response(b"HTTP/1.1 200 OK\r\n", &mut Vec::new()).unwrap(),
+            None
+        );
     }
 
     #[test]

@@ -108,10 +108,12 @@ pub async fn write_two(s: &mut TcpStream, a: &[u8], b: &[u8]) -> std::io::Result
     Ok(())
 }
 
-/// A connection to a replica with its read buffer.
+/// A connection to a replica with its read buffer, and the header list its last response
+/// head used (handed to the next one).
 pub struct Conn {
     pub stream: TcpStream,
     pub buf: Buf,
+    pub spare: Vec<h1::Header>,
 }
 
 pub struct Pool {
@@ -179,6 +181,7 @@ impl Pool {
         Ok(Conn {
             stream,
             buf: Buf::new(),
+            spare: Vec::new(),
         })
     }
 
@@ -223,9 +226,12 @@ impl Pool {
 /// Reads until a whole response head is buffered; 1xx interim answers are skipped.
 async fn read_head(conn: &mut Conn) -> Result<ResponseHead, SendError> {
     loop {
-        if let Some(h) = h1::parse_response(conn.buf.filled()).map_err(SendError::Head)? {
+        if let Some(mut h) =
+            h1::parse_response(conn.buf.filled(), &mut conn.spare).map_err(SendError::Head)?
+        {
             if (100..200).contains(&h.status) && h.status != 101 {
                 conn.buf.consume(h.common.len);
+                conn.spare = std::mem::take(&mut h.common.headers);
                 continue;
             }
             return Ok(h);

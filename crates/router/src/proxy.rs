@@ -4,6 +4,7 @@
 //! limit, retrying before the first byte, demotion and probing, and draining on shutdown.
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -533,6 +534,8 @@ struct Incoming {
 #[derive(Default)]
 struct Scratch {
     client: Buf,
+    /// The header list of the last request head, handed to the next one.
+    spare: Vec<h1::Header>,
     /// A chunked request body, decoded.
     decoded: Vec<u8>,
     /// The request head sent to a replica.
@@ -552,11 +555,15 @@ async fn serve_connection(
     mut client: TcpStream,
     shared: &Shared,
     pool: &Pool,
-    mut stop: watch::Receiver<bool>,
+    stop: watch::Receiver<bool>,
 ) {
     let mut s = Scratch::default();
+    let mut waits = Waits {
+        timer: Box::pin(tokio::time::sleep(shared.config.client_timeout)),
+        stop,
+    };
     loop {
-        let req = match read_request(&mut client, &mut s, shared, &mut stop).await {
+        let mut req = match read_request(&mut client, &mut s, shared, &mut waits).await {
             Ok(Some(req)) => req,
             Ok(None) => return,
             Err(answer) => {
@@ -566,10 +573,57 @@ async fn serve_connection(
         };
         let after = exchange(&mut client, &mut s, &req, shared, pool).await;
         s.client.consume(req.raw_len);
+        s.spare = std::mem::take(&mut req.head.common.headers);
         if after == After::Close || req.head.common.close || shared.draining.load(Ordering::Acquire)
         {
             let _ = client.shutdown().await;
             return;
+        }
+    }
+}
+
+/// What a client connection waits on besides its socket: one timer, re-armed only when it
+/// fires (so a keep-alive connection does not register a timer per request), and the drain.
+struct Waits {
+    timer: Pin<Box<tokio::time::Sleep>>,
+    stop: watch::Receiver<bool>,
+}
+
+enum Read {
+    Bytes,
+    Closed,
+    TimedOut,
+    /// The router is draining (only watched while the connection is idle).
+    Stopped,
+}
+
+impl Waits {
+    /// Reads more of the client's bytes into `buf` (up to `max` held), until `deadline`.
+    async fn read(
+        &mut self,
+        client: &mut TcpStream,
+        buf: &mut Buf,
+        max: usize,
+        deadline: tokio::time::Instant,
+        idle: bool,
+    ) -> Read {
+        loop {
+            tokio::select! {
+                biased;
+                n = buf.read_from(client, max) => {
+                    return match n {
+                        Ok(0) | Err(_) => Read::Closed,
+                        Ok(_) => Read::Bytes,
+                    }
+                }
+                _ = &mut self.timer => {
+                    if tokio::time::Instant::now() >= deadline {
+                        return Read::TimedOut;
+                    }
+                    self.timer.as_mut().reset(deadline);
+                }
+                _ = self.stop.changed(), if idle => return Read::Stopped,
+            }
         }
     }
 }
@@ -581,12 +635,12 @@ async fn read_request(
     client: &mut TcpStream,
     s: &mut Scratch,
     shared: &Shared,
-    stop: &mut watch::Receiver<bool>,
+    waits: &mut Waits,
 ) -> Result<Option<Incoming>, Answer> {
     let timeout = shared.config.client_timeout;
     let deadline = tokio::time::Instant::now() + timeout;
     let head = loop {
-        match h1::parse_request(s.client.filled()) {
+        match h1::parse_request(s.client.filled(), &mut s.spare) {
             Ok(Some(head)) => break head,
             Ok(None) => {}
             Err(e) => return Err(bad_head(shared, e)),
@@ -595,20 +649,14 @@ async fn read_request(
         if idle && shared.draining.load(Ordering::Acquire) {
             return Ok(None);
         }
-        let read = tokio::time::timeout_at(deadline, s.client.read_from(client, h1::MAX_HEAD + 1));
-        let n = if idle {
-            tokio::select! {
-                n = read => n,
-                _ = stop.changed() => return Ok(None),
-            }
-        } else {
-            read.await
-        };
-        match n {
-            Ok(Ok(0)) | Ok(Err(_)) => return Ok(None),
-            Ok(Ok(_)) => {}
-            Err(_) if idle => return Ok(None),
-            Err(_) => {
+        match waits
+            .read(client, &mut s.client, h1::MAX_HEAD + 1, deadline, idle)
+            .await
+        {
+            Read::Bytes => {}
+            Read::Closed | Read::Stopped => return Ok(None),
+            Read::TimedOut if idle => return Ok(None),
+            Read::TimedOut => {
                 shared.metrics.reject(Rejection::BadRequest);
                 let msg =
                     format!("request head not received within {timeout:?} (--client-timeout)");
@@ -692,15 +740,17 @@ async fn read_request(
             Framing::Length(n) => start + n as usize,
             _ => cap,
         };
-        match tokio::time::timeout_at(deadline, s.client.read_from(client, want)).await {
-            Ok(Ok(0)) => {
+        match waits
+            .read(client, &mut s.client, want, deadline, false)
+            .await
+        {
+            Read::Bytes => {}
+            Read::Closed | Read::Stopped => {
                 return Err(unread(Some(std::io::Error::other(
                     "the client closed the connection",
                 ))))
             }
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => return Err(unread(Some(e))),
-            Err(_) => return Err(unread(None)),
+            Read::TimedOut => return Err(unread(None)),
         }
     };
     let raw_len = match &body {
@@ -970,7 +1020,7 @@ async fn relay(
 ) -> After {
     let Upstream {
         mut conn,
-        head,
+        mut head,
         framing,
     } = up;
     let old_client = req.common.minor == 0;
@@ -1093,6 +1143,7 @@ async fn relay(
         }
     };
     if reusable && !head.common.close && framing != Framing::Close {
+        conn.spare = std::mem::take(&mut head.common.headers);
         pool.put(guard.replica, conn);
     }
     drop(guard);
