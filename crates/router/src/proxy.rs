@@ -526,8 +526,15 @@ struct Incoming {
     head: RequestHead,
     /// Bytes of the request in the client buffer, head and body as sent.
     raw_len: usize,
-    /// The body: a range of the client buffer, or (sent chunked) decoded into `decoded`.
-    body: Result<std::ops::Range<usize>, ()>,
+    body: BodyAt,
+}
+
+/// Where a request's body is.
+enum BodyAt {
+    /// In the client buffer, as sent.
+    Buffer(std::ops::Range<usize>),
+    /// Sent chunked: decoded into `Scratch::decoded`.
+    Decoded,
 }
 
 /// Buffers one client connection keeps across its requests.
@@ -720,7 +727,7 @@ async fn read_request(
         match framing {
             Framing::Length(n) => {
                 if s.client.len() - start >= n as usize {
-                    break Ok(start..start + n as usize);
+                    break BodyAt::Buffer(start..start + n as usize);
                 }
             }
             _ => {
@@ -732,7 +739,7 @@ async fn read_request(
                     return Err(too_large("larger than that".into()));
                 }
                 if chunked.is_done() {
-                    break Err(());
+                    break BodyAt::Decoded;
                 }
             }
         }
@@ -754,8 +761,8 @@ async fn read_request(
         }
     };
     let raw_len = match &body {
-        Ok(range) => range.end,
-        Err(()) => pos,
+        BodyAt::Buffer(range) => range.end,
+        BodyAt::Decoded => pos,
     };
     Ok(Some(Incoming {
         head,
@@ -811,8 +818,8 @@ async fn exchange(
         };
     }
     let body: &[u8] = match &req.body {
-        Ok(range) => &buf[range.clone()],
-        Err(()) => &s.decoded,
+        BodyAt::Buffer(range) => &buf[range.clone()],
+        BodyAt::Decoded => &s.decoded,
     };
     proxy(
         client,
