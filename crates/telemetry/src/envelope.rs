@@ -2,7 +2,7 @@
 //! behind it, prompt throughput is quoted at the longest prompts (short ones are
 //! overhead-dominated), decode is a distribution, acceptance a range.
 
-use crate::ledger::Instance;
+use crate::ledger::{Instance, Request};
 use serde::Serialize;
 
 /// Prompts at least this fraction of the longest prompt form the "longest" band.
@@ -148,48 +148,79 @@ pub struct InstanceReport {
     pub warnings: Vec<String>,
 }
 
-pub(crate) fn summarise(mut inst: Instance) -> InstanceReport {
-    // One pass over the requests (a million of them stream from memory once, not ten times).
-    // Room for every request up front: growing by doubling would copy (and touch fresh
-    // pages for) each vector several times; untouched capacity costs nothing.
-    let cap = inst.requests.len();
-    let mut decode = Vec::with_capacity(cap);
-    let mut prompt_rates = Vec::with_capacity(cap);
-    let mut prompts: Vec<(u64, f64)> = Vec::with_capacity(cap);
-    let mut graphs = Vec::with_capacity(cap);
-    let (mut graphs_nonzero, mut cached_known, mut cached_nonzero, mut cached_sum) = (0, 0, 0, 0);
-    let (mut rates, mut mean_lens) = (Vec::new(), Vec::new());
-    let (mut drafted, mut accepted, mut generated) = (0usize, 0u64, 0u64);
-    let mut totals = Totals {
-        requests: 0,
-        prompt_tokens: 0,
-        prompt_ms: 0.0,
-        gen_tokens: 0,
-        gen_ms: 0.0,
-    };
-    let mut cancelled = 0;
-    for r in &mut inst.requests {
+/// What an instance's envelope needs from its requests, folded one request at a time in the
+/// order the requests began. The same fold serves both modes: [`summarise`] feeds it the stored
+/// requests, and a miner that keeps no requests feeds it each request once it is final (the
+/// float sums then add in the same order, so the figures are bit-identical).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct EnvelopeAcc {
+    seen: usize,
+    cancelled: usize,
+    decode: Vec<f64>,
+    prompt_rates: Vec<f64>,
+    /// (prompt tokens, prompt ms) of every timed prompt, in request order (the band sum is
+    /// taken over them once the longest is known).
+    prompts: Vec<(u64, f64)>,
+    graphs: Vec<f64>,
+    graphs_nonzero: usize,
+    cached_known: usize,
+    cached_nonzero: usize,
+    cached_sum: u64,
+    rates: Vec<f64>,
+    mean_lens: Vec<f64>,
+    drafted: usize,
+    accepted: u64,
+    generated: u64,
+    totals: Totals,
+}
+
+impl Default for Totals {
+    fn default() -> Self {
+        Totals {
+            requests: 0,
+            prompt_tokens: 0,
+            prompt_ms: 0.0,
+            gen_tokens: 0,
+            gen_ms: 0.0,
+        }
+    }
+}
+
+impl EnvelopeAcc {
+    /// Room for `n` more requests up front: growing by doubling would copy (and touch fresh
+    /// pages for) each vector several times; untouched capacity costs nothing.
+    fn reserve(&mut self, n: usize) {
+        self.decode.reserve(n);
+        self.prompt_rates.reserve(n);
+        self.prompts.reserve(n);
+        self.graphs.reserve(n);
+    }
+
+    /// Folds one request that will receive no more lines (its cached count is derived here).
+    pub(crate) fn add(&mut self, r: &mut Request) {
         r.derive_cached();
-        cancelled += usize::from(r.cancelled);
+        self.seen += 1;
+        self.cancelled += usize::from(r.cancelled);
         if let Some(d) = &r.draft {
-            drafted += 1;
-            rates.extend(d.rate);
-            mean_lens.extend(d.mean_len);
-            accepted += d.accepted.unwrap_or(0);
-            generated += d.generated.unwrap_or(0);
+            self.drafted += 1;
+            self.rates.extend(d.rate);
+            self.mean_lens.extend(d.mean_len);
+            self.accepted += d.accepted.unwrap_or(0);
+            self.generated += d.generated.unwrap_or(0);
         }
         if let Some(g) = r.graphs_reused {
-            graphs.push(f64::from(g));
-            graphs_nonzero += usize::from(g > 0);
+            self.graphs.push(f64::from(g));
+            self.graphs_nonzero += usize::from(g > 0);
         }
         if let Some(c) = r.cached_tokens {
-            cached_known += 1;
-            cached_nonzero += usize::from(c > 0);
-            cached_sum += u64::from(c);
+            self.cached_known += 1;
+            self.cached_nonzero += usize::from(c > 0);
+            self.cached_sum += u64::from(c);
         }
         if !r.timed() {
-            continue;
+            return;
         }
+        let totals = &mut self.totals;
         totals.requests += 1;
         totals.prompt_tokens += r.prompt_tokens.map_or(0, u64::from);
         totals.gen_tokens += r.gen_tokens.map_or(0, u64::from);
@@ -197,18 +228,46 @@ pub(crate) fn summarise(mut inst: Instance) -> InstanceReport {
         totals.gen_ms += r.gen_ms.unwrap_or(0.0);
         if let (Some(n), Some(t)) = (r.gen_tokens, r.gen_tps) {
             if n >= 2 && t > 0.0 {
-                decode.push(t);
+                self.decode.push(t);
             }
         }
         if let Some(n) = r.prompt_tokens.filter(|&n| n > 0) {
             if let Some(t) = r.prompt_tps.filter(|&t| t > 0.0) {
-                prompt_rates.push(t);
+                self.prompt_rates.push(t);
             }
             if let Some(ms) = r.prompt_ms.filter(|&ms| ms > 0.0) {
-                prompts.push((u64::from(n), ms));
+                self.prompts.push((u64::from(n), ms));
             }
         }
     }
+}
+
+/// The envelope of `inst`: `acc` holds the requests already folded (none when the miner kept
+/// them all), `inst.requests` the ones after them, which are folded here in order.
+pub(crate) fn summarise(mut inst: Instance, mut acc: EnvelopeAcc) -> InstanceReport {
+    // One pass over the requests (a million of them stream from memory once, not ten times).
+    acc.reserve(inst.requests.len());
+    for r in &mut inst.requests {
+        acc.add(r);
+    }
+    let EnvelopeAcc {
+        seen,
+        cancelled,
+        decode,
+        prompt_rates,
+        prompts,
+        graphs,
+        graphs_nonzero,
+        cached_known,
+        cached_nonzero,
+        cached_sum,
+        rates,
+        mean_lens,
+        drafted,
+        accepted,
+        generated,
+        mut totals,
+    } = acc;
     // The inputs have 2 decimals, so rounding to 3 removes only binary-sum noise.
     totals.prompt_ms = round3(totals.prompt_ms);
     totals.gen_ms = round3(totals.gen_ms);
@@ -252,7 +311,6 @@ pub(crate) fn summarise(mut inst: Instance) -> InstanceReport {
         cached_tokens: cached_sum,
         cached_tokens_known: cached_known,
     };
-    let seen = inst.requests.len();
     let n_timed = totals.requests;
 
     let mut warnings = Vec::new();

@@ -6,11 +6,12 @@
 //! numbers tasks from 0 in each process, and one slot runs its tasks in increasing order).
 //! Numbers from two instances are never combined.
 
+use crate::envelope::EnvelopeAcc;
 use crate::event::{self, Event, Scope, ServeApi, SlotSelection};
 use crate::prefix;
 use crate::scan::{each_newline, trim};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 /// Slot ids above this are treated as garbage rather than grown into (`-np` is at most a few
 /// hundred in practice; the per-slot tables are indexed by id).
@@ -204,7 +205,16 @@ enum Phase {
 }
 
 struct State {
+    /// The instance, its `requests` empty while mining (they live in `reqs`).
     inst: Instance,
+    /// Requests not yet folded into `acc`, in the order they began; request `r` (numbered
+    /// from 0 in the instance) is `reqs[r - folded]`.
+    reqs: VecDeque<Request>,
+    /// Requests already folded into `acc` (the first `folded` of the instance).
+    folded: usize,
+    /// Whether final requests are folded into `acc` and dropped (nobody asked for them).
+    fold: bool,
+    acc: EnvelopeAcc,
     /// Per slot: index of its current request.
     open: Vec<Option<usize>>,
     /// Per slot: the highest task id seen.
@@ -219,8 +229,12 @@ struct State {
 }
 
 impl State {
-    fn new(pid: Option<u32>, started_by: StartReason, line: u64) -> Self {
+    fn new(pid: Option<u32>, started_by: StartReason, line: u64, fold: bool) -> Self {
         State {
+            reqs: VecDeque::new(),
+            folded: 0,
+            fold,
+            acc: EnvelopeAcc::default(),
             inst: Instance {
                 pid,
                 started_by,
@@ -254,7 +268,61 @@ impl State {
     /// Whether this process has shown it is running (served or loaded), so that a startup
     /// line must belong to the next one.
     fn has_run(&self) -> bool {
-        self.phase == Phase::Running || !self.inst.requests.is_empty()
+        self.phase == Phase::Running || self.seen() > 0
+    }
+
+    /// Requests begun in this instance.
+    fn seen(&self) -> usize {
+        self.folded + self.reqs.len()
+    }
+
+    fn req(&mut self, r: usize) -> &mut Request {
+        &mut self.reqs[r - self.folded]
+    }
+
+    /// Appends a request; returns its number.
+    fn push(&mut self, req: Request) -> usize {
+        self.reqs.push_back(req);
+        self.seen() - 1
+    }
+
+    /// Whether request `r` can still receive a line: only a slot's current request (by slot
+    /// and task, by a cancel line, or by an older header's bare timing lines, which name the
+    /// header's slot and task) and the last request logged without ids can.
+    fn live(&self, r: usize) -> bool {
+        let q = &self.reqs[r - self.folded];
+        self.anon == Some(r)
+            || q.slot
+                .is_some_and(|k| self.open.get(k as usize) == Some(&Some(r)))
+    }
+
+    /// In fold mode, folds the oldest requests while they are final: in the order they began,
+    /// so the envelope's float sums add up exactly as over stored requests. A request only
+    /// stops being live when a newer one replaces it, so this runs after each new request.
+    fn fold_final(&mut self) {
+        if !self.fold {
+            return;
+        }
+        while !self.reqs.is_empty() && !self.live(self.folded) {
+            let Some(mut q) = self.reqs.pop_front() else {
+                break;
+            };
+            self.acc.add(&mut q);
+            self.folded += 1;
+        }
+    }
+
+    /// The instance with its unfolded requests, and what was folded before them.
+    fn parts(&self) -> (Instance, EnvelopeAcc) {
+        let mut inst = self.inst.clone();
+        inst.requests = self.reqs.iter().cloned().collect();
+        (inst, self.acc.clone())
+    }
+
+    fn into_parts(self) -> (Instance, EnvelopeAcc) {
+        let mut inst = self.inst;
+        inst.requests = Vec::from(self.reqs);
+        (inst, self.acc)
     }
 }
 
@@ -305,6 +373,8 @@ pub struct Miner {
     carry: Vec<u8>,
     carry_overlong: bool,
     scratch: Vec<u8>,
+    /// Fold final requests into the envelope instead of keeping them (see [`Miner::folding`]).
+    fold: bool,
 }
 
 impl Default for Miner {
@@ -328,9 +398,22 @@ pub struct Report {
 }
 
 impl Miner {
+    /// A miner whose report lists every request.
     pub fn new() -> Self {
+        Self::with_requests(true)
+    }
+
+    /// A miner whose report has the same envelopes but no per-request records: each request
+    /// is folded into its instance's envelope once no later line can change it, so memory
+    /// grows with the slots in use, not with the requests (bar a few numbers per request for
+    /// the distributions). Its report's `requests` lists are empty.
+    pub fn folding() -> Self {
+        Self::with_requests(false)
+    }
+
+    fn with_requests(keep: bool) -> Self {
         Miner {
-            states: vec![State::new(None, StartReason::LogStart, 1)],
+            states: vec![State::new(None, StartReason::LogStart, 1, !keep)],
             current: 0,
             by_pid: HashMap::new(),
             lines: 0,
@@ -340,6 +423,7 @@ impl Miner {
             carry: Vec::new(),
             carry_overlong: false,
             scratch: Vec::new(),
+            fold: !keep,
         }
     }
 
@@ -350,7 +434,7 @@ impl Miner {
 
     /// Requests seen so far, all instances.
     pub fn requests(&self) -> usize {
-        self.states.iter().map(|s| s.inst.requests.len()).sum()
+        self.states.iter().map(State::seen).sum()
     }
 
     /// Feeds a chunk of the log; a line cut at the chunk's end waits for the next chunk.
@@ -439,7 +523,8 @@ impl Miner {
     }
 
     fn new_instance(&mut self, pid: Option<u32>, why: StartReason) -> usize {
-        self.states.push(State::new(pid, why, self.lines));
+        self.states
+            .push(State::new(pid, why, self.lines, self.fold));
         let i = self.states.len() - 1;
         if let Some(p) = pid {
             self.by_pid.insert(p, i);
@@ -560,7 +645,7 @@ impl Miner {
             // No ids at all: a prompt line opens a request, the rest complete it.
             let r = match (&event, s.anon) {
                 (Event::PromptEval { .. }, _) => None,
-                (Event::Eval { .. }, Some(r)) if s.inst.requests[r].gen_tokens.is_some() => None,
+                (Event::Eval { .. }, Some(r)) if s.req(r).gen_tokens.is_some() => None,
                 (_, r) => r,
             };
             let r = match r {
@@ -569,14 +654,12 @@ impl Miner {
                     if !matches!(event, Event::PromptEval { .. } | Event::Eval { .. }) {
                         return false;
                     }
-                    s.inst
-                        .requests
-                        .push(Request::new(Engine::LlamaCpp, None, None, self.lines));
-                    s.inst.requests.len() - 1
+                    s.push(Request::new(Engine::LlamaCpp, None, None, self.lines))
                 }
             };
             s.anon = Some(r);
             s.apply_to(r, event);
+            s.fold_final();
             return true;
         }
         let s = &mut self.states[i];
@@ -591,9 +674,9 @@ impl Miner {
                         .iter()
                         .flatten()
                         .copied()
-                        .find(|&r| s.inst.requests[r].task == Some(t));
+                        .find(|&r| s.reqs[r - s.folded].task == Some(t));
                     if let Some(r) = hit {
-                        s.inst.requests[r].cancelled = true;
+                        s.req(r).cancelled = true;
                     }
                 }
                 true
@@ -601,7 +684,8 @@ impl Miner {
             Event::ServeApi(api) => {
                 let mut r = Request::new(Engine::Halogen, None, None, self.lines);
                 fill_serve_api(&mut r, &api);
-                s.inst.requests.push(r);
+                s.push(r);
+                s.fold_final();
                 true
             }
             Event::Selected { by, .. } => {
@@ -619,7 +703,7 @@ impl Miner {
         s.grow(slot);
         let k = slot as usize;
         if let Some(r) = s.open[k] {
-            if s.inst.requests[r].task == Some(task) {
+            if s.req(r).task == Some(task) {
                 return (i, r);
             }
         }
@@ -635,16 +719,16 @@ impl Miner {
             req.selected_by = Some(by);
             req.lcp_similarity = sim;
         }
-        s.inst.requests.push(req);
-        let r = s.inst.requests.len() - 1;
+        let r = s.push(req);
         s.open[k] = Some(r);
         s.last_task[k] = Some(task);
+        s.fold_final();
         (i, r)
     }
 
     /// Summarises everything read so far (the miner can keep reading).
     pub fn report(&self) -> Report {
-        let insts = self.states.iter().map(|s| s.inst.clone()).collect();
+        let insts = self.states.iter().map(State::parts).collect();
         self.build(insts)
     }
 
@@ -652,26 +736,33 @@ impl Miner {
     pub fn into_report(mut self) -> Report {
         let insts = std::mem::take(&mut self.states)
             .into_iter()
-            .map(|s| s.inst)
+            .map(State::into_parts)
             .collect();
         self.build(insts)
     }
 
-    fn build(&self, insts: Vec<Instance>) -> Report {
+    fn build(&self, insts: Vec<(Instance, EnvelopeAcc)>) -> Report {
         let n = insts.len();
         let instances: Vec<_> = insts
             .into_iter()
+            .map(|(inst, acc)| {
+                let mut report = crate::envelope::summarise(inst, acc);
+                if self.fold {
+                    // Only the requests still open at the end were left: list none, not those.
+                    report.instance.requests = Vec::new();
+                }
+                report
+            })
             .filter(|i| {
                 // Drop the empty placeholder a log starts with when a real start follows it.
-                !(i.requests.is_empty()
-                    && i.cancelled_tasks == 0
-                    && i.started_by == StartReason::LogStart
+                !(i.envelope.requests_seen == 0
+                    && i.instance.cancelled_tasks == 0
+                    && i.instance.started_by == StartReason::LogStart
                     && n > 1)
             })
-            .map(crate::envelope::summarise)
             .collect();
         let mut warnings = Vec::new();
-        if instances.iter().all(|i| i.instance.requests.is_empty()) {
+        if instances.iter().all(|i| i.envelope.requests_seen == 0) {
             warnings.push(format!(
                 "no llama.cpp or halogen request lines in {} lines: is this the server's log, at \
                  info verbosity (llama-server -lv 3)?",
@@ -705,7 +796,7 @@ impl State {
             }
             return;
         }
-        let req = &mut self.inst.requests[r];
+        let req = self.req(r);
         match event {
             Event::PromptEval { ms, tokens, tps } => {
                 req.prompt_ms = Some(ms);

@@ -29,7 +29,7 @@ pub use event::SlotSelection;
 pub use ledger::{
     CachedFrom, Draft, Engine, Instance, Miner, Report, Request, StartReason, MAX_LINE,
 };
-pub use parallel::mine_parallel;
+pub use parallel::{mine_parallel, mine_parallel_into};
 
 use std::io::Read;
 

@@ -36,6 +36,17 @@ pub fn mine_parallel<R: Read + Send>(
     threads: usize,
     stop: &AtomicBool,
 ) -> Result<(Report, bool), Error> {
+    mine_parallel_into(Miner::new(), r, threads, stop)
+}
+
+/// [`mine_parallel`] into a given miner, e.g. [`Miner::folding`] when no per-request records
+/// are wanted.
+pub fn mine_parallel_into<R: Read + Send>(
+    mut m: Miner,
+    r: R,
+    threads: usize,
+    stop: &AtomicBool,
+) -> Result<(Report, bool), Error> {
     let threads = threads.max(1);
     let (done_tx, done_rx) = mpsc::sync_channel::<Done>(threads);
     let (free_tx, free_rx) = mpsc::sync_channel::<Vec<u8>>(threads * 4 + 4);
@@ -54,7 +65,6 @@ pub fn mine_parallel<R: Read + Send>(
             scope.spawn(move || parse_jobs(chunker, &done_tx, spare_rx));
         }
         drop(done_tx);
-        let mut m = Miner::new();
         group_in_order(&mut m, &done_rx, &free_tx, &spare_tx);
         m
     });

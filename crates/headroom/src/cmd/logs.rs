@@ -152,6 +152,17 @@ pub fn run(args: Args) -> Result<()> {
     print_final(&args, &source, &report, interrupted)
 }
 
+/// A miner that keeps per-request records only when they are printed (`--json`,
+/// `--requests`); otherwise each request is folded into its envelope once final, which
+/// gives the same envelope without storing a million requests.
+fn miner(args: &Args) -> Miner {
+    if args.json || args.requests {
+        Miner::new()
+    } else {
+        Miner::folding()
+    }
+}
+
 /// Reads the whole input once, parsing on every core (the grouping stays in log order);
 /// Ctrl-C stops the reading and reports what was read.
 fn run_once(args: &Args, source: &Source) -> Result<()> {
@@ -161,17 +172,18 @@ fn run_once(args: &Args, source: &Source) -> Result<()> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (report, interrupted) = match source {
         Source::Stdin => {
-            telemetry::mine_parallel(std::io::stdin(), threads, &stop).context("reading stdin")?
+            telemetry::mine_parallel_into(miner(args), std::io::stdin(), threads, &stop)
+                .context("reading stdin")?
         }
         Source::File { path } => {
             let f = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-            telemetry::mine_parallel(f, threads, &stop)
+            telemetry::mine_parallel_into(miner(args), f, threads, &stop)
                 .with_context(|| format!("reading {}", path.display()))?
         }
         Source::Journal { unit, user, since } => {
             let mut c = journalctl(unit, *user, since, false)?;
             let out = c.stdout.take().context("journalctl's output")?;
-            let mined = telemetry::mine_parallel(out, threads, &stop);
+            let mined = telemetry::mine_parallel_into(miner(args), out, threads, &stop);
             let status = if mined.as_ref().is_ok_and(|m| m.1) {
                 let _ = c.kill();
                 let _ = c.wait();
@@ -226,7 +238,7 @@ fn consume(
     args: &Args,
     source: &Source,
 ) -> Result<(Miner, bool)> {
-    let mut m = Miner::new();
+    let mut m = miner(args);
     let mut printed_requests = 0usize;
     let mut last_print = Instant::now() - UPDATE_EVERY;
     loop {
@@ -470,7 +482,7 @@ fn print_update(args: &Args, source: &Source, report: &Report) -> Result<()> {
         return Ok(());
     }
     for (k, i) in report.instances.iter().enumerate() {
-        if i.instance.requests.is_empty() {
+        if i.envelope.requests_seen == 0 {
             continue;
         }
         let e = &i.envelope;

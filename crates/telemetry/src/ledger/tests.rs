@@ -348,3 +348,93 @@ print_timings:        eval time =     100.00 ms /     4 runs   (   25.00 ms per 
     assert_eq!((q[1].prompt_tokens, q[1].gen_tokens), (Some(2), Some(4)));
     assert_eq!(q[1].slot, None);
 }
+
+/// Mines `log` both ways, fed in uneven chunks: the folding miner's envelopes, warnings and
+/// counts must equal those summarised from the kept requests.
+fn fold_matches_keep(log: &str) {
+    let mine_with = |mut m: Miner| {
+        for chunk in log.as_bytes().chunks(777) {
+            m.feed(chunk);
+        }
+        m.finish();
+        (m.report(), m.into_report())
+    };
+    let (kept_mid, kept) = mine_with(Miner::new());
+    let (folded_mid, folded) = mine_with(Miner::folding());
+    for (k, f) in [(kept_mid, folded_mid), (kept, folded)] {
+        assert_eq!(k.instances.len(), f.instances.len());
+        for (a, b) in k.instances.iter().zip(&f.instances) {
+            assert_eq!(a.envelope, b.envelope);
+            assert_eq!(a.warnings, b.warnings);
+            assert!(b.instance.requests.is_empty());
+            let mut a = a.instance.clone();
+            a.requests.clear();
+            assert_eq!(a, b.instance);
+        }
+        assert_eq!(
+            (k.lines, k.unparsed_lines, &k.warnings),
+            (f.lines, f.unparsed_lines, &f.warnings)
+        );
+    }
+}
+
+#[test]
+fn folding_gives_the_envelope_of_the_kept_requests() {
+    // A real log with a restart, derived cache reuse and LCP selections.
+    let real = include_str!("../../tests/data/llama-server-11434-restart.log");
+    // Slots interleaved, a cancel naming the running task, a restart by task ids, requests
+    // without ids, older multi-line timings and halogen lines, one after the other.
+    let a = current(0, 5, (35, 100.0), (40, 400.25), 74);
+    let b = current(1, 6, (700, 512.5), (3, 33.3), 70);
+    let cancel = "\
+0.10.000.000 I slot get_availabl: id  2 | task -1 | selected slot by LCP similarity, f_sim_best = 0.950 (> 0.100 thold), f_keep = 1.000
+0.10.000.100 I slot launch_slot_: id  2 | task 12 | processing task, is_child = 0
+0.10.002.000 W srv          stop: cancel task, id_task = 12
+0.10.002.001 I slot      release: id  2 | task 12 | stop processing: n_tokens = 300, truncated = 0
+";
+    let anon = "\
+print_timings: prompt eval time =     134.71 ms /    21 tokens (    6.41 ms per token,   155.89 tokens per second)
+print_timings:        eval time =    1000.00 ms /    50 runs   (   20.00 ms per token,    50.00 tokens per second)
+print_timings:       total time =    1134.71 ms
+print_timings: prompt eval time =      10.00 ms /     2 tokens (    5.00 ms per token,   200.00 tokens per second)
+print_timings:        eval time =     100.00 ms /     4 runs   (   25.00 ms per token,    40.00 tokens per second)
+";
+    let older = "\
+slot launch_slot_: id  0 | task 0 | processing task
+slot update_slots: id  0 | task 0 | kv cache rm [0, end)
+slot print_timing: id  0 | task 0 | 
+prompt eval time =      43.83 ms /    13 tokens (    3.37 ms per token,   296.61 tokens per second)
+       eval time =     432.34 ms /    45 tokens (    9.61 ms per token,   104.09 tokens per second)
+      total time =     476.17 ms /    58 tokens
+draft acceptance rate = 0.57143 (   12 accepted /    21 generated)
+slot      release: id  0 | task 0 | stop processing: n_past = 57, truncated = 0
+";
+    let halogen = "Nov 30 05:42:01 gpu1 halogen[9]: serve_api: mtp 28 tok in 0.66s = 42.45 t/s | \
+                   16 rounds, commit 1.75/round | prompt 58, prefill 0.92s | detok 24us/tok\n";
+    let logs = [
+        real.to_string(),
+        format!("{older}{halogen}{anon}{halogen}{a}"),
+        format!("{real}{}", interleave(&a, &b)),
+        format!(
+            "{STARTUP}{a}{cancel}{b}{}{a}",
+            current(0, 41, (1, 10.0), (40, 400.0), 74)
+        ),
+        format!("{a}{anon}{b}{cancel}"),
+        format!("{cancel}{real}{STARTUP}{anon}"),
+    ];
+    for log in &logs {
+        fold_matches_keep(log);
+    }
+    // The kept requests do show the traits the folding must handle.
+    let r = mine(&logs[3]);
+    assert!(r
+        .instances
+        .iter()
+        .any(|i| i.instance.started_by == StartReason::TaskIdsRestarted));
+    assert!(r.instances[0].instance.requests.iter().any(|q| q.cancelled));
+    let r = mine(real);
+    assert!(r
+        .instances
+        .iter()
+        .any(|i| i.envelope.prefix_cache.requests_with_cached_tokens > 0));
+}
