@@ -187,19 +187,9 @@ pub fn parse_request(
 ) -> Result<Option<RequestHead>, HeadError> {
     let mut raw = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut req = httparse::Request::new(&mut raw);
-    let len = match req.parse(buf).map_err(malformed)? {
-        httparse::Status::Partial => {
-            return if buf.len() > MAX_HEAD {
-                Err(HeadError::TooLarge)
-            } else {
-                Ok(None)
-            }
-        }
-        httparse::Status::Complete(len) => len,
+    let Some(len) = head_len(req.parse(buf), buf)? else {
+        return Ok(None);
     };
-    if len > MAX_HEAD {
-        return Err(HeadError::TooLarge);
-    }
     let (Some(method), Some(path), Some(minor)) = (req.method, req.path, req.version) else {
         return Err(HeadError::Malformed("incomplete request line".into()));
     };
@@ -219,7 +209,18 @@ pub fn parse_request(
     }))
 }
 
-/// `/path?q` as is; `http://host[:port]/path?q` cut to `/path?q` (`/` when it has no path).
+/// The head's length once httparse has it whole; `None` while partial.
+fn head_len(status: httparse::Result<usize>, buf: &[u8]) -> Result<Option<usize>, HeadError> {
+    match status.map_err(malformed)? {
+        httparse::Status::Partial if buf.len() > MAX_HEAD => Err(HeadError::TooLarge),
+        httparse::Status::Partial => Ok(None),
+        httparse::Status::Complete(len) if len > MAX_HEAD => Err(HeadError::TooLarge),
+        httparse::Status::Complete(len) => Ok(Some(len)),
+    }
+}
+
+/// `/path?q` as is; `http://host[:port]/path?q` cut to `/path?q`, `/` when it has neither
+/// path nor query (one with a query but no path is refused rather than cut).
 fn origin_form(target: &[u8]) -> Option<&[u8]> {
     if target.first() == Some(&b'/') {
         return Some(target);
@@ -229,7 +230,8 @@ fn origin_form(target: &[u8]) -> Option<&[u8]> {
         .or_else(|| target.strip_prefix(b"https://"))?;
     match rest.iter().position(|&b| b == b'/' || b == b'?') {
         Some(p) if rest[p] == b'/' => Some(&rest[p..]),
-        _ => Some(b"/"),
+        Some(_) => None,
+        None => Some(b"/"),
     }
 }
 
@@ -241,15 +243,8 @@ pub fn parse_response(
 ) -> Result<Option<ResponseHead>, HeadError> {
     let mut raw = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut resp = httparse::Response::new(&mut raw);
-    let len = match resp.parse(buf).map_err(malformed)? {
-        httparse::Status::Partial => {
-            return if buf.len() > MAX_HEAD {
-                Err(HeadError::TooLarge)
-            } else {
-                Ok(None)
-            }
-        }
-        httparse::Status::Complete(len) => len,
+    let Some(len) = head_len(resp.parse(buf), buf)? else {
+        return Ok(None);
     };
     let (Some(minor), Some(status)) = (resp.version, resp.code) else {
         return Err(HeadError::Malformed("incomplete status line".into()));
@@ -545,6 +540,7 @@ mod tests {
             b"POST / HTTP/1.1\r\nContent-Length: -3\r\n\r\n",
             b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
             b"GET * HTTP/1.1\r\n\r\n",
+            b"GET http://h?q=1 HTTP/1.1\r\n\r\n",
             b"NOT HTTP\r\n\r\n",
         ] {
             assert!(
