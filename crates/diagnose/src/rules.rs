@@ -242,7 +242,7 @@ pub fn derive(inp: &Inputs, w: &WindowStats) -> Derived {
         }
     }
     let waiting = w.waiting.map(|g| g.mean);
-    let kv_cool = w.kv_usage.map_or(true, |k| k.mean < 0.8);
+    let kv_cool = w.kv_usage.is_none_or(|k| k.mean < 0.8);
     let below = match (running, ridge.or(inp.config.max_num_seqs)) {
         (Some(r), Some(top)) => r < WELL_BELOW * top,
         _ => false,
@@ -520,7 +520,7 @@ pub fn r4(inp: &Inputs) -> Finding {
             ));
         }
         if let Some(fl) = flag(e, Knob::GpuMemUtil) {
-            if inp.config.gpu_memory_utilization.map_or(true, |u| u < 0.95) {
+            if inp.config.gpu_memory_utilization.is_none_or(|u| u < 0.95) {
                 f.fix.push(FixStep::flag(
                     fl,
                     None,
@@ -598,7 +598,7 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
     let kv = w.kv_usage.map(|k| k.mean);
     let fl = flag(inp.engine, Knob::MaxNumSeqs);
     match (d.seat_target, kv) {
-        (Some(t), kv) if kv.map_or(true, |k| k < 0.8) && t > max_seqs => {
+        (Some(t), kv) if kv.is_none_or(|k| k < 0.8) && t > max_seqs => {
             // Capped by the live-traffic demand: no point seating more than the traffic offers.
             let demand = w.running.map(|r| r.peak).unwrap_or(0.0) + wait.peak;
             let v = if demand > max_seqs { t.min(demand) } else { t };

@@ -234,7 +234,9 @@ fn http(
     s.write_all(body).ok()?;
     let mut raw = Vec::new();
     let mut buf = [0u8; 16384];
-    let mut parsed: Option<(usize, u16, Vec<(String, String)>)> = None;
+    // Body start, status and headers, once the head is in.
+    type Head = (usize, u16, Vec<(String, String)>);
+    let mut parsed: Option<Head> = None;
     loop {
         match s.read(&mut buf) {
             Ok(0) | Err(_) => break,
@@ -265,7 +267,7 @@ fn http(
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
             .and_then(|(_, v)| v.parse().ok());
-        (rest.to_vec(), len.map_or(true, |l: usize| rest.len() >= l))
+        (rest.to_vec(), len.is_none_or(|l: usize| rest.len() >= l))
     };
     Some(Resp {
         status,
