@@ -70,6 +70,15 @@ impl Group {
     fn last(&self) -> &store::Run {
         self.runs.last().expect("a group has runs")
     }
+    /// The metrics of the newest run, in its order.
+    fn metric_names(&self) -> Vec<String> {
+        self.last().doc["metrics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["name"].as_str().map(str::to_string))
+            .collect()
+    }
     /// Every sample of a metric over the group's runs, with the metric's doc entry.
     fn samples(&self, name: &str) -> Option<(Vec<f64>, Value)> {
         let mut out = Vec::new();
@@ -350,12 +359,7 @@ differently and cannot be compared",
     }
 
     // Per metric, in the latest run's order.
-    let names: Vec<String> = latest.last().doc["metrics"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m["name"].as_str().map(str::to_string))
-        .collect();
+    let names = latest.metric_names();
     // Metrics measured on both sides, compared as one family (Holm over their U tests).
     let mut measured: Vec<(String, Value, Vec<f64>, Vec<f64>)> = Vec::new();
     for name in &names {
@@ -495,12 +499,7 @@ fn series(runs: &[store::Run], latest: &Group, cfg: &Config, notes: &mut Vec<Str
                 .join(", ")
         ));
     }
-    let names: Vec<String> = latest.last().doc["metrics"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m["name"].as_str().map(str::to_string))
-        .collect();
+    let names = latest.metric_names();
     let mut out = Vec::new();
     for name in names {
         let mut versions = Vec::new();
