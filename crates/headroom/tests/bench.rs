@@ -96,6 +96,7 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
     // to differ by 35-60 % in decode on the same server.
     // The order flips every cycle, so neither fast label always follows the slow server.
     let mut docs = Vec::new();
+    let (mut ea, mut eb) = (Vec::new(), Vec::new());
     for cycle in 0..5 {
         let (first, last) = if cycle % 2 == 0 {
             ("base", "base again")
@@ -105,6 +106,12 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
         docs.push(bench(&fast.url, first, db, 1));
         docs.push(bench(&slow.url, "ub1", db, 1));
         docs.push(bench(&fast.url, last, db, 1));
+        // The engine's own view of the slowdown, sampled in the same cycles as the benches so
+        // that load drift over the run hits the reference and the measurement alike.
+        for i in 0..2 {
+            ea.push(engine_prefill_tps(fast.port, 2 * cycle + i));
+            eb.push(engine_prefill_tps(slow.port, 2 * cycle + i));
+        }
     }
     let (a, b) = (&docs[0], &docs[1]);
 
@@ -143,12 +150,6 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
         a["identity"]
     );
 
-    // The engine's own view of the slowdown, interleaved so load drift hits both alike.
-    let (mut ea, mut eb) = (Vec::new(), Vec::new());
-    for i in 0..3 {
-        ea.push(engine_prefill_tps(fast.port, i));
-        eb.push(engine_prefill_tps(slow.port, i));
-    }
     let engine_ratio = median(eb) / median(ea);
     eprintln!("engine's prefill ratio (-ub 1 / default): {engine_ratio:.3}");
     assert!(
