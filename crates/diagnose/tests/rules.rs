@@ -518,7 +518,7 @@ fn held_surface_when_same_primary_refires_or_primary_has_no_fix() {
     // R2 on llama.cpp with every lever applied or unread has no fix left: a held rule
     // surfaces at once.
     let mut n = b.clone();
-    n.engine = Engine::Llamacpp;
+    n.engine = Engine::LlamaCpp;
     n.config.kv_cache_dtype = Some("q8_0".into());
     n.config.max_model_len = None;
     n.config.max_num_seqs = None;

@@ -63,7 +63,7 @@ fn openai_endpoints_and_usage() {
         assert_eq!(models["data"][0]["max_model_len"], 4096);
         assert_eq!(models["data"][0]["owned_by"], "vllm");
         let info = loadgen::discover(&c).await.unwrap();
-        assert_eq!(info.engine, loadgen::Engine::Vllm);
+        assert_eq!(info.engine, Some(loadgen::Engine::Vllm));
         assert_eq!(info.context.unwrap().tokens, 4096);
         let v = c.get_json("/version").await.unwrap();
         assert_eq!(v["simulated"], true);

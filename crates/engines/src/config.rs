@@ -324,7 +324,7 @@ impl EngineConfig {
     pub fn from_props(p: &crate::scrape::Props) -> EngineConfig {
         let src = Source::PropsEndpoint;
         EngineConfig {
-            engine: Some(Engine::Llamacpp),
+            engine: Some(Engine::LlamaCpp),
             model: p.model_path.clone().map(|v| Known::new(v, src)),
             served_model_name: p.model_alias.clone().map(|v| Known::new(v, src)),
             n_parallel: p.total_slots.map(|v| Known::new(v, src)),
@@ -387,7 +387,7 @@ impl EngineConfig {
                 Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
                 _ => (tok.clone(), None),
             };
-            let flag = if engine == Engine::Llamacpp {
+            let flag = if engine == Engine::LlamaCpp {
                 flag
             } else {
                 flag.replace('_', "-")
@@ -754,7 +754,7 @@ fn flag_spec(engine: Engine, flag: &str) -> Option<(Field, Kind)> {
             }
             _ => return None,
         },
-        Engine::Llamacpp => match flag {
+        Engine::LlamaCpp => match flag {
             "-m" | "--model" => (Model, v),
             "-a" | "--alias" => (ServedModelName, v),
             "-np" | "--parallel" => (NParallel, v),
@@ -796,7 +796,7 @@ fn detect_launcher(argv: &[String]) -> Option<(Engine, usize)> {
             return Some((Engine::Vllm, i + 1));
         }
         if b == "llama-server" || b == "llama-server.exe" || b == "server" && i == 0 {
-            return Some((Engine::Llamacpp, i + 1));
+            return Some((Engine::LlamaCpp, i + 1));
         }
         if tok.starts_with("sglang.launch_server")
             || b == "sglang" && argv.get(i + 1).map(String::as_str) == Some("serve")
@@ -1006,7 +1006,7 @@ mod tests {
             "/opt/llama.cpp/build/bin/llama-server -m /models/smol.gguf -np 2 -c 4096 --cache-reuse 256 \
              -ub 512 -b 2048 -t 8 --metrics -fa -ngl 99 --host 127.0.0.1 --port 8080 -kvu",
         );
-        assert_eq!(c.engine, Some(Engine::Llamacpp));
+        assert_eq!(c.engine, Some(Engine::LlamaCpp));
         assert_eq!(c.model.as_ref().unwrap().value, "/models/smol.gguf");
         assert_eq!(c.n_parallel.as_ref().unwrap().value, 2);
         assert_eq!(c.n_ctx.as_ref().unwrap().value, 4096);

@@ -5,13 +5,44 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The serving engine: the one type every crate and document uses. Spelled in documents as
+/// `vllm`, `llama.cpp`, `sglang`, `tgi`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
     Vllm,
-    Llamacpp,
+    #[serde(rename = "llama.cpp")]
+    LlamaCpp,
     Sglang,
     Tgi,
+}
+
+impl Engine {
+    /// The document spelling (`llama.cpp`), as serialized.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::Vllm => "vllm",
+            Engine::LlamaCpp => "llama.cpp",
+            Engine::Sglang => "sglang",
+            Engine::Tgi => "tgi",
+        }
+    }
+
+    /// The project's own name for it, for sentences (`vLLM`, `SGLang`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Vllm => "vLLM",
+            Engine::LlamaCpp => "llama.cpp",
+            Engine::Sglang => "SGLang",
+            Engine::Tgi => "TGI",
+        }
+    }
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A cumulative histogram: `buckets` are (upper bound `le`, cumulative count), ascending, the

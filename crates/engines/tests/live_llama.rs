@@ -95,7 +95,7 @@ fn llama_server_counters_move_by_one_request() {
         }
     };
     let b = &before.parsed.sample;
-    assert_eq!(b.engine, Engine::Llamacpp);
+    assert_eq!(b.engine, Engine::LlamaCpp);
     assert!(before.parsed.exposition.truncated.is_none());
     assert_eq!((b.running, b.waiting), (Some(0.0), Some(0.0)));
 
@@ -166,7 +166,7 @@ fn llama_server_counters_move_by_one_request() {
         None,
     );
     assert!(errs.is_empty(), "{errs:?}");
-    assert_eq!(cfg.engine, Some(Engine::Llamacpp));
+    assert_eq!(cfg.engine, Some(Engine::LlamaCpp));
     assert_eq!(
         cfg.n_parallel.as_ref().map(|k| (k.value, k.source)),
         Some((2, Source::PropsEndpoint))

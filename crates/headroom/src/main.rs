@@ -3,9 +3,12 @@
 //! A thin binary over focused library crates. Each subcommand lives in its own file under `cmd/`,
 //! owns its clap arguments, and renders both a human table and `--json`.
 
+mod args;
 mod cmd;
+mod output;
 
 use clap::{Parser, Subcommand};
+use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(
@@ -22,7 +25,11 @@ headroom remeasure\n  \
 headroom probe depth --url http://localhost:8080 --depths 512,2k,8k\n  \
 headroom bench --url http://localhost:8080 --label v0.1.40.2 && headroom regress\n  \
 headroom trace run.pt.trace.json.gz --top 20\n  \
-journalctl -u llama --since -3h --no-pager | headroom logs"
+journalctl -u llama --since -3h --no-pager | headroom logs\n\n\
+Exit codes: 0 the command ran (and stdout closing early, as with `| head`, is fine); \
+1 an error, said on stderr; 2 the command found what --fail-on-regression or --fail-on asked \
+it to fail on.\n\n\
+Durations everywhere take 90 (seconds), 500ms, 2s, 5m, 1h30m."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -59,25 +66,31 @@ enum Command {
     Emulate(cmd::emulate::Args),
 }
 
-fn main() {
+fn main() -> ExitCode {
     let cli = Cli::parse();
+    let done = |r: anyhow::Result<()>| r.map(|()| output::Exit::Ok);
     let result = match cli.command {
-        Command::Demo(a) => cmd::demo::run(a),
-        Command::Ceiling(a) => cmd::ceiling::run(a),
-        Command::Diagnose(a) => cmd::diagnose::run(a),
-        Command::Remeasure(a) => cmd::diagnose::remeasure(a),
-        Command::History(a) => cmd::history::run(a),
-        Command::Probe(a) => cmd::probe::run(a),
-        Command::Bench(a) => cmd::bench::run(a),
+        Command::Demo(a) => done(cmd::demo::run(a)),
+        Command::Ceiling(a) => done(cmd::ceiling::run(a)),
+        Command::Diagnose(a) => done(cmd::diagnose::run(a)),
+        Command::Remeasure(a) => done(cmd::diagnose::remeasure(a)),
+        Command::History(a) => done(cmd::history::run(a)),
+        Command::Probe(a) => done(cmd::probe::run(a)),
+        Command::Bench(a) => done(cmd::bench::run(a)),
         Command::Regress(a) => cmd::regress::run(a),
-        Command::Route(a) => cmd::route::run(a),
-        Command::Trace(a) => cmd::trace::run(a),
-        Command::Logs(a) => cmd::logs::run(a),
-        Command::Gguf(a) => cmd::gguf::run(a),
-        Command::Emulate(a) => cmd::emulate::run(a),
+        Command::Route(a) => done(cmd::route::run(a)),
+        Command::Trace(a) => done(cmd::trace::run(a)),
+        Command::Logs(a) => done(cmd::logs::run(a)),
+        Command::Gguf(a) => done(cmd::gguf::run(a)),
+        Command::Emulate(a) => done(cmd::emulate::run(a)),
     };
-    if let Err(e) = result {
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
+    match result {
+        Ok(exit) => exit.code(),
+        // The reader went away (`| head`): what it wanted was printed.
+        Err(e) if output::is_closed(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(output::Exit::ERROR)
+        }
     }
 }

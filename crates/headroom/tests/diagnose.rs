@@ -73,7 +73,7 @@ fn live_llama_server_queue_is_concurrency_saturation_and_throughput_matches_its_
     assert_eq!(code, 0, "stderr: {err}");
     let doc: Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(doc["schema"], "headroom.diagnose/1");
-    assert_eq!(doc["engine"], "llamacpp");
+    assert_eq!(doc["engine"], "llama.cpp");
     assert_eq!(doc["requests"]["max_num_seqs"], 2.0);
     // Both slots busy with a queue behind them the whole window: concurrency saturation.
     assert_eq!(

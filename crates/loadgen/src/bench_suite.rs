@@ -204,7 +204,7 @@ fn request(
     req.temperature = 0.0;
     req.ignore_eos = true;
     req.extra.insert("seed".into(), serde_json::json!(0));
-    if info.engine == Engine::LlamaCpp {
+    if info.engine == Some(Engine::LlamaCpp) {
         req.cache_prompt = Some(false);
     }
     req
@@ -450,7 +450,7 @@ mod tests {
 
     fn info(ctx: Option<u64>) -> ServerInfo {
         ServerInfo {
-            engine: Engine::LlamaCpp,
+            engine: Some(Engine::LlamaCpp),
             model: Some("m".into()),
             context: ctx.map(|t| ContextLimit {
                 tokens: t,

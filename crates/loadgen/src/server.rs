@@ -6,28 +6,7 @@ use serde_json::Value;
 use crate::client::Client;
 use crate::error::{Error, Result};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Engine {
-    #[serde(rename = "llama.cpp")]
-    LlamaCpp,
-    Vllm,
-    Sglang,
-    Tgi,
-    Unknown,
-}
-
-impl Engine {
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::LlamaCpp => "llama.cpp",
-            Engine::Vllm => "vLLM",
-            Engine::Sglang => "SGLang",
-            Engine::Tgi => "TGI",
-            Engine::Unknown => "unknown engine",
-        }
-    }
-}
+pub use engines::Engine;
 
 /// The most tokens (prompt + generated) one request may hold, and where that figure came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -38,7 +17,9 @@ pub struct ContextLimit {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ServerInfo {
-    pub engine: Engine,
+    /// None: no endpoint said which engine this is (`"unknown"` in documents).
+    #[serde(serialize_with = "engine_or_unknown")]
+    pub engine: Option<Engine>,
     /// The served model's name (first entry of `/v1/models`).
     pub model: Option<String>,
     pub context: Option<ContextLimit>,
@@ -46,11 +27,18 @@ pub struct ServerInfo {
     pub slots: Option<u64>,
 }
 
+fn engine_or_unknown<S: serde::Serializer>(
+    e: &Option<Engine>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(e.map_or("unknown", Engine::as_str))
+}
+
 /// Ask `/v1/models`, then the engine's own endpoint (llama.cpp `/props`, TGI `/info`).
 /// An unreachable server is an error; endpoints a server lacks are skipped.
 pub async fn discover(client: &Client) -> Result<ServerInfo> {
     let mut info = ServerInfo {
-        engine: Engine::Unknown,
+        engine: None,
         model: None,
         context: None,
         slots: None,
@@ -60,12 +48,12 @@ pub async fn discover(client: &Client) -> Result<ServerInfo> {
         Err(e @ (Error::Unreachable { .. } | Error::Timeout { .. })) => return Err(e),
         Err(_) => {}
     }
-    if matches!(info.engine, Engine::LlamaCpp | Engine::Unknown) {
+    if matches!(info.engine, Some(Engine::LlamaCpp) | None) {
         if let Ok(props) = client.get_json("/props").await {
             read_llama_props(&props, &mut info);
         }
     }
-    if info.engine == Engine::Unknown {
+    if info.engine.is_none() {
         if let Ok(v) = client.get_json("/info").await {
             read_tgi_info(&v, &mut info);
         }
@@ -81,9 +69,9 @@ pub fn read_models(v: &Value, info: &mut ServerInfo) {
     };
     info.model = first.get("id").and_then(Value::as_str).map(str::to_string);
     info.engine = match first.get("owned_by").and_then(Value::as_str) {
-        Some("llamacpp") => Engine::LlamaCpp,
-        Some("vllm") => Engine::Vllm,
-        Some("sglang") => Engine::Sglang,
+        Some("llamacpp") => Some(Engine::LlamaCpp),
+        Some("vllm") => Some(Engine::Vllm),
+        Some("sglang") => Some(Engine::Sglang),
         _ => info.engine,
     };
     if let Some(n) = first.get("max_model_len").and_then(Value::as_u64) {
@@ -109,7 +97,7 @@ pub fn read_llama_props(v: &Value, info: &mut ServerInfo) {
     else {
         return;
     };
-    info.engine = Engine::LlamaCpp;
+    info.engine = Some(Engine::LlamaCpp);
     info.slots = v.get("total_slots").and_then(Value::as_u64);
     let slots = info
         .slots
@@ -130,7 +118,7 @@ pub fn read_llama_props(v: &Value, info: &mut ServerInfo) {
 /// TGI `/info`: `max_total_tokens` bounds prompt + generated tokens.
 pub fn read_tgi_info(v: &Value, info: &mut ServerInfo) {
     if let Some(n) = v.get("max_total_tokens").and_then(Value::as_u64) {
-        info.engine = Engine::Tgi;
+        info.engine = Some(Engine::Tgi);
         info.context = Some(ContextLimit {
             tokens: n,
             source: "TGI GET /info max_total_tokens".into(),
@@ -151,7 +139,7 @@ mod tests {
 
     fn blank() -> ServerInfo {
         ServerInfo {
-            engine: Engine::Unknown,
+            engine: None,
             model: None,
             context: None,
             slots: None,
@@ -166,7 +154,7 @@ mod tests {
                 "owned_by":"vllm","root":"Qwen/Qwen3-8B","max_model_len":32768}]}),
             &mut i,
         );
-        assert_eq!(i.engine, Engine::Vllm);
+        assert_eq!(i.engine, Some(Engine::Vllm));
         assert_eq!(i.model.as_deref(), Some("Qwen/Qwen3-8B"));
         assert_eq!(i.context.unwrap().tokens, 32768);
     }
@@ -182,7 +170,7 @@ mod tests {
             &json!({"default_generation_settings":{"n_ctx":4096},"total_slots":2}),
             &mut i,
         );
-        assert_eq!(i.engine, Engine::LlamaCpp);
+        assert_eq!(i.engine, Some(Engine::LlamaCpp));
         assert_eq!(i.slots, Some(2));
         let c = i.context.unwrap();
         assert_eq!(c.tokens, 4096);
@@ -193,12 +181,12 @@ mod tests {
     fn tgi_info_and_empty_models() {
         let mut i = blank();
         read_models(&json!({"data":[]}), &mut i);
-        assert_eq!(i.engine, Engine::Unknown);
+        assert_eq!(i.engine, None);
         read_tgi_info(
             &json!({"model_id":"m","max_input_tokens":4095,"max_total_tokens":4096}),
             &mut i,
         );
-        assert_eq!(i.engine, Engine::Tgi);
+        assert_eq!(i.engine, Some(Engine::Tgi));
         assert_eq!(i.context.unwrap().tokens, 4096);
     }
 }

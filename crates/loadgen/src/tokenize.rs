@@ -84,7 +84,7 @@ impl TokenCounter {
     /// one-token completion; failing that, the default ratio. Unreachable servers are errors.
     pub async fn detect(client: &Client, info: &ServerInfo) -> Result<Self> {
         let order = match info.engine {
-            Engine::Vllm | Engine::Sglang => [Api::Vllm, Api::LlamaCpp],
+            Some(Engine::Vllm | Engine::Sglang) => [Api::Vllm, Api::LlamaCpp],
             _ => [Api::LlamaCpp, Api::Vllm],
         };
         let mut counter = Self {

@@ -23,7 +23,7 @@ fn exact_prompts_limits_timing_and_cache() {
     rt().block_on(async {
         let client = Client::new(&server.url, ClientConfig::default()).unwrap();
         let info = discover(&client).await.unwrap();
-        assert_eq!(info.engine, Engine::LlamaCpp);
+        assert_eq!(info.engine, Some(Engine::LlamaCpp));
         assert_eq!(info.slots, Some(2));
         // -c 4096 over 2 slots: /props already reports the per-slot figure.
         let ctx = info.context.clone().unwrap();

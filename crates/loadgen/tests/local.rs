@@ -283,7 +283,7 @@ async fn calibrates_through_usage_when_no_tokenizer_answers() {
     .await;
     let c = client(&url);
     let info = discover(&c).await.unwrap();
-    assert_eq!(info.engine, loadgen::Engine::Unknown);
+    assert_eq!(info.engine, None);
     let counter = TokenCounter::detect(&c, &info).await.unwrap();
     match counter.basis() {
         CountBasis::Calibrated {
@@ -303,7 +303,7 @@ async fn calibrates_through_usage_when_no_tokenizer_answers() {
     let url = listen(|_, _| response("404 Not Found", "text/plain", "nope")).await;
     let c = client(&url);
     let info = ServerInfo {
-        engine: loadgen::Engine::Unknown,
+        engine: None,
         model: None,
         context: None,
         slots: None,

@@ -23,7 +23,6 @@ pub mod metrics;
 pub mod policy;
 mod pool;
 mod proxy;
-pub mod units;
 
 pub use policy::{PolicyKind, Route};
 pub use proxy::{Event, EventSink, ReplicaStatus, Router, Summary};

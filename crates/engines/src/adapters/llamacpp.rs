@@ -71,7 +71,7 @@ llamacpp:requests_deferred 4
     #[test]
     fn master_exposition() {
         let s = sample_of(MASTER);
-        assert_eq!(s.engine, Engine::Llamacpp);
+        assert_eq!(s.engine, Engine::LlamaCpp);
         assert_eq!(s.engine_generation, None);
         assert_eq!((s.running, s.waiting), (Some(2.0), Some(4.0)));
         assert_eq!(s.prompt_tokens, Some(1_234_570.0));

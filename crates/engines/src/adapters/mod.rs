@@ -23,7 +23,7 @@ pub enum AdaptError {
 const PREFIXES: [(&str, Engine); 4] = [
     ("vllm:", Engine::Vllm),
     ("sglang:", Engine::Sglang),
-    ("llamacpp:", Engine::Llamacpp),
+    ("llamacpp:", Engine::LlamaCpp),
     ("tgi_", Engine::Tgi),
 ];
 
@@ -59,7 +59,7 @@ pub fn to_sample(e: &Exposition, t: f64) -> Result<Sample, AdaptError> {
     let v = View { e };
     match engine {
         Engine::Vllm => vllm::fill(&v, &mut s),
-        Engine::Llamacpp => llamacpp::fill(&v, &mut s),
+        Engine::LlamaCpp => llamacpp::fill(&v, &mut s),
         Engine::Sglang => sglang::fill(&v, &mut s),
         Engine::Tgi => tgi::fill(&v, &mut s),
     }
@@ -260,7 +260,7 @@ mod tests {
                 Some(Engine::Vllm),
             ),
             ("sglang:num_running_reqs 1\n", Some(Engine::Sglang)),
-            ("llamacpp:requests_processing 1\n", Some(Engine::Llamacpp)),
+            ("llamacpp:requests_processing 1\n", Some(Engine::LlamaCpp)),
             (
                 "tgi_queue_size 1\ntgi_batch_current_size 2\n",
                 Some(Engine::Tgi),

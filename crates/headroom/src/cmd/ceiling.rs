@@ -5,7 +5,6 @@
 //! (docs/json/ceiling.md).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -28,14 +27,7 @@ macro_rules! say {
     }};
 }
 
-/// Writes to stdout; a closed pipe (`| head`) ends quietly.
-fn emit(text: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => Ok(r?),
-    }
-}
+use crate::output::emit;
 
 const SCHEMA: &str = "headroom.ceiling/1";
 const SCHEMA_RAM: &str = "headroom.ceiling.ram/1";

@@ -15,57 +15,7 @@ use clap::Args as ClapArgs;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Parse "90", "90s", "2m", "1h30m", "250ms" into a duration.
-pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
-    let s = s.trim();
-    if s.is_empty() {
-        return Err("empty duration".into());
-    }
-    if let Ok(secs) = s.parse::<f64>() {
-        if secs.is_finite() && secs > 0.0 {
-            return Ok(Duration::from_secs_f64(secs));
-        }
-        return Err(format!("'{s}': a duration must be positive"));
-    }
-    let mut total = 0.0;
-    let mut num = String::new();
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c.is_ascii_digit() || c == '.' {
-            num.push(c);
-            continue;
-        }
-        let mut unit = c.to_string();
-        while let Some(&n) = chars.peek() {
-            if n.is_ascii_alphabetic() {
-                unit.push(n);
-                chars.next();
-            } else {
-                break;
-            }
-        }
-        let v: f64 = num
-            .parse()
-            .map_err(|_| format!("'{s}': expected a number before '{unit}'"))?;
-        num.clear();
-        total += v * match unit.as_str() {
-            "ms" => 0.001,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return Err(format!("'{s}': unknown unit '{unit}' (use ms, s, m, h)")),
-        };
-    }
-    if !num.is_empty() {
-        return Err(format!(
-            "'{s}': a number without a unit at the end (use ms, s, m, h)"
-        ));
-    }
-    if total <= 0.0 {
-        return Err(format!("'{s}': a duration must be positive"));
-    }
-    Ok(Duration::from_secs_f64(total))
-}
+pub use crate::args::parse_duration;
 
 #[derive(ClapArgs, Debug, Clone)]
 #[command(after_help = "Examples:

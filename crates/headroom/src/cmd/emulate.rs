@@ -98,7 +98,7 @@ pub struct Args {
     #[arg(long, default_value_t = 8000)]
     pub port: u16,
     /// Stop after this much wall time (default: run until Ctrl-C).
-    #[arg(long, value_parser = super::diagnose::parse_duration)]
+    #[arg(long, value_parser = crate::args::parse_duration)]
     pub duration: Option<Duration>,
     /// List the built-in scenarios and exit.
     #[arg(long)]

@@ -318,7 +318,7 @@ fn server_line(info: &ServerInfo, url_probe: &str) -> String {
     };
     format!(
         "headroom probe {url_probe}: {} serving {} · {ctx}\n",
-        info.engine.name(),
+        info.engine.map(loadgen::Engine::name).unwrap_or("unknown engine"),
         info.model.as_deref().unwrap_or("(model not listed)")
     )
 }

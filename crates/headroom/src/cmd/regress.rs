@@ -4,6 +4,7 @@
 //! metric moved (spec 003: 0.1.40.2 halved decode, 0.1.40.4 restored it).
 
 use ::regress::{Better, Comparison, Config, Verdict, VersionSamples};
+use crate::output::{self, Exit};
 use anyhow::{bail, Context, Result};
 use clap::Args as ClapArgs;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
@@ -254,7 +255,7 @@ fn comparison_json(name: &str, meta: &Value, c: &Comparison) -> Value {
     })
 }
 
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args) -> Result<Exit> {
     if !(a.confidence >= 0.5 && a.confidence < 1.0) {
         bail!("--confidence {} must be in [0.5, 1)", a.confidence);
     }
@@ -432,14 +433,15 @@ differently and cannot be compared",
         "notes": notes,
     });
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        output::json(&doc)?;
     } else {
-        print!("{}", render(&doc, &baseline, &latest));
+        output::emit(&render(&doc, &baseline, &latest))?;
     }
-    if regressed && a.fail_on_regression {
-        std::process::exit(2);
-    }
-    Ok(())
+    Ok(if regressed && a.fail_on_regression {
+        Exit::Found
+    } else {
+        Exit::Ok
+    })
 }
 
 /// Mean 1-minute load average of this machine over a group's runs (start and end of each), and

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::args::{parse_duration, parse_size};
 use anyhow::{Context, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use router::{Config, Event, EventSink, PolicyKind, ReplicaStatus, Router, Summary};
@@ -93,13 +94,6 @@ fn parse_policy(s: &str) -> Result<PolicyKind, String> {
     s.parse()
 }
 
-fn parse_size(s: &str) -> Result<u64, String> {
-    router::units::parse_size(s).map_err(|e| e.to_string())
-}
-
-fn parse_duration(s: &str) -> Result<Duration, String> {
-    router::units::parse_duration(s).map_err(|e| e.to_string())
-}
 
 pub fn run(args: Args) -> Result<()> {
     // Worker 0 and the prober run on this thread; the router starts the other workers.

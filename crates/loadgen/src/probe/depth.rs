@@ -271,7 +271,7 @@ pub async fn run_depth(
                 let mut req = StreamRequest::text(built.text.clone(), cfg.gen);
                 req.model = model.clone();
                 req.ignore_eos = true;
-                if info.engine == Engine::LlamaCpp {
+                if info.engine == Some(Engine::LlamaCpp) {
                     req.cache_prompt = Some(true);
                 }
                 let rec = client.stream(&req).await?;
@@ -371,7 +371,7 @@ mod tests {
 
     fn info(ctx: Option<u64>) -> ServerInfo {
         ServerInfo {
-            engine: Engine::LlamaCpp,
+            engine: Some(Engine::LlamaCpp),
             model: None,
             context: ctx.map(|t| ContextLimit {
                 tokens: t,

@@ -179,7 +179,7 @@ nothing was sent",
             let mut req = StreamRequest::text(p.text.clone(), cfg.gen);
             req.model = model.clone();
             req.ignore_eos = true;
-            if info.engine == Engine::LlamaCpp {
+            if info.engine == Some(Engine::LlamaCpp) {
                 req.cache_prompt = Some(true);
             }
             let rec = client.stream(&req).await?;
@@ -335,7 +335,7 @@ mod tests {
 
     fn info() -> ServerInfo {
         ServerInfo {
-            engine: Engine::LlamaCpp,
+            engine: Some(Engine::LlamaCpp),
             model: None,
             context: None,
             slots: None,

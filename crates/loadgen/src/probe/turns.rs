@@ -128,7 +128,7 @@ tokens, beyond the server's context of {} tokens ({}); nothing was sent",
     }
     let counter = &TokenCounter::detect(client, info).await?;
     let model = cfg.model.clone().or_else(|| info.model.clone());
-    let cache_prompt = (info.engine == Engine::LlamaCpp).then_some(true);
+    let cache_prompt = (info.engine == Some(Engine::LlamaCpp)).then_some(true);
 
     // Every conversation gets its own salt: conversations share no prefix with each other.
     let mut openers = Vec::new();
@@ -299,7 +299,7 @@ mod tests {
     #[test]
     fn first_versus_warm() {
         let info = ServerInfo {
-            engine: Engine::LlamaCpp,
+            engine: Some(Engine::LlamaCpp),
             model: None,
             context: None,
             slots: None,
