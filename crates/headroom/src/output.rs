@@ -205,6 +205,9 @@ mod tests {
 
     #[test]
     fn csv_quotes_only_what_needs_it() {
-        assert_eq!(csv_row(["a", "b,c", "say \"hi\""]), "a,\"b,c\",\"say \"\"hi\"\"\"\n");
+        assert_eq!(
+            csv_row(["a", "b,c", "say \"hi\""]),
+            "a,\"b,c\",\"say \"\"hi\"\"\"\n"
+        );
     }
 }

@@ -138,3 +138,58 @@ fn request(port: u16, method: &str, path: &str, body: Option<&str>) -> Option<(u
         .unwrap_or_default();
     Some((code, body))
 }
+
+/// Documentation checks for the versioned JSON documents (docs/json/*.md).
+pub mod schema {
+    use serde_json::Value;
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    /// Every object key in `doc` (recursively, through arrays) that `docs/json/<page>` does not
+    /// name in backticks. Keys under the JSON pointers in `maps` are data (a map keyed by config
+    /// name, by metric, by kernel ...) and are not walked; the map itself must be documented.
+    pub fn undocumented(doc: &Value, page: &str, maps: &[&str]) -> Vec<String> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../docs/json")
+            .join(page);
+        let text = std::fs::read_to_string(&root)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", root.display()));
+        let mut named = BTreeSet::new();
+        for (i, part) in text.split('`').enumerate() {
+            if i % 2 == 1 {
+                named.insert(part.to_string());
+            }
+        }
+        let mut missing = BTreeSet::new();
+        walk(doc, "", maps, &named, &mut missing);
+        missing.into_iter().collect()
+    }
+
+    fn walk(
+        v: &Value,
+        at: &str,
+        maps: &[&str],
+        named: &BTreeSet<String>,
+        out: &mut BTreeSet<String>,
+    ) {
+        match v {
+            Value::Object(m) => {
+                for (k, child) in m {
+                    let here = format!("{at}/{k}");
+                    if !named.contains(k.as_str()) {
+                        out.insert(here.clone());
+                    }
+                    if !maps.contains(&here.as_str()) {
+                        walk(child, &here, maps, named, out);
+                    }
+                }
+            }
+            Value::Array(a) => {
+                for child in a {
+                    walk(child, &format!("{at}/[]"), maps, named, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}

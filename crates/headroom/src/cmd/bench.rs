@@ -183,7 +183,9 @@ async fn measure(a: &Args, suite: &SuiteConfig) -> Result<Value> {
     bar.note(&format!(
         "{}: {} serving {}",
         client.base_url(),
-        info.engine.map(loadgen::Engine::name).unwrap_or("unknown engine"),
+        info.engine
+            .map(loadgen::Engine::name)
+            .unwrap_or("unknown engine"),
         info.model.as_deref().unwrap_or("(unnamed model)")
     ));
     let scraper = Scraper::new(client.base_url(), Duration::from_secs(10))?;
@@ -262,7 +264,11 @@ async fn identify(
     info: &loadgen::ServerInfo,
 ) -> Identity {
     let mut id = Identity {
-        engine: info.engine.map(loadgen::Engine::name).unwrap_or("unknown engine").to_string(),
+        engine: info
+            .engine
+            .map(loadgen::Engine::name)
+            .unwrap_or("unknown engine")
+            .to_string(),
         served_model: info.model.clone(),
         ..Default::default()
     };

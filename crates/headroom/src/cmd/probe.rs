@@ -318,7 +318,9 @@ fn server_line(info: &ServerInfo, url_probe: &str) -> String {
     };
     format!(
         "headroom probe {url_probe}: {} serving {} · {ctx}\n",
-        info.engine.map(loadgen::Engine::name).unwrap_or("unknown engine"),
+        info.engine
+            .map(loadgen::Engine::name)
+            .unwrap_or("unknown engine"),
         info.model.as_deref().unwrap_or("(model not listed)")
     )
 }

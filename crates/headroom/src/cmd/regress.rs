@@ -3,8 +3,8 @@
 //! more labelled versions in the history it shows the series and the first version where each
 //! metric moved (spec 003: 0.1.40.2 halved decode, 0.1.40.4 restored it).
 
-use ::regress::{Better, Comparison, Config, Verdict, VersionSamples};
 use crate::output::{self, Exit};
+use ::regress::{Better, Comparison, Config, Verdict, VersionSamples};
 use anyhow::{bail, Context, Result};
 use clap::Args as ClapArgs;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};

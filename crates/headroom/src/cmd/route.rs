@@ -94,7 +94,6 @@ fn parse_policy(s: &str) -> Result<PolicyKind, String> {
     s.parse()
 }
 
-
 pub fn run(args: Args) -> Result<()> {
     // Worker 0 and the prober run on this thread; the router starts the other workers.
     let runtime = tokio::runtime::Builder::new_current_thread()
