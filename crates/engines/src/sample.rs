@@ -76,6 +76,10 @@ pub struct Sample {
     pub prefix_hit_rate_gauge: Option<f64>,
     /// KV pool capacity in tokens, where exported (SGLang max_total_num_tokens, TGI budget).
     pub kv_capacity_tokens: Option<f64>,
+    /// Waiting requests held for scheduling capacity (KV blocks or batch seats), as opposed to
+    /// deferred by transient constraints (vLLM num_requests_waiting_by_reason{reason="capacity"}).
+    #[serde(default)]
+    pub waiting_for_capacity: Option<f64>,
 
     // Counters (cumulative).
     pub prompt_tokens: Option<f64>,
@@ -89,6 +93,13 @@ pub struct Sample {
     /// Cached prompt tokens (SGLang cached_tokens_total, vLLM prompt_tokens_cached_total, newer
     /// llama.cpp prompt_tokens_cached_total).
     pub cached_prompt_tokens: Option<f64>,
+    /// Prompt tokens whose KV was computed here, not hit in a cache nor transferred (vLLM
+    /// prompt_tokens_by_source{source="local_compute"}).
+    #[serde(default)]
+    pub prompt_tokens_computed: Option<f64>,
+    /// Requests refused at admission (vLLM admission_rejections_total).
+    #[serde(default)]
+    pub admission_rejections: Option<f64>,
     /// llama.cpp's busy seconds counters.
     pub prompt_seconds: Option<f64>,
     pub generation_seconds: Option<f64>,
@@ -119,6 +130,10 @@ pub struct Sample {
     pub queue_time: Option<Histogram>,
     pub prompt_len: Option<Histogram>,
     pub gen_len: Option<Histogram>,
+    /// Preemptions per finished request (vLLM request_num_preemptions): how many requests a
+    /// preemption touched, beside the cumulative count.
+    #[serde(default)]
+    pub preemptions_per_request: Option<Histogram>,
 
     /// Config read from the metrics themselves (vLLM cache_config_info labels), verbatim.
     pub config_labels: BTreeMap<String, String>,
@@ -138,6 +153,7 @@ impl Sample {
             kv_usage: None,
             prefix_hit_rate_gauge: None,
             kv_capacity_tokens: None,
+            waiting_for_capacity: None,
             prompt_tokens: None,
             generation_tokens: None,
             preemptions: None,
@@ -145,6 +161,8 @@ impl Sample {
             prefix_queries: None,
             prefix_hits: None,
             cached_prompt_tokens: None,
+            prompt_tokens_computed: None,
+            admission_rejections: None,
             prompt_seconds: None,
             generation_seconds: None,
             decode_calls: None,
@@ -163,6 +181,7 @@ impl Sample {
             queue_time: None,
             prompt_len: None,
             gen_len: None,
+            preemptions_per_request: None,
             config_labels: BTreeMap::new(),
         }
     }

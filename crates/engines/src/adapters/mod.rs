@@ -125,6 +125,28 @@ impl<'a> View<'a> {
         combine(&self.first_present(&all), agg)
     }
 
+    /// A counter's series whose `label` equals `value`, matched as `name(_total)?`; None when
+    /// the family or that label value is absent.
+    pub fn counter_where(&self, name: &str, label: &str, value: &str, agg: Agg) -> Option<f64> {
+        let names = [format!("{name}_total"), name.to_string()];
+        let v: Vec<&PromSample> = self
+            .first_present(&names)
+            .into_iter()
+            .filter(|s| s.label(label) == Some(value))
+            .collect();
+        combine(&v, agg)
+    }
+
+    /// A gauge's series whose `label` equals `value`.
+    pub fn gauge_where(&self, name: &str, label: &str, value: &str, agg: Agg) -> Option<f64> {
+        let v: Vec<&PromSample> = self
+            .first_present(&[name.to_string()])
+            .into_iter()
+            .filter(|s| s.label(label) == Some(value))
+            .collect();
+        combine(&v, agg)
+    }
+
     /// A histogram (or a summary's sum and count) by family name, first alternative present.
     pub fn histogram(&self, names: &[&str], agg: Agg) -> Option<Histogram> {
         for n in names {

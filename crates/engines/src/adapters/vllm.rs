@@ -27,6 +27,13 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
 
     s.running = v.gauge(&["vllm:num_requests_running"], sum);
     s.waiting = v.gauge(&["vllm:num_requests_waiting"], sum);
+    // 2026+: the waiting split; "capacity" is the queue a bigger pool or more seats would drain.
+    s.waiting_for_capacity = v.gauge_where(
+        "vllm:num_requests_waiting_by_reason",
+        "reason",
+        "capacity",
+        sum,
+    );
     s.swapped = v.gauge(&["vllm:num_requests_swapped"], sum);
     // A 0–1 fraction despite "perc"; renamed in 0.9 (#18354).
     s.kv_usage = v.gauge(
@@ -54,6 +61,13 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
         sum,
     );
     s.cached_prompt_tokens = v.counter(&["vllm:prompt_tokens_cached"], sum);
+    s.prompt_tokens_computed = v.counter_where(
+        "vllm:prompt_tokens_by_source",
+        "source",
+        "local_compute",
+        sum,
+    );
+    s.admission_rejections = v.counter(&["vllm:admission_rejections"], sum);
 
     // Step ledger, exported by headroom's emulator (and any engine that adopts the names).
     s.steps = v.counter(&["vllm:engine_steps"], sum);
@@ -79,6 +93,7 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     s.queue_time = v.histogram(&["vllm:request_queue_time_seconds"], sum);
     s.prompt_len = v.histogram(&["vllm:request_prompt_tokens"], sum);
     s.gen_len = v.histogram(&["vllm:request_generation_tokens"], sum);
+    s.preemptions_per_request = v.histogram(&["vllm:request_num_preemptions"], sum);
 
     // Every CacheConfig field as a string label; the set changes per release, so keep them all.
     s.config_labels = v.info_labels("vllm:cache_config_info", &["engine"]);
@@ -257,6 +272,38 @@ vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",pos
         assert_eq!(
             (s.spec_drafts, s.spec_draft_tokens, s.spec_accepted_tokens),
             (Some(10.0), Some(30.0), Some(21.0))
+        );
+    }
+
+    /// A real vLLM 0.32.0 (CPU build) after 40 s of 8 clients (fixtures/vllm-0.32/SOURCES.md).
+    const REAL_0_32: &str = include_str!("../../../../fixtures/vllm-0.32/metrics-8-clients.prom");
+
+    #[test]
+    fn real_vllm_0_32_families_read() {
+        let s = sample_of(REAL_0_32);
+        assert_eq!(s.engine, Engine::Vllm);
+        assert_eq!(s.engine_generation.as_deref(), Some("v1"));
+        assert_eq!(s.model.as_deref(), Some("smollm2-135m"));
+        assert_eq!(s.prompt_tokens, Some(781.0));
+        // No prefix hit in that run: every prompt token was computed here.
+        assert_eq!(s.prompt_tokens_computed, Some(781.0));
+        assert_eq!(s.waiting_for_capacity, Some(0.0));
+        // Per-reason series without an `engine` label (rejections happen before an engine).
+        assert_eq!(s.admission_rejections, Some(0.0));
+        // 66 stop + 5 length (abort, error and repetition pre-created at 0).
+        assert_eq!(s.requests_finished, Some(71.0));
+        let pre = s.preemptions_per_request.expect("request_num_preemptions");
+        assert_eq!(pre.count, 71.0);
+        assert_eq!(s.preemptions, Some(0.0));
+        assert_eq!(
+            s.config_labels.get("num_gpu_blocks").map(String::as_str),
+            Some("364")
+        );
+        assert_eq!(
+            s.config_labels
+                .get("kv_cache_memory_bytes")
+                .map(String::as_str),
+            Some("1073741824")
         );
     }
 }
