@@ -30,7 +30,9 @@ impl Drop for VllmServer {
     fn drop(&mut self) {
         // The API server forks an engine core and a worker: signal the group, then reap.
         let pid = self.child.id() as i32;
-        let _ = Command::new("kill").args(["-TERM", &format!("-{pid}")]).status();
+        let _ = Command::new("kill")
+            .args(["-TERM", &format!("-{pid}")])
+            .status();
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -38,7 +40,9 @@ impl Drop for VllmServer {
             }
             std::thread::sleep(Duration::from_millis(200));
         }
-        let _ = Command::new("kill").args(["-KILL", &format!("-{pid}")]).status();
+        let _ = Command::new("kill")
+            .args(["-KILL", &format!("-{pid}")])
+            .status();
         let _ = self.child.wait();
     }
 }
