@@ -1,11 +1,11 @@
-//! The real vLLM V0 capture in shared/fixtures/metrics (aibrix docs), which stops partway through
+//! The real vLLM V0 capture in fixtures/metrics (aibrix docs), which stops partway through
 //! the `iteration_tokens_total` buckets: everything whole is salvaged and the cut is named.
 
 use engines::{parse_metrics, Engine};
 
 fn fixture(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/metrics")
+        .join("../../fixtures/metrics")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
 }

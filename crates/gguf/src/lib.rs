@@ -15,6 +15,7 @@
 
 use std::path::Path;
 
+pub mod doc;
 mod model;
 mod reader;
 mod types;
@@ -26,11 +27,12 @@ pub use reader::{
     MAX_NAME_BYTES,
 };
 pub use types::{GgmlType, GGML_TYPES};
-pub use value::{Array, Entry, Value, ValueType};
+pub use value::{Array, Entry, MetadataEntry, Value, ValueType};
 
 /// What a GGUF file says about its model, for the ceiling math. `None` where the file's
 /// metadata does not say. Params are element counts of the weight tensors.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ModelFacts {
     /// `general.architecture`, e.g. "llama", "qwen3moe", "deepseek2".
     pub architecture: String,

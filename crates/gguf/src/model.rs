@@ -29,7 +29,8 @@ pub struct Model {
 /// Element counts. A routed-expert tensor is one whose name holds `_exps.` (gguf-py's test)
 /// with two or more dimensions; its slowest dimension counts the experts (ne2 for 3-D weights,
 /// ne1 for 2-D biases), so one expert is a contiguous slice of size / n_experts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Params {
     /// All tensor elements.
     pub total: u64,
@@ -44,7 +45,8 @@ pub struct Params {
 }
 
 /// Bytes of tensor data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Bytes {
     /// Σ extents from consecutive offsets (each tensor's padding included), all shards.
     pub weights: u64,

@@ -249,22 +249,213 @@ pub struct Entry {
 
 impl serde::Serialize for Entry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let len = match &self.value {
-            Value::Array(a) => Some(a.len),
-            Value::LongString(n) => Some(*n),
-            Value::String(v) => Some(v.len() as u64),
-            _ => None,
+        serialize_entry(&self.key, &self.value, s)
+    }
+}
+
+/// An entry as documents carry it: key and value (the file offset stays with [`Entry`]).
+/// Serializes as `{key, type, len, kept, value}`, and reads back from that.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetadataEntry {
+    pub key: String,
+    pub value: Value,
+}
+
+impl From<&Entry> for MetadataEntry {
+    fn from(e: &Entry) -> MetadataEntry {
+        MetadataEntry {
+            key: e.key.clone(),
+            value: e.value.clone(),
+        }
+    }
+}
+
+impl serde::Serialize for MetadataEntry {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_entry(&self.key, &self.value, s)
+    }
+}
+
+fn serialize_entry<S: serde::Serializer>(
+    key: &str,
+    value: &Value,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let len = match value {
+        Value::Array(a) => Some(a.len),
+        Value::LongString(n) => Some(*n),
+        Value::String(v) => Some(v.len() as u64),
+        _ => None,
+    };
+    let kept = !matches!(
+        value,
+        Value::LongString(_) | Value::Array(Array { items: None, .. })
+    );
+    let mut st = s.serialize_struct("Entry", 5)?;
+    st.serialize_field("key", key)?;
+    st.serialize_field("type", &value.type_label())?;
+    st.serialize_field("len", &len)?;
+    st.serialize_field("kept", &kept)?;
+    st.serialize_field("value", value)?;
+    st.end()
+}
+
+/// A metadata value as JSON holds it, before its type label says which GGUF type it is.
+enum Json {
+    Null,
+    Bool(bool),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Str(String),
+    List(Vec<Json>),
+}
+
+impl<'de> serde::Deserialize<'de> for Json {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Json;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a GGUF metadata value")
+            }
+            fn visit_unit<E>(self) -> Result<Json, E> {
+                Ok(Json::Null)
+            }
+            fn visit_none<E>(self) -> Result<Json, E> {
+                Ok(Json::Null)
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
+                serde::Deserialize::deserialize(d)
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+                Ok(Json::Bool(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+                Ok(Json::U64(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+                Ok(Json::I64(v))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
+                Ok(Json::F64(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+                Ok(Json::Str(v.to_string()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Json, E> {
+                Ok(Json::Str(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+                let mut items = Vec::new();
+                while let Some(x) = a.next_element()? {
+                    items.push(x);
+                }
+                Ok(Json::List(items))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn value_type_named(name: &str) -> Option<ValueType> {
+    (0..13)
+        .filter_map(ValueType::from_id)
+        .find(|t| t.name() == name)
+}
+
+/// Reads a kept value back by its type label ("u32", "array[string]", ...).
+fn typed(label: &str, v: Json) -> Result<Value, String> {
+    let bad = || format!("a value that is not {label}");
+    if let Some(inner) = label
+        .strip_prefix("array[")
+        .and_then(|l| l.strip_suffix(']'))
+    {
+        let Json::List(items) = v else {
+            return Err(bad());
         };
-        let kept = !matches!(
-            &self.value,
-            Value::LongString(_) | Value::Array(Array { items: None, .. })
-        );
-        let mut st = s.serialize_struct("Entry", 5)?;
-        st.serialize_field("key", &self.key)?;
-        st.serialize_field("type", &self.value.type_label())?;
-        st.serialize_field("len", &len)?;
-        st.serialize_field("kept", &kept)?;
-        st.serialize_field("value", &self.value)?;
-        st.end()
+        let elem = if inner.starts_with("array[") {
+            ValueType::Array
+        } else {
+            value_type_named(inner).ok_or_else(|| format!("unknown type {inner}"))?
+        };
+        let items = items
+            .into_iter()
+            .map(|x| typed(inner, x))
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(Value::Array(Array {
+            elem,
+            len: items.len() as u64,
+            items: Some(items),
+        }));
+    }
+    let int = |v: &Json| match *v {
+        Json::U64(u) => i128::from(u),
+        Json::I64(i) => i128::from(i),
+        _ => i128::MAX,
+    };
+    let n = int(&v);
+    Ok(match (label, v) {
+        ("bool", Json::Bool(b)) => Value::Bool(b),
+        ("string", Json::Str(s)) => Value::String(s),
+        ("f32", Json::F64(f)) => Value::F32(f as f32),
+        ("f32", _) if n != i128::MAX => Value::F32(n as f32),
+        ("f64", Json::F64(f)) => Value::F64(f),
+        ("f64", _) if n != i128::MAX => Value::F64(n as f64),
+        ("u8", _) => Value::U8(u8::try_from(n).map_err(|_| bad())?),
+        ("i8", _) => Value::I8(i8::try_from(n).map_err(|_| bad())?),
+        ("u16", _) => Value::U16(u16::try_from(n).map_err(|_| bad())?),
+        ("i16", _) => Value::I16(i16::try_from(n).map_err(|_| bad())?),
+        ("u32", _) => Value::U32(u32::try_from(n).map_err(|_| bad())?),
+        ("i32", _) => Value::I32(i32::try_from(n).map_err(|_| bad())?),
+        ("u64", _) => Value::U64(u64::try_from(n).map_err(|_| bad())?),
+        ("i64", _) => Value::I64(i64::try_from(n).map_err(|_| bad())?),
+        _ => return Err(bad()),
+    })
+}
+
+/// Reads an entry back from its JSON form (the inverse of its `Serialize`): the type label
+/// says which GGUF type each number is; a value that was not kept comes back as its length.
+impl<'de> serde::Deserialize<'de> for MetadataEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MetadataEntry, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Raw {
+            key: String,
+            #[serde(rename = "type")]
+            ty: String,
+            len: Option<u64>,
+            kept: bool,
+            value: Json,
+        }
+        use serde::de::Error;
+        let r = Raw::deserialize(d)?;
+        let at = |e: String| D::Error::custom(format!("metadata {}: {e}", r.key));
+        let value = if r.kept {
+            typed(&r.ty, r.value).map_err(at)?
+        } else {
+            let len = r
+                .len
+                .ok_or_else(|| at("a value not kept needs its len".into()))?;
+            match r
+                .ty
+                .strip_prefix("array[")
+                .and_then(|l| l.strip_suffix(']'))
+            {
+                Some(inner) => Value::Array(Array {
+                    elem: if inner.starts_with("array[") {
+                        ValueType::Array
+                    } else {
+                        value_type_named(inner)
+                            .ok_or_else(|| at(format!("unknown type {inner}")))?
+                    },
+                    len,
+                    items: None,
+                }),
+                None if r.ty == "string" => Value::LongString(len),
+                None => return Err(at(format!("a {} value is always kept", r.ty))),
+            }
+        };
+        Ok(MetadataEntry { key: r.key, value })
     }
 }

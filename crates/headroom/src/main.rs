@@ -71,18 +71,18 @@ fn main() -> ExitCode {
     let done = |r: anyhow::Result<()>| r.map(|()| output::Exit::Ok);
     let result = match cli.command {
         Command::Demo(a) => done(cmd::demo::run(a)),
-        Command::Ceiling(a) => done(cmd::ceiling::run(a)),
+        Command::Ceiling(a) => cmd::ceiling::run(a),
         Command::Diagnose(a) => done(cmd::diagnose::run(a)),
         Command::Remeasure(a) => done(cmd::diagnose::remeasure(a)),
         Command::History(a) => done(cmd::history::run(a)),
         Command::Probe(a) => done(cmd::probe::run(a)),
         Command::Bench(a) => done(cmd::bench::run(a)),
         Command::Regress(a) => cmd::regress::run(a),
-        Command::Route(a) => done(cmd::route::run(a)),
-        Command::Trace(a) => done(cmd::trace::run(a)),
-        Command::Logs(a) => done(cmd::logs::run(a)),
-        Command::Gguf(a) => done(cmd::gguf::run(a)),
-        Command::Emulate(a) => done(cmd::emulate::run(a)),
+        Command::Route(a) => cmd::route::run(a),
+        Command::Trace(a) => cmd::trace::run(a),
+        Command::Logs(a) => cmd::logs::run(a),
+        Command::Gguf(a) => cmd::gguf::run(a),
+        Command::Emulate(a) => cmd::emulate::run(a),
     };
     match result {
         Ok(exit) => exit.code(),

@@ -1,6 +1,6 @@
 //! The one output shell every command prints through.
 //!
-//! * Results go to stdout through [`emit`] (or [`Out`]); a closed pipe (`headroom … | head -1`)
+//! * Results go to stdout through [`emit`], [`line`] or [`json`]; a closed pipe (`headroom … | head -1`)
 //!   surfaces as [`Closed`], which `main` turns into a quiet exit 0. `print!`/`println!` panic on
 //!   a closed pipe, so commands never use them.
 //! * A command returns an [`Exit`]: success, or one of the documented non-zero codes. Nothing
@@ -87,16 +87,6 @@ pub fn json<T: Serialize + ?Sized>(doc: &T) -> anyhow::Result<()> {
     let mut s = serde_json::to_string_pretty(doc)?;
     s.push('\n');
     emit(&s)
-}
-
-/// A stdout handle for commands that stream lines (route's log, emulate's banner): every
-/// write maps a closed pipe to [`Closed`].
-pub struct Out;
-
-impl Out {
-    pub fn line(&mut self, text: impl fmt::Display) -> anyhow::Result<()> {
-        line(text)
-    }
 }
 
 /// How a document is printed.

@@ -16,6 +16,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 pub mod affinity;
+pub mod doc;
 mod h1;
 pub mod health;
 pub mod key;

@@ -3,7 +3,7 @@
 //! overhead-dominated), decode is a distribution, acceptance a range.
 
 use crate::ledger::{Instance, Request};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Prompts at least this fraction of the longest prompt form the "longest" band.
 pub const LONGEST_BAND: f64 = 0.9;
@@ -14,7 +14,8 @@ pub const SHORT_PROMPT_TOKENS: u64 = 512;
 
 /// Distribution of one per-request figure. Percentiles interpolate linearly between order
 /// statistics (rank p·(n−1)).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Dist {
     pub n: usize,
     pub median: f64,
@@ -62,7 +63,8 @@ fn round3(x: f64) -> f64 {
 }
 
 /// Prompt throughput over the band of longest prompts: Σ tokens / Σ seconds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PromptAtLongest {
     pub tps: f64,
     /// Requests in the band (prompt tokens ≥ 0.9 × the longest).
@@ -72,7 +74,8 @@ pub struct PromptAtLongest {
 }
 
 /// Speculative decoding across requests that drafted.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DraftEnvelope {
     /// Requests with an acceptance rate (llama.cpp).
     pub n: usize,
@@ -84,7 +87,8 @@ pub struct DraftEnvelope {
     pub mean_len: Option<Dist>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GraphsReused {
     /// Requests that printed `graphs reused`.
     pub n: usize,
@@ -94,7 +98,8 @@ pub struct GraphsReused {
 }
 
 /// Evidence that the prefix cache is hit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PrefixCache {
     /// `selected slot by LCP similarity` lines: a slot was chosen for its cached prefix.
     pub lcp_selections: u64,
@@ -109,7 +114,8 @@ pub struct PrefixCache {
 }
 
 /// Sums over the requests with timing lines, in the engine's units.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Totals {
     pub requests: usize,
     pub prompt_tokens: u64,
@@ -118,7 +124,8 @@ pub struct Totals {
     pub gen_ms: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Envelope {
     /// Requests with any line.
     pub requests_seen: usize,
@@ -140,7 +147,7 @@ pub struct Envelope {
 }
 
 /// One instance with its envelope and the warnings it earns.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InstanceReport {
     #[serde(flatten)]
     pub instance: Instance,

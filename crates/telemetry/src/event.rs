@@ -6,7 +6,7 @@ use crate::scan::{find, find_byte_within, trim, Cur};
 use std::borrow::Cow;
 
 /// How llama.cpp picked the slot for a task (`get_available_slot`).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SlotSelection {
     /// `selected slot by LCP similarity`: the slot whose cached prompt shares the longest

@@ -10,7 +10,7 @@ use crate::envelope::EnvelopeAcc;
 use crate::event::{self, Event, Scope, ServeApi, SlotSelection};
 use crate::prefix;
 use crate::scan::{each_newline, trim};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 
 /// Slot ids above this are treated as garbage rather than grown into (`-np` is at most a few
@@ -21,7 +21,7 @@ const MAX_SLOTS: u32 = 4096;
 pub const MAX_LINE: usize = 1 << 20;
 
 /// Which engine wrote a request's line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Engine {
     #[serde(rename = "llama.cpp")]
     LlamaCpp,
@@ -30,7 +30,7 @@ pub enum Engine {
 }
 
 /// Why an instance begins where it does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StartReason {
     /// The first lines of the log (the process may have started before the log does).
@@ -46,7 +46,7 @@ pub enum StartReason {
 }
 
 /// Provenance of a request's cached-token count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CachedFrom {
     /// A line named it (`kv cache rm [N, end)`, `memory_seq_rm [N, end)`).
@@ -56,7 +56,8 @@ pub enum CachedFrom {
 }
 
 /// Speculative-decoding figures of one request.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Draft {
     /// Accepted / generated draft tokens (llama.cpp); absent for halogen.
     pub rate: Option<f64>,
@@ -69,7 +70,8 @@ pub struct Draft {
 }
 
 /// One request as its engine logged it. Times are the engine's own, in milliseconds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Request {
     pub engine: Engine,
     /// llama.cpp slot id; `None` for halogen and for logs without ids.
@@ -175,7 +177,7 @@ impl Request {
 }
 
 /// Everything one server process logged, before summarising.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Instance {
     pub pid: Option<u32>,
     pub started_by: StartReason,
@@ -384,7 +386,8 @@ impl Default for Miner {
 }
 
 /// The result of mining: per-instance requests and envelopes, and line counts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Report {
     pub lines: u64,
     /// Non-blank lines from which nothing was taken (startup banners, idle notices, other

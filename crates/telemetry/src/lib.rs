@@ -70,3 +70,5 @@ pub fn feed_reader<R: Read>(m: &mut Miner, mut r: R) -> Result<u64, Error> {
         }
     }
 }
+
+pub mod doc;

@@ -23,6 +23,17 @@ pub fn peer(var: &str) -> Option<String> {
     }
 }
 
+/// A file under the repository's `fixtures/` folder (real captures and traces, each with its
+/// source in a SOURCES.md beside it). Panics with the path when it is missing: the fixtures are
+/// part of the repository, so a missing one is a broken checkout, not a missing peer.
+pub fn fixture(relative: &str) -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(relative);
+    assert!(p.exists(), "fixture {} is missing", p.display());
+    p
+}
+
 /// Live servers run one at a time within a test binary: two llama-servers on 2 cores starve
 /// each other's threads.
 pub fn serial() -> std::sync::MutexGuard<'static, ()> {

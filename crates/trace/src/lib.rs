@@ -8,6 +8,7 @@
 //! where it stopped. Decompression and file handling stay with the caller: the core reads any
 //! `Read` of JSON bytes.
 pub mod analyze;
+pub mod doc;
 pub mod input;
 pub mod scan;
 pub mod symbol;

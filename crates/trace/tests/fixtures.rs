@@ -1,6 +1,6 @@
-//! The six real Kineto traces in shared/fixtures/traces, against figures derived independently:
+//! The six real Kineto traces in fixtures/traces, against figures derived independently:
 //! tests/ref/kineto_reference.py (stdlib json, exact decimals, the whole file in memory) and the
-//! counts that shared/fixtures/traces/SOURCES.md states.
+//! counts that fixtures/traces/SOURCES.md states.
 
 mod common;
 

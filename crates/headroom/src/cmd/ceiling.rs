@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
+use comfy_table::{Cell, Table};
 use physics::catalog::GIB;
 use physics::ceilings::{Ceilings, ModelFigures};
 use physics::offload::{self, DutyInputs, RamBound, RamInputs, MIB};
@@ -27,7 +27,7 @@ macro_rules! say {
     }};
 }
 
-use crate::output::emit;
+use crate::output::{self, emit, Exit};
 
 const SCHEMA: &str = "headroom.ceiling/1";
 const SCHEMA_RAM: &str = "headroom.ceiling.ram/1";
@@ -193,12 +193,16 @@ struct DutyArgs {
     json: bool,
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args) -> Result<Exit> {
     match args.sub {
-        Some(Sub::Ram(r)) => return run_ram(r),
-        Some(Sub::Duty(d)) => return run_duty(d),
-        None => {}
+        Some(Sub::Ram(r)) => run_ram(r)?,
+        Some(Sub::Duty(d)) => run_duty(d)?,
+        None => run_ceiling(args)?,
     }
+    Ok(Exit::Ok)
+}
+
+fn run_ceiling(args: Args) -> Result<()> {
     let catalog = load_catalog(args.catalog.as_deref())?;
     if args.list {
         return list(&catalog, args.json);
@@ -419,14 +423,11 @@ struct Rows(Table);
 
 impl Rows {
     fn new() -> Rows {
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_content_arrangement(ContentArrangement::Dynamic);
+        let mut t = output::table(vec!["figure", "value", "provenance", "basis"]);
         if t.width().is_none() {
             // Not a terminal: wrap the basis column at a width that still reads in a pager.
             t.set_width(160);
         }
-        t.set_header(vec!["figure", "value", "provenance", "basis"]);
         Rows(t)
     }
     fn add(&mut self, what: &str, value: String, provenance: &str, basis: String) {
@@ -966,9 +967,7 @@ fn list(c: &Catalog, as_json: bool) -> Result<()> {
             .unwrap_or_else(|| "-".into())
     };
     let mut o = String::new();
-    let mut g = Table::new();
-    g.load_preset(UTF8_FULL_CONDENSED);
-    g.set_header(vec![
+    let mut g = output::table(vec![
         "GPU",
         "--gpu",
         "GiB",
@@ -996,9 +995,7 @@ fn list(c: &Catalog, as_json: bool) -> Result<()> {
         ]);
     }
     say!(o, "GPUs (dense tensor TFLOPS; sources: --list --json)\n{g}");
-    let mut m = Table::new();
-    m.load_preset(UTF8_FULL_CONDENSED);
-    m.set_header(vec![
+    let mut m = output::table(vec![
         "model",
         "--model",
         "params",

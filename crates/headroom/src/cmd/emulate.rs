@@ -2,17 +2,18 @@
 //! ceilings. It speaks the OpenAI API and vLLM's V1 /metrics, so every headroom command (and
 //! any vLLM dashboard) can be pointed at it. See docs/emulator.md; JSON: docs/json/emulate.md.
 
-use std::io::Write as _;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
+use comfy_table::Cell;
 use emulator::hardware::{configure, Configured};
 use emulator::scenario::{self, Scenario};
 use emulator::server::{EmulatorServer, ServerConfig};
 use emulator::ArgOverrides;
 use serde_json::{json, Value};
+
+use crate::output::{self, Exit};
 
 pub const SCHEMA: &str = "headroom.emulate/1";
 pub const SCHEMA_SCENARIOS: &str = "headroom.emulate.scenarios/1";
@@ -182,9 +183,7 @@ pub fn deployment_table(c: &Configured) -> String {
     let f = &c.hardware.figures;
     let e = c.engine();
     let l = e.layout();
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut t = output::plain_table();
     let mut row = |k: &str, v: String| {
         t.add_row(vec![Cell::new(k), Cell::new(v)]);
     };
@@ -247,13 +246,9 @@ fn list(json_out: bool) -> Result<()> {
                 "warmup_s": s.warmup_s, "window_s": s.window_s, "interval_s": s.interval_s,
             })).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(());
+        return output::json(&v);
     }
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(vec!["scenario", "primary", "GPU × model", "what it is"]);
+    let mut t = output::table(vec!["scenario", "primary", "GPU × model", "what it is"]);
     for s in &all {
         t.add_row(vec![
             s.name.to_string(),
@@ -262,8 +257,7 @@ fn list(json_out: bool) -> Result<()> {
             s.summary.to_string(),
         ]);
     }
-    println!("{t}");
-    Ok(())
+    output::line(t)
 }
 
 fn bind_addr(host: &str, port: u16) -> Result<SocketAddr> {
@@ -274,9 +268,10 @@ fn bind_addr(host: &str, port: u16) -> Result<SocketAddr> {
         .with_context(|| format!("--host {host}: no address"))
 }
 
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args) -> Result<Exit> {
     if a.list_scenarios {
-        return list(a.json);
+        list(a.json)?;
+        return Ok(Exit::Ok);
     }
     if !(a.speed.is_finite() && a.speed > 0.0) {
         bail!("--speed {}: must be a positive number", a.speed);
@@ -328,10 +323,10 @@ pub fn run(a: Args) -> Result<()> {
             v["seed"] = json!(seed);
             v["scenario"] = json!(sc.as_ref().map(|s| s.name));
             v["drive"] = json!(a.drive);
-            println!("{}", serde_json::to_string(&v)?);
+            output::line(serde_json::to_string(&v)?)?;
         } else {
-            print!("{}", deployment_table(&configured));
-            println!(
+            output::emit(&deployment_table(&configured))?;
+            output::line(format!(
                 "Serving a SIMULATED vLLM at {url} (×{} speed){}",
                 a.speed,
                 match &sc {
@@ -339,9 +334,8 @@ pub fn run(a: Args) -> Result<()> {
                     Some(s) => format!(", deployment of scenario '{}'", s.name),
                     None => String::new(),
                 }
-            );
+            ))?;
         }
-        let _ = std::io::stdout().flush();
         eprintln!("emulate: serving at {url}; Ctrl-C to stop");
         let started = Instant::now();
         let mut tick = tokio::time::interval(Duration::from_secs(10));
@@ -362,6 +356,6 @@ pub fn run(a: Args) -> Result<()> {
             }
         }
         tokio::task::spawn_blocking(move || srv.shutdown()).await?;
-        Ok(())
+        Ok(Exit::Ok)
     })
 }

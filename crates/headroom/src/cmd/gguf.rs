@@ -1,13 +1,12 @@
 //! `headroom gguf FILE`: what a GGUF file holds, from its header and tensor infos only.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use gguf::{Accounting, Entry, Model, ModelFacts, ReadOptions, Shard, TensorInfo};
-use serde::Serialize;
+use gguf::doc::GgufDoc;
+use gguf::{Entry, Model, ReadOptions};
 
-pub const SCHEMA: &str = "headroom.gguf/1";
+use crate::output::{self, Exit, Format, Render};
 
 #[derive(clap::Args)]
 #[command(
@@ -20,6 +19,7 @@ Examples:
   headroom gguf Qwen3-30B-A3B-Q4_K_M-00001-of-00002.gguf --tensors
   headroom gguf model.gguf --metadata
   headroom gguf model.gguf --json | jq '.params'
+  headroom gguf model.gguf --csv > tensors.csv
 
 JSON schema: docs/json/gguf.md (headroom.gguf/1)."
 )]
@@ -27,8 +27,11 @@ pub struct Args {
     /// The GGUF file. For a split model, any one shard: the others are found beside it.
     pub file: PathBuf,
     /// Print JSON (schema headroom.gguf/1) instead of the summary.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print the tensor table as CSV (shape as ne0xne1..., shard counted from 0).
+    #[arg(long)]
+    pub csv: bool,
     /// Also print the tensor table: name, type, shape, offset, size, padding.
     #[arg(long)]
     pub tensors: bool,
@@ -37,191 +40,70 @@ pub struct Args {
     pub metadata: bool,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(args: Args) -> anyhow::Result<Exit> {
     // The error already names the file and the byte offset.
     let model = Model::open(&args.file, &ReadOptions::default())?;
-    let report = Report::new(&args.file, &model);
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", human(&report, &model, args.tensors, args.metadata));
+    let doc = GgufDoc::new(&args.file, &model);
+    let view = View {
+        doc,
+        model,
+        args: &args,
+    };
+    output::render(&view, Format::from_flags(args.json, args.csv))?;
+    Ok(Exit::Ok)
+}
+
+/// A read file in its three forms; its CSV is the tensor table.
+struct View<'a> {
+    doc: GgufDoc,
+    model: Model,
+    args: &'a Args,
+}
+
+impl Render for View<'_> {
+    type Doc = GgufDoc;
+    fn doc(&self) -> &GgufDoc {
+        &self.doc
     }
-    Ok(())
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    schema: &'static str,
-    file: String,
-    architecture: Option<&'a str>,
-    name: Option<&'a str>,
-    version: u32,
-    file_bytes: u64,
-    alignment: u64,
-    data_offset: u64,
-    tensor_info_end: u64,
-    header_padding: u64,
-    shards: Vec<ShardJson<'a>>,
-    params: gguf::Params,
-    bytes: gguf::Bytes,
-    experts: Experts,
-    model: Option<ModelFacts>,
-    types: Vec<TypeMix>,
-    notes: Vec<String>,
-    metadata: &'a [Entry],
-    tensors: Vec<TensorJson<'a>>,
-}
-
-#[derive(Serialize)]
-struct ShardJson<'a> {
-    index: usize,
-    path: &'a str,
-    file_bytes: u64,
-    version: u32,
-    split_no: Option<u64>,
-    tensor_count: usize,
-    metadata_count: usize,
-    alignment: u64,
-    tensor_info_end: u64,
-    header_padding: u64,
-    data_offset: u64,
-    data_bytes: u64,
-    tensor_bytes: u64,
-    padding: u64,
-}
-
-#[derive(Serialize)]
-struct Experts {
-    count: Option<u64>,
-    used: Option<u64>,
-    shared: Option<u64>,
-    tensors: u64,
-}
-
-#[derive(Serialize)]
-struct TypeMix {
-    #[serde(rename = "type")]
-    ty: &'static str,
-    tensors: u64,
-    params: u64,
-    bytes: u64,
-    bits_per_param: f64,
-}
-
-#[derive(Serialize)]
-struct TensorJson<'a> {
-    name: &'a str,
-    #[serde(rename = "type")]
-    ty: &'static str,
-    type_id: u32,
-    shape: &'a [u64],
-    n_elements: u64,
-    shard: usize,
-    offset: u64,
-    size: u64,
-    type_size: u64,
-    padding: u64,
-    experts: Option<u64>,
-}
-
-impl<'a> Report<'a> {
-    fn new(file: &std::path::Path, model: &'a Model) -> Report<'a> {
-        let first = &model.shards[0];
-        let acc: Accounting = model.accounting();
-        let mut mix: BTreeMap<(u32, &'static str), TypeMix> = BTreeMap::new();
-        for (_, t) in model.tensors() {
-            let m = mix
-                .entry((t.ggml_type.id, t.ggml_type.name))
-                .or_insert(TypeMix {
-                    ty: t.ggml_type.name,
-                    tensors: 0,
-                    params: 0,
-                    bytes: 0,
-                    bits_per_param: 0.0,
-                });
-            m.tensors += 1;
-            m.params += t.n_elements;
-            m.bytes += t.type_size;
-        }
-        let mut types: Vec<TypeMix> = mix.into_values().collect();
-        for m in &mut types {
-            m.bits_per_param = if m.params == 0 {
-                0.0
-            } else {
-                m.bytes as f64 * 8.0 / m.params as f64
-            };
-        }
-        types.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.ty.cmp(b.ty)));
-        Report {
-            schema: SCHEMA,
-            file: file.display().to_string(),
-            architecture: model.architecture(),
-            name: model.get("general.name").and_then(gguf::Value::as_str),
-            version: first.version,
-            file_bytes: model.file_bytes(),
-            alignment: first.alignment,
-            data_offset: first.data_offset,
-            tensor_info_end: first.tensor_info_end,
-            header_padding: first.header_padding(),
-            shards: model
-                .shards
-                .iter()
-                .enumerate()
-                .map(|(i, s)| shard_json(i, s))
-                .collect(),
-            params: acc.params,
-            bytes: acc.bytes,
-            experts: Experts {
-                count: acc
-                    .n_experts
-                    .or_else(|| model.arch_get("expert_count").and_then(gguf::Value::as_u64)),
-                used: acc.n_experts_used,
-                shared: model
-                    .arch_get("expert_shared_count")
-                    .and_then(gguf::Value::as_u64),
-                tensors: acc.expert_tensors,
-            },
-            model: model.facts().ok(),
-            types,
-            notes: acc.notes,
-            metadata: &first.metadata,
-            tensors: model.tensors().map(|(i, t)| tensor_json(i, t)).collect(),
-        }
+    fn human(&self) -> String {
+        human(
+            &self.doc,
+            &self.model,
+            self.args.tensors,
+            self.args.metadata,
+        )
     }
-}
-
-fn shard_json(index: usize, s: &Shard) -> ShardJson<'_> {
-    ShardJson {
-        index,
-        path: &s.path,
-        file_bytes: s.file_size,
-        version: s.version,
-        split_no: s.get("split.no").and_then(gguf::Value::as_u64),
-        tensor_count: s.tensors.len(),
-        metadata_count: s.metadata.len(),
-        alignment: s.alignment,
-        tensor_info_end: s.tensor_info_end,
-        header_padding: s.header_padding(),
-        data_offset: s.data_offset,
-        data_bytes: s.data_bytes(),
-        tensor_bytes: s.tensor_bytes(),
-        padding: s.padding(),
-    }
-}
-
-fn tensor_json(shard: usize, t: &TensorInfo) -> TensorJson<'_> {
-    TensorJson {
-        name: &t.name,
-        ty: t.ggml_type.name,
-        type_id: t.ggml_type.id,
-        shape: t.shape(),
-        n_elements: t.n_elements,
-        shard,
-        offset: t.offset,
-        size: t.size,
-        type_size: t.type_size,
-        padding: t.padding(),
-        experts: gguf::expert_count(t),
+    fn csv(&self) -> Option<String> {
+        let mut out = output::csv_row([
+            "name",
+            "type",
+            "type_id",
+            "shape",
+            "n_elements",
+            "shard",
+            "offset",
+            "size",
+            "type_size",
+            "padding",
+            "experts",
+        ]);
+        for t in &self.doc.tensors {
+            let shape: Vec<String> = t.shape.iter().map(u64::to_string).collect();
+            out += &output::csv_row([
+                t.name.clone(),
+                t.ty.clone(),
+                t.type_id.to_string(),
+                shape.join("x"),
+                t.n_elements.to_string(),
+                t.shard.to_string(),
+                t.offset.to_string(),
+                t.size.to_string(),
+                t.type_size.to_string(),
+                t.padding.to_string(),
+                t.experts.map_or(String::new(), |e| e.to_string()),
+            ]);
+        }
+        Some(out)
     }
 }
 
@@ -299,7 +181,7 @@ fn table(head: &[&str], rows: &[Vec<String>], left: usize) -> String {
     out
 }
 
-fn human(r: &Report, model: &Model, with_tensors: bool, with_metadata: bool) -> String {
+fn human(r: &GgufDoc, model: &Model, with_tensors: bool, with_metadata: bool) -> String {
     let mut o = String::new();
     let kv = |o: &mut String, k: &str, v: String| {
         let _ = writeln!(o, "{k:<13} {v}");
@@ -324,7 +206,7 @@ fn human(r: &Report, model: &Model, with_tensors: bool, with_metadata: bool) -> 
     kv(
         &mut o,
         "architecture",
-        match (r.architecture, r.name) {
+        match (r.architecture.as_deref(), r.name.as_deref()) {
             (Some(a), Some(n)) => format!("{a}  \"{n}\""),
             (Some(a), None) => a.to_string(),
             (None, _) => "- (no general.architecture)".to_string(),

@@ -5,8 +5,7 @@
 //! reading and parsing overlap; Ctrl-C ends any input with the report of what was read.
 
 use anyhow::{bail, Context, Result};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
-use serde::Serialize;
+use comfy_table::{Cell, CellAlignment, Table};
 use std::fs::File;
 use std::io::{IsTerminal, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -15,9 +14,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use telemetry::doc::{LogsDoc, Source};
 use telemetry::{Dist, InstanceReport, Miner, Report, StartReason};
 
-const SCHEMA: &str = "headroom.logs/1";
+use crate::output::{self, Exit};
 const CHUNK: usize = 1 << 20;
 /// How often a followed file is polled for growth, and the fastest updates are printed.
 const POLL: Duration = Duration::from_millis(250);
@@ -73,33 +73,6 @@ pub struct Args {
     json: bool,
 }
 
-#[derive(Serialize, Clone)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum Source {
-    Stdin,
-    File {
-        path: PathBuf,
-    },
-    Journal {
-        unit: String,
-        user: bool,
-        since: String,
-    },
-}
-
-#[derive(Serialize)]
-struct Document<'a> {
-    schema: &'static str,
-    source: &'a Source,
-    /// false for the updates of --follow.
-    #[serde(rename = "final")]
-    is_final: bool,
-    /// The input was cut short by Ctrl-C.
-    interrupted: bool,
-    #[serde(flatten)]
-    report: &'a Report,
-}
-
 enum Msg {
     /// A buffer and how many of its bytes are data; the buffer goes back for reuse.
     Chunk(Vec<u8>, usize),
@@ -110,7 +83,7 @@ enum Msg {
     Interrupt,
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args) -> Result<Exit> {
     let source = if let Some(path) = &args.file {
         Source::File { path: path.clone() }
     } else if let Some(unit) = &args.journal {
@@ -149,7 +122,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let (miner, interrupted) = outcome?;
     let report = miner.into_report();
-    print_final(&args, &source, &report, interrupted)
+    print_final(&args, &source, report, interrupted)
 }
 
 /// A miner that keeps per-request records only when they are printed (`--json`,
@@ -165,7 +138,7 @@ fn miner(args: &Args) -> Miner {
 
 /// Reads the whole input once, parsing on every core (the grouping stays in log order);
 /// Ctrl-C stops the reading and reports what was read.
-fn run_once(args: &Args, source: &Source) -> Result<()> {
+fn run_once(args: &Args, source: &Source) -> Result<Exit> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     watch_ctrl_c(move || flag.store(true, Ordering::Relaxed));
@@ -198,7 +171,7 @@ fn run_once(args: &Args, source: &Source) -> Result<()> {
             mined
         }
     };
-    print_final(args, source, &report, interrupted)
+    print_final(args, source, report, interrupted)
 }
 
 /// `journalctl -u UNIT [--user] --since WHEN --no-pager -o short-iso [--follow]`. ISO
@@ -271,7 +244,7 @@ fn consume(
         if args.follow && last_print.elapsed() >= UPDATE_EVERY && m.requests() != printed_requests {
             printed_requests = m.requests();
             last_print = Instant::now();
-            print_update(args, source, &m.report())?;
+            print_update(args, source, m.report())?;
         }
     }
 }
@@ -445,42 +418,32 @@ fn rotated(_: &Path, _: &File) -> bool {
     false
 }
 
-fn print_final(args: &Args, source: &Source, report: &Report, interrupted: bool) -> Result<()> {
+fn print_final(args: &Args, source: &Source, report: Report, interrupted: bool) -> Result<Exit> {
     if args.json {
-        let doc = Document {
-            schema: SCHEMA,
-            source,
-            is_final: true,
-            interrupted,
-            report,
-        };
-        let s = if args.follow {
-            serde_json::to_string(&doc)?
+        let doc = LogsDoc::new(source.clone(), true, interrupted, report);
+        if args.follow {
+            // One document per line, like the updates before it.
+            output::line(serde_json::to_string(&doc)?)?;
         } else {
-            serde_json::to_string_pretty(&doc)?
-        };
-        println!("{s}");
-        return Ok(());
+            output::json(&doc)?;
+        }
+        return Ok(Exit::Ok);
     }
+    let mut out = String::new();
     if interrupted {
-        println!("(interrupted: the report covers what was read)");
+        out += "(interrupted: the report covers what was read)\n";
     }
-    print!("{}", render(report, args.requests));
-    Ok(())
+    out += &render(&report, args.requests);
+    output::emit(&out)?;
+    Ok(Exit::Ok)
 }
 
-fn print_update(args: &Args, source: &Source, report: &Report) -> Result<()> {
+fn print_update(args: &Args, source: &Source, report: Report) -> Result<()> {
     if args.json {
-        let doc = Document {
-            schema: SCHEMA,
-            source,
-            is_final: false,
-            interrupted: false,
-            report,
-        };
-        println!("{}", serde_json::to_string(&doc)?);
-        return Ok(());
+        let doc = LogsDoc::new(source.clone(), false, false, report);
+        return output::line(serde_json::to_string(&doc)?);
     }
+    let mut out = String::new();
     for (k, i) in report.instances.iter().enumerate() {
         if i.envelope.requests_seen == 0 {
             continue;
@@ -513,9 +476,10 @@ fn print_update(args: &Args, source: &Source, report: &Report) -> Result<()> {
                 p.n
             );
         }
-        println!("{line}");
+        out += &line;
+        out.push('\n');
     }
-    Ok(())
+    output::emit(&out)
 }
 
 /// Three significant figures for rates, without pretending to more.
@@ -576,9 +540,7 @@ fn render(report: &Report, list_requests: bool) -> String {
             out += "\n";
             continue;
         }
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_header(["figure", "value", "n", "how"]);
+        let mut t = output::table(["figure", "value", "n", "how"]);
         let mut row = |fig: &str, val: String, n: String, how: &str| {
             t.add_row(vec![
                 Cell::new(fig),
@@ -727,9 +689,7 @@ fn request_table(i: &InstanceReport) -> Table {
         v.map_or("-".to_string(), |v| v.to_string())
     }
     let optf = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header([
+    let mut t = output::table([
         "line",
         "slot",
         "task",

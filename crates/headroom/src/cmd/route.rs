@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use crate::args::{parse_duration, parse_size};
 use anyhow::{Context, Result};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::{Cell, CellAlignment, Table};
+use router::doc::RouteDoc;
 use router::{Config, Event, EventSink, PolicyKind, ReplicaStatus, Router, Summary};
-use serde_json::json;
 
-const SCHEMA: &str = "headroom.route/1";
+use crate::output::{self, Exit};
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -94,13 +94,20 @@ fn parse_policy(s: &str) -> Result<PolicyKind, String> {
     s.parse()
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args) -> Result<Exit> {
     // Worker 0 and the prober run on this thread; the router starts the other workers.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(serve(args))
+    runtime.block_on(serve(args))?;
+    Ok(Exit::Ok)
+}
+
+/// A document as one line with its keys in alphabetical order, as route has always printed
+/// them (through `serde_json::Value`, whose maps are sorted).
+fn doc_line(doc: &RouteDoc) -> Result<()> {
+    output::line(serde_json::to_value(doc)?)
 }
 
 async fn serve(args: Args) -> Result<()> {
@@ -127,39 +134,26 @@ async fn serve(args: Args) -> Result<()> {
     let addr = router.local_addr();
     let replicas = router.replicas();
     if args.json {
-        let line = json!({
-            "schema": SCHEMA,
-            "event": "listening",
-            "listen": addr.to_string(),
-            "policy": config.policy.as_str(),
-            "prefix_kib": args.prefix_kib,
-            "affinity_entries": config.affinity_entries,
-            "max_body": config.max_body,
-            "workers": config.workers,
-            "replicas": replicas.iter().map(|r| json!({"replica": r.replica, "live": r.live})).collect::<Vec<_>>(),
-        });
-        println!("{line}");
+        doc_line(&RouteDoc::listening(&config, addr, &replicas))?;
     } else {
-        println!(
-            "headroom route: listening on http://{addr}  policy {}, identity = first {} KiB, max body {} bytes, {} workers",
+        output::emit(&format!(
+            "headroom route: listening on http://{addr}  policy {}, identity = first {} KiB, max body {} bytes, {} workers\n{}\n\
+             Ctrl-C or SIGTERM stops accepting and drains open streams (up to {:?}).\n",
             config.policy.as_str(),
             args.prefix_kib,
             config.max_body,
-            config.workers
-        );
-        println!("{}", startup_table(&replicas));
-        println!(
-            "Ctrl-C or SIGTERM stops accepting and drains open streams (up to {:?}).",
+            config.workers,
+            startup_table(&replicas),
             config.drain
-        );
+        ))?;
     }
     let summary = router.serve(shutdown_signal()).await;
     if args.json {
-        println!("{}", summary_json(&summary));
+        doc_line(&RouteDoc::stopped(&summary))?;
     } else {
-        println!("{}", summary_table(&summary));
-        println!(
-            "responses: {} pinned, {} spread, {} failover; {} answered by the router; {}",
+        output::emit(&format!(
+            "{}\nresponses: {} pinned, {} spread, {} failover; {} answered by the router; {}\n",
+            summary_table(&summary),
             summary.pinned,
             summary.spread,
             summary.failover,
@@ -172,7 +166,7 @@ async fn serve(args: Args) -> Result<()> {
                     summary.cut_connections
                 )
             }
-        );
+        ))?;
     }
     Ok(())
 }
@@ -207,9 +201,7 @@ fn describe(e: &Event) -> String {
 }
 
 fn startup_table(replicas: &[ReplicaStatus]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_header(vec!["#", "replica", "state"]);
+    let mut t = output::table(vec!["#", "replica", "state"]);
     for (i, r) in replicas.iter().enumerate() {
         let state = if r.live {
             "live"
@@ -222,8 +214,7 @@ fn startup_table(replicas: &[ReplicaStatus]) -> Table {
 }
 
 fn summary_table(summary: &Summary) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
+    let mut t = output::table(vec![
         "replica",
         "state",
         "requests",
@@ -242,23 +233,4 @@ fn summary_table(summary: &Summary) -> Table {
         ]);
     }
     t
-}
-
-fn summary_json(summary: &Summary) -> serde_json::Value {
-    json!({
-        "schema": SCHEMA,
-        "event": "stopped",
-        "drained": summary.drained,
-        "cut_connections": summary.cut_connections,
-        "responses": {"pinned": summary.pinned, "spread": summary.spread, "failover": summary.failover},
-        "rejected": summary.rejected,
-        "replicas": summary.replicas.iter().map(|r| json!({
-            "replica": r.replica,
-            "live": r.live,
-            "requests": r.requests,
-            "pins": r.pins,
-            "failures": r.failures,
-            "demotions": r.demotions,
-        })).collect::<Vec<_>>(),
-    })
 }

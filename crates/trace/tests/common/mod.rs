@@ -15,7 +15,7 @@ pub const TRACES: [&str; 6] = [
 
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/traces")
+        .join("../../fixtures/traces")
         .join(name)
 }
 

@@ -1,0 +1,64 @@
+//! The `headroom.logs/1` document: where the log came from and what was mined from it.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::envelope::InstanceReport;
+use crate::Report;
+
+pub const SCHEMA: &str = "headroom.logs/1";
+
+/// Where the log lines came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Source {
+    Stdin,
+    File {
+        path: PathBuf,
+    },
+    /// A systemd unit's journal, read with journalctl.
+    Journal {
+        unit: String,
+        user: bool,
+        since: String,
+    },
+}
+
+/// One mined log: the final report, or (with `--follow`) an update on the way to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogsDoc {
+    pub schema: String,
+    pub source: Source,
+    /// false for the updates of --follow.
+    #[serde(rename = "final")]
+    pub is_final: bool,
+    /// The input was cut short by Ctrl-C.
+    pub interrupted: bool,
+    pub lines: u64,
+    /// Non-blank lines from which nothing was taken.
+    pub unparsed_lines: u64,
+    pub blank_lines: u64,
+    /// Lines over 1 MiB, skipped unread.
+    pub overlong_lines: u64,
+    pub instances: Vec<InstanceReport>,
+    pub warnings: Vec<String>,
+}
+
+impl LogsDoc {
+    pub fn new(source: Source, is_final: bool, interrupted: bool, report: Report) -> LogsDoc {
+        LogsDoc {
+            schema: SCHEMA.to_string(),
+            source,
+            is_final,
+            interrupted,
+            lines: report.lines,
+            unparsed_lines: report.unparsed_lines,
+            blank_lines: report.blank_lines,
+            overlong_lines: report.overlong_lines,
+            instances: report.instances,
+            warnings: report.warnings,
+        }
+    }
+}
