@@ -37,7 +37,9 @@ fn bench(url: &str, label: &str, db: &str, repeats: u32) -> Value {
         "--quiet",
     ]);
     assert_eq!(code, 0, "bench {label}: {err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("bench {label}: {e}: {out}"))
+    let v = serde_json::from_str(&out).unwrap_or_else(|e| panic!("bench {label}: {e}: {out}"));
+    strict_bench(&v);
+    v
 }
 
 fn regress(db: &str, extra: &[&str]) -> Value {
@@ -45,7 +47,41 @@ fn regress(db: &str, extra: &[&str]) -> Value {
     args.extend_from_slice(extra);
     let (code, out, err) = headroom(&args);
     assert_eq!(code, 0, "regress {extra:?}: {err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("regress: {e}: {out}"))
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("regress: {e}: {out}"));
+    strict_regress(&v);
+    v
+}
+
+/// A printed bench document reads back as the one typed document (unknown fields refused),
+/// and docs/json/bench.md names every field.
+fn strict_bench(v: &Value) {
+    let d = loadgen::bench_doc::BenchDoc::read(v).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        &serde_json::to_value(&d).unwrap(),
+        v,
+        "reads back unchanged"
+    );
+    let missing = testpeers::schema::undocumented(v, "bench.md", &["/identity/settings"]);
+    assert!(
+        missing.is_empty(),
+        "undocumented in docs/json/bench.md: {missing:?}"
+    );
+}
+
+/// The same for a regress document and docs/json/regress.md.
+fn strict_regress(v: &Value) {
+    let d: regress::RegressDoc =
+        serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("{e}: {v:#}"));
+    assert_eq!(
+        &serde_json::to_value(&d).unwrap(),
+        v,
+        "reads back unchanged"
+    );
+    let missing = testpeers::schema::undocumented(v, "regress.md", &[]);
+    assert!(
+        missing.is_empty(),
+        "undocumented in docs/json/regress.md: {missing:?}"
+    );
 }
 
 fn metric<'a>(doc: &'a Value, name: &str) -> &'a Value {
@@ -117,16 +153,29 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
 
     // The documents: schema, suite, identity found automatically.
     for d in &docs {
-        assert_eq!(d["schema"], "headroom.bench/1");
+        assert_eq!(d["schema"], "headroom.bench/2");
+        assert_eq!(d["suite"]["warmup_repeats"], 1);
         assert_eq!(d["suite"]["preset"], "custom (from quick)");
         assert_eq!(d["suite"]["repeats"], 1);
         assert_eq!(d["identity"]["engine"], "llama.cpp");
-        assert!(d["identity"]["build"].is_string(), "{}", d["identity"]);
+        // The peer's llama-server is built from PyPI's sdist: build_info "b0-unknown", which
+        // is no version at all; the identity says so instead of recording it as a build.
+        assert!(d["identity"]["build"].is_null(), "{}", d["identity"]);
+        assert!(
+            d["identity"]["notes"].to_string().contains("b0-unknown"),
+            "{}",
+            d["identity"]
+        );
         assert!(d["saved_run_id"].is_i64());
         for m in d["metrics"].as_array().unwrap() {
             assert_eq!(m["n"], 1, "{m}");
             assert!(m["median"].as_f64().unwrap() > 0.0, "{m}");
+            assert_eq!(m["warmup"].as_array().unwrap().len(), 1, "{m}");
         }
+        // llama-server reports its own per-request timings: decode and prefill use them.
+        assert_eq!(metric(d, "decode_tps")["clock"], "engine");
+        assert_eq!(metric(d, "prefill_tps_p96")["clock"], "engine");
+        assert_eq!(metric(d, "ttft_ms")["clock"], "client");
         assert!(d["summary"].as_str().unwrap().starts_with("decode "));
         assert_eq!(
             d["all_exact"], true,
@@ -159,7 +208,7 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
 
     // Same build: no metric moved, and nothing in the identity differs.
     let same = regress(db, &["--baseline", "base", "--latest", "base again"]);
-    assert_eq!(same["schema"], "headroom.regress/1");
+    assert_eq!(same["schema"], "headroom.regress/2");
     assert_eq!(same["baseline"]["run_ids"].as_array().unwrap().len(), 5);
     assert_eq!(same["latest"]["run_ids"].as_array().unwrap().len(), 5);
     for m in same["metrics"].as_array().unwrap() {
@@ -236,23 +285,40 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
     );
 }
 
-/// A bench document as `headroom bench` writes it, with synthetic samples.
+/// A bench document as `headroom bench` writes it (a real one, reshaped), with synthetic
+/// samples.
 fn doc(build: &str, decode: &[f64], ttft: &[f64], settings: Value) -> Value {
-    json!({
-        "schema": "headroom.bench/1",
-        "suite": {"preset": "quick", "version": 1, "repeats": decode.len(), "gen_tokens": 24,
-                  "decode_prompt_tokens": 16, "prefill_lengths": [96], "streams": 2},
-        "identity": {"engine": "llama.cpp", "build": build, "served_model": "qwen3.8-flash-next",
-                     "model_file": {"header_fnv1a64": "00aa11bb22cc33dd", "size_bytes": 1000},
-                     "gpu": {"value": "2 × Tesla P40", "source": "--gpu"},
-                     "settings": settings},
-        "metrics": [
-            {"name": "decode_tps", "label": "decode, 1 stream", "unit": "tok/s", "better": "higher",
-             "samples": decode},
-            {"name": "ttft_ms", "label": "TTFT, 16-token prompt", "unit": "ms", "better": "lower",
-             "samples": ttft}],
-        "summary": format!("decode {} tok/s · build {build}", decode[0]),
-    })
+    use loadgen::bench_suite::{BenchMetric, Better};
+    let mut d = loadgen::bench_doc::BenchDoc::read(
+        &serde_json::from_str(include_str!("../../loadgen/tests/data/bench-v1.json")).unwrap(),
+    )
+    .unwrap();
+    d.identity.build = Some(build.into());
+    d.identity.engine = Some(engines::Engine::LlamaCpp);
+    d.identity.served_model = Some("qwen3.8-flash-next".into());
+    d.identity.process = None;
+    d.identity.gpu = Some(engines::identity::Sourced::new("2 × Tesla P40", "--gpu"));
+    d.identity.settings = serde_json::from_value(settings).unwrap();
+    d.suite.preset = "quick".into();
+    d.suite.repeats = decode.len() as u32;
+    d.metrics = vec![
+        BenchMetric::new(
+            "decode_tps",
+            "decode, 1 stream",
+            "tok/s",
+            Better::Higher,
+            decode.to_vec(),
+        ),
+        BenchMetric::new(
+            "ttft_ms",
+            "TTFT, 16-token prompt",
+            "ms",
+            Better::Lower,
+            ttft.to_vec(),
+        ),
+    ];
+    d.summary = format!("decode {} tok/s · build {build}", decode[0]);
+    serde_json::to_value(&d).unwrap()
 }
 
 fn spread(center: f64) -> Vec<f64> {
@@ -321,10 +387,13 @@ fn version_history_points_at_the_first_bad_version() {
     assert!((slow - (1.0 - 17.0 / 36.2) * 100.0).abs() < 2.0, "{d:#}");
     assert!(d["low"].as_f64().unwrap() <= d["ratio"].as_f64().unwrap());
     let s = d["sentence"].as_str().unwrap();
+    // The interval printed is the one that decided: at Holm's level for the first of two
+    // metrics, 1 − 0.05/2 = 97.5 %.
     assert!(
-        s.starts_with("decode, 1 stream regressed by 53 % (95 % CI "),
+        s.starts_with("decode, 1 stream regressed by 53 % (97.5 % CI "),
         "{s}"
     );
+    assert_eq!(d["confidence"], 0.975);
 
     // The series: five versions, the first move at 0.1.40.2, the fix at 0.1.40.4.
     let series = &r["series"];

@@ -2,6 +2,7 @@
 //! tokenizer for exact prompt lengths, server limits and load, the turn client, and the probes
 //! built on them (depth, prefix, turns).
 
+pub mod bench_doc;
 pub mod bench_suite;
 pub mod client;
 pub mod conversation;

@@ -14,8 +14,8 @@ use crate::server::{Engine, ServerInfo};
 pub const DEFAULT_CHARS_PER_TOKEN: f64 = 4.0;
 
 /// How a token count was obtained.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum CountBasis {
     /// Counted by the server's tokenizer: exact for the text as the server will tokenize it.
     Tokenizer { endpoint: String },

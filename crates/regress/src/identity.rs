@@ -4,10 +4,11 @@
 //! text. A field present on one side only is a change too (a setting one engine reports and
 //! the other does not is worth naming: a new default appeared or went away).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Change {
     pub field: String,
     /// None: the baseline did not record this field.

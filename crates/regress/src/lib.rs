@@ -18,12 +18,16 @@
 //! which neither test can tell from a real change.
 
 pub mod identity;
+pub mod report;
+pub mod runs;
 pub mod series;
 
 pub use identity::{diff, Change};
+pub use report::{regress, Query, RegressDoc, RegressError};
+pub use runs::{BenchRun, Group};
 pub use series::{version_series, Boundary, SeriesPoint, SeriesReport, VersionSamples};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Seed of the bootstrap's generator: the bytes of "headroom". Fixed, so a report is
 /// reproducible from its samples.
@@ -34,7 +38,7 @@ pub const BOOTSTRAP_RESAMPLES: usize = 4000;
 const EXACT_U_MAX: usize = 40;
 
 /// Which way is good for a metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Better {
     /// Throughput (tok/s): a lower latest value is a regression.
@@ -43,7 +47,7 @@ pub enum Better {
     Lower,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Regressed,
@@ -118,10 +122,16 @@ pub struct Comparison {
     pub latest: f64,
     /// latest median / baseline median.
     pub ratio: f64,
-    /// Bootstrap interval on the ratio at `confidence`.
+    /// Bootstrap interval on the ratio at `confidence`: the interval that decided the verdict
+    /// (for a metric of a family, at its Holm level, so wider than the nominal confidence).
     pub low: f64,
     pub high: f64,
     pub confidence: f64,
+    /// The smallest slowdown (a fraction, in the bad direction) that these samples would have
+    /// called `regressed`: the latest samples scaled by it, with the same noise, would clear
+    /// both the U test and the noise floor. None when no slowdown below 95 % would (too few
+    /// samples for the test's level).
+    pub detectable: Option<f64>,
     pub n_baseline: usize,
     pub n_latest: usize,
     pub mann_whitney: MannWhitney,
@@ -145,7 +155,7 @@ impl Comparison {
     /// "no change beyond noise (−1 %, 95 % CI −4–+3 %)".
     pub fn sentence(&self) -> String {
         let (s, lo, hi) = self.slowdown();
-        let conf = pct0(self.confidence);
+        let conf = conf_text(self.confidence);
         match self.verdict {
             Verdict::Regressed => format!(
                 "regressed by {} % ({conf} % CI {}–{} %)",
@@ -160,13 +170,27 @@ impl Comparison {
                 pct0(-lo)
             ),
             Verdict::Unchanged => format!(
-                "no change beyond noise ({:+} %, {conf} % CI {:+}–{:+} %; {})",
+                "no change beyond noise ({:+} %, {conf} % CI {:+}–{:+} %; {}; {})",
                 pct0(-s),
                 pct0(-hi),
                 pct0(-lo),
-                self.reason
+                self.reason,
+                match self.detectable {
+                    Some(d) => format!("could have detected a slowdown of ≥ {} %", pct0(d).max(1)),
+                    None => "these samples could not have detected any slowdown".into(),
+                }
             ),
         }
+    }
+}
+
+/// A confidence as a percentage: "95", "98.3".
+pub fn conf_text(c: f64) -> String {
+    let p = c * 100.0;
+    if (p - p.round()).abs() < 0.05 {
+        format!("{}", p.round() as i64)
+    } else {
+        format!("{p:.1}")
     }
 }
 
@@ -464,6 +488,7 @@ fn measure(
         n_latest: latest.len(),
         mann_whitney: mann_whitney(baseline, latest)?,
         better,
+        detectable: None,
         verdict: Verdict::Unchanged,
         reason: String::new(),
     })
@@ -488,15 +513,25 @@ fn judge(
     };
     // The interval must clear the noise band [1 − t, 1 + t] entirely: "moved by more than the
     // floor, with this confidence", not merely "moved".
+    // What is printed is what decided: the interval at the metric's own level.
+    c.low = flo;
+    c.high = fhi;
+    c.confidence = 1.0 - level;
     let (floor_lo, floor_hi) = (1.0 - cfg.threshold, 1.0 + cfg.threshold);
     let adj = match holm {
         Some((k, m)) => format!(" (Holm: rank {} of {m}, α/{})", k + 1, m - k),
         None => String::new(),
     };
+    let shown = format!(
+        "{} … {} % ({} % CI)",
+        signed(flo - 1.0),
+        signed(fhi - 1.0),
+        conf_text(1.0 - level)
+    );
     let (verdict, reason) = if c.low <= 1.0 && c.high >= 1.0 {
         (
             Verdict::Unchanged,
-            "the interval includes no change".to_string(),
+            format!("the interval {shown} includes no change"),
         )
     } else if c.mann_whitney.p >= level {
         let floor = min_two_sided_p(baseline.len(), latest.len());
@@ -519,7 +554,7 @@ fn judge(
         (
             Verdict::Unchanged,
             format!(
-                "the interval reaches inside the ±{} % noise floor",
+                "the interval {shown} reaches inside the ±{} % noise floor",
                 pct0(cfg.threshold)
             ),
         )
@@ -536,7 +571,7 @@ fn judge(
         (
             v,
             format!(
-                "the interval clears the ±{} % noise floor, Mann-Whitney p = {:.3} < {level:.3}{adj}",
+                "the interval {shown} clears the ±{} % noise floor, Mann-Whitney p = {:.3} < {level:.3}{adj}",
                 pct0(cfg.threshold),
                 c.mann_whitney.p
             ),
@@ -544,7 +579,54 @@ fn judge(
     };
     c.verdict = verdict;
     c.reason = reason;
+    c.detectable = detectable(baseline, latest, c.better, (flo, fhi), level, cfg.threshold);
     Ok(())
+}
+
+/// "+6", "−12", "0": a ratio's change in whole percent.
+fn signed(x: f64) -> String {
+    let p = pct0(x);
+    match p.cmp(&0) {
+        std::cmp::Ordering::Greater => format!("+{p}"),
+        std::cmp::Ordering::Less => format!("−{}", -p),
+        std::cmp::Ordering::Equal => "0".into(),
+    }
+}
+
+/// The minimum detectable slowdown at these samples: scale the latest samples by 1 − s
+/// (throughput) or 1 + s (latency) and find the least s, in steps of 0.5 %, at which the rule
+/// says `regressed`. Scaling is exact for the interval (a median scales with its samples and
+/// the bootstrap redraws the same indices), so only the U test is recomputed.
+pub fn detectable(
+    baseline: &[f64],
+    latest: &[f64],
+    better: Better,
+    interval: (f64, f64),
+    level: f64,
+    threshold: f64,
+) -> Option<f64> {
+    if min_two_sided_p(baseline.len(), latest.len()) >= level {
+        return None;
+    }
+    let mut scaled = vec![0.0; latest.len()];
+    (1..=190).map(|i| i as f64 * 0.005).find(|&s| {
+        let f = match better {
+            Better::Higher => 1.0 - s,
+            Better::Lower => 1.0 + s,
+        };
+        let (lo, hi) = (interval.0 * f, interval.1 * f);
+        let clears = match better {
+            Better::Higher => hi < 1.0 - threshold,
+            Better::Lower => lo > 1.0 + threshold,
+        };
+        if !clears {
+            return false;
+        }
+        for (d, x) in scaled.iter_mut().zip(latest) {
+            *d = x * f;
+        }
+        mann_whitney(baseline, &scaled).is_ok_and(|m| m.p < level)
+    })
 }
 
 /// The smallest two-sided p an exact U test can give with these sample sizes: 2 / C(n1+n2, n1).
@@ -657,6 +739,82 @@ mod tests {
         };
         let c = compare(&b, &l, Better::Higher, &strict).unwrap();
         assert_eq!(c.verdict, Verdict::Regressed);
+    }
+
+    #[test]
+    fn the_interval_that_decides_is_the_one_printed() {
+        // Three metrics of one family; the first moved +10 % with ±4 % noise. Holm tests it at
+        // α/3, and its interval at that level is wider than the nominal 95 % one.
+        let cfg = Config::default();
+        let b = noisy(100.0, 0.04, 6, 31);
+        let l = noisy(110.0, 0.04, 6, 32);
+        let other = noisy(50.0, 0.04, 6, 33);
+        let ms: Vec<MetricSamples> = [(&b, &l), (&other, &other), (&other, &other)]
+            .iter()
+            .map(|(x, y)| MetricSamples {
+                baseline: x,
+                latest: y,
+                better: Better::Lower,
+            })
+            .collect();
+        let c = compare_family(&ms, &cfg).remove(0).unwrap();
+        let naive = bootstrap_ratio_ci(&b, &l, 0.95, cfg.resamples, cfg.seed).unwrap();
+        let level = 0.05 / 3.0;
+        let decisive = bootstrap_ratio_ci(&b, &l, 1.0 - level, cfg.resamples, cfg.seed).unwrap();
+        assert!(
+            decisive.0 < naive.0 && decisive.1 > naive.1,
+            "{naive:?} {decisive:?}"
+        );
+        assert_eq!((c.low, c.high), decisive, "{c:?}");
+        assert!((c.confidence - (1.0 - level)).abs() < 1e-12);
+        // The reason quotes the printed interval, and the sentence names its confidence.
+        let shown = format!(
+            "{} … {} % (98.3 % CI)",
+            signed(decisive.0 - 1.0),
+            signed(decisive.1 - 1.0)
+        );
+        assert!(c.reason.contains(&shown), "{} / {shown}", c.reason);
+        assert!(c.sentence().contains("98.3 % CI"), "{}", c.sentence());
+        // Whatever the verdict, the quoted interval agrees with it: "reaches inside the floor"
+        // only when it does.
+        if c.reason.contains("reaches inside") {
+            assert!(c.low <= 1.05 && c.high >= 0.95, "{c:?}");
+        }
+        if c.verdict == Verdict::Regressed {
+            assert!(c.low > 1.05, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn unchanged_says_what_it_could_have_seen() {
+        let cfg = Config::default();
+        let a = noisy(100.0, 0.02, 8, 41);
+        let b = noisy(100.0, 0.02, 8, 42);
+        let c = compare(&a, &b, Better::Higher, &cfg).unwrap();
+        assert_eq!(c.verdict, Verdict::Unchanged);
+        let d = c.detectable.unwrap();
+        // At least the floor, and not far beyond it with 2 % noise and 8 a side.
+        assert!(d > 0.05 && d < 0.12, "{d}");
+        // Scaling the latest by that much is called regressed; by clearly less is not.
+        let slower: Vec<f64> = b.iter().map(|x| x * (1.0 - d)).collect();
+        assert_eq!(
+            compare(&a, &slower, Better::Higher, &cfg).unwrap().verdict,
+            Verdict::Regressed
+        );
+        let less: Vec<f64> = b.iter().map(|x| x * (1.0 - d + 0.02)).collect();
+        assert_eq!(
+            compare(&a, &less, Better::Higher, &cfg).unwrap().verdict,
+            Verdict::Unchanged
+        );
+        assert!(
+            c.sentence()
+                .contains("could have detected a slowdown of ≥ "),
+            "{}",
+            c.sentence()
+        );
+        // 3 vs 3 cannot reach p < 0.05 at all.
+        let c = compare(&[1.0, 1.1, 0.9], &[1.0, 1.1, 0.9], Better::Higher, &cfg).unwrap();
+        assert_eq!(c.detectable, None);
     }
 
     #[test]
@@ -778,7 +936,12 @@ mod tests {
         );
         let c = fam[0].as_ref().unwrap();
         assert_eq!(c.verdict, Verdict::Unchanged, "{c:?}");
-        assert!(c.reason.contains("Holm"), "{}", c.reason);
+        // Decided at Holm's level: by the U test, or by the interval at that level.
+        assert!(
+            c.reason.contains("Holm") || c.reason.contains("(98.3 % CI) includes no change"),
+            "{}",
+            c.reason
+        );
         // A bad metric does not poison the others.
         let fam = compare_family(
             &[

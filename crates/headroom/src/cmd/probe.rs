@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::cmd::progress::Bar;
 use anyhow::{Context, Result};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::{Cell, CellAlignment, Table};
 use loadgen::probe::depth::Phase;
 use loadgen::probe::{
     self, DepthConfig, DepthReport, DepthVerdict, Med, PrefixConfig, PrefixReport, Progress,
@@ -178,7 +178,7 @@ fn parse_token_list(s: &str) -> std::result::Result<TokenList, String> {
     Ok(TokenList(v))
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(args: Args) -> Result<crate::output::Exit> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -190,7 +190,8 @@ pub fn run(args: Args) -> Result<()> {
             Which::Prefix(a) => prefix(a).await,
             Which::Turns(a) => turns(a).await,
         }
-    })
+    })?;
+    Ok(crate::output::Exit::Ok)
 }
 
 struct Setup {
@@ -291,22 +292,17 @@ fn emit<T: Serialize>(
     csv: fn(&T) -> String,
     human: fn(&T) -> String,
 ) -> Result<()> {
-    let out = if c.json {
-        let mut s = serde_json::to_string_pretty(&Envelope {
+    if c.json {
+        crate::output::json(&Envelope {
             schema: SCHEMA,
             probe,
             report: r,
-        })?;
-        s.push('\n');
-        s
+        })
     } else if c.csv {
-        csv(r)
+        crate::output::emit(&csv(r))
     } else {
-        human(r)
-    };
-    use std::io::Write;
-    std::io::stdout().write_all(out.as_bytes())?;
-    Ok(())
+        crate::output::emit(&human(r))
+    }
 }
 
 // ---------- shared rendering ----------
@@ -348,10 +344,7 @@ fn optf(v: Option<f64>, digits: usize) -> String {
 }
 
 fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(header.iter().map(Cell::new));
-    t
+    crate::output::table(header.iter().map(Cell::new))
 }
 
 fn right(t: &mut Table, from: usize) {
