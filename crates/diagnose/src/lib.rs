@@ -21,6 +21,6 @@ pub use arbitrate::{diagnose, Boundary, BoundaryKind, Verdict};
 pub use inputs::{Config, Inputs, Physics};
 pub use judge::{judge, JudgeError, Judged, Target};
 pub use report::{Report, Shape};
-pub use rules::{FixCost, FixStep, Finding, Knob, RuleId};
+pub use rules::{Finding, FixCost, FixStep, Knob, RuleId};
 pub use unjudged::Unjudged;
 pub use window::{Dist, GaugeStats, WindowStats};

@@ -136,7 +136,10 @@ fn same_value(wanted: &str, now: &ConfigValue) -> bool {
         ConfigValue::Text(s) => s.clone(),
         v => v.as_f64().map(sig).unwrap_or_else(|| v.to_string()),
     };
-    let w = wanted.parse::<f64>().map(sig).unwrap_or_else(|_| wanted.to_string());
+    let w = wanted
+        .parse::<f64>()
+        .map(sig)
+        .unwrap_or_else(|_| wanted.to_string());
     n == w
 }
 
@@ -149,7 +152,11 @@ pub fn compare(before: &Report, after: &Report) -> Comparison {
         (None, _) => None,
     };
     let finite = |v: &[Option<f64>]| -> Vec<f64> {
-        v.iter().flatten().copied().filter(|x| x.is_finite()).collect()
+        v.iter()
+            .flatten()
+            .copied()
+            .filter(|x| x.is_finite())
+            .collect()
     };
     let sb = finite(&before.sub_window_generation_tps);
     let sa = finite(&after.sub_window_generation_tps);

@@ -221,7 +221,12 @@ impl std::fmt::Display for ConfigValue {
         match self {
             ConfigValue::Bool(b) => write!(f, "{b}"),
             ConfigValue::Int(i) => write!(f, "{i}"),
-            ConfigValue::Float(x) => write!(f, "{}", serde_json::Number::from_f64(*x).map_or_else(|| "null".to_string(), |n| n.to_string())),
+            ConfigValue::Float(x) => write!(
+                f,
+                "{}",
+                serde_json::Number::from_f64(*x)
+                    .map_or_else(|| "null".to_string(), |n| n.to_string())
+            ),
             ConfigValue::Text(s) => write!(f, "{s:?}"),
         }
     }

@@ -350,7 +350,8 @@ fn kv_family_fix(inp: &Inputs, cutting: bool) -> Vec<FixStep> {
     if c.prefix_caching == Some(false) {
         if let Some(fl) = flag(e, Knob::PrefixCaching) {
             fix.push(
-                FixStep::flagged(Knob::PrefixCaching, 
+                FixStep::flagged(
+                    Knob::PrefixCaching,
                     fl,
                     None,
                     "turn prefix caching on: shared prefixes stop costing KV",
@@ -359,11 +360,15 @@ fn kv_family_fix(inp: &Inputs, cutting: bool) -> Vec<FixStep> {
             );
         }
     }
-    if let (Some(fl), Some(u)) = (flag(e, Knob::GpuMemoryUtilization), c.gpu_memory_utilization) {
+    if let (Some(fl), Some(u)) = (
+        flag(e, Knob::GpuMemoryUtilization),
+        c.gpu_memory_utilization,
+    ) {
         if u < 0.95 {
             let v = (u + 0.05).min(0.95);
             fix.push(
-                FixStep::flagged(Knob::GpuMemoryUtilization, 
+                FixStep::flagged(
+                    Knob::GpuMemoryUtilization,
                     fl,
                     Some(format!("{v:.2}")),
                     "give the KV pool more of the VRAM",
@@ -376,17 +381,29 @@ fn kv_family_fix(inp: &Inputs, cutting: bool) -> Vec<FixStep> {
         Some(d) if d.contains("fp8") || d.contains("q8") || d.contains("q4") => {}
         _ => {
             if let Some(fl) = flag(e, Knob::KvCache8bit) {
-                fix.push(FixStep::flagged(Knob::KvCache8bit, fl, None, "halve KV bytes per token").cost(FixCost::Safe));
+                fix.push(
+                    FixStep::flagged(Knob::KvCache8bit, fl, None, "halve KV bytes per token")
+                        .cost(FixCost::Safe),
+                );
             }
         }
     }
     if let Some(fl) = flag(e, Knob::KvOffloading) {
-        fix.push(FixStep::flagged(Knob::KvOffloading, fl, None, "offload cold KV blocks to host memory").cost(FixCost::Safe));
+        fix.push(
+            FixStep::flagged(
+                Knob::KvOffloading,
+                fl,
+                None,
+                "offload cold KV blocks to host memory",
+            )
+            .cost(FixCost::Safe),
+        );
     }
     if cutting {
         if let (Some(fl), Some(m)) = (flag(e, Knob::MaxModelLen), c.max_model_len) {
             fix.push(
-                FixStep::flagged(Knob::MaxModelLen, 
+                FixStep::flagged(
+                    Knob::MaxModelLen,
                     fl,
                     None,
                     format!("lower it from {m:.0} if requests never need that much context"),
@@ -396,7 +413,8 @@ fn kv_family_fix(inp: &Inputs, cutting: bool) -> Vec<FixStep> {
         }
         if let (Some(fl), Some(m)) = (flag(e, Knob::MaxNumSeqs), c.max_num_seqs) {
             fix.push(
-                FixStep::flagged(Knob::MaxNumSeqs, 
+                FixStep::flagged(
+                    Knob::MaxNumSeqs,
                     fl,
                     None,
                     format!("lower it from {m:.0}: fewer sequences share the pool"),
@@ -474,7 +492,12 @@ pub fn r3(inp: &Inputs, w: &WindowStats) -> Finding {
             ev.push("prefix caching confirmed off".into());
             let mut f = Finding::judged(id, busy, ev);
             f.fix = match fl {
-                Some(fl) => vec![FixStep::flagged(Knob::PrefixCaching, fl, None, "turn prefix caching on")],
+                Some(fl) => vec![FixStep::flagged(
+                    Knob::PrefixCaching,
+                    fl,
+                    None,
+                    "turn prefix caching on",
+                )],
                 None => vec![FixStep::text("turn the engine's prefix cache on")],
             };
             f
@@ -518,7 +541,8 @@ pub fn r4(inp: &Inputs) -> Finding {
     let e = inp.engine;
     let tp_fix = |f: &mut Finding| {
         if let (Some(fl), Some(t)) = (flag(e, Knob::TensorParallelSize), p.min_tp) {
-            f.fix.push(FixStep::flagged(Knob::TensorParallelSize, 
+            f.fix.push(FixStep::flagged(
+                Knob::TensorParallelSize,
                 fl,
                 Some(t.to_string()),
                 "shard the weights across the smallest TP that fits",
@@ -526,7 +550,8 @@ pub fn r4(inp: &Inputs) -> Finding {
         }
         if let Some(fl) = flag(e, Knob::GpuMemoryUtilization) {
             if inp.config.gpu_memory_utilization.is_none_or(|u| u < 0.95) {
-                f.fix.push(FixStep::flagged(Knob::GpuMemoryUtilization, 
+                f.fix.push(FixStep::flagged(
+                    Knob::GpuMemoryUtilization,
                     fl,
                     None,
                     "raise it if nothing else shares the GPU",
@@ -564,7 +589,8 @@ pub fn r4(inp: &Inputs) -> Finding {
     if fired {
         f.variant = Some("buffer-squeeze".into());
         if let Some(fl) = flag(e, Knob::MaxModelLen) {
-            f.fix.push(FixStep::flagged(Knob::MaxModelLen, 
+            f.fix.push(FixStep::flagged(
+                Knob::MaxModelLen,
                 fl,
                 None,
                 "lower the longest context a request may take",
@@ -609,7 +635,8 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             let v = if demand > max_seqs { t.min(demand) } else { t };
             let v = v.floor().max(max_seqs + 1.0);
             if let Some(fl) = fl {
-                f.fix.push(FixStep::flagged(Knob::MaxNumSeqs, 
+                f.fix.push(FixStep::flagged(
+                    Knob::MaxNumSeqs,
                     fl,
                     Some(format!("{v:.0}")),
                     format!(
@@ -673,7 +700,8 @@ pub fn r6(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
     let e = inp.engine;
     if inp.config.prefix_caching == Some(false) {
         if let Some(fl) = flag(e, Knob::PrefixCaching) {
-            f.fix.push(FixStep::flagged(Knob::PrefixCaching, 
+            f.fix.push(FixStep::flagged(
+                Knob::PrefixCaching,
                 fl,
                 None,
                 "prefix caching first: cached prompt tokens are not prefilled again",
@@ -731,7 +759,8 @@ pub fn r7(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
         ],
     );
     if let Some(fl) = flag(inp.engine, Knob::MaxNumSeqs) {
-        f.fix.push(FixStep::flagged(Knob::MaxNumSeqs, 
+        f.fix.push(FixStep::flagged(
+            Knob::MaxNumSeqs,
             fl,
             Some(format!("{:.0}", target.floor())),
             format!(

@@ -2,6 +2,7 @@
 //! SGLang, TGI) that turns raw series into one typed [`Sample`].
 pub mod adapters;
 pub mod config;
+pub mod process;
 pub mod prom;
 pub mod sample;
 pub mod scrape;

@@ -70,11 +70,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let done = |r: anyhow::Result<()>| r.map(|()| output::Exit::Ok);
     let result = match cli.command {
-        Command::Demo(a) => done(cmd::demo::run(a)),
+        Command::Demo(a) => cmd::demo::run(a),
         Command::Ceiling(a) => done(cmd::ceiling::run(a)),
-        Command::Diagnose(a) => done(cmd::diagnose::run(a)),
-        Command::Remeasure(a) => done(cmd::diagnose::remeasure(a)),
-        Command::History(a) => done(cmd::history::run(a)),
+        Command::Diagnose(a) => cmd::diagnose::run(a),
+        Command::Remeasure(a) => cmd::diagnose::remeasure(a),
+        Command::History(a) => cmd::history::run(a),
         Command::Probe(a) => done(cmd::probe::run(a)),
         Command::Bench(a) => done(cmd::bench::run(a)),
         Command::Regress(a) => cmd::regress::run(a),

@@ -335,7 +335,10 @@ mod tests {
             missing: u32,
         }
         let e = run.read::<Other>(&path).unwrap_err().to_string();
-        assert!(e.contains(&format!("run {id}")) && e.contains("missing"), "{e}");
+        assert!(
+            e.contains(&format!("run {id}")) && e.contains("missing"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -13,10 +13,9 @@ use physics::catalog::GIB;
 use physics::ceilings::{Ceilings, ModelFigures};
 use physics::offload::{self, DutyInputs, RamBound, RamInputs, MIB};
 use physics::provenance::{render_value, sig, Figure, Known, Mark};
-use physics::spec::{shape_attn_coeff, sliding_layers_for_arch};
 use physics::{
-    Attention, BitsSource, Catalog, FileBytes, Gpu, LookupError, ModelSpec, Moe, Options,
-    Provenance, UNKNOWN_CEILING,
+    Attention, BitsSource, Catalog, Gpu, LookupError, ModelSpec, Options, Provenance,
+    UNKNOWN_CEILING,
 };
 use serde_json::{json, Value};
 
@@ -324,7 +323,11 @@ fn load_catalog(path: Option<&Path>) -> Result<Catalog> {
 /// A model spec from a GGUF file's header (physics maps the facts; this reads the file).
 pub(crate) fn spec_from_gguf(path: &Path, notes: &mut Vec<String>) -> Result<ModelSpec> {
     let f = gguf::read_model_facts(path)?;
-    Ok(ModelSpec::from_gguf(&f, &path.display().to_string(), notes)?)
+    Ok(ModelSpec::from_gguf(
+        &f,
+        &path.display().to_string(),
+        notes,
+    )?)
 }
 
 /// `8.03 B`, `135 M`, `4.72 M`.
