@@ -186,6 +186,18 @@ impl Finding {
 /// The knobs and the one table from knobs to each engine's flag live with the engine config.
 pub use engines::{flag, Knob};
 
+/// An evidence line that is true whichever way the gate went: the measured value, the
+/// threshold, and whether the value is on the firing side ("waiting 6.0 is not below 2").
+fn gate(
+    what: impl std::fmt::Display,
+    holds: bool,
+    relation: &str,
+    threshold: impl std::fmt::Display,
+) -> String {
+    let is = if holds { "is" } else { "is not" };
+    format!("{what} {is} {relation} {threshold}")
+}
+
 fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
 }
@@ -281,19 +293,34 @@ pub fn r1(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             "no seat bound read (max_num_seqs, ridge and KV pool all unknown)",
         );
     };
-    let mut ev = vec![
-        format!("waiting {waiting:.1} (< 2)"),
-        format!(
-            "occupancy {} of the {} wall",
-            pct(occ),
-            d.occupancy_wall.unwrap_or("?")
-        ),
-    ];
+    let wall_name = d.occupancy_wall.unwrap_or("?");
+    let mut ev = vec![gate(
+        format!("waiting {waiting:.1}"),
+        waiting < 2.0,
+        "below",
+        2,
+    )];
     let fired = if let Some(ce) = d.config_efficiency {
-        ev.push(format!("config-relative efficiency {}", pct(ce)));
+        ev.push(gate(
+            format!("occupancy {} of the {wall_name} wall", pct(occ)),
+            occ < 0.75,
+            "below",
+            "75%",
+        ));
+        ev.push(gate(
+            format!("config-relative efficiency {}", pct(ce)),
+            ce < 0.60,
+            "below",
+            "60%",
+        ));
         waiting < 2.0 && ce < 0.60 && occ < 0.75
     } else {
-        ev.push("GPU ceiling unknown or cleared: occupancy gate 25%".into());
+        ev.push(gate(
+            format!("occupancy {} of the {wall_name} wall", pct(occ)),
+            occ < 0.25,
+            "below",
+            "25% (the gate with the GPU ceiling unknown or cleared)",
+        ));
         waiting < 2.0 && occ < 0.25
     };
     let mut f = Finding::judged(id, fired, ev);
@@ -459,11 +486,26 @@ pub fn r2b(inp: &Inputs, w: &WindowStats) -> Finding {
     let fired = full && qr >= 0.30 && run.mean < max_seqs && free < need;
     let ev = vec![
         kv_ev,
-        format!("queue ratio {} (≥ 30%)", pct(qr)),
-        format!("running {:.1} below max_num_seqs {max_seqs:.0}", run.mean),
-        format!(
-            "free KV {free:.0} tokens < waiting {:.1} × mean prompt {mean_prompt:.0} = {need:.0}",
-            wait.mean
+        gate(
+            format!("queue ratio {}", pct(qr)),
+            qr >= 0.30,
+            "at least",
+            "30%",
+        ),
+        gate(
+            format!("running {:.1}", run.mean),
+            run.mean < max_seqs,
+            "below max_num_seqs",
+            format!("{max_seqs:.0}"),
+        ),
+        gate(
+            format!("free KV {free:.0} tokens"),
+            free < need,
+            "below",
+            format!(
+                "waiting {:.1} × mean prompt {mean_prompt:.0} = {need:.0}",
+                wait.mean
+            ),
         ),
     ];
     let mut f = Finding::judged(id, fired, ev);
@@ -503,7 +545,12 @@ pub fn r3(inp: &Inputs, w: &WindowStats) -> Finding {
             f
         }
         (_, Some(h)) => {
-            ev.push(format!("prefix-cache hit rate {} (< 35% fires)", pct(h)));
+            ev.push(gate(
+                format!("prefix-cache hit rate {}", pct(h)),
+                h < 0.35,
+                "below",
+                "35%",
+            ));
             let mut f = Finding::judged(id, busy && h < 0.35, ev);
             f.fix = vec![FixStep::text(
                 "restructure prompts so requests share a stable prefix (system prompt and tools first, variable text last)",
@@ -619,10 +666,17 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             "a scrape had running at max_num_seqs {max_seqs:.0} with waiting ≥ 2: {}",
             if wall { "yes" } else { "no" }
         ),
-        format!(
-            "waiting {:.1} (≥ 2), queue ratio {} (≥ 30%)",
-            wait.mean,
-            pct(qr)
+        gate(
+            format!("waiting {:.1}", wait.mean),
+            wait.mean >= 2.0,
+            "at least",
+            2,
+        ),
+        gate(
+            format!("queue ratio {}", pct(qr)),
+            qr >= 0.30,
+            "at least",
+            "30%",
         ),
     ];
     let mut f = Finding::judged(id, fired, ev);
@@ -680,16 +734,31 @@ pub fn r6(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
         return Finding::silent(id, "hardware ceiling unknown");
     };
     let mut ev = vec![
-        format!("effective prompt/gen ratio {ratio:.1} (≥ 5)"),
-        format!("decode efficiency {} (< 40%)", pct(eff)),
+        gate(
+            format!("effective prompt/gen ratio {ratio:.1}"),
+            ratio >= 5.0,
+            "at least",
+            5,
+        ),
+        gate(
+            format!("decode efficiency {}", pct(eff)),
+            eff < 0.40,
+            "below",
+            "40%",
+        ),
     ];
     let floor = 1.0 / p.decode_ceiling_tps;
     let muted = match w.itl.filter(|d| d.count > 0.0) {
         Some(itl) => {
-            ev.push(format!(
-                "TPOT {:.1} ms vs floor {:.1} ms",
-                itl.mean * 1e3,
-                floor * 1e3
+            ev.push(gate(
+                format!("TPOT {:.1} ms", itl.mean * 1e3),
+                itl.mean >= 4.0 * floor,
+                "at least",
+                format!(
+                    "4 × the floor of {:.1} ms = {:.1} ms",
+                    floor * 1e3,
+                    4.0 * floor * 1e3
+                ),
             ));
             itl.mean < 4.0 * floor
         }
@@ -710,7 +779,7 @@ pub fn r6(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
     }
     if let Some(fl) = flag(e, Knob::MaxNumBatchedTokens) {
         match inp.config.max_num_batched_tokens {
-            Some(m) if m < 2048.0 => f.fix.push(FixStep::flagged(Knob::MaxNumBatchedTokens, 
+            Some(m) if m < 2048.0 => f.fix.push(FixStep::flagged(Knob::MaxNumBatchedTokens,
                 fl,
                 Some("2048".into()),
                 format!("chunked prefill budget {m:.0} is small: raise it so prompts finish in fewer steps"),
@@ -750,11 +819,23 @@ pub fn r7(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
         id,
         fired,
         vec![
-            format!("max_num_seqs {max_seqs:.0} < 90% of target {target:.0}"),
-            format!(
-                "occupancy {} (≥ 50%), waiting {:.1} (≤ 1)",
-                pct(occ),
-                wait.mean
+            gate(
+                format!("max_num_seqs {max_seqs:.0}"),
+                max_seqs < 0.9 * target,
+                "below",
+                format!("90% of the seat target {target:.0} ({:.0})", 0.9 * target),
+            ),
+            gate(
+                format!("occupancy {}", pct(occ)),
+                occ >= 0.5,
+                "at least",
+                "50%",
+            ),
+            gate(
+                format!("waiting {:.1}", wait.mean),
+                wait.mean <= 1.0,
+                "at most",
+                1,
             ),
         ],
     );
