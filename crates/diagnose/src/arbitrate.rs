@@ -4,10 +4,11 @@
 
 use crate::inputs::Inputs;
 use crate::rules::{evaluate, Derived, Finding, FixStep, RuleId};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A rule silenced by another that explains it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Silenced {
     pub rule: RuleId,
     pub by: RuleId,
@@ -15,12 +16,41 @@ pub struct Silenced {
 }
 
 /// What caps a server on which no rule fires.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Boundary {
-    /// "capacity", "traffic", "physics", "prefill interference", "framework overhead", or
-    /// "declined" when the evidence cannot name a cap honestly.
-    pub kind: &'static str,
+    pub kind: BoundaryKind,
     pub text: String,
+}
+
+/// The kind of cap; `declined` when the evidence cannot name one honestly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BoundaryKind {
+    #[serde(rename = "capacity")]
+    Capacity,
+    #[serde(rename = "traffic")]
+    Traffic,
+    #[serde(rename = "physics")]
+    Physics,
+    #[serde(rename = "prefill interference")]
+    PrefillInterference,
+    #[serde(rename = "framework overhead")]
+    FrameworkOverhead,
+    #[serde(rename = "declined")]
+    Declined,
+}
+
+impl BoundaryKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BoundaryKind::Capacity => "capacity",
+            BoundaryKind::Traffic => "traffic",
+            BoundaryKind::Physics => "physics",
+            BoundaryKind::PrefillInterference => "prefill interference",
+            BoundaryKind::FrameworkOverhead => "framework overhead",
+            BoundaryKind::Declined => "declined",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -35,6 +65,8 @@ pub struct Verdict {
     pub silenced: Vec<Silenced>,
     /// Rules that judged and stayed quiet, or could not judge (with the reason).
     pub quiet: Vec<Finding>,
+    /// Rules that could not be judged and would outrank the primary: what settles each.
+    pub unjudged: Vec<crate::Unjudged>,
     /// Nothing fired but efficiency is still low: the shape of the underuse, diagnose-only.
     pub fallback: Option<String>,
     /// Nothing fired at all: the boundary capping the server.
@@ -138,12 +170,8 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
             r1.silent_reason = None;
             r1.evidence.push("soft field (no queue, cool KV, running well below ridge) with prefill on top: under-fed, not prefill-bound".into());
             if r1.fix.is_empty() {
-                r1.fix.push(FixStep {
-                    flag: None,
-                    value: None,
-                    text: "raise client concurrency in steps".into(),
-                    cost: None,
-                });
+                r1.fix
+                    .push(FixStep::text("raise client concurrency in steps"));
             }
             inject = Some(r1);
         }
@@ -174,6 +202,7 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
         next,
         silenced,
         quiet,
+        unjudged: Vec::new(),
         fallback,
         boundary,
     }
@@ -201,24 +230,24 @@ fn fallback(d: &Derived) -> Option<String> {
 fn boundary(inp: &Inputs, d: &Derived) -> Boundary {
     let w = &inp.window;
     if d.speculation_suspected {
-        return Boundary { kind: "declined", text: "speculation suspected (decode beats the one-token-per-read roof): no healthy cap is named".into() };
+        return Boundary { kind: BoundaryKind::Declined, text: "speculation suspected (decode beats the one-token-per-read roof): no healthy cap is named".into() };
     }
     if w.waiting.is_none() {
         return Boundary {
-            kind: "declined",
+            kind: BoundaryKind::Declined,
             text: "waiting requests unread: no healthy cap is named".into(),
         };
     }
     if inp.physics.is_none() {
         return Boundary {
-            kind: "declined",
+            kind: BoundaryKind::Declined,
             text: "hardware ceiling unknown: no healthy cap is named".into(),
         };
     }
     let kv_hot = w.kv_usage.is_some_and(|k| k.mean >= 0.8);
     if kv_hot || d.occupancy.is_some_and(|o| o >= 0.9) {
         return Boundary {
-            kind: "capacity",
+            kind: BoundaryKind::Capacity,
             text: format!(
                 "seats or KV are near their wall ({}): more traffic needs more capacity",
                 d.occupancy_wall.unwrap_or("KV pool")
@@ -227,24 +256,24 @@ fn boundary(inp: &Inputs, d: &Derived) -> Boundary {
     }
     if d.config_efficiency.is_some_and(|e| e >= 0.8) {
         return Boundary {
-            kind: "physics",
+            kind: BoundaryKind::Physics,
             text: "decode runs near the hardware roof: the ceiling itself caps the server".into(),
         };
     }
     if d.prompt_gen_ratio.is_some_and(|r| r >= 5.0) {
         return Boundary {
-            kind: "prefill interference",
+            kind: BoundaryKind::PrefillInterference,
             text: "prompt tokens dominate the steps: decode shares its steps with prefill".into(),
         };
     }
     if d.occupancy.is_some_and(|o| o < 0.75) {
         return Boundary {
-            kind: "traffic",
+            kind: BoundaryKind::Traffic,
             text: "the server waits for work: raise client concurrency in steps (the compute ridge is the decode knee, not a seat target; KV or admission can bind first)".into(),
         };
     }
     Boundary {
-        kind: "framework overhead",
+        kind: BoundaryKind::FrameworkOverhead,
         text: "seats filled, no queue, decode below the roof: per-step framework overhead".into(),
     }
 }

@@ -1,15 +1,26 @@
-//! Windows, rules, arbitration and the verdict (spec 001).
+//! Windows, rules, arbitration and the verdict (spec 001), and the pipeline that takes a recorded
+//! window to the `headroom.diagnose/1` document.
 //!
-//! Pure: takes the scraped samples of a window, the server's config (each value known or unread)
-//! and the physics facts (when the GPU and model are catalogued), and returns a [`Verdict`].
-//! Data flows one way: samples → [`window::WindowStats`] → [`rules`] → [`arbitrate`] → verdict.
+//! The rules are pure: they take the statistics of a window, the server's config (each value
+//! known or unread) and the physics facts (when the GPU and model are catalogued), and return a
+//! [`Verdict`]. Data flows one way: samples → [`window::WindowStats`] → [`rules`] →
+//! [`arbitrate`] → verdict → [`report::Report`]. [`judge::judge`] runs it end to end on a
+//! recording; [`remeasure::compare`] sets two reports side by side.
 
 pub mod arbitrate;
+mod ceiling;
 pub mod inputs;
+pub mod judge;
+pub mod remeasure;
+pub mod report;
 pub mod rules;
+pub mod unjudged;
 pub mod window;
 
-pub use arbitrate::{diagnose, Boundary, Verdict};
+pub use arbitrate::{diagnose, Boundary, BoundaryKind, Verdict};
 pub use inputs::{Config, Inputs, Physics};
-pub use rules::{Finding, RuleId};
+pub use judge::{judge, JudgeError, Judged, Target};
+pub use report::{Report, Shape};
+pub use rules::{Finding, FixCost, FixStep, Knob, RuleId};
+pub use unjudged::Unjudged;
 pub use window::{Dist, GaugeStats, WindowStats};

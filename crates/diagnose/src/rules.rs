@@ -5,9 +5,9 @@
 use crate::inputs::Inputs;
 use crate::window::WindowStats;
 use engines::Engine;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum RuleId {
     R1,
     R2,
@@ -58,39 +58,87 @@ impl RuleId {
     }
 }
 
-/// One step of a prescription, in the engine's own words.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// What a step of a split prescription costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FixCost {
+    #[serde(rename = "safe")]
+    Safe,
+    #[serde(rename = "cuts throughput")]
+    CutsThroughput,
+    #[serde(rename = "dead-end")]
+    DeadEnd,
+}
+
+impl FixCost {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixCost::Safe => "safe",
+            FixCost::CutsThroughput => "cuts throughput",
+            FixCost::DeadEnd => "dead-end",
+        }
+    }
+}
+
+/// One step of a prescription: a knob to turn (printed as the engine's own flag), or a sentence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FixStep {
-    /// The flag as the engine spells it, when the step is a flag.
+    /// The concept the step turns, when the step is a flag.
+    #[serde(default)]
+    pub knob: Option<Knob>,
+    /// The flag as the engine spells it ([`flag`] of the knob), when the step is a flag.
     pub flag: Option<String>,
     /// The value to set, when the spec gives one.
     pub value: Option<String>,
     /// What to do, for a person.
     pub text: String,
-    /// "cuts throughput", "safe" or "dead-end" where the rule splits its fix by cost.
-    pub cost: Option<&'static str>,
+    /// Where the rule splits its fix by cost.
+    pub cost: Option<FixCost>,
 }
 
 impl FixStep {
-    fn text(t: impl Into<String>) -> Self {
+    pub fn text(t: impl Into<String>) -> Self {
         FixStep {
+            knob: None,
             flag: None,
             value: None,
             text: t.into(),
             cost: None,
         }
     }
-    fn flag(flag: &str, value: Option<String>, t: impl Into<String>) -> Self {
+    /// A step that turns `knob`, or None where the engine has no flag for it.
+    pub fn knob(
+        engine: Engine,
+        knob: Knob,
+        value: Option<String>,
+        t: impl Into<String>,
+    ) -> Option<Self> {
+        Some(FixStep {
+            knob: Some(knob),
+            flag: Some(flag(engine, knob)?.to_string()),
+            value,
+            text: t.into(),
+            cost: None,
+        })
+    }
+    fn flagged(knob: Knob, fl: &str, value: Option<String>, t: impl Into<String>) -> Self {
         FixStep {
-            flag: Some(flag.to_string()),
+            knob: Some(knob),
+            flag: Some(fl.to_string()),
             value,
             text: t.into(),
             cost: None,
         }
     }
-    fn cost(mut self, c: &'static str) -> Self {
+    fn cost(mut self, c: FixCost) -> Self {
         self.cost = Some(c);
         self
+    }
+    /// The knob this step turns; for documents written before steps carried it, read back
+    /// from the flag through the one flag table.
+    pub fn knob_of(&self, engine: Engine) -> Option<Knob> {
+        self.knob
+            .or_else(|| self.flag.as_deref().and_then(|f| Knob::of_flag(engine, f)))
     }
 }
 
@@ -135,50 +183,19 @@ impl Finding {
     }
 }
 
-/// Concepts whose flag differs per engine.
-#[derive(Clone, Copy)]
-pub enum Knob {
-    MaxNumSeqs,
-    MaxModelLen,
-    GpuMemUtil,
-    PrefixCaching,
-    KvDtypeFp8,
-    BatchedTokens,
-    TensorParallel,
-    KvOffload,
-}
+/// The knobs and the one table from knobs to each engine's flag live with the engine config.
+pub use engines::{flag, Knob};
 
-/// The flag for a concept in the engine's own words; None where the engine has no such knob.
-pub fn flag(engine: Engine, knob: Knob) -> Option<&'static str> {
-    use Engine::*;
-    use Knob::*;
-    Some(match (engine, knob) {
-        (Vllm, MaxNumSeqs) => "--max-num-seqs",
-        (Vllm, MaxModelLen) => "--max-model-len",
-        (Vllm, GpuMemUtil) => "--gpu-memory-utilization",
-        (Vllm, PrefixCaching) => "--enable-prefix-caching",
-        (Vllm, KvDtypeFp8) => "--kv-cache-dtype fp8",
-        (Vllm, BatchedTokens) => "--max-num-batched-tokens",
-        (Vllm, TensorParallel) => "--tensor-parallel-size",
-        (Vllm, KvOffload) => "--kv-offloading-size",
-        (LlamaCpp, MaxNumSeqs) => "-np",
-        (LlamaCpp, MaxModelLen) => "-c",
-        (LlamaCpp, PrefixCaching) => "--cache-reuse",
-        (LlamaCpp, KvDtypeFp8) => "-ctk q8_0 -ctv q8_0",
-        (LlamaCpp, BatchedTokens) => "-ub",
-        (LlamaCpp, TensorParallel) => "-sm row",
-        (Sglang, MaxNumSeqs) => "--max-running-requests",
-        (Sglang, MaxModelLen) => "--context-length",
-        (Sglang, GpuMemUtil) => "--mem-fraction-static",
-        (Sglang, KvDtypeFp8) => "--kv-cache-dtype fp8_e5m2",
-        (Sglang, BatchedTokens) => "--chunked-prefill-size",
-        (Sglang, TensorParallel) => "--tp",
-        (Tgi, MaxNumSeqs) => "--max-concurrent-requests",
-        (Tgi, MaxModelLen) => "--max-total-tokens",
-        (Tgi, BatchedTokens) => "--max-batch-prefill-tokens",
-        (Tgi, TensorParallel) => "--num-shard",
-        _ => return None,
-    })
+/// An evidence line that is true whichever way the gate went: the measured value, the
+/// threshold, and whether the value is on the firing side ("waiting 6.0 is not below 2").
+fn gate(
+    what: impl std::fmt::Display,
+    holds: bool,
+    relation: &str,
+    threshold: impl std::fmt::Display,
+) -> String {
+    let is = if holds { "is" } else { "is not" };
+    format!("{what} {is} {relation} {threshold}")
 }
 
 fn pct(x: f64) -> String {
@@ -276,19 +293,34 @@ pub fn r1(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             "no seat bound read (max_num_seqs, ridge and KV pool all unknown)",
         );
     };
-    let mut ev = vec![
-        format!("waiting {waiting:.1} (< 2)"),
-        format!(
-            "occupancy {} of the {} wall",
-            pct(occ),
-            d.occupancy_wall.unwrap_or("?")
-        ),
-    ];
+    let wall_name = d.occupancy_wall.unwrap_or("?");
+    let mut ev = vec![gate(
+        format!("waiting {waiting:.1}"),
+        waiting < 2.0,
+        "below",
+        2,
+    )];
     let fired = if let Some(ce) = d.config_efficiency {
-        ev.push(format!("config-relative efficiency {}", pct(ce)));
+        ev.push(gate(
+            format!("occupancy {} of the {wall_name} wall", pct(occ)),
+            occ < 0.75,
+            "below",
+            "75%",
+        ));
+        ev.push(gate(
+            format!("config-relative efficiency {}", pct(ce)),
+            ce < 0.60,
+            "below",
+            "60%",
+        ));
         waiting < 2.0 && ce < 0.60 && occ < 0.75
     } else {
-        ev.push("GPU ceiling unknown or cleared: occupancy gate 25%".into());
+        ev.push(gate(
+            format!("occupancy {} of the {wall_name} wall", pct(occ)),
+            occ < 0.25,
+            "below",
+            "25% (the gate with the GPU ceiling unknown or cleared)",
+        ));
         waiting < 2.0 && occ < 0.25
     };
     let mut f = Finding::judged(id, fired, ev);
@@ -345,58 +377,76 @@ fn kv_family_fix(inp: &Inputs, cutting: bool) -> Vec<FixStep> {
     if c.prefix_caching == Some(false) {
         if let Some(fl) = flag(e, Knob::PrefixCaching) {
             fix.push(
-                FixStep::flag(
+                FixStep::flagged(
+                    Knob::PrefixCaching,
                     fl,
                     None,
                     "turn prefix caching on: shared prefixes stop costing KV",
                 )
-                .cost("safe"),
+                .cost(FixCost::Safe),
             );
         }
     }
-    if let (Some(fl), Some(u)) = (flag(e, Knob::GpuMemUtil), c.gpu_memory_utilization) {
+    if let (Some(fl), Some(u)) = (
+        flag(e, Knob::GpuMemoryUtilization),
+        c.gpu_memory_utilization,
+    ) {
         if u < 0.95 {
             let v = (u + 0.05).min(0.95);
             fix.push(
-                FixStep::flag(
+                FixStep::flagged(
+                    Knob::GpuMemoryUtilization,
                     fl,
                     Some(format!("{v:.2}")),
                     "give the KV pool more of the VRAM",
                 )
-                .cost("safe"),
+                .cost(FixCost::Safe),
             );
         }
     }
     match c.kv_cache_dtype.as_deref() {
         Some(d) if d.contains("fp8") || d.contains("q8") || d.contains("q4") => {}
         _ => {
-            if let Some(fl) = flag(e, Knob::KvDtypeFp8) {
-                fix.push(FixStep::flag(fl, None, "halve KV bytes per token").cost("safe"));
+            if let Some(fl) = flag(e, Knob::KvCache8bit) {
+                fix.push(
+                    FixStep::flagged(Knob::KvCache8bit, fl, None, "halve KV bytes per token")
+                        .cost(FixCost::Safe),
+                );
             }
         }
     }
-    if let Some(fl) = flag(e, Knob::KvOffload) {
-        fix.push(FixStep::flag(fl, None, "offload cold KV blocks to host memory").cost("safe"));
+    if let Some(fl) = flag(e, Knob::KvOffloading) {
+        fix.push(
+            FixStep::flagged(
+                Knob::KvOffloading,
+                fl,
+                None,
+                "offload cold KV blocks to host memory",
+            )
+            .cost(FixCost::Safe),
+        );
     }
     if cutting {
         if let (Some(fl), Some(m)) = (flag(e, Knob::MaxModelLen), c.max_model_len) {
             fix.push(
-                FixStep::flag(
+                FixStep::flagged(
+                    Knob::MaxModelLen,
                     fl,
                     None,
                     format!("lower it from {m:.0} if requests never need that much context"),
                 )
-                .cost("cuts throughput"),
+                .cost(FixCost::CutsThroughput),
             );
         }
         if let (Some(fl), Some(m)) = (flag(e, Knob::MaxNumSeqs), c.max_num_seqs) {
             fix.push(
-                FixStep::flag(
+                FixStep::flagged(
+                    Knob::MaxNumSeqs,
                     fl,
                     None,
                     format!("lower it from {m:.0}: fewer sequences share the pool"),
                 )
-                .cost("cuts throughput"),
+                .cost(FixCost::CutsThroughput),
             );
         }
     }
@@ -405,7 +455,7 @@ fn kv_family_fix(inp: &Inputs, cutting: bool) -> Vec<FixStep> {
             FixStep::text(
                 "if none of these is possible: verify the KV figures, then add a replica",
             )
-            .cost("dead-end"),
+            .cost(FixCost::DeadEnd),
         );
     }
     fix
@@ -436,11 +486,26 @@ pub fn r2b(inp: &Inputs, w: &WindowStats) -> Finding {
     let fired = full && qr >= 0.30 && run.mean < max_seqs && free < need;
     let ev = vec![
         kv_ev,
-        format!("queue ratio {} (≥ 30%)", pct(qr)),
-        format!("running {:.1} below max_num_seqs {max_seqs:.0}", run.mean),
-        format!(
-            "free KV {free:.0} tokens < waiting {:.1} × mean prompt {mean_prompt:.0} = {need:.0}",
-            wait.mean
+        gate(
+            format!("queue ratio {}", pct(qr)),
+            qr >= 0.30,
+            "at least",
+            "30%",
+        ),
+        gate(
+            format!("running {:.1}", run.mean),
+            run.mean < max_seqs,
+            "below max_num_seqs",
+            format!("{max_seqs:.0}"),
+        ),
+        gate(
+            format!("free KV {free:.0} tokens"),
+            free < need,
+            "below",
+            format!(
+                "waiting {:.1} × mean prompt {mean_prompt:.0} = {need:.0}",
+                wait.mean
+            ),
         ),
     ];
     let mut f = Finding::judged(id, fired, ev);
@@ -469,13 +534,23 @@ pub fn r3(inp: &Inputs, w: &WindowStats) -> Finding {
             ev.push("prefix caching confirmed off".into());
             let mut f = Finding::judged(id, busy, ev);
             f.fix = match fl {
-                Some(fl) => vec![FixStep::flag(fl, None, "turn prefix caching on")],
+                Some(fl) => vec![FixStep::flagged(
+                    Knob::PrefixCaching,
+                    fl,
+                    None,
+                    "turn prefix caching on",
+                )],
                 None => vec![FixStep::text("turn the engine's prefix cache on")],
             };
             f
         }
         (_, Some(h)) => {
-            ev.push(format!("prefix-cache hit rate {} (< 35% fires)", pct(h)));
+            ev.push(gate(
+                format!("prefix-cache hit rate {}", pct(h)),
+                h < 0.35,
+                "below",
+                "35%",
+            ));
             let mut f = Finding::judged(id, busy && h < 0.35, ev);
             f.fix = vec![FixStep::text(
                 "restructure prompts so requests share a stable prefix (system prompt and tools first, variable text last)",
@@ -512,16 +587,18 @@ pub fn r4(inp: &Inputs) -> Finding {
     };
     let e = inp.engine;
     let tp_fix = |f: &mut Finding| {
-        if let (Some(fl), Some(t)) = (flag(e, Knob::TensorParallel), p.min_tp) {
-            f.fix.push(FixStep::flag(
+        if let (Some(fl), Some(t)) = (flag(e, Knob::TensorParallelSize), p.min_tp) {
+            f.fix.push(FixStep::flagged(
+                Knob::TensorParallelSize,
                 fl,
                 Some(t.to_string()),
                 "shard the weights across the smallest TP that fits",
             ));
         }
-        if let Some(fl) = flag(e, Knob::GpuMemUtil) {
+        if let Some(fl) = flag(e, Knob::GpuMemoryUtilization) {
             if inp.config.gpu_memory_utilization.is_none_or(|u| u < 0.95) {
-                f.fix.push(FixStep::flag(
+                f.fix.push(FixStep::flagged(
+                    Knob::GpuMemoryUtilization,
                     fl,
                     None,
                     "raise it if nothing else shares the GPU",
@@ -559,7 +636,8 @@ pub fn r4(inp: &Inputs) -> Finding {
     if fired {
         f.variant = Some("buffer-squeeze".into());
         if let Some(fl) = flag(e, Knob::MaxModelLen) {
-            f.fix.push(FixStep::flag(
+            f.fix.push(FixStep::flagged(
+                Knob::MaxModelLen,
                 fl,
                 None,
                 "lower the longest context a request may take",
@@ -588,10 +666,17 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             "a scrape had running at max_num_seqs {max_seqs:.0} with waiting ≥ 2: {}",
             if wall { "yes" } else { "no" }
         ),
-        format!(
-            "waiting {:.1} (≥ 2), queue ratio {} (≥ 30%)",
-            wait.mean,
-            pct(qr)
+        gate(
+            format!("waiting {:.1}", wait.mean),
+            wait.mean >= 2.0,
+            "at least",
+            2,
+        ),
+        gate(
+            format!("queue ratio {}", pct(qr)),
+            qr >= 0.30,
+            "at least",
+            "30%",
         ),
     ];
     let mut f = Finding::judged(id, fired, ev);
@@ -604,7 +689,8 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             let v = if demand > max_seqs { t.min(demand) } else { t };
             let v = v.floor().max(max_seqs + 1.0);
             if let Some(fl) = fl {
-                f.fix.push(FixStep::flag(
+                f.fix.push(FixStep::flagged(
+                    Knob::MaxNumSeqs,
                     fl,
                     Some(format!("{v:.0}")),
                     format!(
@@ -648,16 +734,31 @@ pub fn r6(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
         return Finding::silent(id, "hardware ceiling unknown");
     };
     let mut ev = vec![
-        format!("effective prompt/gen ratio {ratio:.1} (≥ 5)"),
-        format!("decode efficiency {} (< 40%)", pct(eff)),
+        gate(
+            format!("effective prompt/gen ratio {ratio:.1}"),
+            ratio >= 5.0,
+            "at least",
+            5,
+        ),
+        gate(
+            format!("decode efficiency {}", pct(eff)),
+            eff < 0.40,
+            "below",
+            "40%",
+        ),
     ];
     let floor = 1.0 / p.decode_ceiling_tps;
     let muted = match w.itl.filter(|d| d.count > 0.0) {
         Some(itl) => {
-            ev.push(format!(
-                "TPOT {:.1} ms vs floor {:.1} ms",
-                itl.mean * 1e3,
-                floor * 1e3
+            ev.push(gate(
+                format!("TPOT {:.1} ms", itl.mean * 1e3),
+                itl.mean >= 4.0 * floor,
+                "at least",
+                format!(
+                    "4 × the floor of {:.1} ms = {:.1} ms",
+                    floor * 1e3,
+                    4.0 * floor * 1e3
+                ),
             ));
             itl.mean < 4.0 * floor
         }
@@ -668,16 +769,17 @@ pub fn r6(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
     let e = inp.engine;
     if inp.config.prefix_caching == Some(false) {
         if let Some(fl) = flag(e, Knob::PrefixCaching) {
-            f.fix.push(FixStep::flag(
+            f.fix.push(FixStep::flagged(
+                Knob::PrefixCaching,
                 fl,
                 None,
                 "prefix caching first: cached prompt tokens are not prefilled again",
             ));
         }
     }
-    if let Some(fl) = flag(e, Knob::BatchedTokens) {
+    if let Some(fl) = flag(e, Knob::MaxNumBatchedTokens) {
         match inp.config.max_num_batched_tokens {
-            Some(m) if m < 2048.0 => f.fix.push(FixStep::flag(
+            Some(m) if m < 2048.0 => f.fix.push(FixStep::flagged(Knob::MaxNumBatchedTokens,
                 fl,
                 Some("2048".into()),
                 format!("chunked prefill budget {m:.0} is small: raise it so prompts finish in fewer steps"),
@@ -717,16 +819,29 @@ pub fn r7(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
         id,
         fired,
         vec![
-            format!("max_num_seqs {max_seqs:.0} < 90% of target {target:.0}"),
-            format!(
-                "occupancy {} (≥ 50%), waiting {:.1} (≤ 1)",
-                pct(occ),
-                wait.mean
+            gate(
+                format!("max_num_seqs {max_seqs:.0}"),
+                max_seqs < 0.9 * target,
+                "below",
+                format!("90% of the seat target {target:.0} ({:.0})", 0.9 * target),
+            ),
+            gate(
+                format!("occupancy {}", pct(occ)),
+                occ >= 0.5,
+                "at least",
+                "50%",
+            ),
+            gate(
+                format!("waiting {:.1}", wait.mean),
+                wait.mean <= 1.0,
+                "at most",
+                1,
             ),
         ],
     );
     if let Some(fl) = flag(inp.engine, Knob::MaxNumSeqs) {
-        f.fix.push(FixStep::flag(
+        f.fix.push(FixStep::flagged(
+            Knob::MaxNumSeqs,
             fl,
             Some(format!("{:.0}", target.floor())),
             format!(

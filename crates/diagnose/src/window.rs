@@ -3,17 +3,19 @@
 //! what share of the window it held.
 
 use engines::{Histogram, Sample};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Mean and peak of a gauge over the window's scrapes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GaugeStats {
     pub mean: f64,
     pub peak: f64,
 }
 
 /// A latency or length distribution over the window, from bucket deltas.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Dist {
     /// Observations in the window.
     pub count: f64,

@@ -84,7 +84,7 @@ fn healthy_base_fires_nothing() {
     let v = diagnose(&b);
     assert!(v.primary.is_none());
     assert_eq!(
-        v.boundary.as_ref().map(|b| b.kind),
+        v.boundary.as_ref().map(|b| b.kind.as_str()),
         Some("framework overhead")
     );
 }
@@ -179,9 +179,9 @@ fn r2_fix_split_by_cost_and_skips_applied_levers() {
     assert_eq!(p.rule, RuleId::R2);
     let costs: Vec<_> = p.fix.iter().filter_map(|f| f.cost).collect();
     assert!(
-        costs.contains(&"safe")
-            && costs.contains(&"cuts throughput")
-            && costs.contains(&"dead-end")
+        costs.contains(&diagnose::FixCost::Safe)
+            && costs.contains(&diagnose::FixCost::CutsThroughput)
+            && costs.contains(&diagnose::FixCost::DeadEnd)
     );
     assert!(!p
         .fix
@@ -540,25 +540,28 @@ fn boundaries_when_nothing_fires() {
     spec.window.generation_tps = Some(5000.0); // above 56 × 50 = 2800: speculation
     let v = diagnose(&spec);
     assert!(v.derived.speculation_suspected && v.derived.efficiency.is_none());
-    assert_eq!(v.boundary.unwrap().kind, "declined");
+    assert_eq!(v.boundary.unwrap().kind.as_str(), "declined");
     let mut unk = base();
     unk.physics = None;
-    assert_eq!(diagnose(&unk).boundary.unwrap().kind, "declined");
+    assert_eq!(diagnose(&unk).boundary.unwrap().kind.as_str(), "declined");
     let mut nowait = base();
     nowait.window.waiting = None;
-    assert_eq!(diagnose(&nowait).boundary.unwrap().kind, "declined");
+    assert_eq!(
+        diagnose(&nowait).boundary.unwrap().kind.as_str(),
+        "declined"
+    );
     let mut phys = base();
     phys.window.generation_tps = Some(0.85 * 50.0 * 64.0);
-    assert_eq!(diagnose(&phys).boundary.unwrap().kind, "physics");
+    assert_eq!(diagnose(&phys).boundary.unwrap().kind.as_str(), "physics");
     let mut cap = base();
     cap.window.kv_usage = g(0.85, 0.9);
-    assert_eq!(diagnose(&cap).boundary.unwrap().kind, "capacity");
+    assert_eq!(diagnose(&cap).boundary.unwrap().kind.as_str(), "capacity");
     let mut pf = base();
     pf.window.prompt_tps = Some(6.0 * 2520.0 + 1000.0);
     pf.window.itl = dist(1000.0, 0.03); // muted R6
     let v = diagnose(&pf);
     assert!(v.primary.is_none(), "{:?}", v.primary);
-    assert_eq!(v.boundary.unwrap().kind, "prefill interference");
+    assert_eq!(v.boundary.unwrap().kind.as_str(), "prefill interference");
 }
 
 #[test]

@@ -45,6 +45,72 @@ pub struct ArgOverrides {
     pub seed: Option<u64>,
 }
 
+impl ArgOverrides {
+    /// The flags after one prescribed step turns `knob` (to `value` when the step names one),
+    /// with the value applied; None where the emulator has no such setting, or the step would
+    /// not change what runs. `current` is what runs now (the defaults resolved).
+    pub fn turn(
+        &self,
+        knob: engines::Knob,
+        value: Option<&str>,
+        current: &EngineArgs,
+    ) -> Option<(ArgOverrides, Option<String>)> {
+        use engines::Knob;
+        let mut o = self.clone();
+        let count = || {
+            value
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|v| *v >= 1.0)
+                .map(|v| v as u32)
+        };
+        let applied = match knob {
+            Knob::PrefixCaching => {
+                if current.enable_prefix_caching {
+                    return None;
+                }
+                o.enable_prefix_caching = Some(true);
+                None
+            }
+            Knob::KvCache8bit => {
+                if current.kv_cache_dtype == "fp8" {
+                    return None;
+                }
+                o.kv_cache_dtype = Some("fp8".into());
+                None
+            }
+            Knob::MaxNumSeqs => {
+                let v = count()?;
+                o.max_num_seqs = Some(v);
+                Some(v.to_string())
+            }
+            Knob::MaxNumBatchedTokens => {
+                let v = count()?;
+                o.max_num_batched_tokens = Some(v);
+                Some(v.to_string())
+            }
+            Knob::TensorParallelSize => {
+                let v = count()?;
+                o.tensor_parallel_size = Some(v);
+                Some(v.to_string())
+            }
+            Knob::GpuMemoryUtilization => {
+                // A step without a value means "raise it": by 0.05, at most 0.95.
+                let now = current.gpu_memory_utilization;
+                let v = value
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .unwrap_or((now + 0.05).min(0.95));
+                if v <= now {
+                    return None;
+                }
+                o.gpu_memory_utilization = Some(v);
+                Some(format!("{v:.2}"))
+            }
+            Knob::MaxModelLen | Knob::KvOffloading => return None,
+        };
+        Some((o, applied))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ArgsError {
     #[error("{flag} {value}: {why}")]

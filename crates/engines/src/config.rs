@@ -578,6 +578,93 @@ impl EngineConfig {
     }
 }
 
+/// A serving concept the prescriptions turn, whose flag differs per engine. The one table from
+/// concepts to flags is [`flag`]; [`Knob::config_key`] names the config field the knob moves, so
+/// a re-measure can check that the flag was applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Knob {
+    MaxNumSeqs,
+    MaxModelLen,
+    GpuMemoryUtilization,
+    PrefixCaching,
+    /// An 8-bit KV cache (fp8 on vLLM/SGLang, q8_0 on llama.cpp).
+    KvCache8bit,
+    MaxNumBatchedTokens,
+    TensorParallelSize,
+    KvOffloading,
+}
+
+impl Knob {
+    pub const ALL: [Knob; 8] = [
+        Knob::MaxNumSeqs,
+        Knob::MaxModelLen,
+        Knob::GpuMemoryUtilization,
+        Knob::PrefixCaching,
+        Knob::KvCache8bit,
+        Knob::MaxNumBatchedTokens,
+        Knob::TensorParallelSize,
+        Knob::KvOffloading,
+    ];
+
+    /// The key of the diagnose document's `config` map that this knob moves; None where no
+    /// config value reads it back.
+    pub fn config_key(self) -> Option<&'static str> {
+        Some(match self {
+            Knob::MaxNumSeqs => "max_num_seqs",
+            Knob::MaxModelLen => "max_model_len",
+            Knob::GpuMemoryUtilization => "gpu_memory_utilization",
+            Knob::PrefixCaching => "prefix_caching",
+            Knob::KvCache8bit => "kv_cache_dtype",
+            Knob::MaxNumBatchedTokens => "max_num_batched_tokens",
+            Knob::TensorParallelSize => "tensor_parallel_size",
+            Knob::KvOffloading => return None,
+        })
+    }
+
+    /// The knob an engine's prescribed flag turns (the inverse of [`flag`]), for documents
+    /// written before fix steps carried their knob.
+    pub fn of_flag(engine: Engine, flag_text: &str) -> Option<Knob> {
+        Knob::ALL
+            .into_iter()
+            .find(|k| flag(engine, *k) == Some(flag_text))
+    }
+}
+
+/// The flag for a knob in the engine's own words, as a prescription prints it; None where the
+/// engine has no such knob.
+pub fn flag(engine: Engine, knob: Knob) -> Option<&'static str> {
+    use Engine::*;
+    use Knob::*;
+    Some(match (engine, knob) {
+        (Vllm, MaxNumSeqs) => "--max-num-seqs",
+        (Vllm, MaxModelLen) => "--max-model-len",
+        (Vllm, GpuMemoryUtilization) => "--gpu-memory-utilization",
+        (Vllm, PrefixCaching) => "--enable-prefix-caching",
+        (Vllm, KvCache8bit) => "--kv-cache-dtype fp8",
+        (Vllm, MaxNumBatchedTokens) => "--max-num-batched-tokens",
+        (Vllm, TensorParallelSize) => "--tensor-parallel-size",
+        (Vllm, KvOffloading) => "--kv-offloading-size",
+        (LlamaCpp, MaxNumSeqs) => "-np",
+        (LlamaCpp, MaxModelLen) => "-c",
+        (LlamaCpp, PrefixCaching) => "--cache-reuse",
+        (LlamaCpp, KvCache8bit) => "-ctk q8_0 -ctv q8_0",
+        (LlamaCpp, MaxNumBatchedTokens) => "-ub",
+        (LlamaCpp, TensorParallelSize) => "-sm row",
+        (Sglang, MaxNumSeqs) => "--max-running-requests",
+        (Sglang, MaxModelLen) => "--context-length",
+        (Sglang, GpuMemoryUtilization) => "--mem-fraction-static",
+        (Sglang, KvCache8bit) => "--kv-cache-dtype fp8_e5m2",
+        (Sglang, MaxNumBatchedTokens) => "--chunked-prefill-size",
+        (Sglang, TensorParallelSize) => "--tp",
+        (Tgi, MaxNumSeqs) => "--max-concurrent-requests",
+        (Tgi, MaxModelLen) => "--max-total-tokens",
+        (Tgi, MaxNumBatchedTokens) => "--max-batch-prefill-tokens",
+        (Tgi, TensorParallelSize) => "--num-shard",
+        _ => return None,
+    })
+}
+
 /// What a boolean flag means when given without a value.
 fn bare_meaning(kind: Kind) -> bool {
     match kind {
@@ -1190,6 +1277,46 @@ mod tests {
         assert_eq!(c.max_num_seqs, before);
         let names: Vec<&str> = c.known_fields().iter().map(|(n, _, _)| *n).collect();
         assert!(names.contains(&"num_gpu_blocks") && names.contains(&"model"));
+    }
+
+    #[test]
+    fn every_prescribed_flag_is_read_back_by_the_parser() {
+        // The prescription table and the parsing table are one knowledge: a flag headroom
+        // prescribes, once applied, must be read back from the command line.
+        for e in [Engine::Vllm, Engine::LlamaCpp, Engine::Sglang, Engine::Tgi] {
+            let launcher = match e {
+                Engine::Vllm => "vllm serve m",
+                Engine::LlamaCpp => "llama-server -m m.gguf",
+                Engine::Sglang => "python -m sglang.launch_server --model-path m",
+                Engine::Tgi => "text-generation-launcher --model-id m",
+            };
+            for k in Knob::ALL {
+                let Some(fl) = flag(e, k) else { continue };
+                assert_eq!(Knob::of_flag(e, fl), Some(k));
+                // -sm row (llama.cpp split mode) has no config field.
+                if fl == "-sm row" {
+                    continue;
+                }
+                let value = match (e, k) {
+                    (_, Knob::PrefixCaching) if e != Engine::LlamaCpp => "",
+                    (_, Knob::KvCache8bit) => "",
+                    (_, Knob::GpuMemoryUtilization) => " 0.9",
+                    _ => " 64",
+                };
+                let c = args(&format!("{launcher} {fl}{value}"));
+                assert!(
+                    c.unknown_flags.is_empty(),
+                    "{e:?} {fl}: not parsed ({:?})",
+                    c.unknown_flags
+                );
+                let read = c
+                    .known_fields()
+                    .into_iter()
+                    .filter(|(_, _, s)| *s == Source::EngineArgs)
+                    .count();
+                assert!(read >= 1, "{e:?} {fl}: no field read");
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ pub mod sample;
 pub mod scrape;
 
 pub use adapters::{detect_engine, to_sample, AdaptError};
-pub use config::{ConfigError, EngineConfig, Known, Source};
+pub use config::{flag, ConfigError, EngineConfig, Knob, Known, Source};
 pub use prom::{Exposition, PromError, Truncation};
 pub use record::{read_recording, RecordError, Recorder, Recording, RecordingHeader, ScrapeRecord};
 pub use resets::{find_counter_resets, split_at_resets, CounterReset};

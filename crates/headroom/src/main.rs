@@ -27,7 +27,7 @@ headroom bench --url http://localhost:8080 --label v0.1.40.2 && headroom regress
 headroom trace run.pt.trace.json.gz --top 20\n  \
 journalctl -u llama --since -3h --no-pager | headroom logs\n\n\
 Exit codes: 0 the command ran (and stdout closing early, as with `| head`, is fine); \
-1 an error, said on stderr; 2 the command found what --fail-on-regression or --fail-on asked \
+1 an error (a usage error included), said on stderr; 2 the command found what --fail-on-regression or --fail-on asked \
 it to fail on.\n\n\
 Durations everywhere take 90 (seconds), 500ms, 2s, 5m, 1h30m."
 )]
@@ -67,14 +67,25 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let done = |r: anyhow::Result<()>| r.map(|()| output::Exit::Ok);
+    // Usage errors exit 1 like every other error (clap's own default is 2, which is reserved
+    // for --fail-on findings); --help and --version exit 0.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(output::Exit::ERROR)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
     let result = match cli.command {
-        Command::Demo(a) => done(cmd::demo::run(a)),
+        Command::Demo(a) => cmd::demo::run(a),
         Command::Ceiling(a) => cmd::ceiling::run(a),
-        Command::Diagnose(a) => done(cmd::diagnose::run(a)),
-        Command::Remeasure(a) => done(cmd::diagnose::remeasure(a)),
-        Command::History(a) => done(cmd::history::run(a)),
+        Command::Diagnose(a) => cmd::diagnose::run(a),
+        Command::Remeasure(a) => cmd::diagnose::remeasure(a),
+        Command::History(a) => cmd::history::run(a),
         Command::Probe(a) => cmd::probe::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Regress(a) => cmd::regress::run(a),

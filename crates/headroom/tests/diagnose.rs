@@ -296,11 +296,41 @@ fn save_history_and_remeasure_against_a_replay() {
     ]);
     assert_eq!(code, 0, "{err}");
     let doc: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(doc["primary"]["rule"], "R5");
-    let id = doc["saved_run_id"].as_i64().unwrap();
+    // The printed document reads back as the typed struct (unknown fields refused), and every
+    // field it holds is named in docs/json/diagnose.md.
+    let typed: diagnose::Report = serde_json::from_str(&out).expect("a headroom.diagnose/1 document");
+    assert_eq!(typed.primary_rule(), Some(diagnose::RuleId::R5));
+    let missing = testpeers::schema::undocumented(&doc, "diagnose.md", &["/config"]);
+    assert!(missing.is_empty(), "undocumented: {missing:?}");
+    // R5 prescribes the seat knob, typed.
+    let fix = &typed.primary.as_ref().unwrap().fix;
+    assert!(
+        fix.iter().all(|s| s.knob.is_none() || s.knob == Some(diagnose::Knob::MaxNumSeqs)),
+        "{fix:?}"
+    );
+    let id = typed.saved_run_id.unwrap();
     let (code, hist, _) = headroom(&["history", "--db", db.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(hist.contains("primary R5"), "{hist}");
+    let (code, hist, _) = headroom(&["history", "--db", db.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0);
+    let h: Value = serde_json::from_str(&hist).unwrap();
+    assert_eq!(h["schema"], "headroom.history/1");
+    assert_eq!(h["runs"][0]["id"], id);
+    let missing = testpeers::schema::undocumented(&h, "history.md", &[]);
+    assert!(missing.is_empty(), "undocumented: {missing:?}");
+
+    // --fail-on: exit 2 when a primary fires, or when a named rule is primary or held; 0
+    // otherwise.
+    let replay = |extra: &[&str]| {
+        let mut a = vec!["diagnose", "--replay", rec.to_str().unwrap(), "--engine-args", args];
+        a.extend_from_slice(extra);
+        headroom(&a).0
+    };
+    assert_eq!(replay(&["--fail-on", "primary"]), 2);
+    assert_eq!(replay(&["--fail-on", "R2,R5"]), 2);
+    assert_eq!(replay(&["--fail-on", "R2,R4"]), 0);
+    assert_eq!(replay(&[]), 0);
 
     // After: 16 seats, no queue, 60 % more tokens per second.
     let after: Vec<(f64, String)> = (0..13)
@@ -327,9 +357,15 @@ fn save_history_and_remeasure_against_a_replay() {
     ]);
     assert_eq!(code, 0, "{err}");
     let r: Value = serde_json::from_str(&out).unwrap();
+    let typed: diagnose::remeasure::Remeasure =
+        serde_json::from_str(&out).expect("a headroom.remeasure/1 document");
+    assert_eq!(typed.against, id);
+    let missing = testpeers::schema::undocumented(&r, "diagnose.md", &["/after/config"]);
+    assert!(missing.is_empty(), "undocumented: {missing:?}");
     let c = &r["comparison"];
     assert_eq!(c["primary_before"], "R5");
     assert_eq!(c["cleared"], true);
+    // 160 against 100 tok/s in every sub-window: far beyond regress's 5 % floor.
     assert_eq!(c["throughput"]["verdict"], "improved", "{c}");
     // The same window again: no change beyond noise.
     let (_, out, _) = headroom(&[

@@ -1,7 +1,7 @@
 //! What the ceiling math needs to know about a model, and the knobs of a deployment.
 //!
-//! A [`ModelSpec`] comes from the catalog ([`ModelSpec::from_catalog`]) or is filled from a
-//! model file by the caller (the binary maps `gguf::ModelFacts` onto it). Fields a source does
+//! A [`ModelSpec`] comes from the catalog ([`ModelSpec::from_catalog`]) or from a model file's
+//! header ([`ModelSpec::from_gguf`], over the facts the gguf crate read). Fields a source does
 //! not give are `None`, and the figures that need them come out [`crate::Known::Unknown`] with
 //! the reason.
 
@@ -121,6 +121,90 @@ impl ModelSpec {
             expert_dtype: m.expert_dtype.clone(),
             file_bytes: None,
         }
+    }
+}
+
+impl ModelSpec {
+    /// A model spec from a GGUF file's header facts (`source` names the file): exact bytes, the
+    /// shape the KV math needs, and the architecture's sliding-window pattern where llama.cpp
+    /// fixes it by architecture. Caveats the caller should print go to `notes`.
+    pub fn from_gguf(
+        f: &gguf::ModelFacts,
+        source: &str,
+        notes: &mut Vec<String>,
+    ) -> Result<ModelSpec, crate::PhysicsError> {
+        if f.params_total == 0 || f.params_active == 0 {
+            return Err(crate::PhysicsError::InvalidInput(format!(
+                "{source}: no weight tensors in the file"
+            )));
+        }
+        let attention = match (f.kv_lora_rank, f.n_heads, f.n_kv_heads) {
+            (Some(_), _, _) => Some(Attention::Mla),
+            (None, Some(h), Some(kv)) if kv == h => Some(Attention::Mha),
+            (None, Some(_), Some(_)) => Some(Attention::Gqa),
+            _ => None,
+        };
+        let sliding_layers = match (f.sliding_window, f.n_layers) {
+            (Some(_), Some(l)) => sliding_layers_for_arch(&f.architecture, l),
+            _ => None,
+        };
+        let attn_coeff = match (attention, f.n_heads, f.head_dim, f.hidden, f.n_layers) {
+            (Some(Attention::Mha | Attention::Gqa), Some(h), Some(hd), Some(hid), Some(l)) => {
+                shape_attn_coeff(h, hd, hid, l, sliding_layers)
+            }
+            _ => None,
+        };
+        if attention == Some(Attention::Mla) {
+            notes.push(
+                "MLA from the file: no attention coefficient is derived, the prefill ceiling is \
+                 linear-only"
+                    .into(),
+            );
+        }
+        let moe = match (f.n_experts, f.n_experts_used) {
+            (Some(e), Some(u)) if e > 0 && u > 0 && f.params_expert > 0 => Some(Moe {
+                experts: e,
+                experts_used: u,
+                shared_experts: f.n_shared_experts.unwrap_or(0),
+                moe_layers: None,
+                params_per_expert: None,
+                routed_params_total: f.params_expert as f64,
+            }),
+            _ => None,
+        };
+        let name = f.name.clone().unwrap_or_else(|| {
+            std::path::Path::new(source)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| source.to_string())
+        });
+        Ok(ModelSpec {
+            name: format!("{name} ({})", f.architecture),
+            provenance: Provenance::ModelFile,
+            source: source.to_string(),
+            params_total: f.params_total as f64,
+            params_active: f.params_active as f64,
+            layers: f.n_layers,
+            hidden: f.hidden,
+            heads: f.n_heads,
+            kv_heads: f.n_kv_heads,
+            head_dim: f.head_dim,
+            head_dim_v: f.head_dim_v.filter(|v| Some(*v) != f.head_dim),
+            kv_heads_per_layer: f.kv_heads_per_layer.clone(),
+            attention,
+            kv_lora_rank: f.kv_lora_rank,
+            rope_dim: f.rope_dim,
+            sliding_window: f.sliding_window,
+            sliding_layers,
+            attn_coeff,
+            moe,
+            dtype: None,
+            expert_dtype: None,
+            file_bytes: Some(FileBytes {
+                weight_bytes: f.weight_bytes,
+                active_bytes: f.active_bytes,
+            }),
+        })
     }
 }
 

@@ -3,6 +3,9 @@
 //!
 //! The schema is versioned with `PRAGMA user_version`; each migration runs once, in order, inside
 //! a transaction, from the first version on.
+//!
+//! Documents are read back typed ([`Run::read`]); a document written by an older headroom is
+//! brought up to what this one writes in one place, [`upgrade`], as it is read from the file.
 
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
@@ -21,6 +24,14 @@ pub enum StoreError {
     Doc {
         path: String,
         id: i64,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("history database {path}: run {id} ({kind}): the stored document does not read as this headroom's: {source}")]
+    Shape {
+        path: String,
+        id: i64,
+        kind: String,
         #[source]
         source: serde_json::Error,
     },
@@ -60,6 +71,34 @@ pub struct Run {
     pub engine: Option<String>,
     pub model: Option<String>,
     pub doc: serde_json::Value,
+}
+
+impl Run {
+    /// The document as the typed struct of its schema (already upgraded when it was read).
+    pub fn read<T: serde::de::DeserializeOwned>(&self, path: &Path) -> Result<T, StoreError> {
+        T::deserialize(&self.doc).map_err(|source| StoreError::Shape {
+            path: path.display().to_string(),
+            id: self.id,
+            kind: self.kind.clone(),
+            source,
+        })
+    }
+}
+
+/// Brings a stored document up to the schema this headroom writes. Every change to a document
+/// that older files hold is undone here, and only here:
+///
+/// * diagnose (`headroom.diagnose/1`) before 0.2 spelled the engine `llamacpp`; it is
+///   `llama.cpp` now, as in every other document.
+pub fn upgrade(kind: &str, mut doc: serde_json::Value) -> serde_json::Value {
+    if kind == "diagnose" {
+        if let Some(e) = doc.get_mut("engine") {
+            if e.as_str() == Some("llamacpp") {
+                *e = serde_json::Value::from("llama.cpp");
+            }
+        }
+    }
+    doc
 }
 
 /// What a new run is stored with.
@@ -165,11 +204,12 @@ impl Store {
     }
 
     fn parse(&self, (mut run, doc): (Run, String)) -> Result<Run, StoreError> {
-        run.doc = serde_json::from_str(&doc).map_err(|source| StoreError::Doc {
+        let doc = serde_json::from_str(&doc).map_err(|source| StoreError::Doc {
             path: self.path.clone(),
             id: run.id,
             source,
         })?;
+        run.doc = upgrade(&run.kind, doc);
         Ok(run)
     }
 
@@ -264,6 +304,41 @@ mod tests {
         drop(s);
         let s = Store::open(&path).unwrap();
         assert_eq!(s.list("diagnose").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn old_documents_are_upgraded_where_they_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.sqlite");
+        let s = Store::open(&path).unwrap();
+        let old = serde_json::json!({"schema": "headroom.diagnose/1", "engine": "llamacpp"});
+        let id = s
+            .save(
+                &NewRun {
+                    kind: "diagnose",
+                    created: 1.0,
+                    ..Default::default()
+                },
+                &old,
+            )
+            .unwrap();
+        #[derive(serde::Deserialize)]
+        struct Doc {
+            engine: String,
+        }
+        let run = s.get(id).unwrap().unwrap();
+        assert_eq!(run.read::<Doc>(&path).unwrap().engine, "llama.cpp");
+        // A document that does not read as the type is an error naming the run.
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Other {
+            missing: u32,
+        }
+        let e = run.read::<Other>(&path).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("run {id}")) && e.contains("missing"),
+            "{e}"
+        );
     }
 
     #[test]

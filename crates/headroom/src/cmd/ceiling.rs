@@ -13,10 +13,9 @@ use physics::catalog::GIB;
 use physics::ceilings::{Ceilings, ModelFigures};
 use physics::offload::{self, DutyInputs, RamBound, RamInputs, MIB};
 use physics::provenance::{render_value, sig, Figure, Known, Mark};
-use physics::spec::{shape_attn_coeff, sliding_layers_for_arch};
 use physics::{
-    Attention, BitsSource, Catalog, FileBytes, Gpu, LookupError, ModelSpec, Moe, Options,
-    Provenance, UNKNOWN_CEILING,
+    Attention, BitsSource, Catalog, Gpu, LookupError, ModelSpec, Options, Provenance,
+    UNKNOWN_CEILING,
 };
 use serde_json::{json, Value};
 
@@ -325,79 +324,14 @@ fn load_catalog(path: Option<&Path>) -> Result<Catalog> {
     }
 }
 
-/// A model spec from a GGUF file's header: exact bytes, the shape the KV math needs, and the
-/// architecture's sliding-window pattern where llama.cpp fixes it by architecture.
+/// A model spec from a GGUF file's header (physics maps the facts; this reads the file).
 pub(crate) fn spec_from_gguf(path: &Path, notes: &mut Vec<String>) -> Result<ModelSpec> {
     let f = gguf::read_model_facts(path)?;
-    if f.params_total == 0 || f.params_active == 0 {
-        bail!("{}: no weight tensors in the file", path.display());
-    }
-    let attention = match (f.kv_lora_rank, f.n_heads, f.n_kv_heads) {
-        (Some(_), _, _) => Some(Attention::Mla),
-        (None, Some(h), Some(kv)) if kv == h => Some(Attention::Mha),
-        (None, Some(_), Some(_)) => Some(Attention::Gqa),
-        _ => None,
-    };
-    let sliding_layers = match (f.sliding_window, f.n_layers) {
-        (Some(_), Some(l)) => sliding_layers_for_arch(&f.architecture, l),
-        _ => None,
-    };
-    let attn_coeff = match (attention, f.n_heads, f.head_dim, f.hidden, f.n_layers) {
-        (Some(Attention::Mha | Attention::Gqa), Some(h), Some(hd), Some(hid), Some(l)) => {
-            shape_attn_coeff(h, hd, hid, l, sliding_layers)
-        }
-        _ => None,
-    };
-    if attention == Some(Attention::Mla) {
-        notes.push(
-            "MLA from the file: no attention coefficient is derived, the prefill ceiling is \
-             linear-only"
-                .into(),
-        );
-    }
-    let moe = match (f.n_experts, f.n_experts_used) {
-        (Some(e), Some(u)) if e > 0 && u > 0 && f.params_expert > 0 => Some(Moe {
-            experts: e,
-            experts_used: u,
-            shared_experts: f.n_shared_experts.unwrap_or(0),
-            moe_layers: None,
-            params_per_expert: None,
-            routed_params_total: f.params_expert as f64,
-        }),
-        _ => None,
-    };
-    let name = f.name.clone().unwrap_or_else(|| {
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string())
-    });
-    Ok(ModelSpec {
-        name: format!("{name} ({})", f.architecture),
-        provenance: Provenance::ModelFile,
-        source: path.display().to_string(),
-        params_total: f.params_total as f64,
-        params_active: f.params_active as f64,
-        layers: f.n_layers,
-        hidden: f.hidden,
-        heads: f.n_heads,
-        kv_heads: f.n_kv_heads,
-        head_dim: f.head_dim,
-        head_dim_v: f.head_dim_v.filter(|v| Some(*v) != f.head_dim),
-        kv_heads_per_layer: f.kv_heads_per_layer.clone(),
-        attention,
-        kv_lora_rank: f.kv_lora_rank,
-        rope_dim: f.rope_dim,
-        sliding_window: f.sliding_window,
-        sliding_layers,
-        attn_coeff,
-        moe,
-        dtype: None,
-        expert_dtype: None,
-        file_bytes: Some(FileBytes {
-            weight_bytes: f.weight_bytes,
-            active_bytes: f.active_bytes,
-        }),
-    })
+    Ok(ModelSpec::from_gguf(
+        &f,
+        &path.display().to_string(),
+        notes,
+    )?)
 }
 
 /// `8.03 B`, `135 M`, `4.72 M`.

@@ -8,16 +8,23 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
+use comfy_table::Cell;
+use diagnose::report::{Fired, Report};
+use diagnose::RuleId;
 use emulator::hardware::configure;
 use emulator::scenario::{self, Scenario};
 use emulator::server::{EmulatorServer, ServerConfig};
 use emulator::ArgOverrides;
 use loadgen::traffic::{drive, Arrival, DriveOptions, LoadShape};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::diagnose::{collect_and_diagnose, Shape, Target, WindowRequest};
+use super::diagnose::{collect_and_diagnose, Shape, WindowRequest};
 use super::emulate::find_scenario;
+use crate::output::{self, Exit};
+
+/// Most steps of one prescription the demo takes before it stops.
+const MAX_STEPS: usize = 4;
 
 pub const SCHEMA: &str = "headroom.demo/1";
 
@@ -37,8 +44,12 @@ Examples:
   headroom demo --scenario no-prefix-caching --http-load --speed 10
   headroom demo --list
 
-JSON schema: docs/json/demo.md ({scenario, before, applied_fix, after}; before and after are \
-headroom.diagnose/1 documents).")]
+When a step improves the server without clearing its primary, the demo takes the next step of \
+the same prescription, and shows the chain (step, throughput, primary) until the primary clears \
+or the steps run out.
+
+JSON schema: docs/json/demo.md ({scenario, before, applied_fix, after, chain}; before and after \
+are headroom.diagnose/1 documents).")]
 pub struct Args {
     /// The pathology to run (see --list).
     #[arg(long, default_value = "kv-pressure")]
@@ -64,13 +75,28 @@ pub struct Args {
     pub http_load: bool,
 }
 
-/// What the demo changed between the two runs.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+/// What kind of change a step made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FixKind {
+    /// An engine flag.
+    Flag,
+    /// The client side.
+    Load,
+    /// Nothing applicable.
+    None,
+}
+
+/// What the demo changed between two runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AppliedFix {
-    /// "flag" (an engine flag), "load" (the client side), or "none".
-    pub kind: &'static str,
+    pub kind: FixKind,
     /// The rule whose prescription was applied.
-    pub rule: Option<String>,
+    pub rule: Option<RuleId>,
+    /// The knob the step turned (for a flag).
+    #[serde(default)]
+    pub knob: Option<diagnose::Knob>,
     pub flag: Option<String>,
     pub value: Option<String>,
     /// The prescription step as diagnose wrote it, or why nothing was applied.
@@ -79,90 +105,95 @@ pub struct AppliedFix {
     pub command_line_after: Option<String>,
 }
 
-/// Chooses the first step of the primary's prescription that the emulator can apply, and
-/// returns the new flags (or load).
+/// The `headroom demo --json` document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Demo {
+    pub schema: String,
+    pub scenario: ScenarioInfo,
+    pub before: Report,
+    /// The first step applied.
+    pub applied_fix: AppliedFix,
+    /// The last run: after the last step taken; null when nothing was applied.
+    pub after: Option<Report>,
+    /// Every step taken, in order.
+    pub chain: Vec<ChainStep>,
+    pub load: Loads,
+    pub lags: u64,
+    pub wall_seconds: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioInfo {
+    pub name: String,
+    pub summary: String,
+    pub gpu: String,
+    pub model: String,
+    pub expected_primary: Option<String>,
+    pub seed: u64,
+    pub speed: f64,
+    pub warmup_s: f64,
+    pub window_s: f64,
+    pub simulated: bool,
+}
+
+/// One step of the chain and what the run after it measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainStep {
+    pub step: usize,
+    pub fix: AppliedFix,
+    pub generation_tokens_per_s: Option<f64>,
+    pub primary: Option<RuleId>,
+}
+
+/// What the load driver did in each run (loadgen's drive report over HTTP, or the engine's
+/// own counts when the load is replayed inside it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Loads {
+    pub before: Value,
+    pub after: Option<Value>,
+}
+
+/// Chooses the first step of the primary's prescription, from `from` on, that the emulator can
+/// apply, and returns the new flags (or load) and the index of the step after it.
 pub fn choose_fix(
-    primary: &Value,
+    primary: &Fired,
+    from: usize,
     args: &ArgOverrides,
-    current_util: f64,
+    current: &emulator::EngineArgs,
     load: &LoadShape,
-) -> (Option<ArgOverrides>, Option<LoadShape>, AppliedFix) {
-    let rule = primary["rule"].as_str().map(str::to_string);
-    let none = |text: String| AppliedFix {
-        kind: "none",
-        rule: rule.clone(),
+) -> (Option<ArgOverrides>, Option<LoadShape>, AppliedFix, usize) {
+    let rule = Some(primary.rule);
+    let fix = |kind, text: String| AppliedFix {
+        kind,
+        rule,
+        knob: None,
         flag: None,
         value: None,
         text,
         command_line_before: String::new(),
         command_line_after: None,
     };
-    let steps = primary["fix"].as_array().cloned().unwrap_or_default();
-    for st in &steps {
-        let Some(flag) = st["flag"].as_str() else {
+    let steps = &primary.fix;
+    for (i, st) in steps.iter().enumerate().skip(from) {
+        let Some(knob) = st.knob_of(diagnose_engine()) else {
             continue;
         };
-        let value = st["value"].as_str().map(str::to_string);
-        let text = st["text"].as_str().unwrap_or("").to_string();
-        let num = |v: &Option<String>| v.as_deref().and_then(|v| v.parse::<f64>().ok());
-        let mut o = args.clone();
-        let applied_value: Option<String> = match flag {
-            "--enable-prefix-caching" => {
-                o.enable_prefix_caching = Some(true);
-                None
-            }
-            "--kv-cache-dtype fp8" => {
-                o.kv_cache_dtype = Some("fp8".into());
-                None
-            }
-            "--max-num-seqs" => match num(&value) {
-                Some(v) if v >= 1.0 => {
-                    o.max_num_seqs = Some(v as u32);
-                    value.clone()
-                }
-                _ => continue,
-            },
-            "--max-num-batched-tokens" => match num(&value) {
-                Some(v) if v >= 1.0 => {
-                    o.max_num_batched_tokens = Some(v as u32);
-                    value.clone()
-                }
-                _ => continue,
-            },
-            "--tensor-parallel-size" => match num(&value) {
-                Some(v) if v >= 1.0 => {
-                    o.tensor_parallel_size = Some(v as u32);
-                    value.clone()
-                }
-                _ => continue,
-            },
-            "--gpu-memory-utilization" => {
-                // A step without a value means "raise it": by 0.05, at most 0.95.
-                let v = num(&value).unwrap_or((current_util + 0.05).min(0.95));
-                if v <= current_util {
-                    continue;
-                }
-                o.gpu_memory_utilization = Some(v);
-                Some(format!("{v:.2}"))
-            }
-            _ => continue,
+        let Some((o, value)) = args.turn(knob, st.value.as_deref(), current) else {
+            continue;
         };
-        return (
-            Some(o),
-            None,
-            AppliedFix {
-                kind: "flag",
-                rule: rule.clone(),
-                flag: Some(flag.to_string()),
-                value: applied_value,
-                text,
-                command_line_before: String::new(),
-                command_line_after: None,
-            },
-        );
+        let mut f = fix(FixKind::Flag, st.text.clone());
+        f.knob = Some(knob);
+        f.flag = st.flag.clone();
+        f.value = value;
+        return (Some(o), None, f, i + 1);
     }
-    // Under-batching is fixed on the client side: raise concurrency one step (×4).
-    if rule.as_deref() == Some("R1") {
+    // Under-batching is fixed on the client side: raise concurrency one step (×4). Its
+    // prescription is "in steps", so the step can be taken again.
+    if primary.rule == RuleId::R1 {
         if let Arrival::Closed { clients, think_s } = load.arrival {
             let mut l = load.clone();
             let more = clients.saturating_mul(4).max(clients + 1);
@@ -172,39 +203,32 @@ pub fn choose_fix(
             };
             let text = steps
                 .first()
-                .and_then(|s| s["text"].as_str())
-                .unwrap_or("raise client concurrency")
-                .to_string();
-            return (
-                None,
-                Some(l),
-                AppliedFix {
-                    kind: "load",
-                    rule: rule.clone(),
-                    flag: None,
-                    value: Some(format!("{clients} → {more} concurrent clients")),
-                    text,
-                    command_line_before: String::new(),
-                    command_line_after: None,
-                },
-            );
+                .map(|s| s.text.clone())
+                .unwrap_or_else(|| "raise client concurrency".into());
+            let mut f = fix(FixKind::Load, text);
+            f.value = Some(format!("{clients} → {more} concurrent clients"));
+            return (None, Some(l), f, from);
         }
     }
     let first = steps
-        .first()
-        .and_then(|s| s["text"].as_str())
-        .unwrap_or("no prescription");
-    (
-        None,
-        None,
-        none(format!(
-            "no step of the prescription is a flag the emulator can apply ({first})"
-        )),
-    )
+        .get(from)
+        .or(steps.first())
+        .map_or("no prescription", |s| s.text.as_str());
+    let why = if from == 0 {
+        format!("no step of the prescription is a flag the emulator can apply ({first})")
+    } else {
+        format!("no further step of the prescription is a flag the emulator can apply ({first})")
+    };
+    (None, None, fix(FixKind::None, why), steps.len())
+}
+
+/// The emulator is a vLLM: its prescriptions are vLLM's.
+fn diagnose_engine() -> engines::Engine {
+    engines::Engine::Vllm
 }
 
 struct Phase {
-    doc: Value,
+    doc: Report,
     command_line: String,
     /// What the load driver did (docs/json/demo.md `load`).
     load: Value,
@@ -313,12 +337,7 @@ async fn phase(
             price_per_hour: None,
             sub_windows: 6,
         },
-        target: Target {
-            gpu: Some(s.gpu.to_string()),
-            model: Some(s.model.to_string()),
-            quantization: o.quantization.clone(),
-            ..Default::default()
-        },
+        catalog: None,
         pid: None,
         replay: None,
         record: None,
@@ -343,13 +362,12 @@ async fn phase(
     };
     let lags = snap.lags;
     tokio::task::spawn_blocking(move || srv.shutdown()).await?;
-    let report = report.context("diagnosing the emulator")?;
-    let doc = report.to_json();
+    let doc = report.context("diagnosing the emulator")?;
     say(
         quiet,
         &format!(
             "diagnosed: primary {}",
-            doc["primary"]["rule"].as_str().unwrap_or("none")
+            doc.primary_rule().map_or("none", |r| r.as_str())
         ),
     );
     Ok(Phase {
@@ -360,11 +378,8 @@ async fn phase(
     })
 }
 
-fn list() -> Result<()> {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(vec!["scenario", "primary", "what it is"]);
+fn list() -> Result<Exit> {
+    let mut t = output::table(["scenario", "primary", "what it is"]);
     for s in scenario::all() {
         t.add_row(vec![
             s.name.to_string(),
@@ -372,11 +387,11 @@ fn list() -> Result<()> {
             s.summary.to_string(),
         ]);
     }
-    println!("{t}");
-    Ok(())
+    output::line(t)?;
+    Ok(Exit::Ok)
 }
 
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args) -> Result<Exit> {
     if a.list {
         return list();
     }
@@ -392,201 +407,226 @@ pub fn run(a: Args) -> Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let (before, fix, after) = rt.block_on(async {
+    let (before, chain, last) = rt.block_on(async {
         say(quiet, &format!("scenario {}: {}", s.name, s.summary));
         let before = phase(&s, &s.args, &s.load, seed, a.speed, a.http_load, quiet).await?;
-        let util = configure(s.gpu, s.model, &s.args)?
-            .args
-            .gpu_memory_utilization;
-        let primary = before.doc["primary"].clone();
-        let (mut fix, new_args, new_load) = if primary.is_null() {
-            (
-                AppliedFix {
-                    kind: "none",
-                    rule: None,
-                    flag: None,
-                    value: None,
-                    text: "no rule fired: nothing to fix".into(),
-                    command_line_before: String::new(),
-                    command_line_after: None,
-                },
-                None,
-                None,
-            )
-        } else {
-            let (o, l, f) = choose_fix(&primary, &s.args, util, &s.load);
-            (f, o, l)
+        let mut chain: Vec<ChainStep> = Vec::new();
+        let mut last: Option<Phase> = None;
+        let Some(primary) = before.doc.primary.clone() else {
+            return Ok::<_, anyhow::Error>((before, chain, last));
         };
-        fix.command_line_before = before.command_line.clone();
-        let after = if fix.kind == "none" {
-            None
-        } else {
-            let o = new_args.unwrap_or_else(|| s.args.clone());
-            let l = new_load.unwrap_or_else(|| s.load.clone());
+        // The same prescription, step by step, each on top of the last, until the primary
+        // clears or the steps run out.
+        let (mut args, mut load, mut from) = (s.args.clone(), s.load.clone(), 0usize);
+        let mut command_line = before.command_line.clone();
+        while chain.len() < MAX_STEPS {
+            let current = configure(s.gpu, s.model, &args)?.args;
+            let (o, l, mut fix, next) = choose_fix(&primary, from, &args, &current, &load);
+            fix.command_line_before = command_line.clone();
+            if fix.kind == FixKind::None {
+                if chain.is_empty() {
+                    chain.push(ChainStep {
+                        step: 0,
+                        fix,
+                        generation_tokens_per_s: None,
+                        primary: Some(primary.rule),
+                    });
+                }
+                break;
+            }
+            args = o.unwrap_or(args);
+            load = l.unwrap_or(load);
+            from = next;
             say(
                 quiet,
                 &format!(
-                    "applying {}: {}",
+                    "step {}: applying {}: {}",
+                    chain.len() + 1,
                     fix.flag.as_deref().unwrap_or("client-side"),
                     fix.text
                 ),
             );
-            let p = phase(&s, &o, &l, seed, a.speed, a.http_load, quiet).await?;
+            let p = phase(&s, &args, &load, seed, a.speed, a.http_load, quiet).await?;
             fix.command_line_after = Some(p.command_line.clone());
-            Some(p)
-        };
-        Ok::<_, anyhow::Error>((before, fix, after))
+            command_line = p.command_line.clone();
+            let still = p.doc.primary_rule() == Some(primary.rule);
+            chain.push(ChainStep {
+                step: chain.len() + 1,
+                fix,
+                generation_tokens_per_s: p.doc.throughput.generation_tokens_per_s,
+                primary: p.doc.primary_rule(),
+            });
+            last = Some(p);
+            if !still {
+                break;
+            }
+        }
+        Ok((before, chain, last))
     })?;
     let elapsed = started.elapsed().as_secs_f64();
+    let applied_fix = match chain.first() {
+        Some(c) => c.fix.clone(),
+        None => AppliedFix {
+            kind: FixKind::None,
+            rule: None,
+            knob: None,
+            flag: None,
+            value: None,
+            text: "no rule fired: nothing to fix".into(),
+            command_line_before: before.command_line.clone(),
+            command_line_after: None,
+        },
+    };
+    let chain: Vec<ChainStep> = chain.into_iter().filter(|c| c.step > 0).collect();
+    let doc = Demo {
+        schema: SCHEMA.to_string(),
+        scenario: ScenarioInfo {
+            name: s.name.to_string(),
+            summary: s.summary.to_string(),
+            gpu: s.gpu.to_string(),
+            model: s.model.to_string(),
+            expected_primary: s.expect.primary.map(str::to_string),
+            seed,
+            speed: a.speed,
+            warmup_s: s.warmup_s,
+            window_s: s.window_s,
+            simulated: true,
+        },
+        applied_fix,
+        after: last.as_ref().map(|p| p.doc.clone()),
+        chain,
+        load: Loads {
+            before: before.load.clone(),
+            after: last.as_ref().map(|p| p.load.clone()),
+        },
+        lags: before.lags + last.as_ref().map_or(0, |p| p.lags),
+        wall_seconds: elapsed,
+        before: before.doc,
+    };
     if a.json {
-        let v = json!({
-            "schema": SCHEMA,
-            "scenario": {
-                "name": s.name,
-                "summary": s.summary,
-                "gpu": s.gpu,
-                "model": s.model,
-                "expected_primary": s.expect.primary,
-                "seed": seed,
-                "speed": a.speed,
-                "warmup_s": s.warmup_s,
-                "window_s": s.window_s,
-                "simulated": true,
-            },
-            "before": before.doc,
-            "applied_fix": fix,
-            "after": after.as_ref().map(|p| &p.doc),
-            "load": {
-                "before": before.load,
-                "after": after.as_ref().map(|p| &p.load),
-            },
-            "lags": before.lags + after.as_ref().map_or(0, |p| p.lags),
-            "wall_seconds": elapsed,
-        });
-        println!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(());
+        output::json(&serde_json::to_value(&doc)?)?;
+    } else {
+        output::emit(&render(&s, &doc))?;
     }
-    print!(
-        "{}",
-        render(
-            &s,
-            &before.doc,
-            &fix,
-            after.as_ref().map(|p| &p.doc),
-            elapsed
-        )
-    );
-    Ok(())
+    Ok(Exit::Ok)
 }
 
-fn f1(v: &Value, unit: &str, scale: f64) -> String {
-    match v.as_f64() {
+fn f1(v: Option<f64>, unit: &str, scale: f64) -> String {
+    match v {
         Some(x) => format!("{:.1}{unit}", x * scale),
         None => "-".into(),
     }
 }
 
 /// Seconds as ms below one second.
-fn secs(v: &Value) -> String {
-    match v.as_f64() {
+fn secs(v: Option<f64>) -> String {
+    match v {
         Some(x) if x < 1.0 => format!("{:.0} ms", x * 1e3),
         Some(x) => format!("{x:.1} s"),
         None => "-".into(),
     }
 }
 
-fn pct(v: &Value) -> String {
-    match v.as_f64() {
+fn pct(v: Option<f64>) -> String {
+    match v {
         Some(x) => format!("{:.0}%", x * 100.0),
         None => "-".into(),
     }
 }
 
-fn primary_line(d: &Value) -> String {
-    match d["primary"]["rule"].as_str() {
-        Some(r) => {
-            let variant = d["primary"]["variant"]
-                .as_str()
+fn primary_line(d: &Report) -> String {
+    match &d.primary {
+        Some(p) => {
+            let variant = p
+                .variant
+                .as_deref()
                 .map(|v| format!(" ({v})"))
                 .unwrap_or_default();
-            format!(
-                "{r} {}{variant}",
-                d["primary"]["title"].as_str().unwrap_or("")
-            )
+            format!("{} {}{variant}", p.rule.as_str(), p.title)
         }
         None => "none".into(),
     }
 }
 
+fn fix_words(fix: &AppliedFix) -> String {
+    match fix.kind {
+        FixKind::Flag => format!(
+            "{}{}",
+            fix.flag.as_deref().unwrap_or(""),
+            fix.value
+                .as_deref()
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default()
+        ),
+        FixKind::Load => format!("clients {}", fix.value.as_deref().unwrap_or("")),
+        FixKind::None => "nothing".into(),
+    }
+}
+
 /// The side-by-side report.
-pub fn render(
-    s: &Scenario,
-    before: &Value,
-    fix: &AppliedFix,
-    after: Option<&Value>,
-    elapsed: f64,
-) -> String {
+pub fn render(s: &Scenario, doc: &Demo) -> String {
+    let before = &doc.before;
+    let fix = &doc.applied_fix;
+    let after = doc.after.as_ref();
     let mut out = String::new();
     out += &format!(
         "headroom demo: {} on a SIMULATED {} × {} (headroom's emulator, {:.0} s wall)\n{}\n\n",
-        s.name, s.gpu, s.model, elapsed, s.summary
+        s.name, s.gpu, s.model, doc.wall_seconds, s.summary
     );
-    type Row = (&'static str, Box<dyn Fn(&Value) -> String>);
+    type Row = (&'static str, Box<dyn Fn(&Report) -> String>);
     let rows: Vec<Row> = vec![
         ("primary", Box::new(primary_line)),
         (
             "generation tok/s",
-            Box::new(|d| f1(&d["throughput"]["generation_tokens_per_s"], "", 1.0)),
+            Box::new(|d| f1(d.throughput.generation_tokens_per_s, "", 1.0)),
         ),
         (
             "prompt tok/s",
-            Box::new(|d| f1(&d["throughput"]["prompt_tokens_per_s"], "", 1.0)),
+            Box::new(|d| f1(d.throughput.prompt_tokens_per_s, "", 1.0)),
         ),
         (
             "running (mean)",
-            Box::new(|d| f1(&d["requests"]["running"]["mean"], "", 1.0)),
+            Box::new(|d| f1(d.requests.running.map(|g| g.mean), "", 1.0)),
         ),
         (
             "waiting (mean)",
-            Box::new(|d| f1(&d["requests"]["waiting"]["mean"], "", 1.0)),
+            Box::new(|d| f1(d.requests.waiting.map(|g| g.mean), "", 1.0)),
         ),
         (
             "KV usage mean / peak",
             Box::new(|d| {
                 format!(
                     "{} / {}",
-                    pct(&d["kv"]["usage"]["mean"]),
-                    pct(&d["kv"]["usage"]["peak"])
+                    pct(d.kv.usage.map(|g| g.mean)),
+                    pct(d.kv.usage.map(|g| g.peak))
                 )
             }),
         ),
         (
             "prefix-cache hit rate",
-            Box::new(|d| pct(&d["prefix"]["hit_rate"])),
+            Box::new(|d| pct(d.prefix.hit_rate)),
         ),
         (
             "TTFT p50 / p95",
             Box::new(|d| {
+                let t = d.latency.ttft_s;
                 format!(
                     "{} / {}",
-                    secs(&d["latency"]["ttft_s"]["p50"]),
-                    secs(&d["latency"]["ttft_s"]["p95"])
+                    secs(t.and_then(|t| t.p50)),
+                    secs(t.and_then(|t| t.p95))
                 )
             }),
         ),
         (
             "time per output token",
-            Box::new(|d| f1(&d["latency"]["tpot_s"]["mean"], " ms", 1e3)),
+            Box::new(|d| f1(d.latency.tpot_s.map(|t| t.mean), " ms", 1e3)),
         ),
         (
             "efficiency (config-relative)",
-            Box::new(|d| pct(&d["efficiency"]["config_relative"])),
+            Box::new(|d| pct(d.efficiency.config_relative)),
         ),
     ];
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(vec!["", "before", "after"]);
+    let mut t = output::table(["", "before", "after"]);
     for (label, f) in &rows {
         t.add_row(vec![
             Cell::new(label),
@@ -595,61 +635,80 @@ pub fn render(
         ]);
     }
     out += &format!("{t}\n\n");
-    if let Some(ev) = before["primary"]["evidence"].as_array() {
+    if let Some(p) = &before.primary {
         out += &format!("Before: {}\n", primary_line(before));
-        for e in ev {
-            out += &format!("  - {}\n", e.as_str().unwrap_or(""));
+        for e in &p.evidence {
+            out += &format!("  - {e}\n");
         }
     }
     match fix.kind {
-        "flag" => {
+        FixKind::Flag => {
             out += &format!(
-                "Applied: {}{} ({})\n  before: {}\n  after:  {}\n",
-                fix.flag.as_deref().unwrap_or(""),
-                fix.value
-                    .as_deref()
-                    .map(|v| format!(" {v}"))
-                    .unwrap_or_default(),
+                "Applied: {} ({})\n  before: {}\n  after:  {}\n",
+                fix_words(fix),
                 fix.text,
                 fix.command_line_before,
                 fix.command_line_after.as_deref().unwrap_or("-"),
             )
         }
-        "load" => {
+        FixKind::Load => {
             out += &format!(
                 "Applied on the client side: {} ({})\n",
                 fix.value.as_deref().unwrap_or(""),
                 fix.text
             )
         }
-        _ => out += &format!("Nothing applied: {}\n", fix.text),
+        FixKind::None => out += &format!("Nothing applied: {}\n", fix.text),
+    }
+    if doc.chain.len() > 1 {
+        let mut t = output::table(["step", "change", "generation tok/s", "primary"]);
+        t.add_row(vec![
+            "0".to_string(),
+            "as deployed".to_string(),
+            f1(before.throughput.generation_tokens_per_s, "", 1.0),
+            before
+                .primary_rule()
+                .map_or("none", |r| r.as_str())
+                .to_string(),
+        ]);
+        for c in &doc.chain {
+            t.add_row(vec![
+                c.step.to_string(),
+                fix_words(&c.fix),
+                f1(c.generation_tokens_per_s, "", 1.0),
+                c.primary.map_or("none", |r| r.as_str()).to_string(),
+            ]);
+        }
+        out += &format!("\nThe prescription, step by step:\n{t}\n");
     }
     if let Some(a) = after {
-        let b = before["primary"]["rule"].as_str();
-        let now = a["primary"]["rule"].as_str();
+        let b = before.primary_rule();
+        let now = a.primary_rule();
+        let steps = doc.chain.len();
         let verdict = match (b, now) {
             (Some(b), Some(n)) if b == n => {
-                let g = |d: &Value| d["throughput"]["generation_tokens_per_s"].as_f64();
+                let g = |d: &Report| d.throughput.generation_tokens_per_s;
                 match (g(before), g(a)) {
                     (Some(x), Some(y)) if x > 0.0 => format!(
-                        "{b} still fires (generation {x:.0} → {y:.0} tok/s, ×{:.2}): take the next step of its prescription",
+                        "{} still fires after {steps} step(s) (generation {x:.0} → {y:.0} tok/s, ×{:.2}): the prescription's steps ran out here",
+                        b.as_str(),
                         y / x
                     ),
-                    _ => format!("{b} still fires: take the next step of its prescription"),
+                    _ => format!("{} still fires after {steps} step(s): the prescription's steps ran out here", b.as_str()),
                 }
             }
-            (Some(b), Some(_)) => format!("{b} cleared; next: {}", primary_line(a)),
-            (Some(b), None) => format!("{b} cleared; no rule fires"),
+            (Some(b), Some(_)) => format!("{} cleared; next: {}", b.as_str(), primary_line(a)),
+            (Some(b), None) => format!("{} cleared; no rule fires", b.as_str()),
             _ => "no change".into(),
         };
         out += &format!("After: {verdict}\n");
     }
     out
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use diagnose::{FixCost, FixStep, Knob};
 
     fn shape(clients: u32) -> LoadShape {
         let mut l = emulator::scenario::find("under-batching").unwrap().load;
@@ -660,37 +719,93 @@ mod tests {
         l
     }
 
+    fn primary(rule: RuleId, fix: Vec<FixStep>) -> Fired {
+        Fired {
+            rule,
+            title: rule.title().into(),
+            variant: None,
+            evidence: Vec::new(),
+            fix,
+            seen_in: None,
+        }
+    }
+
+    fn step(knob: Knob, value: Option<&str>) -> FixStep {
+        let mut s = FixStep::knob(
+            engines::Engine::Vllm,
+            knob,
+            value.map(str::to_string),
+            "do it",
+        )
+        .unwrap();
+        s.cost = Some(FixCost::Safe);
+        s
+    }
+
+    fn current(o: &ArgOverrides) -> emulator::EngineArgs {
+        configure("H100-SXM", "llama-3.1-8b", o).unwrap().args
+    }
+
     #[test]
-    fn the_first_applicable_flag_is_chosen() {
-        let primary = json!({"rule": "R2", "fix": [
-            {"flag": "--kv-offloading-size", "value": null, "text": "offload", "cost": "safe"},
-            {"flag": "--enable-prefix-caching", "value": null, "text": "turn it on", "cost": "safe"},
-        ]});
-        let (o, l, f) = choose_fix(&primary, &ArgOverrides::default(), 0.9, &shape(4));
-        assert_eq!(o.unwrap().enable_prefix_caching, Some(true));
+    fn the_first_applicable_knob_is_turned_then_the_next() {
+        let o = ArgOverrides {
+            enable_prefix_caching: Some(false),
+            gpu_memory_utilization: Some(0.5),
+            ..Default::default()
+        };
+        let p = primary(
+            RuleId::R2,
+            vec![
+                step(Knob::KvOffloading, None),
+                step(Knob::PrefixCaching, None),
+                step(Knob::GpuMemoryUtilization, Some("0.55")),
+            ],
+        );
+        let (n, l, f, next) = choose_fix(&p, 0, &o, &current(&o), &shape(4));
+        let n = n.unwrap();
+        assert_eq!(n.enable_prefix_caching, Some(true));
         assert!(l.is_none());
         assert_eq!(
-            (f.kind, f.flag.as_deref()),
-            ("flag", Some("--enable-prefix-caching"))
+            (f.kind, f.knob, f.flag.as_deref()),
+            (
+                FixKind::Flag,
+                Some(Knob::PrefixCaching),
+                Some("--enable-prefix-caching")
+            )
         );
+        // The next step of the same prescription, on top of the first.
+        let (n2, _, f2, _) = choose_fix(&p, next, &n, &current(&n), &shape(4));
+        let n2 = n2.unwrap();
+        assert_eq!(n2.gpu_memory_utilization, Some(0.55));
+        assert_eq!(n2.enable_prefix_caching, Some(true));
+        assert_eq!(f2.value.as_deref(), Some("0.55"));
+        // Then nothing is left.
+        let (n3, _, f3, _) = choose_fix(&p, 3, &n2, &current(&n2), &shape(4));
+        assert!(n3.is_none());
+        assert_eq!(f3.kind, FixKind::None);
+    }
 
-        let primary = json!({"rule": "R2", "fix": [
-            {"flag": "--gpu-memory-utilization", "value": "0.55", "text": "more", "cost": "safe"}]});
-        let (o, _, f) = choose_fix(&primary, &ArgOverrides::default(), 0.5, &shape(4));
-        assert_eq!(o.unwrap().gpu_memory_utilization, Some(0.55));
-        assert_eq!(f.value.as_deref(), Some("0.55"));
-
-        let primary = json!({"rule": "R5", "fix": [
-            {"flag": "--max-num-seqs", "value": "100", "text": "seats", "cost": null}]});
-        let (o, _, _) = choose_fix(&primary, &ArgOverrides::default(), 0.9, &shape(4));
-        assert_eq!(o.unwrap().max_num_seqs, Some(100));
+    #[test]
+    fn seats_and_a_step_that_changes_nothing_is_skipped() {
+        let o = ArgOverrides::default();
+        let p = primary(
+            RuleId::R5,
+            vec![
+                // Already on by default: skipped.
+                step(Knob::PrefixCaching, None),
+                step(Knob::MaxNumSeqs, Some("100")),
+            ],
+        );
+        let (n, _, _, _) = choose_fix(&p, 0, &o, &current(&o), &shape(4));
+        assert_eq!(n.unwrap().max_num_seqs, Some(100));
     }
 
     #[test]
     fn under_batching_raises_client_concurrency() {
-        let primary = json!({"rule": "R1", "fix": [{"flag": null, "value": null, "text": "raise client concurrency", "cost": null}]});
-        let (o, l, f) = choose_fix(&primary, &ArgOverrides::default(), 0.9, &shape(4));
-        assert!(o.is_none());
+        let o = ArgOverrides::default();
+        let p = primary(RuleId::R1, vec![FixStep::text("raise client concurrency")]);
+        let (n, l, f, next) = choose_fix(&p, 0, &o, &current(&o), &shape(4));
+        assert!(n.is_none());
         assert_eq!(
             l.unwrap().arrival,
             Arrival::Closed {
@@ -698,15 +813,16 @@ mod tests {
                 think_s: 0.0
             }
         );
-        assert_eq!(f.kind, "load");
+        assert_eq!((f.kind, next), (FixKind::Load, 0));
     }
 
     #[test]
     fn nothing_applicable_says_why() {
-        let primary = json!({"rule": "R3", "fix": [{"flag": null, "value": null, "text": "restructure prompts", "cost": null}]});
-        let (o, l, f) = choose_fix(&primary, &ArgOverrides::default(), 0.9, &shape(4));
-        assert!(o.is_none() && l.is_none());
-        assert_eq!(f.kind, "none");
+        let o = ArgOverrides::default();
+        let p = primary(RuleId::R3, vec![FixStep::text("restructure prompts")]);
+        let (n, l, f, _) = choose_fix(&p, 0, &o, &current(&o), &shape(4));
+        assert!(n.is_none() && l.is_none());
+        assert_eq!(f.kind, FixKind::None);
         assert!(f.text.contains("restructure prompts"));
     }
 }

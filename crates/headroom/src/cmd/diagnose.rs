@@ -2,16 +2,16 @@
 //! it against its ceiling, and name one primary bottleneck with its evidence and fix. After the
 //! fix, the same window shape again, compared with the saved run.
 
-mod collect;
-mod compare;
-mod physics;
+mod live;
 mod render;
-mod report;
 
-pub use report::{Report, Shape};
+pub use diagnose::{Report, Shape};
 
+use crate::output::{self, Exit};
 use anyhow::{bail, Context, Result};
 use clap::Args as ClapArgs;
+use diagnose::remeasure::{self, Remeasure};
+use diagnose::RuleId;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -23,9 +23,16 @@ pub use crate::args::parse_duration;
   headroom diagnose --url http://localhost:8000 --duration 2m --engine-args \"vllm serve meta-llama/Llama-3.1-8B-Instruct --max-num-seqs 64\" --save
   headroom diagnose --url http://127.0.0.1:8080 --duration 30s --record run.jsonl   # llama-server --metrics
   headroom diagnose --replay run.jsonl --gpu RTX-4090 --json
+  headroom diagnose --url http://localhost:8000 --duration 5m --fail-on primary   # cron: exit 2 when a rule fires
+  headroom diagnose --url http://localhost:8000 --fail-on R2,R4                   # only for these rules
 
 Without --gpu or --model everything that needs no ceiling still works; the ceiling is 'unknown'
-with the reason. Flags nobody could read stay 'unread' and every rule that needs them stays silent.
+with the reason. When the server runs on this host, its flags are read from the command line of
+the process listening on the port. Flags nobody could read stay 'unread'; a rule that needs one
+stays silent, and when it would outrank the primary the report names it as unjudged, with the
+flag that settles it, instead of crowning a weaker rule.
+
+Exit codes: 0 ran (whatever it found), 1 error, 2 --fail-on matched.
 The JSON document is described in docs/json/diagnose.md.")]
 pub struct Args {
     /// Base URL of the server (its /metrics is scraped).
@@ -63,8 +70,54 @@ pub struct Args {
     /// A label stored with the run.
     #[arg(long)]
     pub label: Option<String>,
+    /// Exit with code 2 when a primary fires (`primary`), or when one of these rules is the
+    /// primary or held (`R2,R4`). Default: exit 0 whatever is found.
+    #[arg(long, value_parser = parse_fail_on)]
+    pub fail_on: Option<FailOn>,
     #[command(flatten)]
     pub out: Output,
+}
+
+/// What `--fail-on` fails on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FailOn {
+    /// Any primary.
+    Primary,
+    /// These rules, as the primary or held.
+    Rules(Vec<RuleId>),
+}
+
+fn parse_fail_on(s: &str) -> Result<FailOn, String> {
+    if s.trim().eq_ignore_ascii_case("primary") {
+        return Ok(FailOn::Primary);
+    }
+    let rules = s
+        .split(',')
+        .map(|r| {
+            let r = r.trim();
+            RuleId::ALL
+                .into_iter()
+                .find(|id| id.as_str().eq_ignore_ascii_case(r))
+                .ok_or_else(|| {
+                    format!("'{r}' is not a rule: give `primary` or rules from R1 R2 R2b R3 R4 R5 R6 R7, comma-separated")
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(FailOn::Rules(rules))
+}
+
+impl FailOn {
+    /// Whether the report holds what the user asked to fail on.
+    pub fn found(&self, r: &Report) -> bool {
+        match self {
+            FailOn::Primary => r.primary.is_some(),
+            FailOn::Rules(rules) => r
+                .primary
+                .iter()
+                .chain(&r.held)
+                .any(|f| rules.contains(&f.rule)),
+        }
+    }
 }
 
 /// The GPU and model the ceiling is computed for.
@@ -150,8 +203,8 @@ pub fn db_path(p: &Option<PathBuf>) -> Result<PathBuf> {
     }
 }
 
-fn catalog(t: &Target) -> Result<::physics::Catalog> {
-    Ok(match &t.catalog {
+fn catalog(path: Option<&std::path::Path>) -> Result<::physics::Catalog> {
+    Ok(match path {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("reading catalog {}", p.display()))?;
@@ -165,7 +218,8 @@ fn catalog(t: &Target) -> Result<::physics::Catalog> {
 #[derive(Debug, Clone)]
 pub struct WindowRequest {
     pub shape: Shape,
-    pub target: Target,
+    /// A TOML catalog laid over the embedded one.
+    pub catalog: Option<PathBuf>,
     pub pid: Option<u32>,
     pub replay: Option<PathBuf>,
     pub record: Option<PathBuf>,
@@ -174,12 +228,16 @@ pub struct WindowRequest {
 
 /// Take (or replay) one window and judge it.
 pub async fn collect_and_diagnose(req: &WindowRequest) -> Result<Report> {
-    let collected = match &req.replay {
-        Some(p) => collect::replay(p)?,
-        None => collect::live(&req.shape, req.pid, req.record.as_deref(), req.progress).await?,
+    let recording = match &req.replay {
+        Some(p) => live::replay(p)?,
+        None => live::live(&req.shape, req.pid, req.record.as_deref(), req.progress).await?,
     };
-    let cat = catalog(&req.target)?;
-    collect::judge(req, collected, &cat)
+    let cat = catalog(req.catalog.as_deref())?;
+    let target = diagnose::Target {
+        shape: req.shape.clone(),
+        replay: req.replay.as_ref().map(|p| p.display().to_string()),
+    };
+    Ok(diagnose::judge(&recording, &target, &cat)?.report)
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -192,21 +250,23 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 fn save(report: &Report, out: &Output, label: Option<&str>) -> Result<i64> {
     let path = db_path(&out.db)?;
     let st = store::Store::open(&path)?;
-    let doc = report.to_json();
-    let engine = doc["engine"].as_str().map(str::to_string);
-    let model = doc["model"].as_str().map(str::to_string);
     let id = st.save(
         &store::NewRun {
             kind: "diagnose",
             created: now(),
             label,
             url: report.shape.url.as_deref(),
-            engine: engine.as_deref(),
-            model: model.as_deref(),
+            engine: Some(report.engine.as_str()),
+            model: report.model.as_deref(),
         },
-        &doc,
+        &serde_json::to_value(report)?,
     )?;
     Ok(id)
+}
+
+/// Prints a document as JSON with its keys in sorted order (the documents' one printed form).
+fn print_json<T: serde::Serialize>(doc: &T) -> Result<()> {
+    output::json(&serde_json::to_value(doc)?)
 }
 
 pub fn now() -> f64 {
@@ -216,7 +276,7 @@ pub fn now() -> f64 {
         .unwrap_or(0.0)
 }
 
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args) -> Result<Exit> {
     if a.interval >= a.duration && a.replay.is_none() {
         bail!(
             "--interval ({:?}) must be shorter than --duration ({:?})",
@@ -239,35 +299,36 @@ pub fn run(a: Args) -> Result<()> {
             price_per_hour: a.price_per_hour,
             sub_windows: a.sub_windows,
         },
-        target: a.target.clone(),
+        catalog: a.target.catalog.clone(),
         pid: a.pid,
         replay: a.replay.clone(),
         record: a.record.clone(),
         progress: !a.out.quiet && !a.out.json,
     };
-    let report = runtime()?.block_on(collect_and_diagnose(&req))?;
-    let saved = if a.save {
-        Some(save(&report, &a.out, a.label.as_deref())?)
-    } else {
-        None
-    };
+    let mut report = runtime()?.block_on(collect_and_diagnose(&req))?;
+    if a.save {
+        report.saved_run_id = Some(save(&report, &a.out, a.label.as_deref())?);
+    }
     if a.out.json {
-        let mut doc = report.to_json();
-        doc["saved_run_id"] = serde_json::json!(saved);
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        print_json(&report)?;
     } else {
-        print!("{}", render::render(&report, a.out.verbose));
-        if let Some(id) = saved {
-            println!("\nSaved as run {id}. After the fix: headroom remeasure --against {id}");
+        output::emit(&render::render(&report, a.out.verbose))?;
+        if let Some(id) = report.saved_run_id {
+            output::line(format!(
+                "\nSaved as run {id}. After the fix: headroom remeasure --against {id}"
+            ))?;
         }
     }
-    Ok(())
+    Ok(match &a.fail_on {
+        Some(f) if f.found(&report) => Exit::Found,
+        _ => Exit::Ok,
+    })
 }
 
-pub fn remeasure(a: RemeasureArgs) -> Result<()> {
+pub fn remeasure(a: RemeasureArgs) -> Result<Exit> {
     let path = db_path(&a.out.db)?;
     let st = store::Store::open(&path)?;
-    let before = match a.against {
+    let run = match a.against {
         Some(id) => st
             .get(id)?
             .with_context(|| format!("no run {id} in {}", path.display()))?,
@@ -278,65 +339,50 @@ pub fn remeasure(a: RemeasureArgs) -> Result<()> {
             )
         })?,
     };
-    if before.kind != "diagnose" {
-        bail!(
-            "run {} is a {} run, not a diagnose run",
-            before.id,
-            before.kind
-        );
+    if run.kind != "diagnose" {
+        bail!("run {} is a {} run, not a diagnose run", run.id, run.kind);
     }
-    let mut shape: Shape = serde_json::from_value(before.doc["shape"].clone())
-        .with_context(|| format!("run {}: its window shape cannot be read", before.id))?;
+    let before: Report = run.read(&path)?;
+    let mut shape = before.shape.clone();
     if a.engine_args.is_some() {
         shape.engine_args = a.engine_args.clone();
     }
-    let target = Target {
-        gpu: shape.gpu.clone(),
-        model: shape.model.clone(),
-        gguf: shape.gguf.clone().map(PathBuf::from),
-        tp: shape.tp,
-        dtype: shape.dtype.clone(),
-        quantization: shape.quantization.clone(),
-        catalog: None,
-    };
     let req = WindowRequest {
         shape,
-        target,
+        catalog: None,
         pid: a.pid,
         replay: a.replay.clone(),
         record: a.record.clone(),
         progress: !a.out.quiet && !a.out.json,
     };
     let report = runtime()?.block_on(collect_and_diagnose(&req))?;
-    let after = report.to_json();
-    let cmp = compare::compare(&before.doc, &after);
+    let comparison = remeasure::compare(&before, &report);
     let saved = if a.no_save {
         None
     } else {
         Some(save(
             &report,
             &a.out,
-            Some(&format!("remeasure of {}", before.id)),
+            Some(&format!("remeasure of {}", run.id)),
         )?)
     };
+    let mut report = report;
+    report.saved_run_id = saved;
     if a.out.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "schema": "headroom.remeasure/1",
-                "against": before.id,
-                "saved_run_id": saved,
-                "comparison": cmp,
-                "after": after,
-            }))?
-        );
-        return Ok(());
+        print_json(&Remeasure {
+            schema: remeasure::SCHEMA.to_string(),
+            against: run.id,
+            saved_run_id: saved,
+            comparison,
+            after: report,
+        })?;
+        return Ok(Exit::Ok);
     }
-    print!("{}", render::render(&report, a.out.verbose));
-    println!("\nRe-measure against run {}:", before.id);
-    print!("{}", render::comparison(&cmp));
+    output::emit(&render::render(&report, a.out.verbose))?;
+    output::line(format!("\nRe-measure against run {}:", run.id))?;
+    output::emit(&render::comparison(&comparison))?;
     if let Some(id) = saved {
-        println!("\nSaved as run {id}.");
+        output::line(format!("\nSaved as run {id}."))?;
     }
-    Ok(())
+    Ok(Exit::Ok)
 }

@@ -1,15 +1,18 @@
-//! `headroom history`: saved runs, one line each.
+//! `headroom history`: saved runs, one line each. Documents are read back typed (the store
+//! upgrades old ones as it reads them). JSON: docs/json/history.md.
 
+use crate::output::{self, Exit};
 use anyhow::Result;
 use clap::Args as ClapArgs;
-use serde_json::{json, Value};
-use std::path::PathBuf;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
 
 #[derive(ClapArgs, Debug)]
 #[command(after_help = "Examples:
   headroom history                 # saved diagnose runs
   headroom history --bench         # saved bench runs
-  headroom history --all --json")]
+  headroom history --all --json
+  headroom history --limit 5 | head -3")]
 pub struct Args {
     /// Bench runs instead of diagnose runs.
     #[arg(long, conflicts_with = "all")]
@@ -28,28 +31,57 @@ pub struct Args {
     pub json: bool,
 }
 
+pub const SCHEMA: &str = "headroom.history/1";
+
+/// The `headroom history --json` document.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct History {
+    pub schema: String,
+    /// The database read.
+    pub db: PathBuf,
+    /// Oldest first.
+    pub runs: Vec<Entry>,
+}
+
+/// One saved run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub id: i64,
+    pub kind: String,
+    /// Unix seconds.
+    pub created: f64,
+    pub label: Option<String>,
+    pub url: Option<String>,
+    pub engine: Option<String>,
+    pub model: Option<String>,
+    /// The run in one clause: the primary and throughput for diagnose, the headline for bench.
+    pub summary: String,
+}
+
+/// The one field history reads from a bench document (the bench command owns the rest).
+#[derive(Deserialize)]
+struct BenchHeadline {
+    #[serde(default)]
+    summary: Option<String>,
+}
+
 /// What a run's line says after its identity: the primary for diagnose, the headline for bench.
-fn summary(r: &store::Run) -> String {
-    let d = &r.doc;
-    match r.kind.as_str() {
+fn summary(r: &store::Run, db: &Path) -> Result<String> {
+    Ok(match r.kind.as_str() {
         "diagnose" => {
-            let primary = d
-                .pointer("/primary/rule")
-                .and_then(Value::as_str)
-                .unwrap_or("none");
+            let d: diagnose::Report = r.read(db)?;
+            let primary = d.primary_rule().map_or("none", |r| r.as_str());
             let gen = d
-                .pointer("/throughput/generation_tokens_per_s")
-                .and_then(Value::as_f64)
+                .throughput
+                .generation_tokens_per_s
                 .map(|g| format!("{} tok/s", physics::provenance::sig(g, 3)))
                 .unwrap_or_else(|| "-".into());
             format!("primary {primary} · generation {gen}")
         }
-        _ => d
-            .get("summary")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_default(),
-    }
+        _ => r.read::<BenchHeadline>(db)?.summary.unwrap_or_default(),
+    })
 }
 
 fn when(t: f64) -> String {
@@ -72,7 +104,7 @@ fn when(t: f64) -> String {
     )
 }
 
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args) -> Result<Exit> {
     let path = super::diagnose::db_path(&a.db)?;
     let st = store::Store::open(&path)?;
     let mut runs = if a.all {
@@ -86,46 +118,53 @@ pub fn run(a: Args) -> Result<()> {
     if runs.len() > a.limit {
         runs.drain(..runs.len() - a.limit);
     }
-    if a.json {
-        let list: Vec<Value> = runs
-            .iter()
-            .map(|r| {
-                json!({"id": r.id, "kind": r.kind, "created": r.created, "label": r.label, "url": r.url,
-                       "engine": r.engine, "model": r.model, "summary": summary(r)})
+    let entries = runs
+        .iter()
+        .map(|r| {
+            Ok(Entry {
+                id: r.id,
+                kind: r.kind.clone(),
+                created: r.created,
+                label: r.label.clone(),
+                url: r.url.clone(),
+                engine: r.engine.clone(),
+                model: r.model.clone(),
+                summary: summary(r, &path)?,
             })
-            .collect();
-        println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &json!({"schema": "headroom.history/1", "db": path, "runs": list})
-            )?
-        );
-        return Ok(());
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if a.json {
+        output::json(&serde_json::to_value(History {
+            schema: SCHEMA.to_string(),
+            db: path,
+            runs: entries,
+        })?)?;
+        return Ok(Exit::Ok);
     }
-    if runs.is_empty() {
-        println!(
+    if entries.is_empty() {
+        output::line(format!(
             "No saved runs in {} (save one with `headroom diagnose --save`).",
             path.display()
-        );
-        return Ok(());
+        ))?;
+        return Ok(Exit::Ok);
     }
-    for r in &runs {
+    for r in &entries {
         let label = r
             .label
             .as_deref()
             .map(|l| format!(" [{l}]"))
             .unwrap_or_default();
-        println!(
+        output::line(format!(
             "{:>5}  {}  {:<8} {:<9} {:<28} {}{label}",
             r.id,
             when(r.created),
             r.kind,
             r.engine.as_deref().unwrap_or("-"),
             r.model.as_deref().unwrap_or("-"),
-            summary(r)
-        );
+            r.summary
+        ))?;
     }
-    Ok(())
+    Ok(Exit::Ok)
 }
 
 #[cfg(test)]

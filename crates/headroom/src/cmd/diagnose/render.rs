@@ -1,8 +1,9 @@
 //! The one-screen scoreboard. Ceilings print `(est)`, values derived from them `~`, and a value
 //! that would be false prints `-` with the reason.
 
-use super::report::Report;
-use diagnose::{Dist, Finding, GaugeStats};
+use diagnose::remeasure::Comparison;
+use diagnose::report::{Fired, Report};
+use diagnose::{Dist, GaugeStats};
 use std::fmt::Write;
 
 fn num(x: f64) -> String {
@@ -38,7 +39,7 @@ fn opt(x: Option<f64>, unit: &str) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
-pub fn finding(out: &mut String, label: &str, f: &Finding) {
+pub fn finding(out: &mut String, label: &str, f: &Fired) {
     let variant = f
         .variant
         .as_deref()
@@ -66,47 +67,40 @@ pub fn finding(out: &mut String, label: &str, f: &Finding) {
             (Some(fl), None) => format!("{fl}: "),
             _ => String::new(),
         };
-        let cost = s.cost.map(|c| format!(" [{c}]")).unwrap_or_default();
+        let cost = s
+            .cost
+            .map(|c| format!(" [{}]", c.as_str()))
+            .unwrap_or_default();
         let _ = writeln!(out, "    fix: {head}{}{cost}", s.text);
     }
 }
 
 pub fn render(r: &Report, verbose: bool) -> String {
     let mut o = String::new();
-    let w = &r.inputs.window;
-    let v = &r.verdict;
-    let d = &v.derived;
-    let engine = serde_json::to_value(r.inputs.engine)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
+    let d = &r.efficiency;
+    let engine = r.engine.as_str();
     let version = r
         .engine_version
         .as_deref()
         .map(|v| format!(" {v}"))
         .unwrap_or_default();
-    let model = r
-        .ceiling
-        .model
-        .clone()
-        .or(r.served_model.clone())
-        .unwrap_or_else(|| "-".into());
+    let model = r.model.clone().unwrap_or_else(|| "-".into());
     let gpu = r.ceiling.gpu.clone().unwrap_or_else(|| "-".into());
     let _ = writeln!(
         o,
         "headroom diagnose · {engine}{version} · model {model} · GPU {gpu} · window {} s, {} scrapes ok, {} failed",
-        num(w.duration_s),
-        r.coverage.ok,
-        r.coverage.failed
+        num(r.window.duration_s),
+        r.scrapes.ok,
+        r.scrapes.failed
     );
-    if r.coverage.resets > 0 {
+    if r.window.resets > 0 {
         let _ = writeln!(
             o,
             "  note: counters reset {} time(s) in the window (engine restart): {} scrapes were cut, the longest run is analysed",
-            r.coverage.resets, r.coverage.cut_by_reset
+            r.window.resets, r.window.cut_by_reset
         );
     }
-    for t in &r.coverage.truncated {
+    for t in &r.window.truncated {
         let _ = writeln!(o, "  note: a scrape was truncated; cut: {t}");
     }
     let _ = writeln!(o);
@@ -144,7 +138,7 @@ pub fn render(r: &Report, verbose: bool) -> String {
     let eff = if d.speculation_suspected {
         "- (measured decode beats the one-token-per-read roof: speculation suspected)".to_string()
     } else {
-        match (d.efficiency, d.config_efficiency) {
+        match (d.efficiency, d.config_relative) {
             (Some(e), Some(c)) => format!(
                 "~{:.0}% of decode ceiling × ridge · config-relative ~{:.0}%",
                 e * 100.0,
@@ -154,7 +148,7 @@ pub fn render(r: &Report, verbose: bool) -> String {
         }
     };
     row(&mut o, "Efficiency", eff);
-    match r.cost() {
+    match (r.cost.per_million_output_tokens, &r.cost.reason) {
         (Some(c), _) => row(
             &mut o,
             "Cost",
@@ -169,8 +163,7 @@ pub fn render(r: &Report, verbose: bool) -> String {
         _ => {}
     }
     let max = r
-        .inputs
-        .config
+        .requests
         .max_num_seqs
         .map(|m| format!(" · max {}", num(m)))
         .unwrap_or_else(|| " · max unread".into());
@@ -179,27 +172,29 @@ pub fn render(r: &Report, verbose: bool) -> String {
         "Requests",
         format!(
             "running {} · waiting {}{max}",
-            gauge(w.running, 1.0, ""),
-            gauge(w.waiting, 1.0, "")
+            gauge(r.requests.running, 1.0, ""),
+            gauge(r.requests.waiting, 1.0, "")
         ),
     );
     row(
         &mut o,
         "Latency",
-        format!("TTFT {} · TPOT {}", lat(w.ttft), lat(w.itl)),
+        format!(
+            "TTFT {} · TPOT {}",
+            lat(r.latency.ttft_s),
+            lat(r.latency.tpot_s)
+        ),
     );
-    let pool = r
-        .inputs
-        .config
-        .kv_capacity_tokens
-        .map(|c| format!(" · pool {} tokens", num(c)))
-        .unwrap_or_default();
+    let pool =
+        r.kv.capacity_tokens
+            .map(|c| format!(" · pool {} tokens", num(c)))
+            .unwrap_or_default();
     row(
         &mut o,
         "KV cache",
-        format!("{}{pool}", gauge(w.kv_usage, 100.0, "%")),
+        format!("{}{pool}", gauge(r.kv.usage, 100.0, "%")),
     );
-    let caching = match r.inputs.config.prefix_caching {
+    let caching = match r.prefix.caching {
         Some(true) => "caching on",
         Some(false) => "caching off",
         None => "caching unread",
@@ -209,7 +204,7 @@ pub fn render(r: &Report, verbose: bool) -> String {
         "Prefix cache",
         format!(
             "hit rate {} · {caching}",
-            opt(w.prefix_hit_rate.map(|h| h * 100.0), "%")
+            opt(r.prefix.hit_rate.map(|h| h * 100.0), "%")
         ),
     );
     row(
@@ -217,8 +212,8 @@ pub fn render(r: &Report, verbose: bool) -> String {
         "Throughput",
         format!(
             "generation {} · prompt {}",
-            opt(w.generation_tps, " tok/s"),
-            opt(w.prompt_tps, " tok/s")
+            opt(r.throughput.generation_tokens_per_s, " tok/s"),
+            opt(r.throughput.prompt_tokens_per_s, " tok/s")
         ),
     );
     row(
@@ -226,12 +221,13 @@ pub fn render(r: &Report, verbose: bool) -> String {
         "Traffic",
         format!(
             "{} finished · prompt {} · output {}",
-            opt(w.finished_per_s, " req/s"),
-            opt(w.mean_prompt_tokens(), " tokens"),
-            opt(w.mean_gen_tokens(), " tokens")
+            opt(r.requests.finished_per_s, " req/s"),
+            opt(r.traffic.mean_prompt_tokens, " tokens"),
+            opt(r.traffic.mean_output_tokens, " tokens")
         ),
     );
     let _ = writeln!(o);
+    let v = r;
     match &v.primary {
         Some(p) => {
             finding(&mut o, "PRIMARY", p);
@@ -256,7 +252,7 @@ pub fn render(r: &Report, verbose: bool) -> String {
                 let _ = writeln!(o, "  {f}");
             }
             if let Some(b) = &v.boundary {
-                let _ = writeln!(o, "  Boundary: {} — {}", b.kind, b.text);
+                let _ = writeln!(o, "  Boundary: {} — {}", b.kind.as_str(), b.text);
             }
         }
     }
@@ -296,9 +292,9 @@ pub fn render(r: &Report, verbose: bool) -> String {
                 }
             }
         }
-        if !r.config_sources.is_empty() {
+        if !r.config.is_empty() {
             let _ = writeln!(o, "\n  config:");
-            for (k, s) in &r.config_sources {
+            for (k, s) in &r.config {
                 let _ = writeln!(o, "    {k} = {} ({})", s.value, s.source);
             }
         }
@@ -307,32 +303,28 @@ pub fn render(r: &Report, verbose: bool) -> String {
 }
 
 /// The re-measure's comparison, for a person.
-pub fn comparison(c: &serde_json::Value) -> String {
+pub fn comparison(c: &Comparison) -> String {
     let mut o = String::new();
-    let s = |v: &serde_json::Value| {
-        v.as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| "none".into())
-    };
-    let (b, a) = (s(&c["primary_before"]), s(&c["primary_after"]));
-    let verdict = match c["cleared"].as_bool() {
+    let rule = |r: Option<diagnose::RuleId>| r.map_or("none", |r| r.as_str());
+    let (b, a) = (rule(c.primary_before), rule(c.primary_after));
+    let verdict = match c.cleared {
         Some(true) => format!("cleared: the primary was {b}, now {a}"),
         Some(false) => format!("NOT cleared: {b} fires again"),
         None => format!("there was no primary before; now {a}"),
     };
     let _ = writeln!(o, "  primary       {verdict}");
-    let t = &c["throughput"];
-    let f = |v: &serde_json::Value| v.as_f64().map(num).unwrap_or_else(|| "-".into());
-    let spread = |v: &serde_json::Value| match (v[0].as_f64(), v[1].as_f64()) {
-        (Some(lo), Some(hi)) => format!(" [{}–{}]", num(lo), num(hi)),
-        _ => String::new(),
+    let t = &c.throughput;
+    let f = |v: Option<f64>| v.map(num).unwrap_or_else(|| "-".into());
+    let spread = |v: Option<[f64; 2]>| match v {
+        Some([lo, hi]) => format!(" [{}–{}]", num(lo), num(hi)),
+        None => String::new(),
     };
-    let ratio = t["ratio"]
-        .as_f64()
+    let ratio = t
+        .ratio
         .map(|r| format!(" ({:+.0}%", (r - 1.0) * 100.0))
         .unwrap_or_default();
-    let p = t["p_value"]
-        .as_f64()
+    let p = t
+        .p_value
         .map(|p| format!(", p = {p:.3})"))
         .unwrap_or_else(|| {
             if ratio.is_empty() {
@@ -344,27 +336,46 @@ pub fn comparison(c: &serde_json::Value) -> String {
     let _ = writeln!(
         o,
         "  throughput    generation {} → {} tok/s (sub-window median {}{} → {}{}){ratio}{p}: {}",
-        f(&t["generation_tps_before"]),
-        f(&t["generation_tps_after"]),
-        f(&t["sub_window_median_before"]),
-        spread(&t["spread_before"]),
-        f(&t["sub_window_median_after"]),
-        spread(&t["spread_after"]),
-        s(&t["verdict"])
+        f(t.generation_tps_before),
+        f(t.generation_tps_after),
+        f(t.sub_window_median_before),
+        spread(t.spread_before),
+        f(t.sub_window_median_after),
+        spread(t.spread_after),
+        t.verdict.as_str()
     );
-    let pc = |v: &serde_json::Value| {
-        v.as_f64()
-            .map(|x| format!("~{:.0}%", x * 100.0))
+    if let (Some(lo), Some(hi), Some(conf), Some(floor)) =
+        (t.ratio_low, t.ratio_high, t.confidence, t.noise_floor)
+    {
+        let _ = writeln!(
+            o,
+            "                ratio {:.0}% CI ×{}–×{}; a move must clear the ±{:.0}% noise floor{}",
+            conf * 100.0,
+            physics::provenance::sig(lo, 3),
+            physics::provenance::sig(hi, 3),
+            floor * 100.0,
+            t.reason
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
+        );
+    }
+    let pc = |v: Option<f64>| {
+        v.map(|x| format!("~{:.0}%", x * 100.0))
             .unwrap_or_else(|| "-".into())
     };
     let _ = writeln!(
         o,
         "  efficiency    config-relative {} → {}",
-        pc(&c["efficiency_before"]),
-        pc(&c["efficiency_after"])
+        pc(c.efficiency_before),
+        pc(c.efficiency_after)
     );
-    for k in c["config"].as_array().into_iter().flatten() {
-        let applied = match k["applied"].as_bool() {
+    let val = |v: &Option<diagnose::report::ConfigValue>| {
+        v.as_ref()
+            .map_or_else(|| "null".to_string(), |v| v.to_string())
+    };
+    for k in &c.config {
+        let applied = match k.applied {
             Some(true) => "applied",
             Some(false) => "NOT applied",
             None => "unread after",
@@ -372,18 +383,13 @@ pub fn comparison(c: &serde_json::Value) -> String {
         let _ = writeln!(
             o,
             "  config        {} {}: {} → {} ({applied})",
-            s(&k["flag"]),
-            k["prescribed"].as_str().unwrap_or(""),
-            k["before"],
-            k["after"]
+            k.flag,
+            k.prescribed.as_deref().unwrap_or(""),
+            val(&k.before),
+            val(&k.after)
         );
     }
-    let surfaced: Vec<String> = c["surfaced"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|f| f["rule"].as_str().map(str::to_string))
-        .collect();
+    let surfaced: Vec<&str> = c.surfaced.iter().map(|f| f.rule.as_str()).collect();
     if !surfaced.is_empty() {
         let _ = writeln!(
             o,

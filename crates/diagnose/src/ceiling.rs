@@ -1,32 +1,12 @@
 //! From the GPU and model names to the physics facts the rules read. A missing or uncatalogued
 //! GPU or model gives "Hardware ceiling unknown" with the reason, never a wrong number.
 
-use diagnose::{Config, WindowStats};
+use crate::inputs::{Config, Physics};
+use crate::report::CeilingInfo;
+use crate::window::WindowStats;
 use physics::{BitsSource, Catalog, Ceilings, Known, ModelSpec, Options, Provenance};
-use serde::Serialize;
 
-/// The ceiling side of a report.
-#[derive(Debug, Clone, Serialize)]
-pub struct CeilingInfo {
-    /// None when the ceiling is known.
-    pub unknown_reason: Option<String>,
-    pub gpu: Option<String>,
-    pub model: Option<String>,
-    /// Where the model name came from: "--model", "engine" (served name), "--gguf".
-    pub model_from: Option<String>,
-    #[serde(skip)]
-    pub ceilings: Option<Ceilings>,
-    pub decode_tps: Option<f64>,
-    pub ridge_batch: Option<f64>,
-    pub aggregate_at_ridge_tps: Option<f64>,
-    pub prefill_prompts_per_s: Option<f64>,
-    pub bits: Option<f64>,
-    pub bits_source: Option<String>,
-    pub tp: u32,
-    pub tp_assumption: Option<String>,
-}
-
-pub struct Wanted<'a> {
+pub(crate) struct Wanted<'a> {
     pub gpu: Option<&'a str>,
     pub model: Option<&'a str>,
     pub served_model: Option<&'a str>,
@@ -37,11 +17,11 @@ pub struct Wanted<'a> {
     pub quantization: Option<&'a str>,
 }
 
-pub fn resolve(
+pub(crate) fn resolve(
     w: &Wanted,
     config: &Config,
     window: &WindowStats,
-) -> (CeilingInfo, Option<diagnose::Physics>) {
+) -> (CeilingInfo, Option<Physics>) {
     let tp =
         w.tp.or(config.tensor_parallel_size.map(|t| t.max(1.0) as u32))
             .unwrap_or(1);
@@ -50,7 +30,6 @@ pub fn resolve(
         gpu: w.gpu.map(str::to_string),
         model: None,
         model_from: None,
-        ceilings: None,
         decode_tps: None,
         ridge_batch: None,
         aggregate_at_ridge_tps: None,
@@ -139,7 +118,6 @@ pub fn resolve(
         Known::Known(r) => r,
         Known::Unknown { reason } => {
             let why = format!("ridge unknown: {reason}");
-            info.ceilings = Some(c);
             return unknown(info, why);
         }
     };
@@ -149,7 +127,7 @@ pub fn resolve(
         (Known::Known(kv), Some(len)) => Some(kv.bytes_per_sequence(len as u64) / 1e9),
         _ => None,
     };
-    let phys = diagnose::Physics {
+    let phys = Physics {
         decode_ceiling_tps: c.decode_tps.value,
         ridge_batch: ridge.batch.value,
         kv_headroom_gb: Some(c.memory.kv_pool.value / 1e9),
@@ -157,6 +135,5 @@ pub fn resolve(
         min_tp: c.memory.min_tp.tp,
         dtype_fallback: c.model.bits.source == BitsSource::Fallback,
     };
-    info.ceilings = Some(c);
     (info, Some(phys))
 }
