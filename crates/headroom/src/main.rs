@@ -62,6 +62,8 @@ enum Command {
     Logs(cmd::logs::Args),
     /// Read a GGUF file's header and tensor infos (never the data).
     Gguf(cmd::gguf::Args),
+    /// Host RAM bandwidth: the multi-threaded read plateau and STREAM triad (spec 000 §6).
+    Membw(cmd::membw::Args),
     /// A simulated vLLM engine (labelled as one), driven by the same physics as the ceilings.
     Emulate(cmd::emulate::Args),
 }
@@ -83,6 +85,7 @@ fn main() -> ExitCode {
         Command::Logs(a) => done(cmd::logs::run(a)),
         Command::Gguf(a) => done(cmd::gguf::run(a)),
         Command::Emulate(a) => done(cmd::emulate::run(a)),
+        Command::Membw(a) => cmd::membw::run(a),
     };
     match result {
         Ok(exit) => exit.code(),

@@ -7,6 +7,7 @@ pub mod emulate;
 pub mod gguf;
 pub mod history;
 pub mod logs;
+pub mod membw;
 pub mod probe;
 pub mod progress;
 pub mod regress;
