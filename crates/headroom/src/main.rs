@@ -64,6 +64,8 @@ enum Command {
     Gguf(cmd::gguf::Args),
     /// Host RAM bandwidth: the multi-threaded read plateau and STREAM triad (spec 000 §6).
     Membw(cmd::membw::Args),
+    /// Which tensors, layers and experts a process reads, from sampled addresses (spec 000 §7).
+    Attribute(cmd::attribute::Args),
     /// A simulated vLLM engine (labelled as one), driven by the same physics as the ceilings.
     Emulate(cmd::emulate::Args),
 }
@@ -86,6 +88,7 @@ fn main() -> ExitCode {
         Command::Gguf(a) => done(cmd::gguf::run(a)),
         Command::Emulate(a) => done(cmd::emulate::run(a)),
         Command::Membw(a) => cmd::membw::run(a),
+        Command::Attribute(a) => cmd::attribute::run(a),
     };
     match result {
         Ok(exit) => exit.code(),
