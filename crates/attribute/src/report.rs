@@ -40,8 +40,9 @@ impl Event {
              really reads"
         } else if n == "page-faults" || n == "faults" || n.contains("page_fault") {
             "page faults: the first touch of each page of a mapping (and touches again after \
-             the page was evicted or unmapped), not every load; a populated, resident mapping \
-             (llama.cpp maps with MAP_POPULATE) faults only after eviction"
+             the page was evicted or unmapped), not every load; one fault can map a whole \
+             page-cache folio and its cached neighbours, which then never fault; a populated, \
+             resident mapping (llama.cpp maps with MAP_POPULATE) faults only after eviction"
         } else {
             "perf's data address for each sample of this event (what the event samples decides \
              what the histogram means)"
