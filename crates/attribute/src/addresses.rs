@@ -16,8 +16,11 @@ pub struct AddressStats {
     pub zero: u64,
 }
 
-/// Streams addresses from `r` into `f`, one per non-blank line. A line that is not a
-/// hexadecimal number is an error naming the line.
+/// Streams addresses from `r` into `f`, one per non-blank line (spaces around it allowed).
+/// A line that is not one hexadecimal number is an error naming the line.
+///
+/// One pass over each buffer with the parse state carried across reads (a line cut by a read
+/// boundary needs no copy): perf data holds tens of millions of lines.
 pub fn parse_addresses(
     mut r: impl Read,
     source_name: &str,
@@ -25,97 +28,100 @@ pub fn parse_addresses(
 ) -> Result<AddressStats, AttributeError> {
     let mut stats = AddressStats::default();
     let mut buf = vec![0u8; 1 << 20];
-    // Bytes of a line cut by the end of the previous read.
-    let mut carry: Vec<u8> = Vec::new();
-    let mut line_no: u64 = 0;
-    let io = |error| AttributeError::Io {
-        what: source_name.to_string(),
-        error,
-    };
-    let mut one = |line: &[u8], line_no: u64, stats: &mut AddressStats| match parse_hex_line(line) {
-        Ok(None) => Ok(()),
-        Ok(Some(0)) => {
-            stats.zero += 1;
-            Ok(())
-        }
-        Ok(Some(a)) => {
-            stats.addresses += 1;
-            f(a);
-            Ok(())
-        }
-        Err(()) => Err(AttributeError::Address {
-            source_name: source_name.to_string(),
-            line: line_no,
-            text: String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned(),
-        }),
+    let mut line_no: u64 = 1;
+    // The number so far, its digit count, whether a `0x` was seen, whether it has ended (a
+    // space after digits).
+    let (mut acc, mut digits, mut prefixed, mut ended) = (0u64, 0u32, false, false);
+    let bad = |line: u64, what: String| AttributeError::Address {
+        source_name: source_name.to_string(),
+        line,
+        text: what,
     };
     loop {
         let n = match r.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io(e)),
+            Err(error) => {
+                return Err(AttributeError::Io {
+                    what: source_name.to_string(),
+                    error,
+                })
+            }
         };
-        let mut chunk = &buf[..n];
-        if !carry.is_empty() {
-            match chunk.iter().position(|&b| b == b'\n') {
-                Some(p) => {
-                    carry.extend_from_slice(&chunk[..p]);
-                    line_no += 1;
-                    one(&carry, line_no, &mut stats)?;
-                    carry.clear();
-                    chunk = &chunk[p + 1..];
+        for &b in &buf[..n] {
+            let v = HEX[usize::from(b)];
+            if v < 16 {
+                if ended || digits == 16 {
+                    return Err(bad(
+                        line_no,
+                        "more than one 64-bit hexadecimal number".into(),
+                    ));
                 }
-                None => {
-                    carry.extend_from_slice(chunk);
-                    if carry.len() > 4096 {
-                        return Err(AttributeError::Address {
-                            source_name: source_name.to_string(),
-                            line: line_no + 1,
-                            text: String::from_utf8_lossy(&carry[..80]).into_owned(),
-                        });
+                acc = (acc << 4) | u64::from(v);
+                digits += 1;
+            } else if v == NEWLINE {
+                if digits > 0 {
+                    if acc == 0 {
+                        stats.zero += 1;
+                    } else {
+                        stats.addresses += 1;
+                        f(acc);
                     }
-                    continue;
+                } else if prefixed {
+                    return Err(bad(line_no, "`0x` without digits".into()));
                 }
+                (acc, digits, prefixed, ended) = (0, 0, false, false);
+                line_no += 1;
+            } else if v == SPACE {
+                ended |= digits > 0 || prefixed;
+            } else if v == X && digits == 1 && acc == 0 && !prefixed && !ended {
+                (digits, prefixed) = (0, true);
+            } else {
+                return Err(bad(
+                    line_no,
+                    format!("{:?} is not part of a hexadecimal address", char::from(b)),
+                ));
             }
         }
-        let mut lines = chunk.split(|&b| b == b'\n');
-        let last = lines.next_back().unwrap_or(&[]);
-        for line in lines {
-            line_no += 1;
-            one(line, line_no, &mut stats)?;
-        }
-        carry.extend_from_slice(last);
     }
-    if !carry.is_empty() {
-        line_no += 1;
-        one(&carry, line_no, &mut stats)?;
+    if digits > 0 {
+        if acc == 0 {
+            stats.zero += 1;
+        } else {
+            stats.addresses += 1;
+            f(acc);
+        }
+    } else if prefixed {
+        return Err(bad(line_no, "`0x` without digits".into()));
     }
     Ok(stats)
 }
 
-/// `   7f3a00001000` → Some(0x7f3a00001000); blank → None; anything else → Err.
-fn parse_hex_line(line: &[u8]) -> Result<Option<u64>, ()> {
-    let t = line.trim_ascii();
-    if t.is_empty() {
-        return Ok(None);
+const NEWLINE: u8 = 16;
+const SPACE: u8 = 17;
+const X: u8 = 18;
+const OTHER: u8 = 19;
+
+/// Byte classes: 0-15 the hex digit's value, then newline, space (and tab, CR), `x`, other.
+static HEX: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
     }
-    let digits = t
-        .strip_prefix(b"0x")
-        .or_else(|| t.strip_prefix(b"0X"))
-        .unwrap_or(t);
-    if digits.is_empty() || digits.len() > 16 {
-        return Err(());
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
     }
-    let mut v: u64 = 0;
-    for &b in digits {
-        let d = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            b'A'..=b'F' => b - b'A' + 10,
-            _ => return Err(()),
-        };
-        v = (v << 4) | u64::from(d);
-    }
-    Ok(Some(v))
-}
+    t[b'\n' as usize] = NEWLINE;
+    t[b' ' as usize] = SPACE;
+    t[b'\t' as usize] = SPACE;
+    t[b'\r' as usize] = SPACE;
+    t[b'x' as usize] = X;
+    t[b'X' as usize] = X;
+    t
+};

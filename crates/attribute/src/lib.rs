@@ -36,7 +36,7 @@ pub enum AttributeError {
         line: usize,
         what: String,
     },
-    #[error("{source_name} line {line}: {text:?} is not a hexadecimal address")]
+    #[error("{source_name} line {line}: {text} (want one hexadecimal address a line)")]
     Address {
         source_name: String,
         line: u64,
@@ -55,6 +55,8 @@ pub struct Attributor {
     parts: Vec<Part>,
     /// Model VMAs sorted by start: (start, end, pgoff, part index).
     vmas: Vec<(u64, u64, u64, usize)>,
+    /// Index of the VMA the last attributed address fell in.
+    last_vma: usize,
     /// Per part, the tensors' starts in file offsets, sorted (for the bisect).
     starts: Vec<Vec<u64>>,
     /// Per part, per tensor: samples.
@@ -118,6 +120,7 @@ impl Attributor {
         Ok(Attributor {
             parts,
             vmas: model_vmas,
+            last_vma: 0,
             starts,
             tensor_samples,
             expert_samples,
@@ -132,16 +135,24 @@ impl Attributor {
     #[inline]
     pub fn add(&mut self, addr: u64) {
         self.total += 1;
-        // Bisect the VMAs: the last one starting at or below addr.
-        let i = self.vmas.partition_point(|v| v.0 <= addr);
-        let Some(&(start, end, pgoff, part)) = i.checked_sub(1).map(|i| &self.vmas[i]) else {
-            self.outside += 1;
-            return;
+        // Samples cluster: try the VMA the previous one hit before bisecting.
+        let last = self.vmas[self.last_vma];
+        let (start, _, pgoff, part) = if addr >= last.0 && addr < last.1 {
+            last
+        } else {
+            // Bisect the VMAs: the last one starting at or below addr.
+            let i = self.vmas.partition_point(|v| v.0 <= addr);
+            let Some(i) = i.checked_sub(1) else {
+                self.outside += 1;
+                return;
+            };
+            if addr >= self.vmas[i].1 {
+                self.outside += 1;
+                return;
+            }
+            self.last_vma = i;
+            self.vmas[i]
         };
-        if addr >= end {
-            self.outside += 1;
-            return;
-        }
         let foff = pgoff + (addr - start);
         let starts = &self.starts[part];
         let t = starts.partition_point(|&s| s <= foff);
@@ -159,9 +170,14 @@ impl Attributor {
         let experts = &mut self.expert_samples[part][t];
         if !experts.is_empty() {
             // Expert-major rows: expert k owns [k·span/n, (k+1)·span/n).
-            let n = experts.len();
-            let k = (lo as u128 * n as u128 / e.len as u128) as usize;
-            experts[k.min(n - 1)] += 1;
+            let count = experts.len();
+            let n = count as u64;
+            // lo · n fits in u64 for any real tensor; u128 only past 2^64 / n bytes.
+            let k = match lo.checked_mul(n) {
+                Some(x) => x / e.len,
+                None => (u128::from(lo) * u128::from(n) / u128::from(e.len)) as u64,
+            };
+            experts[(k as usize).min(count - 1)] += 1;
         }
     }
 

@@ -89,8 +89,20 @@ fn addresses_text_forms() {
     let e = parse_addresses(&b"10\nfoo\n"[..], "a", |_| {})
         .unwrap_err()
         .to_string();
-    assert!(e.contains("a line 2") && e.contains("foo"), "{e}");
-    assert!(parse_addresses(&b"12345678901234567"[..], "a", |_| {}).is_err());
+    assert!(e.contains("a line 2") && e.contains("'o'"), "{e}");
+    for bad in [
+        &b"12345678901234567"[..],
+        b"12 34",
+        b"0x",
+        b"0x0x1",
+        b"x1",
+        b"1x",
+    ] {
+        assert!(parse_addresses(bad, "a", |_| {}).is_err(), "{bad:?}");
+    }
+    let mut got = Vec::new();
+    parse_addresses(&b" 0X1f \r\n\t2\n0x0\n"[..], "a", |x| got.push(x)).unwrap();
+    assert_eq!(got, [0x1f, 2]);
 }
 
 #[test]

@@ -311,11 +311,18 @@ fn a_real_llama_server_faults_in_every_layer_when_serving() {
     ) else {
         return;
     };
-    let Some(server) = testpeers::LlamaServer::start(&["-c", "512"]) else {
+    // A private copy: its own page cache, which MADV_PAGEOUT can evict. Pages of the shared
+    // peer file may be mapped by another llama-server on this machine too, and pageout skips
+    // pages mapped by more than one process. (A second -m overrides the first.)
+    let dir = Scratch::new("llama");
+    let copy = dir.0.join("model.gguf");
+    std::fs::copy(&model, &copy).unwrap();
+    let model = std::fs::canonicalize(&copy).unwrap();
+    let Some(server) = testpeers::LlamaServer::start(&["-m", model.to_str().unwrap(), "-c", "512"])
+    else {
         return;
     };
     let pid = server.pid().to_string();
-    let model = std::fs::canonicalize(&model).unwrap();
     let sampling = attribute_in_background(
         ["--pid", &pid, "--sample", "10s"]
             .map(String::from)
