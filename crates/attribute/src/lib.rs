@@ -46,7 +46,7 @@ pub enum AttributeError {
     Io { what: String, error: std::io::Error },
     #[error(transparent)]
     Gguf(#[from] gguf::GgufError),
-    #[error("no VMA in the maps maps any of the model files ({wanted}); mapped files: {seen}")]
+    #[error("the maps show none of the model files ({wanted}); files mapped: {seen}")]
     NotMapped { wanted: String, seen: String },
 }
 
