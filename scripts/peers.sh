@@ -8,6 +8,8 @@
 #   HEADROOM_VLLM_MODEL  the SmolLM2 GGUF converted to a Hugging Face directory (bf16), for vLLM
 #   HEADROOM_SGLANG_PY   python of a venv with PyPI's sglang 0.5.23 and torch 2.14.1
 #   HEADROOM_SGLANG_PATH the folder to put first on PYTHONPATH: headroom's sgl_kernel stand-in
+# and, from Debian when missing: sysbench and likwid (membw's bandwidth peers), linux-perf
+# (attribute's page-fault sampling).
 # Progress goes to stderr. Safe to run again: each step is skipped when its result is cached.
 set -euo pipefail
 
@@ -167,6 +169,19 @@ if [ "${HEADROOM_SKIP_SGLANG:-0}" != 1 ]; then
   fi
   mkdir -p "$sglang_path/sgl_kernel"
   cp "$(dirname "$0")/peers/sgl_kernel_standin.py" "$sglang_path/sgl_kernel/__init__.py"
+fi
+
+# 6. Debian tools: membw's peers (sysbench memory, likwid-bench) and perf for attribute.
+missing=()
+command -v sysbench >/dev/null || missing+=(sysbench)
+command -v likwid-bench >/dev/null || missing+=(likwid)
+command -v perf >/dev/null || missing+=(linux-perf)
+if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null; then
+  log "apt: ${missing[*]}"
+  as_root=(); [ "$(id -u)" = 0 ] || as_root=(sudo)
+  "${as_root[@]}" apt-get update -qq >&2 || true
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >&2 \
+    || log "apt install of ${missing[*]} failed: the membw bench and attribute's live tests skip"
 fi
 
 echo "export HEADROOM_PY='$py'"

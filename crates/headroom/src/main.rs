@@ -62,6 +62,10 @@ enum Command {
     Logs(cmd::logs::Args),
     /// Read a GGUF file's header and tensor infos (never the data).
     Gguf(cmd::gguf::Args),
+    /// Host RAM bandwidth: the multi-threaded read plateau and STREAM triad (spec 000 §6).
+    Membw(cmd::membw::Args),
+    /// Which tensors, layers and experts a process reads, from sampled addresses (spec 000 §7).
+    Attribute(cmd::attribute::Args),
     /// A simulated vLLM engine (labelled as one), driven by the same physics as the ceilings.
     Emulate(cmd::emulate::Args),
 }
@@ -94,6 +98,8 @@ fn main() -> ExitCode {
         Command::Logs(a) => cmd::logs::run(a),
         Command::Gguf(a) => cmd::gguf::run(a),
         Command::Emulate(a) => cmd::emulate::run(a),
+        Command::Membw(a) => cmd::membw::run(a),
+        Command::Attribute(a) => cmd::attribute::run(a),
     };
     match result {
         Ok(exit) => exit.code(),

@@ -105,6 +105,11 @@ impl LlamaServer {
         Some(s)
     }
 
+    /// The server's process id (for tools that read /proc/PID or attach perf).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn wait_healthy(&self, limit: Duration) {
         let deadline = Instant::now() + limit;
         loop {

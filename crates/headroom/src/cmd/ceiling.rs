@@ -158,7 +158,10 @@ struct RamArgs {
     shared_gb: f64,
     /// Measured host RAM bandwidth, GB/s.
     #[arg(long, value_name = "GBPS")]
-    bandwidth_gbps: f64,
+    bandwidth_gbps: Option<f64>,
+    /// Measure the bandwidth now (`headroom membw`'s read plateau, 1 GiB): provenance "measured".
+    #[arg(long, conflicts_with = "bandwidth_gbps")]
+    measure: bool,
     /// Print JSON (schema headroom.ceiling.ram/1).
     #[arg(long)]
     json: bool,
@@ -770,13 +773,16 @@ fn ram_rows(t: &mut Rows, r: &RamBound, label: &str) {
 }
 
 fn run_ram(a: RamArgs) -> Result<()> {
-    let r = offload::ram_bound(&RamInputs {
+    let (bandwidth_gbps, bandwidth_from) =
+        super::membw::ram_bandwidth(a.bandwidth_gbps, a.measure)?;
+    let mut r = offload::ram_bound(&RamInputs {
         experts_per_token: a.experts_per_token,
         params_per_expert: a.expert_params,
         bits: a.bits,
         shared_bytes: a.shared_gb * 1e9,
-        bandwidth_gbps: a.bandwidth_gbps,
+        bandwidth_gbps,
     })?;
+    r.bandwidth.provenance = bandwidth_from;
     if a.json {
         let doc = json!({ "schema": SCHEMA_RAM, "ram_bound": r });
         emit(&format!("{}\n", serde_json::to_string_pretty(&doc)?))?;

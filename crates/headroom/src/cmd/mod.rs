@@ -1,4 +1,5 @@
 //! One file per subcommand: its clap arguments, its run function, its renderers.
+pub mod attribute;
 pub mod bench;
 pub mod ceiling;
 pub mod demo;
@@ -7,6 +8,7 @@ pub mod emulate;
 pub mod gguf;
 pub mod history;
 pub mod logs;
+pub mod membw;
 pub mod probe;
 pub mod progress;
 pub mod regress;
