@@ -52,9 +52,14 @@ impl VllmServer {
     /// --enforce-eager`, a 1 GiB KV cache unless `kv_gib` says otherwise); waits at most
     /// 300 s for `/health`. None after a loud skip when the peer is missing.
     pub fn start(args: &[&str], kv_gib: Option<&str>) -> Option<VllmServer> {
+        Self::start_on(free_port(), args, kv_gib)
+    }
+
+    /// The same, on a given port: a restart with a changed flag, where the saved run names
+    /// the URL.
+    pub fn start_on(port: u16, args: &[&str], kv_gib: Option<&str>) -> Option<VllmServer> {
         let py = peer("HEADROOM_VLLM_PY")?;
         let model = peer("HEADROOM_VLLM_MODEL")?;
-        let port = free_port();
         let log = std::env::temp_dir().join(format!("headroom-vllm-{port}.log"));
         let mut argv: Vec<String> = vec![
             py.clone(),

