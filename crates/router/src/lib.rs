@@ -16,7 +16,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 pub mod affinity;
-mod h1;
+// Public for the fuzz targets (fuzz/) and the fault tests; not an API of the router.
+#[doc(hidden)]
+pub mod h1;
 pub mod health;
 pub mod key;
 pub mod metrics;
