@@ -52,7 +52,12 @@ fn coverage(n: usize, ratio: f64, sigma: f64, trials: usize, seed: u64) -> f64 {
 #[test]
 fn the_bootstrap_interval_covers_the_true_ratio_near_its_nominal_rate() {
     let mut rows = Vec::new();
-    for (n, ratio, sigma) in [(20, 1.0, 0.2), (20, 1.3, 0.2), (50, 0.8, 0.4), (100, 1.1, 0.3)] {
+    for (n, ratio, sigma) in [
+        (20, 1.0, 0.2),
+        (20, 1.3, 0.2),
+        (50, 0.8, 0.4),
+        (100, 1.1, 0.3),
+    ] {
         let c = coverage(n, ratio, sigma, 400, 7 + n as u64);
         println!("bootstrap coverage: n {n}, true ratio {ratio}, log-spread {sigma}: {:.1}% of 400 at 95% nominal", c * 100.0);
         rows.push((n, ratio, c));
