@@ -276,11 +276,56 @@ impl Recording {
 pub fn read_recording(path: impl AsRef<Path>) -> Result<Recording, RecordError> {
     let path = path.as_ref();
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| RecordError::Io {
+    let io = |msg: String| RecordError::Io {
         path: shown.clone(),
-        msg: e.to_string(),
-    })?;
+        msg,
+    };
+    let mut file = std::fs::File::open(path).map_err(|e| io(e.to_string()))?;
+    let bytes = read_lines_bounded(&mut file, MAX_LINE_BYTES).map_err(io)?;
     parse_recording(&bytes, &shown)
+}
+
+/// Longest line a recording may hold: a header or one scrape with its `/metrics` body (real
+/// bodies are 10-500 KB). A longer line is not a recording; refusing it bounds memory on a
+/// file of zeros, a device, or a huge file with no newline.
+pub const MAX_LINE_BYTES: usize = 32 << 20;
+
+/// Reads all of `r`, failing at once if it does not start like JSON lines (its first
+/// non-blank byte is not `{`) or once any line grows past `max_line` bytes.
+fn read_lines_bounded(r: &mut impl std::io::Read, max_line: usize) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let mut line_start = 0;
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut checked_start = false;
+    loop {
+        let n = match r.read(&mut chunk) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.to_string()),
+        };
+        let from = bytes.len();
+        bytes.extend_from_slice(&chunk[..n]);
+        if !checked_start {
+            if let Some(&b) = bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+                if b != b'{' {
+                    return Err(format!(
+                        "not a recording: it starts with byte {b:#04x}, expected a JSON line ('{{')"
+                    ));
+                }
+                checked_start = true;
+            }
+        }
+        if let Some(nl) = bytes[from..].iter().rposition(|&b| b == b'\n') {
+            line_start = from + nl + 1;
+        }
+        if bytes.len() - line_start > max_line {
+            return Err(format!(
+                "a line at byte {line_start} is longer than {} MiB: not a recording",
+                max_line >> 20
+            ));
+        }
+    }
 }
 
 /// [`read_recording`] on bytes already in memory; `name` is used in errors.
@@ -470,6 +515,21 @@ mod tests {
             cfg.max_model_len.map(|k| (k.value, k.source)),
             Some((32768, Source::ModelsEndpoint))
         );
+    }
+
+    #[test]
+    fn hostile_files_are_refused_with_bounded_memory() {
+        // Zeros (a sparse file, /dev/zero): refused at the first byte, not read to the end.
+        let mut zeros = std::io::Read::take(std::io::repeat(0), 10 << 30);
+        let e = read_lines_bounded(&mut zeros, MAX_LINE_BYTES).unwrap_err();
+        assert!(e.contains("starts with byte 0x00"), "{e}");
+        // A JSON start with no newline, ever: refused once the line passes the limit.
+        let mut endless = std::io::Read::chain(&b"{\"format\":\""[..], std::io::repeat(b'a'));
+        let e = read_lines_bounded(&mut endless, 1 << 20).unwrap_err();
+        assert!(e.contains("longer than 1 MiB"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let e = read_recording(dir.path()).unwrap_err().to_string();
+        assert!(e.contains(&dir.path().display().to_string()), "{e}");
     }
 
     #[test]

@@ -269,6 +269,33 @@ pub struct Scraper {
     client: reqwest::Client,
 }
 
+/// Redirects are followed only on the host they came from (same scheme, host and port), at
+/// most 5 hops: a server, or whatever answers on its address, cannot send headroom's requests
+/// (with their headers and bodies) to another host. A redirect elsewhere is an error naming
+/// both hosts.
+pub fn same_host_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().cloned();
+        let (to, from) = (attempt.url().clone(), first);
+        let origin = |u: &reqwest::Url| {
+            (
+                u.scheme().to_string(),
+                u.host_str().map(str::to_string),
+                u.port_or_known_default(),
+            )
+        };
+        match from {
+            Some(from) if origin(&from) != origin(&to) => attempt.error(format!(
+                "refused a redirect from {} to another host ({})",
+                from.origin().ascii_serialization(),
+                to.origin().ascii_serialization()
+            )),
+            _ if attempt.previous().len() > 5 => attempt.error("more than 5 redirects"),
+            _ => attempt.follow(),
+        }
+    })
+}
+
 impl Scraper {
     /// `base_url` is the server root (`http://localhost:8000`); a trailing `/metrics` is dropped.
     /// `timeout` bounds each request as a whole, connection included.
@@ -280,6 +307,7 @@ impl Scraper {
             // A serving engine is reached directly; a proxy from the environment would turn
             // "connection refused" into a proxy's 502.
             .no_proxy()
+            .redirect(same_host_redirects())
             .user_agent(concat!("headroom/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| ScrapeError::InvalidUrl {
@@ -507,6 +535,54 @@ pub fn metrics_parse_error(url: &str, e: ParseError) -> ScrapeError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A loopback server answering every request with `answer(path)`; counts requests.
+    fn serve(
+        answer: impl Fn(&str) -> String + Send + 'static,
+    ) -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+        use std::io::{Read, Write};
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let h = hits.clone();
+        std::thread::spawn(move || {
+            for mut c in l.incoming().flatten() {
+                h.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let mut buf = [0u8; 4096];
+                let n = c.read(&mut buf).unwrap_or(0);
+                let req = String::from_utf8_lossy(&buf[..n]).into_owned();
+                let path = req.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let _ = c.write_all(answer(&path).as_bytes());
+            }
+        });
+        (port, hits)
+    }
+
+    #[tokio::test]
+    async fn redirects_are_followed_on_the_same_host_only() {
+        let body = "vllm:num_requests_running 1\n";
+        let (other, other_hits) = serve(move |_| {
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+        });
+        let (port, _) = serve(move |path| {
+            let to = match path {
+                "/metrics" => "/real/metrics".to_string(),
+                // Same address, another host name: still another host.
+                "/real/metrics" => format!("http://localhost:{other}/metrics"),
+                _ => return "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".into(),
+            };
+            format!("HTTP/1.1 302 Found\r\nlocation: {to}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+        });
+        let s = Scraper::new(&format!("http://127.0.0.1:{port}"), Duration::from_secs(5)).unwrap();
+        let err = s.fetch_metrics().await.unwrap_err().to_string();
+        assert!(err.contains("another host"), "{err}");
+        assert_eq!(other_hits.load(std::sync::atomic::Ordering::SeqCst), 0);
+        // The same-host hop was followed (the error is about the second one).
+        assert!(err.contains(&format!("localhost:{other}")), "{err}");
+    }
 
     #[test]
     fn base_urls() {

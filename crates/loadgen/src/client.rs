@@ -241,6 +241,7 @@ impl Client {
         let http = reqwest::Client::builder()
             .connect_timeout(cfg.connect_timeout)
             .pool_max_idle_per_host(0)
+            .redirect(engines::scrape::same_host_redirects())
             .build()
             .map_err(|e| Error::Refused(format!("cannot build an HTTP client: {e}")))?;
         let permits = Arc::new(Semaphore::new(cfg.max_in_flight.max(1)));

@@ -115,6 +115,8 @@ pub struct Model {
 pub enum CatalogError {
     #[error("{origin}: {message}")]
     Parse { origin: String, message: String },
+    #[error("reading catalog {origin}: {message}")]
+    Read { origin: String, message: String },
     #[error("{origin}: {kind} '{id}': {message}")]
     Invalid {
         origin: String,
@@ -316,6 +318,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// Largest user catalog read (see [`Catalog::from_user_reader`]).
+pub const MAX_USER_FILE_BYTES: u64 = 4 << 20;
+
 impl Catalog {
     /// The catalogs compiled into the binary.
     pub fn embedded() -> Result<Catalog, CatalogError> {
@@ -332,6 +337,34 @@ impl Catalog {
         let mut c = Catalog::embedded()?;
         c.merge(text, origin, false)?;
         Ok(c)
+    }
+
+    /// [`Catalog::with_user_file`] on what `r` yields, read with a bound: a catalog is a few
+    /// KiB of TOML, so a larger input (a device, a sparse file, the wrong file) is refused
+    /// after [`MAX_USER_FILE_BYTES`] instead of read whole. `origin` names it in errors.
+    pub fn from_user_reader(r: impl std::io::Read, origin: &str) -> Result<Catalog, CatalogError> {
+        use std::io::Read;
+        let read = |message: String| CatalogError::Read {
+            origin: origin.to_string(),
+            message,
+        };
+        let mut bytes = Vec::new();
+        r.take(MAX_USER_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| read(e.to_string()))?;
+        if bytes.len() as u64 > MAX_USER_FILE_BYTES {
+            return Err(read(format!(
+                "larger than {} MiB: not a catalog",
+                MAX_USER_FILE_BYTES >> 20
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            read(format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        Catalog::with_user_file(&text, origin)
     }
 
     /// Parse `text` (a TOML file with `[[gpu]]` and/or `[[model]]` tables) and lay its entries
@@ -657,6 +690,26 @@ mod tests {
 
     fn cat() -> Catalog {
         Catalog::embedded().expect("embedded catalogs parse")
+    }
+
+    #[test]
+    fn hostile_user_catalogs_are_refused_with_bounded_memory() {
+        let zeros = std::io::Read::take(std::io::repeat(0), 10 << 30);
+        let e = Catalog::from_user_reader(zeros, "/dev/zero")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("/dev/zero") && e.contains("larger than 4 MiB"),
+            "{e}"
+        );
+        let e = Catalog::from_user_reader(&b"[[gpu]]\nid = \"a\xff\"\n"[..], "bad.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bad.toml") && e.contains("offset 15"), "{e}");
+        let e = Catalog::from_user_reader(&b"[[gpu]]\nid = \"x"[..], "cut.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("cut.toml"), "{e}");
     }
 
     /// Every GPU the issue lists, by the names people type.

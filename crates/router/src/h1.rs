@@ -96,12 +96,19 @@ fn malformed(e: httparse::Error) -> HeadError {
 }
 
 /// Reads the framing and connection headers common to requests and responses.
+///
+/// A request is held to the strict reading that closes request smuggling (RFC 9112 §6.1, §6.3,
+/// §11.2): a second Content-Length (equal or not), Content-Length beside Transfer-Encoding,
+/// Transfer-Encoding on HTTP/1.0, and any coding other than a single `chunked` are refused, so
+/// the router and a replica can never disagree on where a body ends. A response only has to
+/// be unambiguous: chunked wins over a length (which is then dropped), equal lengths collapse.
 fn common(
     mut headers: Vec<Header>,
     buf: &[u8],
     len: usize,
     minor: u8,
     raw: &[httparse::Header],
+    request: bool,
 ) -> Result<Common, HeadError> {
     let mut c = Common {
         len,
@@ -132,6 +139,9 @@ fn common(
                         String::from_utf8_lossy(h.value)
                     ))
                 })?;
+            if request && c.content_length.is_some() {
+                return Err(HeadError::Framing("two Content-Length headers".into()));
+            }
             if c.content_length.is_some_and(|old| old != v) {
                 return Err(HeadError::Framing(
                     "two different Content-Length headers".into(),
@@ -139,6 +149,15 @@ fn common(
             }
             c.content_length = Some(v);
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+            if request && transfer_encoding {
+                return Err(HeadError::Framing("two Transfer-Encoding headers".into()));
+            }
+            if request && !trim(h.value).eq_ignore_ascii_case(b"chunked") {
+                return Err(HeadError::Framing(format!(
+                    "Transfer-Encoding {:?} is not supported: a request body may only be chunked",
+                    String::from_utf8_lossy(h.value)
+                )));
+            }
             transfer_encoding = true;
             // Only `chunked` as the last coding frames the body; anything else is refused.
             let last = h.value.rsplit(|&b| b == b',').next().unwrap_or(b"");
@@ -158,6 +177,16 @@ fn common(
     if transfer_encoding && !c.chunked {
         return Err(HeadError::Framing(
             "a Transfer-Encoding other than chunked is not supported".into(),
+        ));
+    }
+    if request && c.chunked && c.content_length.is_some() {
+        return Err(HeadError::Framing(
+            "both Content-Length and Transfer-Encoding: the body's end would be ambiguous".into(),
+        ));
+    }
+    if request && c.chunked && minor == 0 {
+        return Err(HeadError::Framing(
+            "Transfer-Encoding in an HTTP/1.0 request".into(),
         ));
     }
     if minor == 0 && !keep_alive {
@@ -195,7 +224,7 @@ pub fn parse_request(
     };
     let target = origin_form(path.as_bytes())
         .ok_or_else(|| HeadError::Malformed(format!("request target {path:?}")))?;
-    let c = common(std::mem::take(spare), buf, len, minor, req.headers)?;
+    let c = common(std::mem::take(spare), buf, len, minor, req.headers, true)?;
     let expect_continue = c.headers.iter().any(|h| {
         buf[h.name.clone()].eq_ignore_ascii_case(b"expect")
             && trim(&buf[h.value.clone()]).eq_ignore_ascii_case(b"100-continue")
@@ -254,7 +283,7 @@ pub fn parse_response(
         _ => 0..0,
     };
     Ok(Some(ResponseHead {
-        common: common(std::mem::take(spare), buf, len, minor, resp.headers)?,
+        common: common(std::mem::take(spare), buf, len, minor, resp.headers, false)?,
         status,
         reason,
     }))
@@ -529,13 +558,26 @@ mod tests {
             .unwrap();
         assert!(h.common.close, "HTTP/1.0 closes unless keep-alive");
         let h = parse_request(
-            b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\nContent-Length: 3\r\n\r\n",
+            b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
             &mut Vec::new(),
         )
         .unwrap()
         .unwrap();
         assert_eq!(h.framing(), Framing::Chunked);
         for bad in [
+            // Smuggling shapes: each would let two parsers disagree on the body's end.
+            &b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n"[..],
+            b"POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+            b"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n",
+            b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+            b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked, chunked\r\n\r\n",
+            b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+            b"POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n",
+            b"POST / HTTP/1.1\r\nContent-Length: 3\r\n X-Folded: 1\r\n\r\n",
+            b"POST / HTTP/1.1\r\nX-A: 1\r\n\tContent-Length: 3\r\n\r\n",
+            b"POST / HTTP/1.1\r\nContent-Length : 3\r\n\r\n",
+            b"POST / HTTP/1.1\r\nContent-Length: 3, 3\r\n\r\n",
+            b"POST / HTTP/1.1\r\nContent-Length: +3\r\n\r\n",
             &b"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n"[..],
             b"POST / HTTP/1.1\r\nContent-Length: -3\r\n\r\n",
             b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",

@@ -17,7 +17,9 @@ use std::time::Duration;
 
 pub mod affinity;
 pub mod doc;
-mod h1;
+// Public for the fuzz targets (fuzz/) and the fault tests; not an API of the router.
+#[doc(hidden)]
+pub mod h1;
 pub mod health;
 pub mod key;
 pub mod metrics;

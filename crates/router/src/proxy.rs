@@ -29,10 +29,24 @@ const UPSTREAM_BUF: usize = h1::MAX_HEAD + (16 << 10);
 /// What the router reports while it runs (the binary prints these on stderr).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
-    Demoted { replica: String, reason: String },
-    Restored { replica: String },
-    Draining { connections: usize },
-    DrainTimedOut { connections: usize },
+    Demoted {
+        replica: String,
+        reason: String,
+    },
+    Restored {
+        replica: String,
+    },
+    /// Bound to an address other hosts can reach (told to: the default is loopback). The
+    /// router has no authentication of its own, so this is worth a warning.
+    PublicBind {
+        addr: SocketAddr,
+    },
+    Draining {
+        connections: usize,
+    },
+    DrainTimedOut {
+        connections: usize,
+    },
 }
 
 pub type EventSink = Arc<dyn Fn(&Event) + Send + Sync>;
@@ -345,6 +359,10 @@ impl Router {
             events,
             draining: AtomicBool::new(false),
         });
+        let bound = listener.local_addr().unwrap_or(shared.config.listen);
+        if !bound.ip().is_loopback() {
+            (shared.events)(&Event::PublicBind { addr: bound });
+        }
         let mut probes = tokio::task::JoinSet::new();
         for r in 0..n {
             let s = shared.clone();
@@ -574,11 +592,15 @@ async fn serve_connection(
             Ok(Some(req)) => req,
             Ok(None) => return,
             Err(answer) => {
-                let _ = answer.write(&mut client, &mut s.out, true).await;
+                if answer.write(&mut client, &mut s.out, true).await.is_ok() {
+                    Box::pin(linger(&mut client)).await;
+                }
                 return;
             }
         };
-        let after = exchange(&mut client, &mut s, &req, shared, pool).await;
+        // Boxed: the exchange's state (the relay's, the pool's) lives only while a request
+        // does; inline, every idle connection's task would carry it.
+        let after = Box::pin(exchange(&mut client, &mut s, &req, shared, pool)).await;
         s.client.consume(req.raw_len);
         s.spare = std::mem::take(&mut req.head.common.headers);
         if after == After::Close || req.head.common.close || shared.draining.load(Ordering::Acquire)
@@ -587,6 +609,30 @@ async fn serve_connection(
             return;
         }
     }
+}
+
+/// After refusing a request whose body was not read (a 413, a bad head): close the sending
+/// side, then read and discard what the client still sends, for a bounded time and amount.
+/// Closing with unread bytes would make the kernel send a reset, which can destroy the answer
+/// before the client reads it.
+async fn linger(client: &mut TcpStream) {
+    use tokio::io::AsyncReadExt;
+    const LINGER: Duration = Duration::from_secs(2);
+    const LINGER_BYTES: usize = 4 << 20;
+    if client.shutdown().await.is_err() {
+        return;
+    }
+    let mut sink = vec![0u8; 16 << 10];
+    let mut left = LINGER_BYTES;
+    let _ = tokio::time::timeout(LINGER, async {
+        while left > 0 {
+            match client.read(&mut sink).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => left = left.saturating_sub(n),
+            }
+        }
+    })
+    .await;
 }
 
 /// What a client connection waits on besides its socket: one timer, re-armed only when it
@@ -775,7 +821,7 @@ fn bad_head(shared: &Shared, e: HeadError) -> Answer {
     shared.metrics.reject(Rejection::BadRequest);
     let status = match e {
         HeadError::TooLarge => 431,
-        HeadError::Framing(_) if e.to_string().contains("Transfer-Encoding") => 501,
+        HeadError::Framing(ref why) if why.contains("not supported") => 501,
         _ => 400,
     };
     Answer::error(status, Rejection::BadRequest, e.to_string(), None)
@@ -897,6 +943,20 @@ async fn proxy(
             first_byte(pool, r, upstream, body, head_request),
         );
         match first.await {
+            Err(_) if shared.probe(r).await.is_err() => {
+                // Nothing since the request, and /health does not answer either: the replica
+                // is hung (it accepts and never answers), not busy with a long prefill. Nothing
+                // reached the client, and dropping the connection cancels the request on the
+                // replica, so it is demoted and the request fails over.
+                let why = format!(
+                    "no first byte within --first-byte-timeout ({:?}) and no answer to its health probe",
+                    shared.config.first_byte_timeout
+                );
+                shared.metrics.failure(r, FailureKind::Timeout);
+                shared.demote(r, &why);
+                attempts.push(json!({"replica": shared.names[r], "failure": why}));
+                excluded.push(r);
+            }
             Err(_) => {
                 shared.fail(r, FailureKind::Timeout, "no first byte in time");
                 shared.metrics.reject(Rejection::UpstreamTimeout);

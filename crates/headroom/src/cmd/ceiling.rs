@@ -320,9 +320,9 @@ fn load_catalog(path: Option<&Path>) -> Result<Catalog> {
     match path {
         None => Ok(Catalog::embedded()?),
         Some(p) => {
-            let text = std::fs::read_to_string(p)
+            let f = std::fs::File::open(p)
                 .with_context(|| format!("reading catalog {}", p.display()))?;
-            Ok(Catalog::with_user_file(&text, &p.display().to_string())?)
+            Ok(Catalog::from_user_reader(f, &p.display().to_string())?)
         }
     }
 }

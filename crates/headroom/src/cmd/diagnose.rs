@@ -206,9 +206,9 @@ pub fn db_path(p: &Option<PathBuf>) -> Result<PathBuf> {
 fn catalog(path: Option<&std::path::Path>) -> Result<::physics::Catalog> {
     Ok(match path {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
+            let f = std::fs::File::open(p)
                 .with_context(|| format!("reading catalog {}", p.display()))?;
-            ::physics::Catalog::with_user_file(&text, &p.display().to_string())?
+            ::physics::Catalog::from_user_reader(f, &p.display().to_string())?
         }
         None => ::physics::Catalog::embedded()?,
     })

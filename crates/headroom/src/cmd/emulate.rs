@@ -297,6 +297,11 @@ pub fn run(a: Args) -> Result<Exit> {
         None
     };
     let addr = bind_addr(&a.host, a.port)?;
+    if !addr.ip().is_loopback() {
+        eprintln!(
+            "warning: the emulator listens on {addr}, reachable from other hosts (--host 127.0.0.1 keeps it local)"
+        );
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -149,7 +149,7 @@ fn run_once(args: &Args, source: &Source) -> Result<Exit> {
                 .context("reading stdin")?
         }
         Source::File { path } => {
-            let f = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+            let f = open_log(path)?;
             telemetry::mine_parallel_into(miner(args), f, threads, &stop)
                 .with_context(|| format!("reading {}", path.display()))?
         }
@@ -289,7 +289,7 @@ fn start_reader(
             });
         }
         Source::File { path } => {
-            let f = File::open(&path).with_context(|| format!("opening {}", path.display()))?;
+            let f = open_log(&path)?;
             std::thread::spawn(move || {
                 let r = if follow {
                     follow_file(&path, f, &tx, &bufs)
@@ -745,4 +745,19 @@ fn request_table(i: &InstanceReport) -> Table {
         ]);
     }
     t
+}
+
+/// Opens a log file; a device (`/dev/zero`, a disk) is refused: it never ends, so reading it
+/// would never give a report.
+fn open_log(path: &Path) -> Result<File> {
+    let f = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = f.metadata().map(|m| m.file_type());
+        if t.is_ok_and(|t| t.is_char_device() || t.is_block_device()) {
+            bail!("{} is a device, not a log file", path.display());
+        }
+    }
+    Ok(f)
 }

@@ -191,6 +191,9 @@ fn describe(e: &Event) -> String {
     match e {
         Event::Demoted { replica, reason } => format!("{replica} demoted ({reason}); probing it"),
         Event::Restored { replica } => format!("{replica} answers its probe again: live"),
+        Event::PublicBind { addr } => format!(
+            "warning: listening on {addr}, reachable from other hosts; the router has no authentication (--listen 127.0.0.1:PORT keeps it local)"
+        ),
         Event::Draining { connections } => {
             format!("stopping: no new connections, draining {connections} open")
         }
