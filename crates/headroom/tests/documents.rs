@@ -144,84 +144,80 @@ fn route_documents_read_back() {
     assert!(matches!(b, router::doc::RouteDoc::Stopped { .. }), "{b:?}");
 }
 
-/// ceiling and emulate still build their JSON in the command (not yet typed); their pages
-/// must still name every key.
+fn words(line: &str) -> Vec<String> {
+    line.split_whitespace().map(String::from).collect()
+}
+
+/// Every ceiling schema read back into physics::doc: catalog GPUs and models (dense, MoE, MLA,
+/// sliding window), options, unknown GPU and model, the RAM bound, the GGUF file, ram, duty
+/// (with and without a wait) and the list.
 #[test]
-fn ceiling_and_emulate_pages_name_every_key() {
-    let cases: [(&[&str], &str); 6] = [
-        (
-            &[
-                "ceiling",
-                "--gpu",
-                "H100-SXM",
-                "--model",
-                "llama-3.1-8b",
-                "--json",
-            ],
-            "ceiling.md",
-        ),
-        (
-            &[
-                "ceiling",
-                "--model",
-                "deepseek-v3",
-                "--gpu",
-                "H200",
-                "--ram-bandwidth",
-                "42",
-                "--price-per-hour",
-                "3",
-                "--json",
-            ],
-            "ceiling.md",
-        ),
-        (&["ceiling", "--list", "--json"], "ceiling.md"),
-        (
-            &[
-                "ceiling",
-                "ram",
-                "--experts-per-token",
-                "240",
-                "--expert-params",
-                "35.4e6",
-                "--bits",
-                "3",
-                "--bandwidth-gbps",
-                "42",
-                "--json",
-            ],
-            "ceiling.md",
-        ),
-        (
-            &[
-                "ceiling",
-                "duty",
-                "--arena-slots",
-                "6574",
-                "--experts",
-                "24576",
-                "--lookups",
-                "480",
-                "--slab-mib",
-                "2.344",
-                "--compute-ms",
-                "100",
-                "--wait-ms",
-                "400",
-                "--json",
-            ],
-            "ceiling.md",
-        ),
-        (&["emulate", "--list-scenarios", "--json"], "emulate.md"),
+fn ceiling_documents_read_back() {
+    use physics::doc::{CeilingDoc, DutyDoc, ListDoc, RamDoc};
+    let ordinary = [
+        "--gpu H100-SXM --model llama-3.1-8b",
+        "--gpu H200 --model deepseek-v3 --ram-bandwidth 42 --price-per-hour 3",
+        "--gpu l40s --model gemma-3-27b --max-model-len 32768 --kv-cache-dtype fp8 --context 8192",
+        "--gpu h100-sxm --model qwen3-30b-a3b --tp 2 --dtype fp8 --prompt-tokens 2048",
+        "--gpu tesla-p40 --model mixtral-8x7b --quantization q4_k --ram-bandwidth 20 --shared-gb 0",
+        "--gpu nosuchgpu --model llama-3.1-8b",
+        "--gpu h100-sxm --model nosuchmodel --ram-bandwidth 42",
+        "--model gpt-oss-120b",
     ];
-    for (args, page) in cases {
-        let out = headroom(args);
-        let v: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
-        let missing = undocumented(&v, page, &[]);
-        assert!(
-            missing.is_empty(),
-            "{}: docs/json/{page} does not name {missing:?}",
-            args.join(" ")
-        );
+    let mut docs = vec![];
+    for line in ordinary {
+        let mut args = words("ceiling --json");
+        args.extend(words(line));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let doc: CeilingDoc = read_back(&headroom(&args), "ceiling.md");
+        assert_eq!(doc.schema, physics::doc::CEILING, "{line}");
+        docs.push(doc);
     }
+    // What each case must show: known ceilings, a RAM bound, and the unknowns with reasons.
+    assert!(docs[0].ceilings.get().is_some());
+    assert!(matches!(docs[1].ram_bound, Some(physics::Known::Known(_))));
+    assert!(docs[5].ceilings.reason().is_some() && docs[5].model_figures.is_some());
+    assert!(docs[6].model.reason().is_some() && docs[6].model_figures.is_none());
+    assert!(matches!(
+        docs[6].ram_bound,
+        Some(physics::Known::Unknown { .. })
+    ));
+    if let Some(model) = testpeers::peer("HEADROOM_MODEL") {
+        let out = headroom(&["ceiling", "--gpu", "RTX-3090", "--gguf", &model, "--json"]);
+        let doc: CeilingDoc = read_back(&out, "ceiling.md");
+        assert!(doc.model_entry.is_none() && doc.ceilings.get().is_some());
+    }
+    let ram = "ceiling ram --experts-per-token 240 --expert-params 35.4e6 --bits 3 \
+               --bandwidth-gbps 42 --json";
+    let args = words(ram);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let doc: RamDoc = read_back(&headroom(&args), "ceiling.md");
+    assert_eq!(doc.schema, physics::doc::RAM);
+    for wait in ["400", "0"] {
+        let duty = format!(
+            "ceiling duty --arena-slots 6574 --experts 24576 --lookups 480 --slab-mib 2.344 \
+             --compute-ms 100 --wait-ms {wait} --json"
+        );
+        let args = words(&duty);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let doc: DutyDoc = read_back(&headroom(&args), "ceiling.md");
+        assert_eq!(doc.schema, physics::doc::DUTY);
+        assert_eq!(doc.duty.gather_gbps.is_none(), wait == "0");
+    }
+    let doc: ListDoc = read_back(&headroom(&["ceiling", "--list", "--json"]), "ceiling.md");
+    assert_eq!(doc.schema, physics::doc::LIST);
+    assert!(!doc.gpus.is_empty() && !doc.models.is_empty());
+}
+
+/// emulate still builds its JSON in the command (not yet typed); its page must still name
+/// every key.
+#[test]
+fn emulate_page_names_every_key() {
+    let out = headroom(&["emulate", "--list-scenarios", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
+    let missing = undocumented(&v, "emulate.md", &[]);
+    assert!(
+        missing.is_empty(),
+        "docs/json/emulate.md does not name {missing:?}"
+    );
 }

@@ -6,13 +6,13 @@
 //! `auto` (vLLM's default dtype) defers to the next link. An engine-reported name headroom does
 //! not know is skipped with a note; an unknown name the user typed is an error.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::provenance::Provenance;
 use crate::PhysicsError;
 
 /// Which tensor-core rate a weight format computes at (prefill and the ridge).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ComputeClass {
     /// 16-bit activations: bf16/fp16 weights and weight-only quantization (W4A16, W8A16).
@@ -161,7 +161,7 @@ pub fn kv_dtype_bytes(name: &str) -> Option<(f64, &'static str)> {
 }
 
 /// Which link of the chain supplied the bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BitsSource {
     EngineQuantization,
@@ -213,7 +213,8 @@ pub struct BitsInputs<'a> {
 }
 
 /// The chain's answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BitsResolution {
     pub source: BitsSource,
     pub provenance: Provenance,

@@ -13,14 +13,16 @@ const EMBEDDED_GPUS: &str = include_str!("../../../catalog/gpus.toml");
 const EMBEDDED_MODELS: &str = include_str!("../../../catalog/models.toml");
 
 /// A catalog figure and where it was published.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Sourced {
     pub value: f64,
     pub source: String,
 }
 
 /// One GPU. Throughput figures are dense (no sparsity) tensor-core rates per GPU.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Gpu {
     pub id: String,
     pub name: String,
@@ -65,7 +67,8 @@ pub enum Attention {
 }
 
 /// One model, as its published config describes it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Model {
     pub id: String,
     pub name: String,

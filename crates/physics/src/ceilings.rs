@@ -12,7 +12,9 @@
 //! from a ceiling is [`Mark::Approx`]. TP scales bandwidth and FLOPs by tp, assuming even sharding
 //! and free interconnect; that assumption is carried in [`Ceilings::tp_assumption`].
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 use crate::bits::{resolve_bits, BitsInputs, BitsResolution, ComputeClass};
 use crate::catalog::{Attention, Gpu};
@@ -22,7 +24,8 @@ use crate::spec::{ModelSpec, Options};
 use crate::PhysicsError;
 
 /// The figures that need only the model and the options (no GPU).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ModelFigures {
     pub params_total: Figure,
     pub params_active: Figure,
@@ -127,10 +130,11 @@ fn validate(model: &ModelSpec, opts: &Options) -> Result<(), PhysicsError> {
 }
 
 /// The compute rate the ceilings use.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ComputeRate {
     /// "BF16", "FP8", "FP4" or "FP32".
-    pub precision: &'static str,
+    pub precision: Cow<'static, str>,
     /// Dense TFLOPS for the whole TP group.
     pub tflops: Figure,
     pub source: String,
@@ -139,14 +143,15 @@ pub struct ComputeRate {
 }
 
 /// Prefill ceiling.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Prefill {
     /// Prompt length used, and where it came from.
     pub seq_len: Figure,
-    pub seq_len_from: &'static str,
+    pub seq_len_from: Cow<'static, str>,
     /// Attention FLOPs per layer per token² and where it came from.
     pub attn_coeff: f64,
-    pub attn_coeff_from: &'static str,
+    pub attn_coeff_from: Cow<'static, str>,
     /// Prompts per second (the ceiling).
     pub prompts_per_s: Figure,
     /// Prompt tokens per second at that ceiling (prompts/s × seq_len).
@@ -156,7 +161,8 @@ pub struct Prefill {
 }
 
 /// Ridge batch and the aggregate decode ceiling there.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Ridge {
     /// Batch at which decode turns compute-bound.
     pub batch: Figure,
@@ -166,17 +172,19 @@ pub struct Ridge {
 }
 
 /// How many requests fit at one context.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Concurrency {
     pub context: u64,
     /// "--context" or "--max-model-len".
-    pub context_from: &'static str,
+    pub context_from: Cow<'static, str>,
     pub bytes_per_sequence: Figure,
     pub max_sequences: Figure,
 }
 
 /// The smallest TP that fits.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MinTp {
     /// `None`: not within 64 GPUs.
     pub tp: Option<u32>,
@@ -185,7 +193,8 @@ pub struct MinTp {
 }
 
 /// Weights against VRAM, and the KV pool.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Memory {
     /// VRAM of the TP group.
     pub vram: Figure,
@@ -202,7 +211,8 @@ pub struct Memory {
 }
 
 /// Dollars per million output tokens at the ceilings.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Cost {
     /// $/hour for the TP group (price per GPU-hour × tp).
     pub per_hour: Figure,
@@ -212,17 +222,32 @@ pub struct Cost {
     pub per_million_at_ridge: Known<Figure>,
 }
 
-/// Every ceiling for one GPU type × model × deployment.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Every ceiling for one GPU type × model × deployment: the figures that need the GPU, and the
+/// GPU-free model figures they rest on. Reads through to [`GpuFigures`] (`c.decode_tps`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ceilings {
+    /// The GPU-free figures. A document puts them beside the GPU figures (they exist even when
+    /// the GPU is unknown), so they are not part of [`GpuFigures`].
+    pub model: ModelFigures,
+    pub figures: GpuFigures,
+}
+
+impl std::ops::Deref for Ceilings {
+    type Target = GpuFigures;
+    fn deref(&self) -> &GpuFigures {
+        &self.figures
+    }
+}
+
+/// The figures of [`Ceilings`] that need the GPU: what a `headroom.ceiling/1` document carries
+/// under `ceilings`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuFigures {
     pub gpu: String,
     pub tp: u32,
     /// The TP scaling assumption, shown whenever tp > 1.
     pub tp_assumption: Option<String>,
-    /// The GPU-free figures. Not serialized here: a renderer puts them beside the ceilings,
-    /// since they exist even when the GPU is unknown.
-    #[serde(skip_serializing)]
-    pub model: ModelFigures,
     /// Bandwidth of the TP group, GB/s.
     pub bandwidth: Figure,
     pub bandwidth_source: String,
@@ -277,7 +302,7 @@ pub fn compute_rate(gpu: &Gpu, class: ComputeClass, tp: u32) -> Known<ComputeRat
         ComputeClass::Bf16 => base,
     };
     Known::Known(ComputeRate {
-        precision,
+        precision: Cow::Borrowed(precision),
         tflops: Figure::new(
             s.value * f64::from(tp),
             "TFLOPS",
@@ -414,17 +439,19 @@ impl Ceilings {
             )
         });
         Ok(Ceilings {
-            gpu: gpu.name.clone(),
-            tp,
-            tp_assumption,
-            bandwidth,
-            bandwidth_source: gpu.bandwidth_gbps.source.clone(),
-            compute,
-            decode_tps,
-            prefill,
-            ridge,
-            memory,
-            cost,
+            figures: GpuFigures {
+                gpu: gpu.name.clone(),
+                tp,
+                tp_assumption,
+                bandwidth,
+                bandwidth_source: gpu.bandwidth_gbps.source.clone(),
+                compute,
+                decode_tps,
+                prefill,
+                ridge,
+                memory,
+                cost,
+            },
             model: mf,
         })
     }
@@ -457,9 +484,9 @@ fn prefill_figures(
     let prov = Provenance::derive(&[prov, s_prov]);
     Known::Known(Prefill {
         seq_len: Figure::new(s, "tokens", s_prov, Mark::Exact),
-        seq_len_from: from,
+        seq_len_from: Cow::Borrowed(from),
         attn_coeff: coeff,
-        attn_coeff_from: coeff_from,
+        attn_coeff_from: Cow::Borrowed(coeff_from),
         prompts_per_s: Figure::new(pps, "prompts/s", prov, Mark::Est),
         tokens_per_s: Figure::new(pps * s, "tok/s", prov, Mark::Approx),
         attention_share: quad / (linear + quad),
@@ -508,7 +535,7 @@ fn memory(
             let per_seq = kv.bytes_per_sequence(c);
             Known::Known(Concurrency {
                 context: c,
-                context_from,
+                context_from: Cow::Borrowed(context_from),
                 bytes_per_sequence: Figure::new(per_seq, "bytes", pool_prov, Mark::Exact),
                 max_sequences: Figure::new(
                     (pool / per_seq).floor(),
@@ -663,7 +690,7 @@ mod tests {
         assert_eq!(s3(m.kv_pool.value / 1e9), "61.2");
         assert_eq!(s3(m.kv_pool_tokens.get().unwrap().value), "467,000");
         let conc = m.concurrency.get().unwrap();
-        assert_eq!((conc.context, conc.context_from), (8192, "--context"));
+        assert_eq!((conc.context, &*conc.context_from), (8192, "--context"));
         assert_eq!(conc.max_sequences.value, 57.0);
         assert_eq!(m.min_tp.tp, Some(1));
         let cost = c.cost.get().unwrap();
@@ -764,7 +791,7 @@ mod tests {
         );
         let p = c.prefill.get().unwrap();
         assert_eq!(
-            (p.seq_len.value, p.seq_len_from),
+            (p.seq_len.value, &*p.seq_len_from),
             (2048.0, "--max-model-len")
         );
         assert_eq!(s3(p.prompts_per_s.value), "29.1");

@@ -10,7 +10,7 @@
 //! tp > kv_heads heads are replicated, and MLA's single latent is replicated on every GPU
 //! (vLLM's layout). The figures here are for the whole TP group, replication included.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bits::kv_dtype_bytes;
 use crate::catalog::Attention;
@@ -19,7 +19,8 @@ use crate::spec::ModelSpec;
 use crate::PhysicsError;
 
 /// KV cache geometry of one model at one TP size.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Kv {
     pub attention: Attention,
     /// The formula with its numbers, e.g. "30 layers × 3 kv heads × 64 head_dim × 2 (K,V) × 2 B".
@@ -39,7 +40,8 @@ pub struct Kv {
     pub notes: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Window {
     pub tokens: u64,
     pub layers: u64,

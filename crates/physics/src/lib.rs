@@ -39,6 +39,7 @@
 pub mod bits;
 pub mod catalog;
 pub mod ceilings;
+pub mod doc;
 pub mod kv;
 pub mod offload;
 pub mod provenance;
@@ -46,7 +47,7 @@ pub mod spec;
 
 pub use bits::{resolve_bits, weight_format, BitsResolution, BitsSource, ComputeClass};
 pub use catalog::{Attention, Catalog, CatalogError, Found, Gpu, LookupError, Model, Sourced};
-pub use ceilings::{Ceilings, ModelFigures};
+pub use ceilings::{Ceilings, GpuFigures, ModelFigures};
 pub use kv::Kv;
 pub use provenance::{Figure, Known, Mark, Provenance};
 pub use spec::{FileBytes, ModelSpec, Moe, Options};

@@ -16,7 +16,9 @@
 //! predicted duty    = compute_ms / (compute_ms + wait_ms)
 //! ```
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 use crate::bits::BitsSource;
 use crate::ceilings::ModelFigures;
@@ -40,7 +42,8 @@ pub struct RamInputs {
 }
 
 /// The RAM-bound ceiling and its terms.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RamBound {
     /// Routed experts per token, when the source gives the count (`None` for a model file).
     pub experts_per_token: Option<Figure>,
@@ -220,12 +223,13 @@ pub struct DutyInputs {
 }
 
 /// The duty-cycle arithmetic and what it predicts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Duty {
     /// Arena slots / total experts, %.
     pub resident: Figure,
     pub miss_rate: Figure,
-    pub miss_rate_from: &'static str,
+    pub miss_rate_from: Cow<'static, str>,
     /// Bytes per token over PCIe (miss rate × lookups × slab).
     pub pcie_bytes_per_token: Figure,
     /// The same in MiB (the slab's own unit).
@@ -285,7 +289,7 @@ pub fn duty(i: &DutyInputs) -> Result<Duty, PhysicsError> {
     Ok(Duty {
         resident: Figure::new(resident * 100.0, "%", d, Mark::Exact),
         miss_rate: Figure::new(miss, "", miss_prov, Mark::Exact),
-        miss_rate_from: miss_from,
+        miss_rate_from: Cow::Borrowed(miss_from),
         pcie_bytes_per_token: Figure::new(bytes, "bytes/token", d, Mark::Exact),
         pcie_mib_per_token: mib,
         predicted_duty: Figure::new(compute / step * 100.0, "%", d, Mark::Exact),

@@ -5,10 +5,12 @@
 //! on a fallback says so. A figure that would be false is not a `Figure` at all but an
 //! [`Known::Unknown`] with its reason.
 
-use serde::{Serialize, Serializer};
+use std::borrow::Cow;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Where a figure came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Provenance {
     /// Observed on a live server (scrape, probe, log).
@@ -49,7 +51,7 @@ impl Provenance {
 }
 
 /// How sure a figure is, which decides its printed mark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mark {
     /// As given or exactly computed from given values: printed bare.
@@ -73,10 +75,12 @@ impl Mark {
 }
 
 /// One number with its unit, provenance and mark.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Figure {
     pub value: f64,
-    pub unit: &'static str,
+    /// A name from the code (`tok/s`, `bytes`); owned only when read back from a document.
+    pub unit: Cow<'static, str>,
     pub provenance: Provenance,
     pub mark: Mark,
 }
@@ -85,7 +89,7 @@ impl Figure {
     pub fn new(value: f64, unit: &'static str, provenance: Provenance, mark: Mark) -> Figure {
         Figure {
             value,
-            unit,
+            unit: Cow::Borrowed(unit),
             provenance,
             mark,
         }
@@ -93,7 +97,7 @@ impl Figure {
 
     /// `12,300 tok/s (est)`, `~61,600 tok/s`, `16.1 GB` ... (three significant figures).
     pub fn render(&self) -> String {
-        render_value(self.value, self.unit, self.mark)
+        render_value(self.value, &self.unit, self.mark)
     }
 }
 
@@ -250,6 +254,28 @@ impl<T: Serialize> Serialize for Known<T> {
                 m.end()
             }
         }
+    }
+}
+
+/// Reads back what `Serialize` wrote: `{"unknown": "<reason>"}` is unknown, anything else the
+/// value. (No value type here has a field named `unknown`.)
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Known<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Unknown {
+            unknown: String,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either<T> {
+            Unknown(Unknown),
+            Known(T),
+        }
+        Ok(match Either::deserialize(d)? {
+            Either::Unknown(u) => Known::Unknown { reason: u.unknown },
+            Either::Known(t) => Known::Known(t),
+        })
     }
 }
 

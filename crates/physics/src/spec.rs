@@ -5,13 +5,14 @@
 //! not give are `None`, and the figures that need them come out [`crate::Known::Unknown`] with
 //! the reason.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::catalog::{Attention, Model};
 use crate::provenance::{Figure, Provenance};
 
 /// Routed experts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Moe {
     pub experts: u64,
     pub experts_used: u64,
@@ -38,7 +39,8 @@ impl Moe {
 }
 
 /// Exact byte counts from a model file, which beat params × bits.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FileBytes {
     /// All tensor data.
     pub weight_bytes: u64,
@@ -47,7 +49,8 @@ pub struct FileBytes {
 }
 
 /// A model, as the ceiling math sees it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ModelSpec {
     pub name: String,
     /// `Catalog` or `ModelFile`.

@@ -9,17 +9,44 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The require-peers rule, written once: a missing peer is a failure under
+/// `HEADROOM_REQUIRE_PEERS=1` (CI) and a loud skip otherwise. Returns None, for
+/// `let Some(x) = ... else { return };`. `what` names the peer, `fix` how to get it.
+pub fn missing<T>(what: &str, fix: &str) -> Option<T> {
+    if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
+        panic!("{what} missing: {fix}");
+    }
+    eprintln!("SKIPPED: {what} missing ({fix})");
+    None
+}
+
 /// The value of a peer variable, or None after a loud skip (a panic under HEADROOM_REQUIRE_PEERS=1).
 pub fn peer(var: &str) -> Option<String> {
     match std::env::var(var) {
         Ok(v) if !v.is_empty() => Some(v),
-        _ => {
-            if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
-                panic!("{var} must be set: eval \"$(bash scripts/peers.sh)\"");
-            }
-            eprintln!("SKIPPED: peer {var} missing (eval \"$(bash scripts/peers.sh)\")");
-            None
-        }
+        _ => missing(&format!("peer {var}"), "eval \"$(bash scripts/peers.sh)\""),
+    }
+}
+
+/// The reference Python (`HEADROOM_PY`, the venv scripts/peers.sh builds).
+pub fn python() -> Option<PathBuf> {
+    peer("HEADROOM_PY").map(PathBuf::from)
+}
+
+/// The reference Python when `module` imports there (`package` is its PyPI name).
+pub fn python_with(module: &str, package: &str) -> Option<PathBuf> {
+    let py = python()?;
+    let ok = Command::new(&py)
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        Some(py)
+    } else {
+        missing(
+            &format!("Python module {module} in HEADROOM_PY"),
+            &format!("pip install {package}, or run scripts/peers.sh"),
+        )
     }
 }
 
@@ -54,6 +81,8 @@ pub struct LlamaServer {
     child: Child,
     pub port: u16,
     pub url: String,
+    /// The model file it serves (HEADROOM_MODEL).
+    pub model: String,
     /// Its stderr (the server log).
     pub log: PathBuf,
 }
@@ -83,7 +112,7 @@ impl LlamaServer {
         let child = Command::new(server)
             .args([
                 "-m",
-                &model,
+                model.as_str(),
                 "--host",
                 "127.0.0.1",
                 "--port",
@@ -99,6 +128,7 @@ impl LlamaServer {
             child,
             port,
             url: format!("http://127.0.0.1:{port}"),
+            model,
             log,
         };
         s.wait_healthy(Duration::from_secs(90));

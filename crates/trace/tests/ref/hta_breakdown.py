@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""HolisticTraceAnalysis's view of device time, for the cross-check in tests/hta.rs.
+"""HolisticTraceAnalysis's view of device time, for the cross-check in tests/it/hta.rs.
 
 For each trace path given, prints one JSON object per line:
   {"trace": path, "rounded": bool, "steps": [...],

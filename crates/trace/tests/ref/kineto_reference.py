@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reference for headroom's trace attribution (used by tests/fixtures.rs).
+"""Independent reference for headroom's trace attribution (used by tests/it/fixtures.rs).
 
 Loads the whole trace with the standard library's json (floats as exact Decimals) and computes,
 from first principles, the figures the Rust streaming walker must reproduce. Durations and

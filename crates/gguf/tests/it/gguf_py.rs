@@ -9,21 +9,7 @@ use std::process::Command;
 
 use gguf::{Model, ReadOptions, Shard, Value};
 use serde_json::Value as Json;
-
-/// A peer's path from the environment; missing fails under HEADROOM_REQUIRE_PEERS=1, else skips
-/// loudly.
-fn peer(var: &str) -> Option<String> {
-    match std::env::var(var) {
-        Ok(v) if !v.is_empty() => Some(v),
-        _ => {
-            if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
-                panic!("{var} is not set; run `eval \"$(bash scripts/peers.sh)\"` first");
-            }
-            eprintln!("SKIPPED: {var} missing (run `eval \"$(bash scripts/peers.sh)\"`)");
-            None
-        }
-    }
-}
+use testpeers::peer;
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gguf_py.py")

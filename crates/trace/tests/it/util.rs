@@ -1,5 +1,4 @@
-//! Shared helpers: fixture paths and the Python peers.
-#![allow(dead_code)]
+//! Shared helpers: fixture paths and the reference scripts.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,33 +12,15 @@ pub const TRACES: [&str; 6] = [
     "tracelens_mi300_owlv2.json.gz",
 ];
 
+/// A real trace under fixtures/traces.
 pub fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/traces")
-        .join(name)
+    testpeers::fixture(&format!("traces/{name}"))
 }
 
 pub fn script(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/ref")
         .join(name)
-}
-
-/// The reference Python ($HEADROOM_PY). Missing: a failure under HEADROOM_REQUIRE_PEERS=1, else
-/// a loud skip.
-pub fn python(what: &str) -> Option<PathBuf> {
-    match std::env::var_os("HEADROOM_PY") {
-        Some(p) => Some(PathBuf::from(p)),
-        None => {
-            if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
-                panic!(
-                    "HEADROOM_PY is not set: {what} needs the reference Python (scripts/peers.sh)"
-                );
-            }
-            eprintln!("SKIPPED: HEADROOM_PY missing ({what})");
-            None
-        }
-    }
 }
 
 /// Runs a reference script and parses its JSON stdout.

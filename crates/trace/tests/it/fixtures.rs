@@ -2,9 +2,7 @@
 //! tests/ref/kineto_reference.py (stdlib json, exact decimals, the whole file in memory) and the
 //! counts that fixtures/traces/SOURCES.md states.
 
-mod common;
-
-use common::*;
+use crate::util::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use trace::{analyze, DeviceCat, Options, Report, StepRange, StopKind};
@@ -211,7 +209,7 @@ fn compare(name: &str, r: &Report, reference: &Value) {
 
 #[test]
 fn all_six_traces_match_the_reference() {
-    let Some(py) = python("trace reference figures") else {
+    let Some(py) = testpeers::python() else {
         return;
     };
     for name in TRACES {
@@ -239,7 +237,7 @@ fn all_six_traces_match_the_reference() {
 
 #[test]
 fn step_windows_match_the_reference() {
-    let Some(py) = python("trace step windows") else {
+    let Some(py) = testpeers::python() else {
         return;
     };
     for (name, first, last) in [
@@ -379,7 +377,7 @@ fn vendors_and_kineto_generations() {
 
 #[test]
 fn truncated_copies_keep_their_complete_part() {
-    let Some(py) = python("trace truncation offsets") else {
+    let Some(py) = testpeers::python() else {
         return;
     };
     for name in [
@@ -454,7 +452,7 @@ fn truncated_copies_keep_their_complete_part() {
 
 #[test]
 fn truncated_gzip_and_zero_filled_tails() {
-    let Some(py) = python("trace truncation offsets") else {
+    let Some(py) = testpeers::python() else {
         return;
     };
     let name = "hta_a100_nccl_data.json.gz";

@@ -1,17 +1,11 @@
 //! The client against a real llama-server with SmolLM2: exact prompt lengths by its tokenizer,
 //! limits and load as it reports them, per-token timing and its cache count.
 
+use crate::util::rt;
 use loadgen::{
     build_prompt, current_load, discover, new_salt, Client, ClientConfig, CountBasis, Engine,
     StreamRequest, TokenCounter,
 };
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 #[test]
 fn exact_prompts_limits_timing_and_cache() {

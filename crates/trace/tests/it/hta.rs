@@ -10,9 +10,7 @@
 //!   one (Triton launches in the B200 trace) lands in its kernel table: those rows are reported
 //!   by category, checked to be non-device, and left out of the comparison.
 
-mod common;
-
-use common::*;
+use crate::util::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use trace::{analyze, Options, Report};
@@ -24,19 +22,7 @@ fn ours(name: &str) -> Report {
 
 /// HTA's Python, or None (skip) / panic (CI) when it is not installed there.
 fn hta_python() -> Option<std::path::PathBuf> {
-    let py = python("HolisticTraceAnalysis cross-check")?;
-    let ok = std::process::Command::new(&py)
-        .args(["-c", "import hta.trace_analysis"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        return Some(py);
-    }
-    if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
-        panic!("HolisticTraceAnalysis is not importable from HEADROOM_PY: pip install holistictraceanalysis");
-    }
-    eprintln!("SKIPPED: HolisticTraceAnalysis missing from HEADROOM_PY");
-    None
+    testpeers::python_with("hta.trace_analysis", "holistictraceanalysis")
 }
 
 struct Row {

@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
-const LOG: &str = include_str!("data/llama-server-11434-restart.log");
-const METRICS: &str = include_str!("data/llama-server-11434-restart.metrics");
+const LOG: &str = include_str!("../data/llama-server-11434-restart.log");
+const METRICS: &str = include_str!("../data/llama-server-11434-restart.metrics");
 
 /// One map of counters per `# instance N` section.
 fn scrapes() -> Vec<HashMap<String, f64>> {

@@ -6,77 +6,20 @@
 use engines::config::Source;
 use engines::record::{read_recording, Recorder, RecordingHeader, ScrapeRecord};
 use engines::{Engine, EngineConfig, Scraper};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-struct Peer {
-    server: String,
-    model: String,
-}
-
-fn peer() -> Option<Peer> {
-    match (
-        std::env::var("HEADROOM_LLAMA_SERVER"),
-        std::env::var("HEADROOM_MODEL"),
-    ) {
-        (Ok(server), Ok(model)) if !server.is_empty() && !model.is_empty() => {
-            Some(Peer { server, model })
-        }
-        _ => {
-            if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
-                panic!("HEADROOM_LLAMA_SERVER / HEADROOM_MODEL missing: run `eval \"$(bash scripts/peers.sh)\"`");
-            }
-            eprintln!(
-                "SKIPPED: llama-server peer missing (set HEADROOM_LLAMA_SERVER and HEADROOM_MODEL)"
-            );
-            None
-        }
-    }
-}
-
-/// Kills the server when the test ends, however it ends.
-struct Running(Child);
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+use testpeers::LlamaServer;
 
 #[test]
 fn llama_server_counters_move_by_one_request() {
-    let Some(p) = peer() else { return };
-    let port = free_port();
-    let log = tempfile::NamedTempFile::new().unwrap();
-    let child = Command::new(&p.server)
-        .args([
-            "-m",
-            &p.model,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            &port.to_string(),
-        ])
-        .args(["--metrics", "-np", "2", "-c", "2048", "-t", "2", "--slots"])
-        .stdout(Stdio::null())
-        .stderr(log.reopen().unwrap())
-        .spawn()
-        .expect("start llama-server");
-    let pid = child.id();
-    let _guard = Running(child);
-    let url = format!("http://127.0.0.1:{port}");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let _one_at_a_time = testpeers::serial();
+    let Some(server) =
+        LlamaServer::start(&["--metrics", "-np", "2", "-c", "2048", "-t", "2", "--slots"])
+    else {
+        return;
+    };
+    let pid = server.pid();
+    let url = server.url.clone();
+    let rt = crate::util::rt();
     let s = Scraper::new(&url, Duration::from_secs(10)).unwrap();
 
     // Wait (bounded) until the model is loaded: /metrics answers 503 while loading.
@@ -90,7 +33,7 @@ fn llama_server_counters_move_by_one_request() {
             }
             Err(e) => panic!(
                 "llama-server not ready after 120 s: {e}\n{}",
-                std::fs::read_to_string(log.path()).unwrap_or_default()
+                std::fs::read_to_string(&server.log).unwrap_or_default()
             ),
         }
     };
@@ -149,7 +92,7 @@ fn llama_server_counters_move_by_one_request() {
     let props = rt.block_on(s.props()).unwrap();
     assert_eq!(props.total_slots, Some(2));
     assert_eq!(props.n_ctx_per_slot, Some(1024), "-c 2048 over 2 slots");
-    assert_eq!(props.model_path.as_deref(), Some(p.model.as_str()));
+    assert_eq!(props.model_path.as_deref(), Some(server.model.as_str()));
     assert_eq!(props.endpoint_metrics, Some(true));
     let slots = rt.block_on(s.slots()).unwrap().expect("--slots given");
     assert_eq!(slots.len(), 2);

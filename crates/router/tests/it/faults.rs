@@ -846,7 +846,7 @@ impl Child {
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "router_process",
+                "faults::router_process",
                 "--ignored",
                 "--nocapture",
                 "--test-threads=1",

@@ -4,9 +4,7 @@
 use engines::{parse_metrics, Engine};
 
 fn fixture(name: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/metrics")
-        .join(name);
+    let path = testpeers::fixture(&format!("metrics/{name}"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
 }
 

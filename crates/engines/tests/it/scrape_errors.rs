@@ -2,6 +2,7 @@
 //! produces (nothing listening, an HTML page, a 500, an engine without metrics, a hang) gives the
 //! error that names it.
 
+use crate::util::rt;
 use engines::{ScrapeError, Scraper};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -89,13 +90,6 @@ fn serve(mut conn: TcpStream, route: Route, stop: Arc<AtomicBool>) {
             }
         }
     }
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 fn scraper(url: &str, timeout_ms: u64) -> Scraper {

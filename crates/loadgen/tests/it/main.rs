@@ -1,0 +1,6 @@
+//! The loadgen crate's integration tests, one binary: each module is a former test file;
+//! `util` holds what they share.
+
+mod llama;
+mod local;
+mod util;

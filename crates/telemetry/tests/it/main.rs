@@ -1,0 +1,3 @@
+//! The telemetry crate's integration tests, one binary: each module is a former test file.
+
+mod real_log;
