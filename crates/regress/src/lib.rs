@@ -20,11 +20,13 @@
 pub mod identity;
 pub mod report;
 pub mod runs;
+pub mod sequential;
 pub mod series;
 
 pub use identity::{diff, Change};
 pub use report::{regress, Query, RegressDoc, RegressError};
 pub use runs::{BenchRun, Group};
+pub use sequential::BenchPairDoc;
 pub use series::{version_series, Boundary, SeriesPoint, SeriesReport, VersionSamples};
 
 use serde::{Deserialize, Serialize};

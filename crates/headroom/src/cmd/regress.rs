@@ -139,7 +139,7 @@ fn describe(g: &::regress::runs::GroupRef) -> String {
     )
 }
 
-fn render(doc: &RegressDoc) -> String {
+pub(crate) fn render(doc: &RegressDoc) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "headroom regress · latest {} against baseline {}\n",
