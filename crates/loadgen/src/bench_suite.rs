@@ -697,6 +697,10 @@ pub struct Sampling {
     pub max_repeats: u32,
     pub max_s: f64,
     pub min_repeats: u32,
+    /// Shared by the two runs of one alternation (`bench --against`): their samples were taken
+    /// in pairs, round by round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<String>,
     /// Measured repeats per server when it stopped.
     pub repeats: u32,
     /// What the rule asks, in words.
@@ -781,6 +785,12 @@ pub async fn run_rounds(
         max_repeats,
         max_s,
         min_repeats,
+        pair: (arms.len() == 2).then(|| {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            format!("{t:x}")
+        }),
         repeats: arms.iter().map(SuiteRun::measured).min().unwrap_or(0) as u32,
         rule: rule.to_string(),
         stopped: stopped.to_string(),

@@ -38,9 +38,11 @@ prefill at 96, 2 streams.
 Enough samples, adaptively: after the preset's repeats (and one warm-up repeat), bench looks
 at 5, 10, 20, 40 repeats and stops when every metric's 95 % interval on its median lies within
 the noise floor / √2 (two such runs can tell a move of the floor's size), or at --max-time or
---max-repeats. --repeats N runs exactly N. With --against, two servers alternate and the looks
-ask whether every metric has decided in `headroom regress`'s comparison, each look held to
-its share of the error rate (Bonferroni over the planned looks).
+--max-repeats. --repeats N runs exactly N. With --against, two servers alternate (round by
+round, the order reversed each round) and the looks (10, 20, 40 rounds) ask whether every
+metric has decided in `headroom regress`'s comparison, pair by pair (the median of the rounds'
+ratios, Wilcoxon's signed-rank test: the machine's drift between rounds cancels), each look
+held to its share of the error rate (Bonferroni over the planned looks).
 
 Identity is recorded automatically: llama.cpp /props (build_info, model_path, default
 generation settings), /slots, vLLM /version, /v1/models, /metrics; for a server on this
@@ -128,6 +130,9 @@ pub struct Args {
 }
 
 pub use loadgen::bench_doc::SCHEMA;
+
+/// The least rounds of an alternating run before its first look.
+const PAIRED_MIN_REPEATS: u32 = 10;
 
 pub fn run(a: Args) -> Result<Exit> {
     let mut suite = if a.quick {
@@ -393,7 +398,12 @@ async fn measure(a: &Args, suite: &SuiteConfig, cfg: &::regress::Config) -> Resu
         .await;
         r.map(|_| None)
     } else {
-        let min = suite.repeats;
+        // Pairs need 10 before a signed-rank test can reach Holm's level at a look (the least
+        // two-sided p of n pairs is 2 / 2^n).
+        let min = match (a.repeats, arms.len()) {
+            (None, 2) => suite.repeats.max(PAIRED_MIN_REPEATS),
+            _ => suite.repeats,
+        };
         let max = a.max_repeats.max(min);
         let max_s = a.max_time.as_secs_f64();
         let looks = loadgen::bench_suite::planned_looks(min, max).len();

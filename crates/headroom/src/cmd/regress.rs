@@ -49,7 +49,7 @@ pub struct Args {
     /// History database (default: $XDG_DATA_HOME/headroom/history.sqlite).
     #[arg(long)]
     pub db: Option<PathBuf>,
-    /// One JSON document (schema headroom.regress/2) on stdout.
+    /// One JSON document (schema headroom.regress/3) on stdout.
     #[arg(long)]
     pub json: bool,
 }
@@ -179,7 +179,7 @@ pub(crate) fn render(doc: &RegressDoc) -> String {
                 ::regress::conf_text(m.confidence)
             ))
             .set_alignment(CellAlignment::Right),
-            Cell::new(format!("{:.3}", m.mann_whitney_p)).set_alignment(CellAlignment::Right),
+            Cell::new(format!("{:.3}", m.test_p)).set_alignment(CellAlignment::Right),
             Cell::new(format!("{} / {}", m.n_baseline, m.n_latest))
                 .set_alignment(CellAlignment::Right),
             Cell::new(match m.clock {
