@@ -169,17 +169,19 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
 
     // The two servers in alternation, compared as they go. Why this cannot fail from noise:
     // the engine's own prefill ratio (-ub 1 / default, 96-token prompt) was measured at 0.645,
-    // 0.755 and 0.796 on this 2-core machine under load 7-10 (a 20-35 % slowdown against the
-    // 5 % floor). The load moves each server's prefill rate by a log-sd of 0.6 from request to
-    // request (15-70 tok/s), which is why five unpaired runs a side could not resolve it; the
-    // ratio of a back-to-back pair has a log-sd of 0.15 (20 pairs, measured beside a cargo
-    // build). Paired, at the weakest measured effect (0.80) and the last look (40 rounds, at
-    // confidence 1 - 0.05/3 and Holm's α/4): the median log-ratio's standard error is
-    // 1.25 · 0.15 / √40 = 0.030, its critical half-width 2.86 · 0.030 = 0.085, and the interval
-    // clears the floor unless the estimate errs by (ln 0.95 − ln 0.80 − 0.085) / 0.030 = 2.9
-    // standard errors (p ≈ 0.002); at the typical 0.755, by 4.8 (p < 1e-6). --max-repeats 40
-    // with a 10-minute cap keeps all 40 rounds even on the loaded box (a round takes 3-15 s
-    // there, under 1 s alone).
+    // 0.731, 0.755, 0.794 and 0.796 on this 2-core machine under load 7-10 (a 20-35 %
+    // slowdown against the 5 % floor). The load moves each server's prefill rate by a log-sd
+    // of 0.6 from request to request (15-70 tok/s), which is why five unpaired runs a side
+    // could not resolve it; the ratio of a back-to-back pair has a log-sd of 0.15 (20 pairs
+    // beside a cargo build) to 0.21 (40 rounds of this test under load 9, from its 99.6 %
+    // interval −37…−19 %). Paired, at the last look (80 rounds, confidence 1 − 0.05/4 and
+    // Holm's α/4: z = 2.97), with log-sd 0.21: the median log-ratio's standard error is
+    // 1.25 · 0.21 / √80 = 0.029, the critical half-width 0.087, and at the weakest effect
+    // measured (0.79) the interval clears the floor unless the estimate errs by
+    // (ln 0.95 − ln 0.79 − 0.087) / 0.029 = 3.3 standard errors (one-sided p ≈ 5e-4); at the
+    // typical 0.745, by 5.4. A round takes under 1 s on an idle machine and 3-15 s under load
+    // 9, hence the 20-minute cap (at 40 rounds under load 9 the test took 569 s and passed,
+    // interval −37…−19 %).
     let (code, out, err) = headroom(&[
         "bench",
         "--url",
@@ -192,9 +194,9 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
         "ub1",
         "--quick",
         "--max-repeats",
-        "40",
+        "80",
         "--max-time",
-        "10m",
+        "20m",
         "--db",
         db,
         "--json",
@@ -224,7 +226,7 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
     );
     assert_eq!(pair.schema, "headroom.bench-pair/1");
     let s = &pair.sampling;
-    assert_eq!(s.looks, vec![10, 20, 40], "{s:?}");
+    assert_eq!(s.looks, vec![10, 20, 40, 80], "{s:?}");
     assert!(s.repeats >= 10 && s.looked >= 1, "{s:?}");
     assert!(s.pair.is_some());
     for d in [&pair.baseline, &pair.latest] {
