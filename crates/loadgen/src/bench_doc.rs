@@ -8,7 +8,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use crate::bench_suite::{BenchMetric, SuiteConfig};
+use crate::bench_suite::{BenchMetric, Sampling, SuiteConfig};
 use crate::tokenize::CountBasis;
 use engines::identity::{EngineCounters, Identity};
 
@@ -38,6 +38,10 @@ pub struct BenchDoc {
         deserialize_with = "present"
     )]
     pub saved_run_id: Option<Option<i64>>,
+    /// How the repeat count was reached when it was not fixed (absent: `--repeats` fixed it,
+    /// or the run predates adaptive sampling).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<Sampling>,
     pub schema: String,
     pub suite: SuiteConfig,
     /// One line for `history --bench`.

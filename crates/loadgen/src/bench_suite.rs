@@ -365,8 +365,8 @@ fn request(
     req
 }
 
-/// Run the suite; see the module docs. The client's in-flight limit must allow `streams`
-/// requests at once (a smaller one is refused).
+/// Run the suite with its fixed repeat count; see the module docs. The client's in-flight limit
+/// must allow `streams` requests at once (a smaller one is refused).
 pub async fn run_suite(
     client: &Client,
     info: &ServerInfo,
@@ -374,67 +374,138 @@ pub async fn run_suite(
     cfg: &SuiteConfig,
     progress: &dyn Progress,
 ) -> Result<SuiteResult> {
-    let (cfg, mut notes) = check_suite(info, cfg)?;
-    if client.config().max_in_flight < cfg.streams as usize {
-        return Err(Error::Refused(format!(
-            "the client allows {} requests in flight; {} streams need as many",
-            client.config().max_in_flight,
-            cfg.streams
-        )));
+    let mut run = SuiteRun::new(client, info, counter, cfg)?;
+    let total = run.cfg.warmup_repeats + run.cfg.repeats;
+    progress.start(u64::from(total) * run.steps_per_repeat(), "bench");
+    for _ in 0..total {
+        run.repeat(progress).await?;
     }
-    let model = cfg.model.clone().or_else(|| info.model.clone());
-    let mut all_exact = true;
-    let prompt = |target: u64| {
-        let counter = counter.clone();
-        async move { build_prompt(&counter, target, &new_salt()).await }
-    };
+    Ok(run.finish())
+}
 
-    // Warm-up: whole repeats first (the first requests after a load pay for graph and buffer
-    // allocation, and a cold cache or a contended start shows up there), measured like the
-    // others, recorded in `warmup`, and never pooled. Progress steps: per repeat one decode,
-    // one per prefill length, and one for the streams together.
-    let warm = cfg.warmup_repeats as usize;
-    let total = warm + cfg.repeats as usize;
-    let steps = total as u64 * (2 + cfg.prefill_lengths.len() as u64);
-    progress.start(steps, "bench");
+/// One server's suite, a repeat at a time, so a caller can alternate two servers repeat by
+/// repeat (drift of the machine then falls on both alike) and decide after each one whether it
+/// has enough samples. The first `warmup_repeats` repeats are the warm-up.
+pub struct SuiteRun {
+    client: Client,
+    info: ServerInfo,
+    counter: TokenCounter,
+    cfg: SuiteConfig,
+    model: Option<String>,
+    done: usize,
+    decode: Vec<Timed>,
+    ttft: Vec<Timed>,
+    prefill: Vec<Vec<Timed>>,
+    aggregate: Vec<Timed>,
+    short: u32,
+    cached: u64,
+    gen_chunks: bool,
+    all_exact: bool,
+    notes: Vec<String>,
+    /// Time spent in measured repeats (warm-up excluded).
+    measured_wall: Duration,
+}
 
-    let mut decode = Vec::with_capacity(total);
-    let mut ttft = Vec::with_capacity(total);
-    let mut prefill: Vec<Vec<Timed>> = vec![Vec::with_capacity(total); cfg.prefill_lengths.len()];
-    let mut aggregate = Vec::with_capacity(total);
-    let (mut short, mut cached) = (0u32, 0u64);
-    let mut gen_chunks = false;
-    let mut check = |rec: &StreamRecord, want: u32| {
+impl SuiteRun {
+    /// Checks the settings against the server (nothing is sent yet).
+    pub fn new(
+        client: &Client,
+        info: &ServerInfo,
+        counter: &TokenCounter,
+        cfg: &SuiteConfig,
+    ) -> Result<SuiteRun> {
+        let (cfg, notes) = check_suite(info, cfg)?;
+        if client.config().max_in_flight < cfg.streams as usize {
+            return Err(Error::Refused(format!(
+                "the client allows {} requests in flight; {} streams need as many",
+                client.config().max_in_flight,
+                cfg.streams
+            )));
+        }
+        let model = cfg.model.clone().or_else(|| info.model.clone());
+        let lengths = cfg.prefill_lengths.len();
+        Ok(SuiteRun {
+            client: client.clone(),
+            info: info.clone(),
+            counter: counter.clone(),
+            model,
+            done: 0,
+            decode: Vec::new(),
+            ttft: Vec::new(),
+            prefill: vec![Vec::new(); lengths],
+            aggregate: Vec::new(),
+            short: 0,
+            cached: 0,
+            gen_chunks: false,
+            all_exact: true,
+            notes,
+            measured_wall: Duration::ZERO,
+            cfg,
+        })
+    }
+
+    /// The settings after the checks (prefill lengths the server cannot hold dropped).
+    pub fn config(&self) -> &SuiteConfig {
+        &self.cfg
+    }
+
+    /// Progress steps per repeat: one decode, one per prefill length, one for the streams.
+    pub fn steps_per_repeat(&self) -> u64 {
+        2 + self.cfg.prefill_lengths.len() as u64
+    }
+
+    /// Measured repeats done (warm-up excluded).
+    pub fn measured(&self) -> usize {
+        self.done.saturating_sub(self.cfg.warmup_repeats as usize)
+    }
+
+    /// The server's base URL.
+    pub fn url(&self) -> &str {
+        self.client.base_url()
+    }
+
+    async fn prompt(&mut self, target: u64) -> Result<String> {
+        let p = build_prompt(&self.counter, target, &new_salt()).await?;
+        self.all_exact &= p.is_exact();
+        Ok(p.text)
+    }
+
+    fn check(&mut self, rec: &StreamRecord, want: u32) {
         if rec.completion_tokens < u64::from(want) {
-            short += 1;
+            self.short += 1;
         }
         if rec.completion_source == GenCountSource::Chunks {
-            gen_chunks = true;
+            self.gen_chunks = true;
         }
-    };
-    let mut start = Instant::now();
-    for i in 0..total {
-        if i == warm {
-            start = Instant::now();
-        }
+    }
+
+    /// One repeat: a warm-up one while fewer than `warmup_repeats` are done (measured like
+    /// the others, recorded in `warmup`, never pooled: the first requests after a load or an
+    /// idle spell pay for allocation, caches, a contended start), else a measured one.
+    pub async fn repeat(&mut self, progress: &dyn Progress) -> Result<()> {
+        let warm = self.cfg.warmup_repeats as usize;
+        let i = self.done;
         let tag = if i < warm {
             format!("warm-up {}", i + 1)
         } else {
             format!("#{}", i + 1 - warm)
         };
+        let began = Instant::now();
+        let gen = self.cfg.gen_tokens;
+        let (model, info) = (self.model.clone(), self.info.clone());
         // Single stream: decode rate and TTFT.
-        let p = prompt(cfg.decode_prompt_tokens).await?;
-        all_exact &= p.is_exact();
-        let rec = client
-            .stream(&request(p.text, cfg.gen_tokens, &model, info))
+        let text = self.prompt(self.cfg.decode_prompt_tokens).await?;
+        let rec = self
+            .client
+            .stream(&request(text, gen, &model, &info))
             .await?;
-        check(&rec, cfg.gen_tokens);
+        self.check(&rec, gen);
         let d = Timed {
             client: rec.decode_tps(),
             engine: engine_decode_tps(&rec),
         };
-        decode.push(d);
-        ttft.push(Timed {
+        self.decode.push(d);
+        self.ttft.push(Timed {
             client: rec.ttft_ms(),
             engine: None,
         });
@@ -445,17 +516,21 @@ pub async fn run_suite(
         ));
 
         // Prefill at each length.
-        for (k, &len) in cfg.prefill_lengths.iter().enumerate() {
-            let p = prompt(len).await?;
-            all_exact &= p.is_exact();
-            let rec = client.stream(&request(p.text, 1, &model, info)).await?;
-            cached += rec.cached_tokens.as_ref().map_or(0, |c| c.n);
+        for k in 0..self.cfg.prefill_lengths.len() {
+            let len = self.cfg.prefill_lengths[k];
+            let p = build_prompt(&self.counter, len, &new_salt()).await?;
+            self.all_exact &= p.is_exact();
+            let rec = self
+                .client
+                .stream(&request(p.text, 1, &model, &info))
+                .await?;
+            self.cached += rec.cached_tokens.as_ref().map_or(0, |c| c.n);
             let n = rec.prompt_tokens.unwrap_or(p.tokens.n);
             let t = Timed {
                 client: prefill_tps(n, &rec),
                 engine: engine_prefill_tps(&rec),
             };
-            prefill[k].push(t);
+            self.prefill[k].push(t);
             progress.step(&format!(
                 "{tag} prefill {len} tok: {}",
                 show(t.engine.or(t.client), "tok/s")
@@ -463,17 +538,16 @@ pub async fn run_suite(
         }
 
         // N streams at once.
-        let mut reqs = Vec::with_capacity(cfg.streams as usize);
-        for _ in 0..cfg.streams {
-            let p = prompt(cfg.decode_prompt_tokens).await?;
-            all_exact &= p.is_exact();
-            reqs.push(request(p.text, cfg.gen_tokens, &model, info));
+        let mut reqs = Vec::with_capacity(self.cfg.streams as usize);
+        for _ in 0..self.cfg.streams {
+            let text = self.prompt(self.cfg.decode_prompt_tokens).await?;
+            reqs.push(request(text, gen, &model, &info));
         }
         let t0 = Instant::now();
         let handles: Vec<_> = reqs
             .into_iter()
             .map(|r| {
-                let c = client.clone();
+                let c = self.client.clone();
                 tokio::spawn(async move {
                     let at = t0.elapsed();
                     c.stream(&r).await.map(|rec| (at, rec))
@@ -486,101 +560,240 @@ pub async fn run_suite(
             let (at, rec) = h
                 .await
                 .map_err(|e| Error::Refused(format!("a stream task failed: {e}")))??;
-            check(&rec, cfg.gen_tokens);
+            self.check(&rec, gen);
             starts.push(at);
             recs.push(rec);
         }
         let agg = aggregate_decode_tps(&recs, &starts);
-        aggregate.push(Timed {
+        self.aggregate.push(Timed {
             client: agg,
             engine: None,
         });
         progress.step(&format!(
             "{tag} {} streams: {}",
-            cfg.streams,
+            self.cfg.streams,
             show(agg, "tok/s")
         ));
+        if i >= warm {
+            self.measured_wall += began.elapsed();
+        }
+        self.done += 1;
+        Ok(())
     }
-    if short > 0 {
-        notes.push(format!(
-            "{short} request(s) generated fewer tokens than asked: the server ignored ignore_eos \
-or hit a limit, so those decode rates cover shorter runs"
-        ));
-    }
-    if cached > 0 {
-        notes.push(format!(
-            "the engine reported {cached} prompt token(s) served from its cache on prefill \
-requests: those prefill rates are inflated"
-        ));
-    }
-    if gen_chunks {
-        notes.push(
-            "the server sent no usage counts: generated tokens were counted as streamed chunks \
-(one token each on llama.cpp; an engine that batches tokens per chunk undercounts)"
-                .into(),
-        );
-    }
-    let mut metrics = vec![
-        BenchMetric::from_repeats(
-            "decode_tps",
-            "decode, 1 stream",
-            "tok/s",
-            Better::Higher,
-            warm,
-            &decode,
-        ),
-        BenchMetric::from_repeats(
-            "ttft_ms",
-            format!("TTFT, {}-token prompt", cfg.decode_prompt_tokens),
-            "ms",
-            Better::Lower,
-            warm,
-            &ttft,
-        ),
-    ];
-    for (len, s) in cfg.prefill_lengths.iter().zip(prefill) {
-        metrics.push(BenchMetric::from_repeats(
-            format!("prefill_tps_p{len}"),
-            format!("prefill, {len}-token prompt"),
-            "tok/s",
-            Better::Higher,
-            warm,
-            &s,
-        ));
-    }
-    metrics.push(BenchMetric::from_repeats(
-        format!("aggregate_decode_tps_n{}", cfg.streams),
-        format!("decode, {} streams (aggregate)", cfg.streams),
-        "tok/s",
-        Better::Higher,
-        warm,
-        &aggregate,
-    ));
-    if warm > 0 {
-        notes.push(format!(
-            "{warm} warm-up repeat(s) measured first and left out of the samples (shown as \
-`warmup`): the first requests after a load or an idle spell pay for allocation and caches"
-        ));
-    }
-    for m in &metrics {
-        for &i in m.outliers.iter().flatten() {
-            notes.push(format!(
-                "{}: sample {} ({} {}) is an outlier by the stated rule ({OUTLIER_RULE}); it \
-stays in the sample, and regress's medians and rank test are robust to it",
-                m.label,
-                i + 1,
-                show_plain(m.samples[i]),
-                m.unit
+
+    /// The metrics of the repeats done so far.
+    pub fn metrics(&self) -> Vec<BenchMetric> {
+        let warm = (self.cfg.warmup_repeats as usize).min(self.done);
+        let mut metrics = vec![
+            BenchMetric::from_repeats(
+                "decode_tps",
+                "decode, 1 stream",
+                "tok/s",
+                Better::Higher,
+                warm,
+                &self.decode,
+            ),
+            BenchMetric::from_repeats(
+                "ttft_ms",
+                format!("TTFT, {}-token prompt", self.cfg.decode_prompt_tokens),
+                "ms",
+                Better::Lower,
+                warm,
+                &self.ttft,
+            ),
+        ];
+        for (len, s) in self.cfg.prefill_lengths.iter().zip(&self.prefill) {
+            metrics.push(BenchMetric::from_repeats(
+                format!("prefill_tps_p{len}"),
+                format!("prefill, {len}-token prompt"),
+                "tok/s",
+                Better::Higher,
+                warm,
+                s,
             ));
         }
+        metrics.push(BenchMetric::from_repeats(
+            format!("aggregate_decode_tps_n{}", self.cfg.streams),
+            format!("decode, {} streams (aggregate)", self.cfg.streams),
+            "tok/s",
+            Better::Higher,
+            warm,
+            &self.aggregate,
+        ));
+        metrics
     }
-    Ok(SuiteResult {
-        suite: cfg,
-        metrics,
-        prompt_count: counter.basis().clone(),
-        all_exact,
-        notes,
-        wall_s: start.elapsed().as_secs_f64(),
+
+    /// The result: `suite.repeats` is the number of measured repeats actually done.
+    pub fn finish(self) -> SuiteResult {
+        let mut notes = self.notes.clone();
+        let metrics = self.metrics();
+        let mut cfg = self.cfg.clone();
+        cfg.repeats = self.measured() as u32;
+        let warm = cfg.warmup_repeats.min(self.done as u32);
+        cfg.warmup_repeats = warm;
+        if self.short > 0 {
+            notes.push(format!(
+                "{} request(s) generated fewer tokens than asked: the server ignored ignore_eos \
+or hit a limit, so those decode rates cover shorter runs",
+                self.short
+            ));
+        }
+        if self.cached > 0 {
+            notes.push(format!(
+                "the engine reported {} prompt token(s) served from its cache on prefill \
+requests: those prefill rates are inflated",
+                self.cached
+            ));
+        }
+        if self.gen_chunks {
+            notes.push(
+                "the server sent no usage counts: generated tokens were counted as streamed \
+chunks (one token each on llama.cpp; an engine that batches tokens per chunk undercounts)"
+                    .into(),
+            );
+        }
+        if warm > 0 {
+            notes.push(format!(
+                "{warm} warm-up repeat(s) measured first and left out of the samples (shown as \
+`warmup`): the first requests after a load or an idle spell pay for allocation and caches"
+            ));
+        }
+        for m in &metrics {
+            for &i in m.outliers.iter().flatten() {
+                notes.push(format!(
+                    "{}: sample {} ({} {}) is an outlier by the stated rule ({OUTLIER_RULE}); \
+it stays in the sample, and regress's medians and rank test are robust to it",
+                    m.label,
+                    i + 1,
+                    show_plain(m.samples[i]),
+                    m.unit
+                ));
+            }
+        }
+        SuiteResult {
+            suite: cfg,
+            metrics,
+            prompt_count: self.counter.basis().clone(),
+            all_exact: self.all_exact,
+            notes,
+            wall_s: self.measured_wall.as_secs_f64(),
+        }
+    }
+}
+
+/// How many measured repeats an adaptive run takes: at least `min_repeats`, then more until the
+/// caller's rule says the samples suffice, at most `max_repeats` or `max_s` seconds. The rule is
+/// asked only at the planned looks ([`planned_looks`]) and once more where the time cap cuts in
+/// between, so a test applied at every look can split its error rate over a known count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sampling {
+    /// Seconds from the first warm-up request to the end.
+    pub elapsed_s: f64,
+    /// Looks taken (the rule asked this many times).
+    pub looked: u32,
+    /// The planned looks, in measured repeats per server: min, doubling, max.
+    pub looks: Vec<u32>,
+    pub max_repeats: u32,
+    pub max_s: f64,
+    pub min_repeats: u32,
+    /// Shared by the two runs of one alternation (`bench --against`): their samples were taken
+    /// in pairs, round by round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<String>,
+    /// Measured repeats per server when it stopped.
+    pub repeats: u32,
+    /// What the rule asks, in words.
+    pub rule: String,
+    /// "decided" (the rule was satisfied), "time cap" or "max repeats".
+    pub stopped: String,
+}
+
+/// The repeat counts at which an adaptive run looks: `min`, doubling, and `max`.
+pub fn planned_looks(min: u32, max: u32) -> Vec<u32> {
+    let min = min.max(1);
+    let mut v = Vec::new();
+    let mut n = min;
+    while n < max {
+        v.push(n);
+        n = n.saturating_mul(2);
+    }
+    v.push(max.max(min));
+    v
+}
+
+/// Run one or more servers' suites in rounds: every warm-up repeat first, then one measured
+/// repeat of each server per round, the order reversed every round (A B, B A, ...) so that
+/// neither always follows the other. After a round at a planned look, or when `max_s` has
+/// passed, `enough` is asked; it stops at its yes, at the cap, or at `max_repeats`.
+pub async fn run_rounds(
+    arms: &mut [SuiteRun],
+    min_repeats: u32,
+    max_repeats: u32,
+    max_s: f64,
+    rule: &str,
+    progress: &dyn Progress,
+    enough: &mut dyn FnMut(&[SuiteRun]) -> bool,
+) -> Result<Sampling> {
+    let max_repeats = max_repeats.max(min_repeats).max(1);
+    let looks = planned_looks(min_repeats, max_repeats);
+    let began = Instant::now();
+    let steps: u64 = arms
+        .iter()
+        .map(|a| u64::from(a.cfg.warmup_repeats + max_repeats) * a.steps_per_repeat())
+        .sum();
+    progress.start(steps, "bench");
+    let warm = arms.iter().map(|a| a.cfg.warmup_repeats).max().unwrap_or(0);
+    for _ in 0..warm {
+        for a in arms.iter_mut() {
+            if a.done < a.cfg.warmup_repeats as usize {
+                a.repeat(progress).await?;
+            }
+        }
+    }
+    let mut looked = 0u32;
+    let mut round = 0usize;
+    let stopped = loop {
+        let order: Vec<usize> = if round % 2 == 0 {
+            (0..arms.len()).collect()
+        } else {
+            (0..arms.len()).rev().collect()
+        };
+        for i in order {
+            arms[i].repeat(progress).await?;
+        }
+        round += 1;
+        let n = arms.iter().map(SuiteRun::measured).min().unwrap_or(0) as u32;
+        let capped = began.elapsed().as_secs_f64() >= max_s;
+        if looks.contains(&n) || (capped && n >= min_repeats) {
+            looked += 1;
+            if enough(arms) {
+                break "decided";
+            }
+        }
+        if n >= max_repeats {
+            break "max repeats";
+        }
+        if capped {
+            break "time cap";
+        }
+    };
+    Ok(Sampling {
+        elapsed_s: began.elapsed().as_secs_f64(),
+        looked,
+        looks,
+        max_repeats,
+        max_s,
+        min_repeats,
+        pair: (arms.len() == 2).then(|| {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            format!("{t:x}")
+        }),
+        repeats: arms.iter().map(SuiteRun::measured).min().unwrap_or(0) as u32,
+        rule: rule.to_string(),
+        stopped: stopped.to_string(),
     })
 }
 
@@ -656,6 +869,14 @@ mod tests {
             }),
             slots: Some(1),
         }
+    }
+
+    #[test]
+    fn looks_double_from_the_least_to_the_most() {
+        assert_eq!(planned_looks(5, 40), vec![5, 10, 20, 40]);
+        assert_eq!(planned_looks(5, 30), vec![5, 10, 20, 30]);
+        assert_eq!(planned_looks(5, 5), vec![5]);
+        assert_eq!(planned_looks(0, 3), vec![1, 2, 3]);
     }
 
     #[test]

@@ -20,11 +20,13 @@
 pub mod identity;
 pub mod report;
 pub mod runs;
+pub mod sequential;
 pub mod series;
 
 pub use identity::{diff, Change};
 pub use report::{regress, Query, RegressDoc, RegressError};
 pub use runs::{BenchRun, Group};
+pub use sequential::BenchPairDoc;
 pub use series::{version_series, Boundary, SeriesPoint, SeriesReport, VersionSamples};
 
 use serde::{Deserialize, Serialize};
@@ -102,6 +104,14 @@ pub enum StatsError {
     ZeroBaseline(f64),
     #[error("confidence {0} is not between 0 and 1")]
     BadConfidence(f64),
+    #[error("paired samples need as many on each side: {baseline} baseline, {latest} latest")]
+    Unpaired { baseline: usize, latest: usize },
+    #[error("the {side}'s sample {index} is {value}: a ratio to it is undefined")]
+    NotPositive {
+        side: &'static str,
+        index: usize,
+        value: f64,
+    },
 }
 
 /// Mann-Whitney U of `a` against `b`.
@@ -115,12 +125,52 @@ pub struct MannWhitney {
     pub method: &'static str,
 }
 
+/// The rank test that decided a comparison: Mann-Whitney U for two independent samples, the
+/// Wilcoxon signed-rank test for samples taken in pairs (two servers in alternation).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RankTest {
+    /// "Mann-Whitney U" or "Wilcoxon signed-rank".
+    pub name: &'static str,
+    /// U of the baseline sample, or W+ (the rank sum of pairs where latest > baseline).
+    pub statistic: f64,
+    /// Two-sided p-value.
+    pub p: f64,
+    /// "exact" or "normal".
+    pub method: &'static str,
+}
+
+impl From<MannWhitney> for RankTest {
+    fn from(m: MannWhitney) -> Self {
+        RankTest {
+            name: MANN_WHITNEY,
+            statistic: m.u,
+            p: m.p,
+            method: m.method,
+        }
+    }
+}
+
+pub const MANN_WHITNEY: &str = "Mann-Whitney U";
+pub const WILCOXON: &str = "Wilcoxon signed-rank";
+
+/// How the two samples were taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Design {
+    /// Runs apart: any sample of one side against any of the other.
+    Independent,
+    /// Sample i of each side taken back to back (two servers in alternation): the ratio of
+    /// each pair cancels the machine's drift between pairs.
+    Paired,
+}
+
 /// One metric, baseline against latest.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
     pub baseline: f64,
     pub latest: f64,
     /// latest median / baseline median.
+    /// Independent: median(latest) / median(baseline). Paired: the median of the pairs'
+    /// ratios.
     pub ratio: f64,
     /// Bootstrap interval on the ratio at `confidence`: the interval that decided the verdict
     /// (for a metric of a family, at its Holm level, so wider than the nominal confidence).
@@ -134,8 +184,11 @@ pub struct Comparison {
     pub detectable: Option<f64>,
     pub n_baseline: usize,
     pub n_latest: usize,
-    pub mann_whitney: MannWhitney,
+    pub test: RankTest,
     pub better: Better,
+    /// Independent or paired samples.
+    #[serde(skip)]
+    pub design: Design,
     pub verdict: Verdict,
     /// Why the verdict is what it is, in one clause (e.g. "interval includes 1").
     pub reason: String,
@@ -403,7 +456,21 @@ pub fn compare(
     better: Better,
     cfg: &Config,
 ) -> Result<Comparison, StatsError> {
-    let mut c = measure(baseline, latest, better, cfg)?;
+    let mut c = measure(baseline, latest, better, Design::Independent, cfg)?;
+    judge(&mut c, baseline, latest, cfg, 1.0 - cfg.confidence, None)?;
+    Ok(c)
+}
+
+/// Compare one metric whose samples were taken in pairs (`baseline[i]` and `latest[i]` back
+/// to back): the interval is on the median of the pairs' ratios, the test is Wilcoxon's
+/// signed-rank test on their logarithms.
+pub fn compare_paired(
+    baseline: &[f64],
+    latest: &[f64],
+    better: Better,
+    cfg: &Config,
+) -> Result<Comparison, StatsError> {
+    let mut c = measure(baseline, latest, better, Design::Paired, cfg)?;
     judge(&mut c, baseline, latest, cfg, 1.0 - cfg.confidence, None)?;
     Ok(c)
 }
@@ -414,6 +481,7 @@ pub struct MetricSamples<'a> {
     pub baseline: &'a [f64],
     pub latest: &'a [f64],
     pub better: Better,
+    pub design: Design,
 }
 
 /// Compare several metrics of the same two runs as one family: "did anything move?" is asked
@@ -428,10 +496,10 @@ pub fn compare_family(
 ) -> Vec<Result<Comparison, StatsError>> {
     let mut out: Vec<Result<Comparison, StatsError>> = metrics
         .iter()
-        .map(|m| measure(m.baseline, m.latest, m.better, cfg))
+        .map(|m| measure(m.baseline, m.latest, m.better, m.design, cfg))
         .collect();
     let mut order: Vec<usize> = (0..out.len()).filter(|&i| out[i].is_ok()).collect();
-    let p = |r: &Result<Comparison, StatsError>| r.as_ref().map_or(1.0, |c| c.mann_whitney.p);
+    let p = |r: &Result<Comparison, StatsError>| r.as_ref().map_or(1.0, |c| c.test.p);
     order.sort_by(|&a, &b| p(&out[a]).total_cmp(&p(&out[b])));
     let m = order.len();
     let alpha = 1.0 - cfg.confidence;
@@ -441,7 +509,7 @@ pub fn compare_family(
         let holm = (m > 1).then_some((k, m));
         let (b, l) = (metrics[i].baseline, metrics[i].latest);
         let c = out[i].as_mut().expect("filtered to Ok");
-        if c.mann_whitney.p >= level {
+        if c.test.p >= level {
             stopped_at.get_or_insert(k);
         }
         let r = judge(c, b, l, cfg, level, holm);
@@ -449,9 +517,9 @@ pub fn compare_family(
             // Holm stops at the first p that fails: no later metric counts as moved.
             c.verdict = Verdict::Unchanged;
             c.reason = format!(
-                "Mann-Whitney p = {:.3}: Holm's procedure over {m} metrics stopped at a smaller p \
+                "{} p = {:.3}: Holm's procedure over {m} metrics stopped at a smaller p \
 that was not significant",
-                c.mann_whitney.p
+                c.test.name, c.test.p
             );
         }
         if let Err(e) = r {
@@ -466,6 +534,7 @@ fn measure(
     baseline: &[f64],
     latest: &[f64],
     better: Better,
+    design: Design,
     cfg: &Config,
 ) -> Result<Comparison, StatsError> {
     check("baseline", baseline)?;
@@ -475,9 +544,30 @@ fn measure(
     if mb == 0.0 {
         return Err(StatsError::ZeroBaseline(mb));
     }
+    if design == Design::Paired {
+        let r = pair_ratios(baseline, latest)?;
+        let (low, high) = bootstrap_paired_ci(&r, cfg.confidence, cfg.resamples, cfg.seed)?;
+        return Ok(Comparison {
+            baseline: mb,
+            latest: ml,
+            ratio: median(&r).unwrap_or(1.0),
+            low,
+            high,
+            confidence: cfg.confidence,
+            n_baseline: baseline.len(),
+            n_latest: latest.len(),
+            test: wilcoxon_ratios(&r)?,
+            better,
+            detectable: None,
+            verdict: Verdict::Unchanged,
+            reason: String::new(),
+            design,
+        });
+    }
     let (low, high) =
         bootstrap_ratio_ci(baseline, latest, cfg.confidence, cfg.resamples, cfg.seed)?;
     Ok(Comparison {
+        design,
         baseline: mb,
         latest: ml,
         ratio: ml / mb,
@@ -486,7 +576,7 @@ fn measure(
         confidence: cfg.confidence,
         n_baseline: baseline.len(),
         n_latest: latest.len(),
-        mann_whitney: mann_whitney(baseline, latest)?,
+        test: mann_whitney(baseline, latest)?.into(),
         better,
         detectable: None,
         verdict: Verdict::Unchanged,
@@ -508,6 +598,9 @@ fn judge(
     // The interval for the floor check at the level this metric is tested at.
     let (flo, fhi) = if (level - alpha).abs() < 1e-12 {
         (c.low, c.high)
+    } else if c.design == Design::Paired {
+        let r = pair_ratios(baseline, latest)?;
+        bootstrap_paired_ci(&r, 1.0 - level, cfg.resamples, cfg.seed)?
     } else {
         bootstrap_ratio_ci(baseline, latest, 1.0 - level, cfg.resamples, cfg.seed)?
     };
@@ -533,8 +626,8 @@ fn judge(
             Verdict::Unchanged,
             format!("the interval {shown} includes no change"),
         )
-    } else if c.mann_whitney.p >= level {
-        let floor = min_two_sided_p(baseline.len(), latest.len());
+    } else if c.test.p >= level {
+        let floor = least_p(c.design, baseline.len(), latest.len());
         if floor >= level {
             (
                 Verdict::Unchanged,
@@ -547,7 +640,7 @@ fn judge(
         } else {
             (
                 Verdict::Unchanged,
-                format!("Mann-Whitney p = {:.3} ≥ {level:.3}{adj}", c.mann_whitney.p),
+                format!("{} p = {:.3} ≥ {level:.3}{adj}", c.test.name, c.test.p),
             )
         }
     } else if fhi >= floor_lo && flo <= floor_hi {
@@ -571,15 +664,24 @@ fn judge(
         (
             v,
             format!(
-                "the interval {shown} clears the ±{} % noise floor, Mann-Whitney p = {:.3} < {level:.3}{adj}",
+                "the interval {shown} clears the ±{} % noise floor, {} p = {:.3} < {level:.3}{adj}",
                 pct0(cfg.threshold),
-                c.mann_whitney.p
+                c.test.name,
+                c.test.p
             ),
         )
     };
     c.verdict = verdict;
     c.reason = reason;
-    c.detectable = detectable(baseline, latest, c.better, (flo, fhi), level, cfg.threshold);
+    c.detectable = detectable_in(
+        c.design,
+        baseline,
+        latest,
+        c.better,
+        (flo, fhi),
+        level,
+        cfg.threshold,
+    );
     Ok(())
 }
 
@@ -605,7 +707,28 @@ pub fn detectable(
     level: f64,
     threshold: f64,
 ) -> Option<f64> {
-    if min_two_sided_p(baseline.len(), latest.len()) >= level {
+    detectable_in(
+        Design::Independent,
+        baseline,
+        latest,
+        better,
+        interval,
+        level,
+        threshold,
+    )
+}
+
+/// [`detectable`] for either design (paired: the pairs' ratios scale with the latest side).
+pub fn detectable_in(
+    design: Design,
+    baseline: &[f64],
+    latest: &[f64],
+    better: Better,
+    interval: (f64, f64),
+    level: f64,
+    threshold: f64,
+) -> Option<f64> {
+    if least_p(design, baseline.len(), latest.len()) >= level {
         return None;
     }
     let mut scaled = vec![0.0; latest.len()];
@@ -625,7 +748,150 @@ pub fn detectable(
         for (d, x) in scaled.iter_mut().zip(latest) {
             *d = x * f;
         }
-        mann_whitney(baseline, &scaled).is_ok_and(|m| m.p < level)
+        match design {
+            Design::Independent => mann_whitney(baseline, &scaled).is_ok_and(|m| m.p < level),
+            Design::Paired => pair_ratios(baseline, &scaled)
+                .and_then(|r| wilcoxon_ratios(&r))
+                .is_ok_and(|m| m.p < level),
+        }
+    })
+}
+
+/// The smallest two-sided p the design's exact test can give with these sample sizes.
+pub fn least_p(design: Design, n1: usize, n2: usize) -> f64 {
+    match design {
+        Design::Independent => min_two_sided_p(n1, n2),
+        // Every sign alike: 2 / 2^n.
+        Design::Paired => (2.0 / 2f64.powi(n1.min(n2) as i32)).min(1.0),
+    }
+}
+
+/// latest[i] / baseline[i] for each pair.
+fn pair_ratios(baseline: &[f64], latest: &[f64]) -> Result<Vec<f64>, StatsError> {
+    if baseline.len() != latest.len() {
+        return Err(StatsError::Unpaired {
+            baseline: baseline.len(),
+            latest: latest.len(),
+        });
+    }
+    if let Some((index, &value)) = baseline.iter().enumerate().find(|(_, x)| **x <= 0.0) {
+        return Err(StatsError::NotPositive {
+            side: "baseline",
+            index,
+            value,
+        });
+    }
+    Ok(latest.iter().zip(baseline).map(|(l, b)| l / b).collect())
+}
+
+/// Percentile bootstrap interval on the median of the pairs' ratios (pairs resampled whole).
+fn bootstrap_paired_ci(
+    ratios: &[f64],
+    confidence: f64,
+    resamples: usize,
+    seed: u64,
+) -> Result<(f64, f64), StatsError> {
+    if !(confidence > 0.0 && confidence < 1.0) {
+        return Err(StatsError::BadConfidence(confidence));
+    }
+    let mut rng = Rng(seed);
+    let mut meds = Vec::with_capacity(resamples.max(1));
+    let mut draw = vec![0.0; ratios.len()];
+    for _ in 0..resamples.max(1) {
+        for x in draw.iter_mut() {
+            *x = ratios[rng.below(ratios.len())];
+        }
+        meds.push(median(&draw).unwrap_or(1.0));
+    }
+    meds.sort_by(|a, b| a.total_cmp(b));
+    let q = |p: f64| meds[((p * meds.len() as f64).ceil() as usize).clamp(1, meds.len()) - 1];
+    let alpha = 1.0 - confidence;
+    Ok((q(alpha / 2.0), q(1.0 - alpha / 2.0)))
+}
+
+/// Wilcoxon's signed-rank test on the logarithms of the pairs' ratios (pairs with a ratio of
+/// exactly 1 dropped, as Wilcoxon did).
+fn wilcoxon_ratios(ratios: &[f64]) -> Result<RankTest, StatsError> {
+    let d: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
+    wilcoxon_signed_rank(&d)
+}
+
+/// Two-sided Wilcoxon signed-rank test of differences `d` against 0: exact distribution of W+
+/// without ties (up to [`EXACT_U_MAX`] pairs), normal approximation with tie and continuity
+/// correction otherwise. Zero differences are dropped.
+pub fn wilcoxon_signed_rank(d: &[f64]) -> Result<RankTest, StatsError> {
+    check("pairs", d)?;
+    let mut nz: Vec<f64> = d.iter().copied().filter(|x| *x != 0.0).collect();
+    let n = nz.len();
+    if n == 0 {
+        return Ok(RankTest {
+            name: WILCOXON,
+            statistic: 0.0,
+            p: 1.0,
+            method: "exact",
+        });
+    }
+    nz.sort_by(|a, b| a.abs().total_cmp(&b.abs()));
+    let mut ranks = vec![0.0; n];
+    let mut tie_term = 0.0;
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        while j + 1 < n && nz[j + 1].abs() == nz[i].abs() {
+            j += 1;
+        }
+        let r = (i + j) as f64 / 2.0 + 1.0;
+        for rank in ranks.iter_mut().take(j + 1).skip(i) {
+            *rank = r;
+        }
+        let t = (j - i + 1) as f64;
+        tie_term += t * t * t - t;
+        i = j + 1;
+    }
+    let w: f64 = nz
+        .iter()
+        .zip(&ranks)
+        .filter(|(x, _)| **x > 0.0)
+        .map(|(_, r)| r)
+        .sum();
+    let nf = n as f64;
+    let mean = nf * (nf + 1.0) / 4.0;
+    if tie_term == 0.0 && n <= EXACT_U_MAX {
+        // Counts of each W+ over the 2^n sign assignments.
+        let max = n * (n + 1) / 2;
+        let mut dist = vec![0.0f64; max + 1];
+        dist[0] = 1.0;
+        for k in 1..=n {
+            for s in (k..=max).rev() {
+                dist[s] += dist[s - k];
+            }
+        }
+        let total: f64 = dist.iter().sum();
+        let k = w.round() as usize;
+        let lower: f64 = dist[..=k].iter().sum::<f64>() / total;
+        let upper: f64 = dist[k..].iter().sum::<f64>() / total;
+        return Ok(RankTest {
+            name: WILCOXON,
+            statistic: w,
+            p: (2.0 * lower.min(upper)).min(1.0),
+            method: "exact",
+        });
+    }
+    let var = nf * (nf + 1.0) * (2.0 * nf + 1.0) / 24.0 - tie_term / 48.0;
+    if var <= 0.0 {
+        return Ok(RankTest {
+            name: WILCOXON,
+            statistic: w,
+            p: 1.0,
+            method: "normal",
+        });
+    }
+    let z = ((w - mean).abs() - 0.5).max(0.0) / var.sqrt();
+    Ok(RankTest {
+        name: WILCOXON,
+        statistic: w,
+        p: (2.0 * normal_sf(z)).min(1.0),
+        method: "normal",
     })
 }
 
@@ -702,7 +968,7 @@ mod tests {
         assert_eq!(c.verdict, Verdict::Unchanged, "{c:?}");
         assert_eq!(c.ratio, 1.0);
         assert!(c.low <= 1.0 && c.high >= 1.0);
-        assert!(c.mann_whitney.p > 0.9, "{:?}", c.mann_whitney);
+        assert!(c.test.p > 0.9, "{:?}", c.test);
         // Two draws of the same noisy process.
         for seed in 0..20 {
             let x = noisy(20.0, 0.10, 5, 1000 + seed);
@@ -717,7 +983,7 @@ mod tests {
         // All values equal.
         let c = compare(&[5.0; 4], &[5.0; 4], Better::Lower, &cfg).unwrap();
         assert_eq!(c.verdict, Verdict::Unchanged);
-        assert_eq!(c.mann_whitney.p, 1.0);
+        assert_eq!(c.test.p, 1.0);
         assert!(
             c.sentence().starts_with("no change beyond noise (+0 %"),
             "{}",
@@ -752,6 +1018,7 @@ mod tests {
         let ms: Vec<MetricSamples> = [(&b, &l), (&other, &other), (&other, &other)]
             .iter()
             .map(|(x, y)| MetricSamples {
+                design: Design::Independent,
                 baseline: x,
                 latest: y,
                 better: Better::Lower,
@@ -858,6 +1125,7 @@ mod tests {
             let ms: Vec<MetricSamples> = draws
                 .iter()
                 .map(|(b, l)| MetricSamples {
+                    design: Design::Independent,
                     baseline: b,
                     latest: l,
                     better: Better::Higher,
@@ -895,6 +1163,7 @@ mod tests {
         let better = [Better::Higher, Better::Lower, Better::Higher];
         let ms: Vec<MetricSamples> = (0..3)
             .map(|i| MetricSamples {
+                design: Design::Independent,
                 baseline: &base[i],
                 latest: &late[i],
                 better: better[i],
@@ -917,16 +1186,19 @@ mod tests {
         let fam = compare_family(
             &[
                 MetricSamples {
+                    design: Design::Independent,
                     baseline: &b,
                     latest: &l,
                     better: Better::Higher,
                 },
                 MetricSamples {
+                    design: Design::Independent,
                     baseline: &base[1],
                     latest: &late[1],
                     better: Better::Lower,
                 },
                 MetricSamples {
+                    design: Design::Independent,
                     baseline: &base[2],
                     latest: &late[2],
                     better: Better::Higher,
@@ -946,11 +1218,13 @@ mod tests {
         let fam = compare_family(
             &[
                 MetricSamples {
+                    design: Design::Independent,
                     baseline: &[],
                     latest: &l,
                     better: Better::Higher,
                 },
                 MetricSamples {
+                    design: Design::Independent,
                     baseline: &base[0],
                     latest: &late[0],
                     better: Better::Higher,
@@ -996,6 +1270,53 @@ mod tests {
         let m = mann_whitney(&[1.0, 2.0, 2.0, 3.0], &[2.0, 3.0, 3.0, 4.0]).unwrap();
         assert_eq!((m.u, m.method), (3.0, "normal"));
         assert!((m.p - 0.172_034).abs() < 1e-5, "{m:?}");
+    }
+
+    #[test]
+    fn wilcoxon_matches_reference_values() {
+        // All five positive: W+ = 15, the most extreme of 32 sign patterns: p = 2/32.
+        let w = wilcoxon_signed_rank(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+        assert_eq!((w.statistic, w.method), (15.0, "exact"));
+        assert!((w.p - 2.0 / 32.0).abs() < 1e-12, "{w:?}");
+        // One negative at rank 2: W+ = 13; W+ ≥ 13 for 3 of 32 patterns → p = 6/32
+        // (scipy.stats.wilcoxon([1,-2,3,4,5]) → 0.1875).
+        let w = wilcoxon_signed_rank(&[1.0, -2.0, 3.0, 4.0, 5.0]).unwrap();
+        assert_eq!(w.statistic, 13.0);
+        assert!((w.p - 6.0 / 32.0).abs() < 1e-12, "{w:?}");
+        // Zeros are dropped; nothing left is p = 1.
+        assert_eq!(wilcoxon_signed_rank(&[0.0, 0.0]).unwrap().p, 1.0);
+        assert_eq!(least_p(Design::Paired, 10, 10), 2.0 / 1024.0);
+    }
+
+    #[test]
+    fn pairs_cancel_the_drift_that_hides_a_move_between_runs() {
+        // Load moves both servers by up to ×3 from round to round; the latest is 20 % slower
+        // in every round, ±2 %.
+        let load = noisy(1.0, 0.5, 12, 51);
+        let jitter = noisy(1.0, 0.02, 12, 52);
+        let b: Vec<f64> = load.iter().map(|x| 100.0 * x).collect();
+        let l: Vec<f64> = load
+            .iter()
+            .zip(&jitter)
+            .map(|(x, j)| 80.0 * x * j)
+            .collect();
+        let cfg = Config::default();
+        let apart = compare(&b, &l, Better::Higher, &cfg).unwrap();
+        assert_eq!(apart.verdict, Verdict::Unchanged, "{apart:?}");
+        let paired = compare_paired(&b, &l, Better::Higher, &cfg).unwrap();
+        assert_eq!(paired.verdict, Verdict::Regressed, "{paired:?}");
+        assert!((paired.ratio - 0.8).abs() < 0.02, "{paired:?}");
+        assert_eq!(paired.test.name, WILCOXON);
+        assert!(
+            paired.reason.contains("Wilcoxon signed-rank p = "),
+            "{}",
+            paired.reason
+        );
+        // Unequal sides cannot be paired.
+        assert!(matches!(
+            compare_paired(&b, &l[1..], Better::Higher, &cfg),
+            Err(StatsError::Unpaired { .. })
+        ));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::series::{version_series, Boundary, VersionSamples};
 use crate::{compare_family, diff, Better, Change, Comparison, Config, MetricSamples, Verdict};
 use loadgen::bench_suite::{self, Clock};
 
-pub const SCHEMA: &str = "headroom.regress/2";
+pub const SCHEMA: &str = "headroom.regress/3";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -68,9 +68,6 @@ pub struct MetricComparison {
     pub label: String,
     pub latest: f64,
     pub low: f64,
-    pub mann_whitney_method: String,
-    pub mann_whitney_p: f64,
-    pub mann_whitney_u: f64,
     pub n_baseline: usize,
     pub n_latest: usize,
     pub name: String,
@@ -80,6 +77,14 @@ pub struct MetricComparison {
     pub slowdown_high_pct: f64,
     pub slowdown_low_pct: f64,
     pub slowdown_pct: f64,
+    /// The rank test: "Mann-Whitney U" (independent runs) or "Wilcoxon signed-rank" (runs
+    /// benched in alternation, compared pair by pair).
+    pub test: String,
+    /// "exact" or "normal".
+    pub test_method: String,
+    pub test_p: f64,
+    /// U of the baseline, or W+ of the pairs.
+    pub test_statistic: f64,
     pub unit: String,
     pub verdict: Verdict,
 }
@@ -269,9 +274,28 @@ in the latest",
         }
         measured.push((name, lm.clone(), b, l));
     }
+    // Two runs benched in alternation (one `bench --against`) are compared pair by pair: sample
+    // i of each was taken back to back, so the machine's drift between rounds cancels.
+    let pair_of = |g: &Group| match g.runs.as_slice() {
+        [r] => r.doc.sampling.as_ref().and_then(|s| s.pair.clone()),
+        _ => None,
+    };
+    let paired = pair_of(&baseline).is_some() && pair_of(&baseline) == pair_of(&latest);
+    if paired {
+        notes.push(
+            "the two runs were benched in alternation: each metric is compared pair by pair \
+(the median of the rounds' ratios, Wilcoxon's signed-rank test)"
+                .into(),
+        );
+    }
     let family: Vec<MetricSamples> = measured
         .iter()
         .map(|(_, meta, b, l)| MetricSamples {
+            design: if paired && b.len() == l.len() {
+                crate::Design::Paired
+            } else {
+                crate::Design::Independent
+            },
             baseline: b,
             latest: l,
             better: better_of(meta),
@@ -316,15 +340,26 @@ b0-unknown): whether the two are the same build is unknown, and \"what changed\"
         latest: latest.reference(),
         method: Method {
             confidence: cfg.confidence,
-            interval: "percentile bootstrap on median(latest) / median(baseline), both sides \
+            interval: if paired {
+                "percentile bootstrap on the median of the pairs' ratios latest / baseline, \
+pairs resampled whole"
+            } else {
+                "percentile bootstrap on median(latest) / median(baseline), both sides \
 resampled independently"
-                .into(),
+            }
+            .into(),
             resamples: cfg.resamples,
             seed: format!("{:#018x}", cfg.seed),
-            test: "two-sided Mann-Whitney U (exact without ties, else normal with tie and \
-continuity correction), Holm's step-down over the metrics compared (over the steps of each \
-metric in the series)"
-                .into(),
+            test: format!(
+                "two-sided {} (exact without ties, else normal with tie and continuity \
+correction), Holm's step-down over the metrics compared (over the steps of each metric in the \
+series)",
+                if paired {
+                    "Wilcoxon signed-rank on the logarithms of the pairs' ratios"
+                } else {
+                    "Mann-Whitney U"
+                }
+            ),
             threshold_pct: cfg.threshold * 100.0,
         },
         metrics,
@@ -353,9 +388,10 @@ fn metric_doc(name: &str, meta: &bench_suite::BenchMetric, c: &Comparison) -> Me
         label: meta.label.clone(),
         latest: c.latest,
         low: c.low,
-        mann_whitney_method: c.mann_whitney.method.to_string(),
-        mann_whitney_p: c.mann_whitney.p,
-        mann_whitney_u: c.mann_whitney.u,
+        test: c.test.name.to_string(),
+        test_method: c.test.method.to_string(),
+        test_p: c.test.p,
+        test_statistic: c.test.statistic,
         n_baseline: c.n_baseline,
         n_latest: c.n_latest,
         name: name.to_string(),

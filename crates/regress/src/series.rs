@@ -78,6 +78,7 @@ pub fn version_series(
     let pairs: Vec<MetricSamples> = versions
         .windows(2)
         .map(|w| MetricSamples {
+            design: crate::Design::Independent,
             baseline: &w[0].samples,
             latest: &w[1].samples,
             better,
@@ -113,6 +114,7 @@ pub fn version_series(
         let against_first: Vec<MetricSamples> = versions[1..]
             .iter()
             .map(|v| MetricSamples {
+                design: crate::Design::Independent,
                 baseline: &versions[0].samples,
                 latest: &v.samples,
                 better,

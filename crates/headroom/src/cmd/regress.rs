@@ -49,7 +49,7 @@ pub struct Args {
     /// History database (default: $XDG_DATA_HOME/headroom/history.sqlite).
     #[arg(long)]
     pub db: Option<PathBuf>,
-    /// One JSON document (schema headroom.regress/2) on stdout.
+    /// One JSON document (schema headroom.regress/3) on stdout.
     #[arg(long)]
     pub json: bool,
 }
@@ -139,7 +139,7 @@ fn describe(g: &::regress::runs::GroupRef) -> String {
     )
 }
 
-fn render(doc: &RegressDoc) -> String {
+pub(crate) fn render(doc: &RegressDoc) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "headroom regress · latest {} against baseline {}\n",
@@ -179,7 +179,7 @@ fn render(doc: &RegressDoc) -> String {
                 ::regress::conf_text(m.confidence)
             ))
             .set_alignment(CellAlignment::Right),
-            Cell::new(format!("{:.3}", m.mann_whitney_p)).set_alignment(CellAlignment::Right),
+            Cell::new(format!("{:.3}", m.test_p)).set_alignment(CellAlignment::Right),
             Cell::new(format!("{} / {}", m.n_baseline, m.n_latest))
                 .set_alignment(CellAlignment::Right),
             Cell::new(match m.clock {
