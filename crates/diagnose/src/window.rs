@@ -35,6 +35,9 @@ pub struct WindowStats {
     pub swapped: Option<GaugeStats>,
     /// KV cache usage, 0–1.
     pub kv_usage: Option<GaugeStats>,
+    /// Requests waiting for KV or other capacity, as the engine says (vLLM 0.32
+    /// num_requests_waiting_by_reason{reason="capacity"}).
+    pub waiting_for_capacity: Option<GaugeStats>,
     pub generation_tps: Option<f64>,
     pub prompt_tps: Option<f64>,
     pub preemptions_per_s: Option<f64>,
@@ -71,6 +74,20 @@ impl WindowStats {
             (Some(p), Some(f)) if f > 0.0 => Some(p / f),
             _ => None,
         }
+    }
+
+    /// No traffic in the window: every traffic signal read is zero (no token generated or
+    /// prompted, nothing finished, nobody running or waiting at any scrape), and at least one
+    /// was read. A window with nothing read is unknown, not idle.
+    pub fn idle(&self) -> bool {
+        let signals = [
+            self.generation_tps,
+            self.prompt_tps,
+            self.finished,
+            self.running.map(|g| g.peak),
+            self.waiting.map(|g| g.peak),
+        ];
+        signals.iter().any(Option::is_some) && signals.iter().flatten().all(|v| *v == 0.0)
     }
 
     pub fn mean_gen_tokens(&self) -> Option<f64> {
@@ -225,6 +242,7 @@ pub fn stats(samples: &[Sample], max_num_seqs: Option<f64>) -> WindowStats {
         waiting: gauge(samples, |s| s.waiting),
         swapped: gauge(samples, |s| s.swapped),
         kv_usage: gauge(samples, |s| s.kv_usage),
+        waiting_for_capacity: gauge(samples, |s| s.waiting_for_capacity),
         generation_tps: rate(&|s| s.generation_tokens),
         prompt_tps: rate(&|s| s.prompt_tokens),
         preemptions_per_s: rate(&|s| s.preemptions),
