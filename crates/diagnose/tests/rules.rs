@@ -15,6 +15,8 @@ fn dist(count: f64, mean: f64) -> Option<Dist> {
         mean,
         p50: Some(mean),
         p95: Some(mean * 2.0),
+        p50_bound: None,
+        p95_bound: None,
     })
 }
 

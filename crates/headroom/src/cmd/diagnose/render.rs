@@ -26,7 +26,10 @@ fn lat(d: Option<Dist>) -> String {
         Some(d) => {
             let p95 = d
                 .p95
-                .map(|p| format!(", p95 {} ms", num(p * 1e3)))
+                .map(|p| {
+                    let sign = d.p95_bound.map_or("", |b| b.sign());
+                    format!(", p95 {sign}{} ms", num(p * 1e3))
+                })
                 .unwrap_or_default();
             format!("mean {} ms{p95}", num(d.mean * 1e3))
         }
