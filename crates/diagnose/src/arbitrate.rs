@@ -4,6 +4,7 @@
 
 use crate::inputs::Inputs;
 use crate::rules::{evaluate, Derived, Finding, FixStep, RuleId};
+use engines::Engine;
 use serde::{Deserialize, Serialize};
 
 /// A rule silenced by another that explains it.
@@ -38,6 +39,9 @@ pub enum BoundaryKind {
     FrameworkOverhead,
     #[serde(rename = "declined")]
     Declined,
+    /// The window had no traffic: nothing to judge.
+    #[serde(rename = "idle")]
+    Idle,
 }
 
 impl BoundaryKind {
@@ -49,6 +53,7 @@ impl BoundaryKind {
             BoundaryKind::PrefillInterference => "prefill interference",
             BoundaryKind::FrameworkOverhead => "framework overhead",
             BoundaryKind::Declined => "declined",
+            BoundaryKind::Idle => "idle",
         }
     }
 }
@@ -106,6 +111,26 @@ fn seen_in(inp: &Inputs, rule: RuleId) -> Option<f64> {
 
 pub fn diagnose(inp: &Inputs) -> Verdict {
     let (d, mut findings) = evaluate(inp, &inp.window);
+    if inp.window.idle() {
+        // An idle server is not under-batched: with no traffic no rule has evidence of harm.
+        return Verdict {
+            derived: d,
+            primary: None,
+            held: Vec::new(),
+            next: None,
+            silenced: Vec::new(),
+            quiet: RuleId::ALL
+                .iter()
+                .map(|&r| Finding::silent(r, "the window had no traffic"))
+                .collect(),
+            unjudged: Vec::new(),
+            fallback: None,
+            boundary: Some(Boundary {
+                kind: BoundaryKind::Idle,
+                text: "the window had no traffic (no token generated or prompted, nothing finished, nobody running or waiting): nothing to judge; diagnose while the server is under load".into(),
+            }),
+        };
+    }
     for f in findings.iter_mut().filter(|f| f.fired) {
         f.seen_in = seen_in(inp, f.rule);
     }
@@ -183,14 +208,23 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
         active.push(r1);
     }
     active.sort_by_key(|f| rank(f.rule, d.soft_field));
+    // A suspect that cannot be judged and outranks what fired: no weaker rule is crowned by
+    // default. What fired stays held; the verdict names the suspect and the fact that settles it.
+    let top = active.first().map(|f| rank(f.rule, d.soft_field));
+    let unjudged: Vec<crate::Unjudged> = suspects(inp, &d, &quiet)
+        .into_iter()
+        .filter(|u| top.is_none_or(|t| rank(u.rule, d.soft_field) < t))
+        .collect();
+    // A reuse suspect is tuning advice: it is named but does not withhold a primary.
+    let crowned = unjudged.iter().all(|u| u.rule == RuleId::R3);
     let mut it = active.into_iter();
-    let primary = it.next();
+    let primary = if crowned { it.next() } else { None };
     let held: Vec<Finding> = it.collect();
     let next = match &primary {
         Some(p) if p.fix.is_empty() => held.first().cloned(),
         _ => None,
     };
-    let (fallback, boundary) = if primary.is_none() {
+    let (fallback, boundary) = if primary.is_none() && held.is_empty() {
         (fallback(&d), Some(boundary(inp, &d)))
     } else {
         (None, None)
@@ -202,10 +236,102 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
         next,
         silenced,
         quiet,
-        unjudged: Vec::new(),
+        unjudged,
         fallback,
         boundary,
     }
+}
+
+/// A KV pool under this many max-length sequences makes R4 a suspect.
+const R4_SUSPECT_POOL: f64 = 1.25;
+
+/// Rules that could not judge for a missing fact, with what was measured that makes each a
+/// suspect. A rule without such evidence is not named: an unread fact alone is no suspicion.
+fn suspects(inp: &Inputs, d: &Derived, quiet: &[Finding]) -> Vec<crate::Unjudged> {
+    let w = &inp.window;
+    let c = &inp.config;
+    let silent = |r: RuleId| {
+        quiet
+            .iter()
+            .any(|f| f.rule == r && f.silent_reason.is_some())
+    };
+    let mut out = Vec::new();
+    let mut put = |rule: RuleId, needs: &str, hint: String| {
+        out.push(crate::Unjudged {
+            rule,
+            needs: needs.to_string(),
+            hint,
+        })
+    };
+    // vLLM and SGLang size the pool from what the weights leave; llama.cpp's context is the
+    // pool by choice, so a small one says nothing about the weights there.
+    let leftover_pool = matches!(inp.engine, Engine::Vllm | Engine::Sglang);
+    if silent(RuleId::R4) && leftover_pool {
+        if let (Some(cap), Some(len)) = (c.kv_capacity_tokens, c.max_model_len) {
+            // The engine's own KV pool against its longest request: a pool of barely one
+            // max-length sequence is what weights crowding the VRAM leave behind (vLLM refuses
+            // to start below one).
+            if (len..R4_SUSPECT_POOL * len).contains(&cap) {
+                let what = format!("holds {:.2} max-length sequences", cap / len);
+                put(
+                    RuleId::R4,
+                    "--gpu and --model",
+                    format!("KV pool {cap:.0} tokens {what} ({len:.0}): the weights may leave the pool no room"),
+                );
+            }
+        }
+    }
+    if silent(RuleId::R2b) {
+        let kv_full = w.kv_usage.is_some_and(|k| k.mean >= 0.88 || k.peak >= 0.88);
+        if let Some(cap) = w.waiting_for_capacity.filter(|g| g.mean >= 1.0) {
+            put(
+                RuleId::R2b,
+                "--engine-args",
+                format!(
+                    "the engine reports {:.1} requests waiting for capacity on average",
+                    cap.mean
+                ),
+            );
+        } else if let (true, Some(qr)) = (kv_full, w.queue_ratio.filter(|q| *q >= 0.30)) {
+            put(
+                RuleId::R2b,
+                "--engine-args",
+                format!("KV near full with {:.0}% of requests queued", qr * 100.0),
+            );
+        }
+    }
+    if silent(RuleId::R5) {
+        if let (Some(wait), Some(qr)) = (w.waiting, w.queue_ratio) {
+            if wait.mean >= 2.0 && qr >= 0.30 {
+                put(
+                    RuleId::R5,
+                    "--engine-args",
+                    format!(
+                        "waiting {:.1} with {:.0}% of requests queued: the seats may be full",
+                        wait.mean,
+                        qr * 100.0
+                    ),
+                );
+            }
+        }
+    }
+    if silent(RuleId::R6) {
+        if let Some(r) = d.prompt_gen_ratio.filter(|r| *r >= 5.0) {
+            put(
+                RuleId::R6,
+                "--gpu",
+                format!("effective prompt/gen ratio {r:.1} (≥ 5): prefill may fill the steps"),
+            );
+        }
+    }
+    if let Some(hint) = crate::rules::r3_suspect(inp, w) {
+        put(
+            RuleId::R3,
+            crate::rules::PROBE_PREFIX.trim_matches('`'),
+            hint,
+        );
+    }
+    out
 }
 
 fn fallback(d: &Derived) -> Option<String> {

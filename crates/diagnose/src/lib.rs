@@ -23,4 +23,4 @@ pub use judge::{judge, JudgeError, Judged, Target};
 pub use report::{Report, Shape};
 pub use rules::{Finding, FixCost, FixStep, Knob, RuleId};
 pub use unjudged::Unjudged;
-pub use window::{Dist, GaugeStats, WindowStats};
+pub use window::{Bound, Dist, GaugeStats, WindowStats};

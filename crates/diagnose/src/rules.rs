@@ -159,7 +159,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn silent(rule: RuleId, why: impl Into<String>) -> Self {
+    pub(crate) fn silent(rule: RuleId, why: impl Into<String>) -> Self {
         Finding {
             rule,
             fired: false,
@@ -513,25 +513,52 @@ pub fn r2b(inp: &Inputs, w: &WindowStats) -> Finding {
     f
 }
 
-/// R3 Low prefix reuse.
-pub fn r3(inp: &Inputs, w: &WindowStats) -> Finding {
-    let id = RuleId::R3;
-    let (Some(run), Some(mean_prompt)) = (w.running, w.mean_prompt_tokens()) else {
-        return Finding::silent(id, "running or mean prompt length unknown");
-    };
+/// The probe that tells unique prompts from broken sharing.
+pub const PROBE_PREFIX: &str = "`headroom probe prefix`";
+
+/// A busy prompt stream (R3's volume gate): running above 0.75, prompts of 20 tokens or more,
+/// at least 1000 prompt tok/s. The figures for the evidence line too.
+fn r3_busy(w: &WindowStats) -> Option<(bool, String)> {
+    let (run, mean_prompt) = (w.running?, w.mean_prompt_tokens()?);
     let volume = match w.finished_per_s {
         Some(q) => q * mean_prompt,
         None => w.prompt_tps.unwrap_or(0.0),
     };
-    let busy = run.mean > 0.75 && mean_prompt >= 20.0 && volume >= 1000.0;
-    let mut ev = vec![format!(
-        "running {:.2}, mean prompt {mean_prompt:.0} tokens, prompt volume {volume:.0} tok/s",
-        run.mean
-    )];
+    Some((
+        run.mean > 0.75 && mean_prompt >= 20.0 && volume >= 1000.0,
+        format!(
+            "running {:.2}, mean prompt {mean_prompt:.0} tokens, prompt volume {volume:.0} tok/s",
+            run.mean
+        ),
+    ))
+}
+
+/// R3's suspect it cannot judge from the metrics: a busy prompt stream with caching on (or
+/// unread) and a hit rate under the gate. The hint for `unjudged`.
+pub fn r3_suspect(inp: &Inputs, w: &WindowStats) -> Option<String> {
+    let h = w.prefix_hit_rate?;
+    let busy = r3_busy(w)?.0;
+    (busy && h < 0.35 && inp.config.prefix_caching != Some(false)).then(|| {
+        format!(
+            "prefix-cache hit rate {} on a busy prompt stream: nothing to share, or sharing broken",
+            pct(h)
+        )
+    })
+}
+
+/// R3 Low prefix reuse.
+pub fn r3(inp: &Inputs, w: &WindowStats) -> Finding {
+    let id = RuleId::R3;
+    let Some((busy, volume_ev)) = r3_busy(w) else {
+        return Finding::silent(id, "running or mean prompt length unknown");
+    };
+    let mut ev = vec![volume_ev];
     let fl = flag(inp.engine, Knob::PrefixCaching);
     let mut f = match (inp.config.prefix_caching, w.prefix_hit_rate) {
         (Some(false), _) => {
-            ev.push("prefix caching confirmed off".into());
+            ev.push(
+                "prefix caching confirmed off: every repeated prefix is prefilled again".into(),
+            );
             let mut f = Finding::judged(id, busy, ev);
             f.fix = match fl {
                 Some(fl) => vec![FixStep::flagged(
@@ -551,7 +578,15 @@ pub fn r3(inp: &Inputs, w: &WindowStats) -> Finding {
                 "below",
                 "35%",
             ));
-            let mut f = Finding::judged(id, busy && h < 0.35, ev);
+            // A low hit rate with caching on is evidence of nothing by itself: unique prompts
+            // have nothing to share. The metrics cannot predict the hits repeated prefixes
+            // would give, so the rule stays quiet and names the probe that tells them apart.
+            if busy && h < 0.35 {
+                ev.push(format!(
+                    "not fired: the metrics do not say whether prompts repeat; a low hit rate is \"nothing to share\" or \"sharing broken\" ({PROBE_PREFIX} tells them apart)"
+                ));
+            }
+            let mut f = Finding::judged(id, false, ev);
             f.fix = vec![FixStep::text(
                 "restructure prompts so requests share a stable prefix (system prompt and tools first, variable text last)",
             )];
@@ -574,6 +609,33 @@ pub fn r3(inp: &Inputs, w: &WindowStats) -> Finding {
 pub fn r4(inp: &Inputs) -> Finding {
     let id = RuleId::R4;
     let Some(p) = &inp.physics else {
+        // The engine's own figures settle a buffer squeeze without physics: a pool that cannot
+        // hold one max-length request (llama.cpp's context is the pool by choice: not read so).
+        let (cap, len) = (inp.config.kv_capacity_tokens, inp.config.max_model_len);
+        if let (Some(cap), Some(len), Engine::Vllm | Engine::Sglang) = (cap, len, inp.engine) {
+            if cap < len {
+                let mut f = Finding::judged(
+                    id,
+                    true,
+                    vec![format!(
+                        "the engine's KV pool {cap:.0} tokens is less than one max-length sequence ({len:.0})"
+                    )],
+                );
+                f.variant = Some("buffer-squeeze".into());
+                if let Some(fl) = flag(inp.engine, Knob::MaxModelLen) {
+                    f.fix.push(FixStep::flagged(
+                        Knob::MaxModelLen,
+                        fl,
+                        Some(format!("{cap:.0}")),
+                        "lower the longest context a request may take to what the pool holds",
+                    ));
+                }
+                f.fix.push(FixStep::text(
+                    "a smaller or more quantized model, or more GPU memory (pass --gpu and --model to size it)",
+                ));
+                return f;
+            }
+        }
         return Finding::silent(id, "hardware ceiling unknown");
     };
     if p.dtype_fallback {

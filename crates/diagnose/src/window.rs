@@ -22,6 +22,32 @@ pub struct Dist {
     pub mean: f64,
     pub p50: Option<f64>,
     pub p95: Option<f64>,
+    /// Set when `p50` is a bucket bound rather than an interpolation (see [`Bound`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_bound: Option<Bound>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p95_bound: Option<Bound>,
+}
+
+/// A quantile the buckets cannot place inside a bucket: the figure is the bucket's bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Bound {
+    /// The quantile is at most the figure (its bucket is the first, or the highest that holds
+    /// a sample, where interpolating would invent where the samples lie).
+    #[serde(rename = "at_most")]
+    AtMost,
+    /// The quantile lies in the +Inf bucket: at least the highest finite bound.
+    #[serde(rename = "at_least")]
+    AtLeast,
+}
+
+impl Bound {
+    pub fn sign(self) -> &'static str {
+        match self {
+            Bound::AtMost => "≤ ",
+            Bound::AtLeast => "≥ ",
+        }
+    }
 }
 
 /// What the server did over one window. `None` where the engine does not export the metric or
@@ -35,6 +61,9 @@ pub struct WindowStats {
     pub swapped: Option<GaugeStats>,
     /// KV cache usage, 0–1.
     pub kv_usage: Option<GaugeStats>,
+    /// Requests waiting for KV or other capacity, as the engine says (vLLM 0.32
+    /// num_requests_waiting_by_reason{reason="capacity"}).
+    pub waiting_for_capacity: Option<GaugeStats>,
     pub generation_tps: Option<f64>,
     pub prompt_tps: Option<f64>,
     pub preemptions_per_s: Option<f64>,
@@ -71,6 +100,20 @@ impl WindowStats {
             (Some(p), Some(f)) if f > 0.0 => Some(p / f),
             _ => None,
         }
+    }
+
+    /// No traffic in the window: every traffic signal read is zero (no token generated or
+    /// prompted, nothing finished, nobody running or waiting at any scrape), and at least one
+    /// was read. A window with nothing read is unknown, not idle.
+    pub fn idle(&self) -> bool {
+        let signals = [
+            self.generation_tps,
+            self.prompt_tps,
+            self.finished,
+            self.running.map(|g| g.peak),
+            self.waiting.map(|g| g.peak),
+        ];
+        signals.iter().any(Option::is_some) && signals.iter().flatten().all(|v| *v == 0.0)
     }
 
     pub fn mean_gen_tokens(&self) -> Option<f64> {
@@ -142,12 +185,55 @@ fn hist_delta(samples: &[Sample], f: impl Fn(&Sample) -> Option<&Histogram>) -> 
             (le, (c - before).max(0.0))
         })
         .collect();
+    let (p50, p50_bound) = quantile_in_evidence(&buckets, 0.5).unzip();
+    let (p95, p95_bound) = quantile_in_evidence(&buckets, 0.95).unzip();
     Some(Dist {
         count,
         mean: sum / count,
-        p50: quantile(&buckets, 0.5),
-        p95: quantile(&buckets, 0.95),
+        p50,
+        p95,
+        p50_bound: p50_bound.flatten(),
+        p95_bound: p95_bound.flatten(),
     })
+}
+
+/// A quantile that stays inside what the buckets say: Prometheus' interpolation only between
+/// two populated bounds. In the first bucket, or in the highest bucket that holds a sample, the
+/// samples could lie anywhere in it, so the figure is the bucket's upper bound, marked
+/// [`Bound::AtMost`] (all of vLLM's queue times in (0, 0.3] are "≤ 0.3 s", not 0.15). In the
+/// +Inf bucket it is the highest finite bound, [`Bound::AtLeast`].
+pub fn quantile_in_evidence(buckets: &[(f64, f64)], q: f64) -> Option<(f64, Option<Bound>)> {
+    let total = buckets.last()?.1;
+    if total <= 0.0 {
+        return None;
+    }
+    let rank = q * total;
+    // The highest finite bound whose bucket holds a sample.
+    let mut top = None;
+    let mut prev_c = 0.0;
+    for &(le, c) in buckets {
+        if c > prev_c && le.is_finite() {
+            top = Some(le);
+        }
+        prev_c = c;
+    }
+    let mut prev = (0.0, 0.0);
+    for (i, &(le, c)) in buckets.iter().enumerate() {
+        if c >= rank && c > prev.1 {
+            if le.is_infinite() {
+                return Some((prev.0, Some(Bound::AtLeast)));
+            }
+            if i == 0 || Some(le) == top {
+                return Some((le, Some(Bound::AtMost)));
+            }
+            return Some((
+                prev.0 + (le - prev.0) * (rank - prev.1) / (c - prev.1),
+                None,
+            ));
+        }
+        prev = (le, c);
+    }
+    Some((prev.0, Some(Bound::AtLeast)))
 }
 
 /// Prometheus-style histogram_quantile: linear interpolation inside the bucket that holds the
@@ -225,6 +311,7 @@ pub fn stats(samples: &[Sample], max_num_seqs: Option<f64>) -> WindowStats {
         waiting: gauge(samples, |s| s.waiting),
         swapped: gauge(samples, |s| s.swapped),
         kv_usage: gauge(samples, |s| s.kv_usage),
+        waiting_for_capacity: gauge(samples, |s| s.waiting_for_capacity),
         generation_tps: rate(&|s| s.generation_tokens),
         prompt_tps: rate(&|s| s.prompt_tokens),
         preemptions_per_s: rate(&|s| s.preemptions),
@@ -285,6 +372,46 @@ mod tests {
             quantile(&[(1.0, 1.0), (f64::INFINITY, 10.0)], 0.9),
             Some(1.0)
         );
+    }
+
+    #[test]
+    fn quantiles_stay_inside_the_evidence() {
+        // vLLM 0.32 queue time: every sample in the first bucket (le 0.3 s), mean 22 µs. Not
+        // p50 0.15 / p95 0.285: both are "≤ 0.3".
+        let q = [(0.3, 8.0), (0.5, 8.0), (f64::INFINITY, 8.0)];
+        assert_eq!(
+            quantile_in_evidence(&q, 0.5),
+            Some((0.3, Some(Bound::AtMost)))
+        );
+        assert_eq!(
+            quantile_in_evidence(&q, 0.95),
+            Some((0.3, Some(Bound::AtMost)))
+        );
+        // TTFT with the slowest samples in (20, 40]: p95 is "≤ 40", never an interpolated 38.7
+        // the samples may be far below (the client saw at most 23).
+        let t = [
+            (10.0, 40.0),
+            (20.0, 92.0),
+            (40.0, 100.0),
+            (f64::INFINITY, 100.0),
+        ];
+        assert_eq!(
+            quantile_in_evidence(&t, 0.95),
+            Some((40.0, Some(Bound::AtMost)))
+        );
+        // Between two populated bounds: Prometheus' interpolation, unmarked.
+        let (p50, b) = quantile_in_evidence(&t, 0.5).unwrap();
+        assert!(p50 > 10.0 && p50 < 20.0 && b.is_none(), "{p50}");
+        // Never above the highest bucket that holds a sample; in +Inf: at least the last bound.
+        for q in [0.5, 0.9, 0.99, 1.0] {
+            assert!(quantile_in_evidence(&t, q).unwrap().0 <= 40.0);
+        }
+        let inf = [(1.0, 1.0), (f64::INFINITY, 10.0)];
+        assert_eq!(
+            quantile_in_evidence(&inf, 0.9),
+            Some((1.0, Some(Bound::AtLeast)))
+        );
+        assert_eq!(quantile_in_evidence(&[(1.0, 0.0)], 0.5), None);
     }
 
     #[test]

@@ -298,14 +298,16 @@ fn save_history_and_remeasure_against_a_replay() {
     let doc: Value = serde_json::from_str(&out).unwrap();
     // The printed document reads back as the typed struct (unknown fields refused), and every
     // field it holds is named in docs/json/diagnose.md.
-    let typed: diagnose::Report = serde_json::from_str(&out).expect("a headroom.diagnose/1 document");
+    let typed: diagnose::Report =
+        serde_json::from_str(&out).expect("a headroom.diagnose/1 document");
     assert_eq!(typed.primary_rule(), Some(diagnose::RuleId::R5));
     let missing = testpeers::schema::undocumented(&doc, "diagnose.md", &["/config"]);
     assert!(missing.is_empty(), "undocumented: {missing:?}");
     // R5 prescribes the seat knob, typed.
     let fix = &typed.primary.as_ref().unwrap().fix;
     assert!(
-        fix.iter().all(|s| s.knob.is_none() || s.knob == Some(diagnose::Knob::MaxNumSeqs)),
+        fix.iter()
+            .all(|s| s.knob.is_none() || s.knob == Some(diagnose::Knob::MaxNumSeqs)),
         "{fix:?}"
     );
     let id = typed.saved_run_id.unwrap();
@@ -323,7 +325,13 @@ fn save_history_and_remeasure_against_a_replay() {
     // --fail-on: exit 2 when a primary fires, or when a named rule is primary or held; 0
     // otherwise.
     let replay = |extra: &[&str]| {
-        let mut a = vec!["diagnose", "--replay", rec.to_str().unwrap(), "--engine-args", args];
+        let mut a = vec![
+            "diagnose",
+            "--replay",
+            rec.to_str().unwrap(),
+            "--engine-args",
+            args,
+        ];
         a.extend_from_slice(extra);
         headroom(&a).0
     };

@@ -610,10 +610,14 @@ pub fn render(s: &Scenario, doc: &Demo) -> String {
             "TTFT p50 / p95",
             Box::new(|d| {
                 let t = d.latency.ttft_s;
+                // A bucket bound prints with its side ("≤ 40.0 s"), never as a point.
+                let q = |v: Option<f64>, b: Option<diagnose::Bound>| {
+                    format!("{}{}", b.map_or("", |b| b.sign()), secs(v))
+                };
                 format!(
                     "{} / {}",
-                    secs(t.and_then(|t| t.p50)),
-                    secs(t.and_then(|t| t.p95))
+                    q(t.and_then(|t| t.p50), t.and_then(|t| t.p50_bound)),
+                    q(t.and_then(|t| t.p95), t.and_then(|t| t.p95_bound))
                 )
             }),
         ),

@@ -26,7 +26,10 @@ fn lat(d: Option<Dist>) -> String {
         Some(d) => {
             let p95 = d
                 .p95
-                .map(|p| format!(", p95 {} ms", num(p * 1e3)))
+                .map(|p| {
+                    let sign = d.p95_bound.map_or("", |b| b.sign());
+                    format!(", p95 {sign}{} ms", num(p * 1e3))
+                })
                 .unwrap_or_default();
             format!("mean {} ms{p95}", num(d.mean * 1e3))
         }
@@ -246,6 +249,20 @@ pub fn render(r: &Report, verbose: bool) -> String {
                 );
             }
         }
+        None if !v.held.is_empty() => {
+            let names: Vec<&str> = v.held.iter().map(|f| f.rule.as_str()).collect();
+            let _ = writeln!(
+                o,
+                "No primary named: {} fired, but a rule that outranks it cannot be judged.",
+                names.join(", ")
+            );
+            if verbose {
+                for h in &v.held {
+                    let _ = writeln!(o);
+                    finding(&mut o, "FIRED (not crowned)", h);
+                }
+            }
+        }
         None => {
             let _ = writeln!(o, "No rule fires.");
             if let Some(f) = &v.fallback {
@@ -256,7 +273,23 @@ pub fn render(r: &Report, verbose: bool) -> String {
             }
         }
     }
-    if verbose {
+    // What would outrank the primary but could not be judged: one line each, with the flag.
+    for u in &v.unjudged {
+        let _ = writeln!(
+            o,
+            "  Unjudged {} {}: {} — {} {} to settle it",
+            u.rule.as_str(),
+            u.rule.title(),
+            u.hint,
+            if u.needs.starts_with("--") {
+                "pass"
+            } else {
+                "run"
+            },
+            u.needs
+        );
+    }
+    if verbose && v.primary.is_some() {
         for h in &v.held {
             let _ = writeln!(o);
             finding(&mut o, "HELD", h);
