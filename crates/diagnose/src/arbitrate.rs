@@ -211,9 +211,16 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
     // A suspect that cannot be judged and outranks what fired: no weaker rule is crowned by
     // default. What fired stays held; the verdict names the suspect and the fact that settles it.
     let top = active.first().map(|f| rank(f.rule, d.soft_field));
+    // A suspect outranks only if it does under every reading of what is unread: with the ridge
+    // and the seat limit unknown, a field with no queue and a cool KV may be soft, where
+    // prefill ranks below under-batching.
+    let maybe_soft = d.soft_field
+        || (inp.physics.is_none()
+            && inp.window.waiting.is_some_and(|w| w.mean < 2.0)
+            && inp.window.kv_usage.is_none_or(|k| k.mean < 0.8));
     let unjudged: Vec<crate::Unjudged> = suspects(inp, &d, &quiet)
         .into_iter()
-        .filter(|u| top.is_none_or(|t| rank(u.rule, d.soft_field) < t))
+        .filter(|u| top.is_none_or(|t| rank(u.rule, maybe_soft) < t))
         .collect();
     // A reuse suspect is tuning advice: it is named but does not withhold a primary.
     let crowned = unjudged.iter().all(|u| u.rule == RuleId::R3);
