@@ -190,7 +190,7 @@ pub fn compare(before: &Report, after: &Report) -> Comparison {
         ratio_high: cmp.as_ref().map(|c| c.high),
         confidence: cmp.as_ref().map(|c| c.confidence),
         noise_floor: cmp.as_ref().map(|_| cfg.threshold),
-        p_value: cmp.as_ref().map(|c| c.mann_whitney.p),
+        p_value: cmp.as_ref().map(|c| c.test.p),
         verdict,
         reason: cmp.as_ref().map(|c| c.reason.clone()).or(why),
     };
