@@ -30,8 +30,11 @@ impl Drop for VllmServer {
     fn drop(&mut self) {
         // The API server forks an engine core and a worker: signal the group, then reap.
         let pid = self.child.id() as i32;
+        // `--` before the negative id: procps kill otherwise reads `-PID` as a signal and
+        // signals nothing.
+        let group = format!("-{pid}");
         let _ = Command::new("kill")
-            .args(["-TERM", &format!("-{pid}")])
+            .args(["-s", "TERM", "--", &group])
             .status();
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
@@ -41,7 +44,7 @@ impl Drop for VllmServer {
             std::thread::sleep(Duration::from_millis(200));
         }
         let _ = Command::new("kill")
-            .args(["-KILL", &format!("-{pid}")])
+            .args(["-s", "KILL", "--", &group])
             .status();
         let _ = self.child.wait();
     }
