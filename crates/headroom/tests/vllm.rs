@@ -79,7 +79,11 @@ fn series_sum(body: &str, name: &str) -> Option<f64> {
             None if rest.starts_with(' ') => rest,
             None => continue,
         };
-        if let Some(v) = rest.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()) {
+        if let Some(v) = rest
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse::<f64>().ok())
+        {
             *total.get_or_insert(0.0) += v;
         }
     }
@@ -147,7 +151,10 @@ fn live_vllm_is_read_and_throughput_is_its_own_counter() {
         .filter(|l| l.ok)
         .map(|l| {
             let body = l.body.expect("an ok scrape has a body");
-            (l.t, series_sum(&body, "vllm:generation_tokens_total").unwrap())
+            (
+                l.t,
+                series_sum(&body, "vllm:generation_tokens_total").unwrap(),
+            )
         })
         .collect();
     let (t0, c0) = scrapes[0];
@@ -193,7 +200,10 @@ fn live_vllm_max_num_seqs_2_is_saturation_and_raising_it_clears_it() {
     let seqs = doc.config.get("max_num_seqs").expect("max_num_seqs read");
     assert_eq!(seqs.source, "process_cmdline", "{:?}", doc.config);
     let primary = doc.primary.as_ref().unwrap_or_else(|| {
-        panic!("no primary: {}", serde_json::to_string_pretty(&doc).unwrap())
+        panic!(
+            "no primary: {}",
+            serde_json::to_string_pretty(&doc).unwrap()
+        )
     });
     assert_eq!(primary.rule, RuleId::R5, "{primary:?}");
     // Without --gpu there is no ridge, so no seat target is named (spec 001: a target would
@@ -205,7 +215,11 @@ fn live_vllm_max_num_seqs_2_is_saturation_and_raising_it_clears_it() {
         .find(|s| s.flag.as_deref() == Some("--max-num-seqs"))
         .and_then(|s| s.value.clone());
     assert!(
-        named.is_some() || primary.fix.iter().any(|s| s.text.contains("--max-num-seqs")),
+        named.is_some()
+            || primary
+                .fix
+                .iter()
+                .any(|s| s.text.contains("--max-num-seqs")),
         "the fix names --max-num-seqs: {:?}",
         primary.fix
     );
@@ -235,7 +249,11 @@ fn live_vllm_max_num_seqs_2_is_saturation_and_raising_it_clears_it() {
     assert_eq!(r.comparison.primary_before, Some(RuleId::R5));
     assert_eq!(r.comparison.cleared, Some(true), "{:?}", r.comparison);
     // The new seat limit is read from the restarted process's command line.
-    let after_seqs = r.after.config.get("max_num_seqs").expect("max_num_seqs read after");
+    let after_seqs = r
+        .after
+        .config
+        .get("max_num_seqs")
+        .expect("max_num_seqs read after");
     assert_eq!(after_seqs.source, "process_cmdline");
     if named.is_some() {
         let mv = r
