@@ -336,6 +336,30 @@ pub fn bootstrap_ratio_ci(
     Ok((q(alpha / 2.0), q(1.0 - alpha / 2.0)))
 }
 
+/// Ranks (1-based) of ascending `sorted` keys, ties sharing their mean rank, and the tie term
+/// Σ (t³ − t) over tie groups that the normal approximations correct for. The one ranking
+/// behind both the Mann-Whitney and the Wilcoxon test.
+fn midranks(sorted: &[f64]) -> (Vec<f64>, f64) {
+    let n = sorted.len();
+    let mut ranks = vec![0.0; n];
+    let mut tie_term = 0.0;
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        while j + 1 < n && sorted[j + 1] == sorted[i] {
+            j += 1;
+        }
+        let r = (i + j) as f64 / 2.0 + 1.0;
+        for rank in ranks.iter_mut().take(j + 1).skip(i) {
+            *rank = r;
+        }
+        let t = (j - i + 1) as f64;
+        tie_term += t * t * t - t;
+        i = j + 1;
+    }
+    (ranks, tie_term)
+}
+
 /// Two-sided Mann-Whitney U test of `a` against `b`.
 pub fn mann_whitney(a: &[f64], b: &[f64]) -> Result<MannWhitney, StatsError> {
     check("baseline", a)?;
@@ -348,23 +372,8 @@ pub fn mann_whitney(a: &[f64], b: &[f64]) -> Result<MannWhitney, StatsError> {
         .chain(b.iter().map(|&x| (x, 1)))
         .collect();
     pooled.sort_by(|x, y| x.0.total_cmp(&y.0));
-    let n = pooled.len();
-    let mut ranks = vec![0.0; n];
-    let mut tie_term = 0.0; // Σ (t³ − t) over tie groups
-    let mut i = 0;
-    while i < n {
-        let mut j = i;
-        while j + 1 < n && pooled[j + 1].0 == pooled[i].0 {
-            j += 1;
-        }
-        let r = (i + j) as f64 / 2.0 + 1.0;
-        for rank in ranks.iter_mut().take(j + 1).skip(i) {
-            *rank = r;
-        }
-        let t = (j - i + 1) as f64;
-        tie_term += t * t * t - t;
-        i = j + 1;
-    }
+    let keys: Vec<f64> = pooled.iter().map(|p| p.0).collect();
+    let (ranks, tie_term) = midranks(&keys);
     let r1: f64 = pooled
         .iter()
         .zip(&ranks)
@@ -832,22 +841,8 @@ pub fn wilcoxon_signed_rank(d: &[f64]) -> Result<RankTest, StatsError> {
         });
     }
     nz.sort_by(|a, b| a.abs().total_cmp(&b.abs()));
-    let mut ranks = vec![0.0; n];
-    let mut tie_term = 0.0;
-    let mut i = 0;
-    while i < n {
-        let mut j = i;
-        while j + 1 < n && nz[j + 1].abs() == nz[i].abs() {
-            j += 1;
-        }
-        let r = (i + j) as f64 / 2.0 + 1.0;
-        for rank in ranks.iter_mut().take(j + 1).skip(i) {
-            *rank = r;
-        }
-        let t = (j - i + 1) as f64;
-        tie_term += t * t * t - t;
-        i = j + 1;
-    }
+    let keys: Vec<f64> = nz.iter().map(|x| x.abs()).collect();
+    let (ranks, tie_term) = midranks(&keys);
     let w: f64 = nz
         .iter()
         .zip(&ranks)
