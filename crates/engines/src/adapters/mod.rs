@@ -56,14 +56,17 @@ pub fn to_sample(e: &Exposition, t: f64) -> Result<Sample, AdaptError> {
             .join(", "),
     })?;
     let mut s = Sample::empty(t, engine);
-    let v = View { e };
-    match engine {
-        Engine::Vllm => vllm::fill(&v, &mut s),
-        Engine::LlamaCpp => llamacpp::fill(&v, &mut s),
-        Engine::Sglang => sglang::fill(&v, &mut s),
-        Engine::Tgi => tgi::fill(&v, &mut s),
-    }
+    fill(engine, &View::new(e), &mut s);
     Ok(s)
+}
+
+fn fill(engine: Engine, v: &View, s: &mut Sample) {
+    match engine {
+        Engine::Vllm => vllm::fill(v, s),
+        Engine::LlamaCpp => llamacpp::fill(v, s),
+        Engine::Sglang => sglang::fill(v, s),
+        Engine::Tgi => tgi::fill(v, s),
+    }
 }
 
 /// How series that differ only in some labels are combined.
@@ -81,9 +84,23 @@ pub(crate) enum Agg<'a> {
 /// Read access to an exposition by metric name, with the aggregation rules above.
 pub(crate) struct View<'a> {
     e: &'a Exposition,
+    /// Every family name an adapter asked for, present or not: the tests diff it against a real
+    /// engine's exposition, so a family the engine sends and no adapter reads is seen.
+    asked: std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
 impl<'a> View<'a> {
+    pub fn new(e: &'a Exposition) -> Self {
+        View {
+            e,
+            asked: Default::default(),
+        }
+    }
+
+    fn ask(&self, name: &str) {
+        let base = name.strip_suffix("_total").unwrap_or(name);
+        self.asked.borrow_mut().insert(base.to_string());
+    }
     /// Samples printed as the first of `names` that has any (names in preference order, so a
     /// renamed metric lists its new name first).
     fn first_present(&self, names: &[String]) -> Vec<&'a PromSample> {
@@ -101,6 +118,7 @@ impl<'a> View<'a> {
     }
 
     pub fn has(&self, name: &str) -> bool {
+        self.ask(name);
         self.e.series(name).next().is_some()
     }
 
@@ -111,12 +129,14 @@ impl<'a> View<'a> {
 
     /// A gauge, by exact name (alternatives in preference order).
     pub fn gauge(&self, names: &[&str], agg: Agg) -> Option<f64> {
+        names.iter().for_each(|n| self.ask(n));
         let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
         combine(&self.first_present(&names), agg)
     }
 
     /// A counter, matched as `name(_total)?` (alternatives in preference order).
     pub fn counter(&self, names: &[&str], agg: Agg) -> Option<f64> {
+        names.iter().for_each(|n| self.ask(n));
         let mut all = Vec::new();
         for n in names {
             all.push(format!("{n}_total"));
@@ -128,6 +148,7 @@ impl<'a> View<'a> {
     /// A counter's series whose `label` equals `value`, matched as `name(_total)?`; None when
     /// the family or that label value is absent.
     pub fn counter_where(&self, name: &str, label: &str, value: &str, agg: Agg) -> Option<f64> {
+        self.ask(name);
         let names = [format!("{name}_total"), name.to_string()];
         let v: Vec<&PromSample> = self
             .first_present(&names)
@@ -139,6 +160,7 @@ impl<'a> View<'a> {
 
     /// A gauge's series whose `label` equals `value`.
     pub fn gauge_where(&self, name: &str, label: &str, value: &str, agg: Agg) -> Option<f64> {
+        self.ask(name);
         let v: Vec<&PromSample> = self
             .first_present(&[name.to_string()])
             .into_iter()
@@ -149,6 +171,7 @@ impl<'a> View<'a> {
 
     /// A histogram (or a summary's sum and count) by family name, first alternative present.
     pub fn histogram(&self, names: &[&str], agg: Agg) -> Option<Histogram> {
+        names.iter().for_each(|n| self.ask(n));
         for n in names {
             if let Some(h) = self.histogram_one(n, agg) {
                 return Some(h);
@@ -216,6 +239,7 @@ impl<'a> View<'a> {
     /// Labels of the first series named `name`, preferring the one with `engine="0"`, minus the
     /// labels in `skip`.
     pub fn info_labels(&self, name: &str, skip: &[&str]) -> BTreeMap<String, String> {
+        self.ask(name);
         let series: Vec<&PromSample> = self.e.series(name).collect();
         let pick = series
             .iter()
@@ -230,6 +254,32 @@ impl<'a> View<'a> {
         })
         .unwrap_or_default()
     }
+}
+
+/// For a real engine's exposition: the families it sends (by base name) and the families the
+/// adapter asked for (present or not).
+#[cfg(test)]
+pub(crate) fn families_sent_and_asked(
+    text: &str,
+) -> (
+    std::collections::BTreeSet<String>,
+    std::collections::BTreeSet<String>,
+) {
+    let e = crate::prom::parse(text).expect("a real exposition parses");
+    let sent = e
+        .families
+        .iter()
+        .map(|f| match f.kind {
+            // Adapters ask for a counter by its base name and match `name(_total)?`.
+            crate::prom::MetricType::Counter => f.name.strip_suffix("_total").unwrap_or(&f.name),
+            _ => &f.name,
+        })
+        .map(str::to_string)
+        .collect();
+    let v = View::new(&e);
+    let engine = detect_engine(&e).expect("an engine's exposition");
+    fill(engine, &v, &mut Sample::empty(0.0, engine));
+    (sent, v.asked.into_inner())
 }
 
 fn combine(samples: &[&PromSample], agg: Agg) -> Option<f64> {
@@ -305,7 +355,7 @@ mod tests {
     fn mean_over_replicas_then_sum() {
         let text = "x{tp_rank=\"0\",dp_rank=\"0\"} 4\nx{tp_rank=\"1\",dp_rank=\"0\"} 4\nx{tp_rank=\"0\",dp_rank=\"1\"} 2\nx{tp_rank=\"1\",dp_rank=\"1\"} 2\n";
         let e = crate::prom::parse(text).unwrap();
-        let v = View { e: &e };
+        let v = View::new(&e);
         assert_eq!(v.gauge(&["x"], Agg::Sum), Some(12.0));
         assert_eq!(v.gauge(&["x"], Agg::Mean), Some(3.0));
         assert_eq!(

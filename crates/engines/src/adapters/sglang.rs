@@ -25,9 +25,15 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     // Pool usage over all DP pools is used/capacity summed; without both, the per-rank fraction
     // is averaged (a fraction must never be summed).
     let used = v.gauge(&["sglang:num_used_tokens"], per_sched);
+    // `token_usage` is rounded to two decimals (0.5.23 pool_stats_observer.py: `round(…, 2)`),
+    // so a pool 0.5 % full reads 0.0; `full_token_usage` is the unrounded full-attention pool.
+    let fraction = v.gauge(
+        &["sglang:full_token_usage", "sglang:token_usage"],
+        Agg::Mean,
+    );
     s.kv_usage = match (used, s.kv_capacity_tokens) {
         (Some(u), Some(c)) if c > 0.0 => Some(u / c),
-        _ => v.gauge(&["sglang:token_usage"], Agg::Mean),
+        _ => fraction,
     };
     // A gauge over the last log interval; averaged across schedulers (no weights exported).
     s.prefix_hit_rate_gauge = v
@@ -43,11 +49,15 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
 
     s.ttft = v.histogram(&["sglang:time_to_first_token_seconds"], per_sched);
     // Its `_count` counts tokens, not intervals (buckets step by num_new_tokens while `_sum`
-    // adds the interval), so sum/count is seconds per token.
+    // adds the interval), so sum/count is seconds per token. It is observed only when a request's
+    // output arrives in several chunks (tokenizer_manager.py), so a non-streaming load has none;
+    // then the per-request TPOT histogram ((finish − first token) / (tokens − 1), one
+    // observation per request) gives the mean over requests instead.
     s.itl = v.histogram(
         &[
             "sglang:inter_token_latency_seconds",
             "sglang:time_per_output_token_seconds",
+            "sglang:request_time_per_output_token_seconds",
         ],
         per_sched,
     );
@@ -146,5 +156,205 @@ sglang:time_per_output_token_seconds_count{model_name=\"m\"} 4\n";
         assert_eq!((s.waiting, s.kv_usage), (Some(7.0), Some(0.25)));
         assert_eq!(s.itl.map(|h| h.count), Some(4.0));
         assert_eq!(s.kv_capacity_tokens, None);
+    }
+
+    /// A real SGLang 0.5.23 (CPU engine) after 40 s of 4 non-streaming clients
+    /// (fixtures/sglang-0.5.23/SOURCES.md).
+    const REAL_0_5_23: &str =
+        include_str!("../../../../fixtures/sglang-0.5.23/metrics-4-clients.prom");
+
+    #[test]
+    fn real_sglang_0_5_23_figures_read() {
+        let s = sample_of(REAL_0_5_23);
+        assert_eq!(s.engine, Engine::Sglang);
+        assert_eq!(s.model.as_deref(), Some("smollm2-135m"));
+        assert_eq!((s.running, s.waiting), (Some(2.0), Some(0.0)));
+        assert_eq!(s.kv_capacity_tokens, Some(16384.0));
+        // 79 of 16,384 tokens in use; `token_usage` prints 0.0 (rounded), the fraction does not.
+        assert_eq!(s.kv_usage, Some(79.0 / 16384.0));
+        assert!(s.prefix_hit_rate_gauge.is_some());
+        assert!(s.prompt_tokens.unwrap() > 0.0 && s.generation_tokens.unwrap() > 0.0);
+        // No retraction happened, and SGLang creates the counter on the first one.
+        assert_eq!(s.preemptions, None);
+        // Non-streaming clients: no inter-token histogram, the per-request TPOT stands in.
+        let itl = s.itl.expect("request_time_per_output_token_seconds");
+        assert!(itl.count > 0.0 && itl.sum / itl.count > 0.0);
+        for h in [&s.ttft, &s.e2e, &s.queue_time, &s.prompt_len, &s.gen_len] {
+            assert!(h.as_ref().is_some_and(|h| h.count > 0.0));
+        }
+    }
+
+    /// Every family the real server sends is either read or listed here with the reason it
+    /// carries no evidence for the rules; a family a new SGLang adds fails this test until it is
+    /// placed. Every family the adapter asks for and this server did not send is listed too.
+    #[test]
+    fn real_sglang_0_5_23_families_placed() {
+        const UNREAD: &[(&str, &str)] = &[
+            // GPU-only: CUDA graphs and GPU memory; zero or static on CPU, and not a rate.
+            ("sglang:startup_cuda_graph_time_seconds", "gpu-only"),
+            ("sglang:graph_memory_usage_gb", "gpu-only"),
+            ("sglang:startup_available_gpu_memory_gb", "gpu-only"),
+            ("sglang:is_cuda_graph", "gpu-only"),
+            ("sglang:cuda_graph_passes", "gpu-only"),
+            ("sglang:utilization", "gpu-only"),
+            // Speculative decoding: zero unless a draft model is configured.
+            ("sglang:spec_accept_length", "speculative"),
+            ("sglang:spec_accept_rate", "speculative"),
+            ("sglang:spec_cap_length", "speculative"),
+            ("sglang:spec_block_accept_length", "speculative"),
+            ("sglang:spec_num_steps", "speculative"),
+            ("sglang:spec_num_draft_tokens", "speculative"),
+            // Prefill/decode disaggregation queues: zero on a unified engine.
+            ("sglang:num_prefill_bootstrap_queue_reqs", "disaggregation"),
+            ("sglang:num_prefill_inflight_queue_reqs", "disaggregation"),
+            ("sglang:num_decode_prealloc_queue_reqs", "disaggregation"),
+            ("sglang:num_decode_transfer_queue_reqs", "disaggregation"),
+            (
+                "sglang:num_decode_host_receive_queue_reqs",
+                "disaggregation",
+            ),
+            (
+                "sglang:num_decode_deferred_kv_release_reqs",
+                "disaggregation",
+            ),
+            ("sglang:pending_prealloc_token_usage", "disaggregation"),
+            ("sglang:prealloc_full_token_usage", "disaggregation"),
+            ("sglang:prealloc_swa_token_usage", "disaggregation"),
+            // Data-parallel attention: zero without --enable-dp-attention.
+            ("sglang:dp_attention_tokens", "dp-attention"),
+            ("sglang:dp_attention_steps", "dp-attention"),
+            ("sglang:dp_attention_pairs", "dp-attention"),
+            ("sglang:dp_attention_token_imbalance_ratio", "dp-attention"),
+            ("sglang:dp_attention_sync_wait_seconds", "dp-attention"),
+            // Hybrid models' other pools (sliding window, Mamba state): zero for a dense model.
+            ("sglang:swa_token_usage", "hybrid-model"),
+            ("sglang:swa_available_tokens", "hybrid-model"),
+            ("sglang:swa_evictable_tokens", "hybrid-model"),
+            ("sglang:swa_used_tokens", "hybrid-model"),
+            ("sglang:mamba_usage", "hybrid-model"),
+            ("sglang:mamba_available_tokens", "hybrid-model"),
+            ("sglang:mamba_evictable_tokens", "hybrid-model"),
+            ("sglang:mamba_used_tokens", "hybrid-model"),
+            // Routing-key accounting: zero unless requests carry routing keys.
+            ("sglang:num_unique_running_routing_keys", "routing-keys"),
+            ("sglang:routing_key_running_req_count", "routing-keys"),
+            ("sglang:routing_key_all_req_count", "routing-keys"),
+            ("sglang:routing_keys_active", "routing-keys"),
+            // Static after start-up: the pool size is read from max_total_num_tokens.
+            ("sglang:startup_time_seconds", "static"),
+            ("sglang:weight_memory_usage_gb", "static"),
+            ("sglang:kv_cache_memory_usage_gb", "static"),
+            ("sglang:page_size", "static"),
+            ("sglang:num_pages", "static"),
+            ("sglang:context_len", "static"),
+            // Process and HTTP bookkeeping, not the engine's schedule.
+            ("sglang:process_cpu_seconds", "process"),
+            ("sglang:scheduler_process_cpu_seconds", "process"),
+            ("sglang:http_requests", "process"),
+            ("sglang:http_responses", "process"),
+            ("sglang:http_requests_active", "process"),
+            // The same fact as a family that is read.
+            (
+                "sglang:gen_throughput",
+                "redundant: generation_tokens counter over the window",
+            ),
+            ("sglang:kv_used_tokens", "redundant: num_used_tokens"),
+            (
+                "sglang:kv_available_tokens",
+                "redundant: max_total_num_tokens - num_used_tokens",
+            ),
+            (
+                "sglang:kv_evictable_tokens",
+                "redundant: the prefix cache's share of num_used_tokens",
+            ),
+            (
+                "sglang:uncached_prompt_tokens_histogram",
+                "redundant: prompt_tokens - cached_tokens",
+            ),
+            (
+                "sglang:num_retracted_reqs",
+                "redundant: num_retracted_requests counter, per interval",
+            ),
+            // Scheduler internals no rule judges yet.
+            (
+                "sglang:num_grammar_queue_reqs",
+                "not judged: structured-output queue",
+            ),
+            (
+                "sglang:num_paused_reqs",
+                "not judged: paused for weight updates",
+            ),
+            (
+                "sglang:decode_sum_seq_lens",
+                "not judged: context depth of the decode batch",
+            ),
+            ("sglang:fwd_occupancy", "not judged: NaN on CPU"),
+            (
+                "sglang:new_token_ratio",
+                "not judged: the scheduler's reservation estimate",
+            ),
+            (
+                "sglang:scheduler_idle_seconds",
+                "not judged: scheduler idle time",
+            ),
+            (
+                "sglang:scheduler_stage_seconds",
+                "not judged: per-stage scheduler time",
+            ),
+            (
+                "sglang:per_stage_req_latency_seconds",
+                "not judged: per-stage request latency",
+            ),
+            (
+                "sglang:prefill_effective_tokens",
+                "not judged: prefill tokens after cache",
+            ),
+            ("sglang:realtime_tokens", "not judged: tokens by mode"),
+        ];
+        // Asked for, absent from this server's body, and why.
+        const ABSENT: &[(&str, &str)] = &[
+            (
+                "sglang:num_queue_req",
+                "the 2024 spelling of num_queue_reqs",
+            ),
+            (
+                "sglang:time_per_output_token_seconds",
+                "the older name of the TPOT histogram",
+            ),
+            (
+                "sglang:inter_token_latency_seconds",
+                "observed only when output arrives in several chunks; these clients did not stream",
+            ),
+            (
+                "sglang:num_retracted_requests",
+                "created on the first retraction",
+            ),
+        ];
+        let (sent, asked) = crate::adapters::families_sent_and_asked(REAL_0_5_23);
+        let listed = |set: &[(&str, &str)], f: &str| set.iter().any(|(n, _)| *n == f);
+        let unplaced: Vec<&String> = sent
+            .iter()
+            .filter(|f| !asked.contains(*f) && !listed(UNREAD, f))
+            .collect();
+        assert!(
+            unplaced.is_empty(),
+            "sent, neither read nor listed: {unplaced:?}"
+        );
+        let missing: Vec<&String> = asked
+            .iter()
+            .filter(|f| !sent.contains(*f) && !listed(ABSENT, f))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "asked for, not sent, not listed: {missing:?}"
+        );
+        // The lists stay true: nothing listed as unread is read, nothing listed absent is sent.
+        for (f, _) in UNREAD {
+            assert!(sent.contains(*f), "{f} listed as sent but not in the body");
+            assert!(!asked.contains(*f), "{f} is read; drop it from the list");
+        }
+        for (f, _) in ABSENT {
+            assert!(!sent.contains(*f), "{f} listed as absent but sent");
+        }
     }
 }

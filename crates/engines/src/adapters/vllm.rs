@@ -306,4 +306,148 @@ vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",pos
             Some("1073741824")
         );
     }
+
+    /// Every family the real vLLM 0.32 sends is either read or listed with the reason it carries
+    /// no evidence for the rules yet; every family asked for and not sent is listed with why.
+    #[test]
+    fn real_vllm_0_32_families_placed() {
+        const UNREAD: &[(&str, &str)] = &[
+            // The API server's process and HTTP bookkeeping (prometheus_client defaults).
+            ("http_request_duration_highr_seconds", "process"),
+            ("http_request_duration_seconds", "process"),
+            ("http_request_size_bytes", "process"),
+            ("http_requests", "process"),
+            ("http_response_size_bytes", "process"),
+            ("process_cpu_seconds", "process"),
+            ("process_max_fds", "process"),
+            ("process_open_fds", "process"),
+            ("process_resident_memory_bytes", "process"),
+            ("process_start_time_seconds", "process"),
+            ("process_virtual_memory_bytes", "process"),
+            ("python_gc_collections", "process"),
+            ("python_gc_objects_collected", "process"),
+            ("python_gc_objects_uncollectable", "process"),
+            ("python_info", "process"),
+            // Zero or absent unless configured: sleep mode, KV connectors, multimodal inputs.
+            ("vllm:engine_sleep_state", "sleep mode"),
+            ("vllm:external_prefix_cache_hits", "KV connector"),
+            ("vllm:external_prefix_cache_queries", "KV connector"),
+            ("vllm:mm_cache_hits", "multimodal"),
+            ("vllm:mm_cache_queries", "multimodal"),
+            // vLLM's own model of the work per GPU; headroom's ceiling comes from physics.
+            ("vllm:estimated_flops_per_gpu", "model estimate"),
+            ("vllm:estimated_read_bytes_per_gpu", "model estimate"),
+            ("vllm:estimated_write_bytes_per_gpu", "model estimate"),
+            // The same fact as a family that is read.
+            (
+                "vllm:prompt_tokens_cached_by_source",
+                "redundant: prompt_tokens_by_source",
+            ),
+            (
+                "vllm:request_prefill_kv_computed_tokens",
+                "redundant: prompt_tokens_by_source{local_compute}",
+            ),
+            (
+                "vllm:request_time_per_output_token_seconds",
+                "redundant: inter_token_latency_seconds",
+            ),
+            (
+                "vllm:request_max_num_generation_tokens",
+                "redundant: request_generation_tokens",
+            ),
+            // Per-request phase times and batch sizes no rule judges yet.
+            (
+                "vllm:request_prefill_time_seconds",
+                "not judged: per-request prefill time",
+            ),
+            (
+                "vllm:request_decode_time_seconds",
+                "not judged: per-request decode time",
+            ),
+            (
+                "vllm:request_inference_time_seconds",
+                "not judged: per-request run time",
+            ),
+            (
+                "vllm:iteration_tokens_total",
+                "not judged: tokens per engine step",
+            ),
+            (
+                "vllm:request_params_max_tokens",
+                "not judged: the clients' max_tokens",
+            ),
+            ("vllm:request_params_n", "not judged: the clients' n"),
+        ];
+        const ABSENT: &[(&str, &str)] = &[
+            (
+                "vllm:gpu_cache_usage_perc",
+                "the V0 name of kv_cache_usage_perc",
+            ),
+            ("vllm:gpu_prefix_cache_hit_rate", "a V0 gauge"),
+            (
+                "vllm:gpu_prefix_cache_hits",
+                "the older name of prefix_cache_hits",
+            ),
+            (
+                "vllm:gpu_prefix_cache_queries",
+                "the older name of prefix_cache_queries",
+            ),
+            ("vllm:num_requests_swapped", "V0 only: V1 does not swap"),
+            (
+                "vllm:time_per_output_token_seconds",
+                "the older name of inter_token_latency_seconds",
+            ),
+            (
+                "vllm:spec_decode_num_drafts",
+                "exported only with speculative decoding",
+            ),
+            (
+                "vllm:spec_decode_num_draft_tokens",
+                "exported only with speculative decoding",
+            ),
+            (
+                "vllm:spec_decode_num_accepted_tokens",
+                "exported only with speculative decoding",
+            ),
+            // Spec 000 §9's step ledger: an engine built on vLLM exports it; stock vLLM does not.
+            ("vllm:engine_steps", "step ledger, not in stock vLLM"),
+            ("vllm:engine_steps_decode", "step ledger, not in stock vLLM"),
+            ("vllm:engine_step_seconds", "step ledger, not in stock vLLM"),
+            (
+                "vllm:engine_step_seconds_decode",
+                "step ledger, not in stock vLLM",
+            ),
+            (
+                "vllm:engine_prefill_chunks",
+                "step ledger, not in stock vLLM",
+            ),
+        ];
+        let (sent, asked) = crate::adapters::families_sent_and_asked(REAL_0_32);
+        let listed = |set: &[(&str, &str)], f: &str| set.iter().any(|(n, _)| *n == f);
+        let unplaced: Vec<&String> = sent
+            .iter()
+            .filter(|f| !asked.contains(*f) && !listed(UNREAD, f))
+            .collect();
+        assert!(
+            unplaced.is_empty(),
+            "sent, neither read nor listed: {unplaced:?}"
+        );
+        let missing: Vec<&String> = asked
+            .iter()
+            .filter(|f| !sent.contains(*f) && !listed(ABSENT, f))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "asked for, not sent, not listed: {missing:?}"
+        );
+        for (f, _) in UNREAD {
+            assert!(
+                sent.contains(*f) && !asked.contains(*f),
+                "{f}: list out of date"
+            );
+        }
+        for (f, _) in ABSENT {
+            assert!(!sent.contains(*f), "{f} listed as absent but sent");
+        }
+    }
 }
