@@ -6,6 +6,7 @@
 //!
 //! Inputs cut from real files use the peers and fixtures where present (the SmolLM2 GGUF,
 //! ../shared/fixtures); the test runs without them, on its own files.
+use crate::util::bin;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -17,10 +18,6 @@ use std::time::{Duration, Instant};
 /// (47 s on 2 shared cores); the limit catches a command that never ends.
 const RUN_LIMIT: Duration = Duration::from_secs(240);
 const RSS_LIMIT_KIB: u64 = 256 << 10;
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_headroom")
-}
 
 /// One command line; `{}` is replaced by the input's path.
 struct Cmd {

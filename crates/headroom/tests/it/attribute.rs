@@ -18,11 +18,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+use crate::util::bin;
 use attribute::{CheckStatus, Report};
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_headroom")
-}
 
 fn here(f: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

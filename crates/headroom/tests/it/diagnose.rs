@@ -1,24 +1,12 @@
 //! `headroom diagnose` against a real llama-server under load, and replays of recordings
 //! (including the real, truncated vLLM capture).
 
+use crate::util::headroom;
 use serde_json::Value;
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use testpeers::LlamaServer;
-
-fn headroom(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(args)
-        .output()
-        .expect("run headroom");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// The value of an unlabelled series in a Prometheus body, read without the project's parser.
 fn series(body: &str, name: &str) -> Option<f64> {

@@ -1,9 +1,7 @@
 //! The scenario suite: every built-in scenario, run in simulated time and diagnosed through the
 //! engines parser and the diagnose crate, must give the answer spec 001 requires.
 
-mod common;
-
-use common::{describe, diagnose_scenario};
+use crate::common::{describe, diagnose_scenario};
 use emulator::scenario::{all, Scenario};
 
 fn check(s: &Scenario) -> Result<(), String> {

@@ -3,18 +3,12 @@
 //! the salted miss, turns sees warm turns beat first turns, and refusals send nothing.
 
 use std::io::{Read, Write};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
+use crate::util::headroom_output as headroom;
 use serde_json::Value;
 use testpeers::LlamaServer;
-
-fn headroom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(args)
-        .output()
-        .expect("run headroom")
-}
 
 fn stdout_json(out: &Output) -> Value {
     assert!(

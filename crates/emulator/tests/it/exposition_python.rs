@@ -2,8 +2,6 @@
 //! `prometheus_client` (the library vLLM itself exposes metrics with). Needs HEADROOM_PY (a
 //! python with prometheus_client; `eval "$(bash scripts/peers.sh)"`).
 
-mod common;
-
 use std::process::Command;
 
 use serde_json::Value;
@@ -39,7 +37,7 @@ fn prometheus_client_reads_the_exposition() {
     let Some(py) = python() else { return };
     // A window of the kv-pressure scenario: preemptions, a queue, every histogram populated.
     let s = emulator::scenario::find("kv-pressure").unwrap();
-    let d = common::diagnose_scenario(&s);
+    let d = crate::common::diagnose_scenario(&s);
     let scrape = d.run.scrapes.last().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("metrics.txt");

@@ -6,89 +6,13 @@
 //! identities read from the engine, never speeds: the machine is shared and its load moves
 //! throughput by several times.
 
+use crate::util::headroom;
 use diagnose::remeasure::Remeasure;
 use diagnose::{Report, RuleId};
 use engines::Engine;
-use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
-use testpeers::vllm::{VllmServer, SERVED_MODEL};
-
-fn headroom(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(args)
-        .output()
-        .expect("run headroom");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// `clients` closed-loop clients sending short completions until stopped (at most 10 minutes
-/// and 2,000 requests each: bounded whatever happens).
-struct Load {
-    stop: Arc<AtomicBool>,
-    threads: Vec<JoinHandle<()>>,
-}
-
-impl Load {
-    fn start(port: u16, clients: usize, max_tokens: u32) -> Load {
-        let stop = Arc::new(AtomicBool::new(false));
-        let threads = (0..clients)
-            .map(|i| {
-                let stop = stop.clone();
-                std::thread::spawn(move || {
-                    let deadline = Instant::now() + Duration::from_secs(600);
-                    for j in 0..2000 {
-                        if stop.load(Ordering::Relaxed) || Instant::now() > deadline {
-                            break;
-                        }
-                        let body = format!(
-                            r#"{{"model":"{SERVED_MODEL}","prompt":"Client {i} request {j}: tell me a long story about a lighthouse keeper and the sea.","max_tokens":{max_tokens},"ignore_eos":true}}"#
-                        );
-                        let _ = testpeers::post_json(port, "/v1/completions", &body);
-                    }
-                })
-            })
-            .collect();
-        Load { stop, threads }
-    }
-
-    fn stop(self) {
-        self.stop.store(true, Ordering::Relaxed);
-        for t in self.threads {
-            let _ = t.join();
-        }
-    }
-}
-
-/// The value of a series in a Prometheus body, summed over its label sets, read without the
-/// project's parser: `name{...} value` or `name value`.
-fn series_sum(body: &str, name: &str) -> Option<f64> {
-    let mut total = None;
-    for l in body.lines().filter(|l| !l.starts_with('#')) {
-        let Some(rest) = l.strip_prefix(name) else {
-            continue;
-        };
-        let rest = match rest.strip_prefix('{') {
-            Some(r) => r.split_once('}').map(|x| x.1).unwrap_or(""),
-            None if rest.starts_with(' ') => rest,
-            None => continue,
-        };
-        if let Some(v) = rest
-            .split_whitespace()
-            .next()
-            .and_then(|v| v.parse::<f64>().ok())
-        {
-            *total.get_or_insert(0.0) += v;
-        }
-    }
-    total
-}
+use std::time::Duration;
+use testpeers::load::{series_sum, Load};
+use testpeers::vllm::{self, SERVED_MODEL};
 
 fn diagnose_json(args: &[&str]) -> Report {
     let (code, out, err) = headroom(args);
@@ -99,10 +23,10 @@ fn diagnose_json(args: &[&str]) -> Report {
 #[test]
 fn live_vllm_is_read_and_throughput_is_its_own_counter() {
     let _g = testpeers::serial();
-    let Some(srv) = VllmServer::start(&[], None) else {
+    let Some(srv) = vllm::start(&[], None) else {
         return;
     };
-    let load = Load::start(srv.port, 4, 32);
+    let load = Load::start(srv.port, SERVED_MODEL, 4, 32);
     std::thread::sleep(Duration::from_secs(5));
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("run.jsonl");
@@ -172,14 +96,14 @@ fn live_vllm_is_read_and_throughput_is_its_own_counter() {
 #[test]
 fn live_vllm_max_num_seqs_2_is_saturation_and_raising_it_clears_it() {
     let _g = testpeers::serial();
-    let Some(before_srv) = VllmServer::start(&["--max-num-seqs", "2"], None) else {
+    let Some(before_srv) = vllm::start(&["--max-num-seqs", "2"], None) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h.sqlite");
     // Eight clients against two seats: six wait at every instant (the effect is structural,
     // not a speed, so machine load cannot hide it).
-    let load = Load::start(before_srv.port, 8, 32);
+    let load = Load::start(before_srv.port, SERVED_MODEL, 8, 32);
     std::thread::sleep(Duration::from_secs(8));
     let doc = diagnose_json(&[
         "diagnose",
@@ -229,10 +153,10 @@ fn live_vllm_max_num_seqs_2_is_saturation_and_raising_it_clears_it() {
     drop(before_srv);
 
     // Apply the printed flag: restart on the same port with the prescribed value, same load.
-    let Some(after_srv) = VllmServer::start_on(port, &["--max-num-seqs", &value], None) else {
+    let Some(after_srv) = vllm::start_on(port, &["--max-num-seqs", &value], None) else {
         return;
     };
-    let load = Load::start(after_srv.port, 8, 32);
+    let load = Load::start(after_srv.port, SERVED_MODEL, 8, 32);
     std::thread::sleep(Duration::from_secs(8));
     let (code, out, err) = headroom(&[
         "remeasure",

@@ -4,17 +4,14 @@
 //! numbers: each request's `timings` in its HTTP response, and the /metrics counters scraped at
 //! the end of each instance. The other tests need no peer.
 
+use crate::util::bin;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_headroom")
-}
 
 /// A scratch folder removed when the test ends.
 struct Scratch(PathBuf);
@@ -41,23 +38,9 @@ impl Drop for Scratch {
 }
 
 fn peers() -> Option<(PathBuf, PathBuf)> {
-    let server = std::env::var_os("HEADROOM_LLAMA_SERVER").map(PathBuf::from);
-    let model = std::env::var_os("HEADROOM_MODEL").map(PathBuf::from);
-    match (server, model) {
-        (Some(s), Some(m)) if s.exists() && m.exists() => Some((s, m)),
-        _ => {
-            if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
-                panic!(
-                    "HEADROOM_LLAMA_SERVER / HEADROOM_MODEL missing or not found: run \
-                     eval \"$(bash scripts/peers.sh)\" first"
-                );
-            }
-            eprintln!(
-                "SKIPPED: llama-server missing (HEADROOM_LLAMA_SERVER, HEADROOM_MODEL unset)"
-            );
-            None
-        }
-    }
+    let server = testpeers::peer("HEADROOM_LLAMA_SERVER")?;
+    let model = testpeers::peer("HEADROOM_MODEL")?;
+    Some((server.into(), model.into()))
 }
 
 /// A llama-server whose stderr is appended to `log`; killed when dropped.
@@ -73,16 +56,8 @@ impl Drop for Server {
     }
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 fn start_server(server: &Path, model: &Path, log: &Path, extra: &[&str]) -> Server {
-    let port = free_port();
+    let port = testpeers::free_port();
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -287,6 +262,7 @@ fn close(a: f64, b: f64, n: usize, unit: f64) -> bool {
 
 #[test]
 fn live_llama_server_log_matches_its_own_counters() {
+    let _g = testpeers::serial();
     let Some((server, model)) = peers() else {
         return;
     };

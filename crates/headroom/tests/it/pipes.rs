@@ -6,14 +6,11 @@
 //! gguf JSON, the tensor table) hit the closed pipe in the second way for certain; the first way
 //! closes the pipe before the process has started up, so every write meets it.
 
+use crate::util::bin;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_headroom")
-}
 
 /// Waits for the child (killing it past `limit`), returns its exit code and stderr.
 fn finish(mut child: Child, limit: Duration, what: &str) -> (Option<i32>, String) {

@@ -2,16 +2,10 @@
 //! JSON schemas, name lookup at the CLI, a user catalog, and the real SmolLM2 GGUF file.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
+use crate::util::headroom_output as headroom;
 use serde_json::Value as Json;
-
-fn headroom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(args)
-        .output()
-        .expect("run headroom")
-}
 
 fn ok_stdout(args: &[&str]) -> String {
     let out = headroom(args);
@@ -32,18 +26,7 @@ fn s3(v: f64) -> String {
     format!("{v:.2e}")
 }
 
-fn peer(var: &str) -> Option<String> {
-    match std::env::var(var) {
-        Ok(v) if !v.is_empty() => Some(v),
-        _ => {
-            if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
-                panic!("{var} is not set; run `eval \"$(bash scripts/peers.sh)\"` first");
-            }
-            eprintln!("SKIPPED: {var} missing (run `eval \"$(bash scripts/peers.sh)\"`)");
-            None
-        }
-    }
-}
+use testpeers::peer;
 
 const RAM: &[&str] = &[
     "ceiling",

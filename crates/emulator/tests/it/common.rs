@@ -3,8 +3,6 @@
 //! exports (cache_config_info) merged with the command line the deployment would run with;
 //! physics from the catalogued GPU and model, as diagnose gets them from --gpu / --model.
 
-#![allow(dead_code)]
-
 use diagnose::{window, Config, Inputs, Physics, Verdict, WindowStats};
 use emulator::hardware::{configure, Configured};
 use emulator::scenario::Scenario;
@@ -17,9 +15,7 @@ pub const EPOCH: f64 = 1_750_000_000.0;
 pub struct Diagnosed {
     pub verdict: Verdict,
     pub window: WindowStats,
-    pub inputs: Inputs,
     pub run: VirtualRun,
-    pub configured: Configured,
 }
 
 /// Parses every scrape with the engines crate; the sample time is the exposition's own
@@ -109,9 +105,7 @@ pub fn diagnose_run(c: &Configured, run: VirtualRun) -> Diagnosed {
     Diagnosed {
         verdict,
         window: w,
-        inputs,
         run,
-        configured: c.clone(),
     }
 }
 

@@ -4,21 +4,9 @@
 //! own timings show, and the flag is named), and against
 //! a history of synthetic versions (spec 003's 36 → 17 → 35 tok/s story).
 
+use crate::util::headroom;
 use serde_json::{json, Value};
-use std::process::Command;
 use testpeers::LlamaServer;
-
-fn headroom(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(args)
-        .output()
-        .expect("run headroom");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// One bench run of the quick suite; `repeats` overrides its 5.
 fn bench(url: &str, label: &str, db: &str, repeats: u32) -> Value {
@@ -336,7 +324,7 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
 fn doc(build: &str, decode: &[f64], ttft: &[f64], settings: Value) -> Value {
     use loadgen::bench_suite::{BenchMetric, Better};
     let mut d = loadgen::bench_doc::BenchDoc::read(
-        &serde_json::from_str(include_str!("../../loadgen/tests/data/bench-v1.json")).unwrap(),
+        &serde_json::from_str(include_str!("../../../loadgen/tests/data/bench-v1.json")).unwrap(),
     )
     .unwrap();
     d.identity.build = Some(build.into());

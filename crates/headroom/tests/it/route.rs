@@ -5,37 +5,13 @@
 //! comes back by itself; 413 and 503 carry JSON; SIGTERM lets an open stream finish.
 //! Deterministic failure timing is tested against loopback replicas in crates/router/tests.
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, ChildStdout, Command, Stdio};
-use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-
-/// Two llama-servers per test: run the tests one at a time on a 2-core machine.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn peer(var: &str) -> Option<String> {
-    match std::env::var(var) {
-        Ok(v) if !v.is_empty() => Some(v),
-        _ if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") => {
-            panic!("{var} is not set: run scripts/peers.sh (scripts/test.sh does) to provide it")
-        }
-        _ => {
-            eprintln!("SKIPPED: {var} missing (eval \"$(bash scripts/peers.sh)\" provides it)");
-            None
-        }
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+use testpeers::{free_port, peer};
 
 struct Llama {
     child: Option<Child>,
@@ -315,7 +291,7 @@ fn continuations_pin_new_conversations_spread_and_limits_hold() {
     let Some((server, model)) = peers() else {
         return;
     };
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = testpeers::serial();
     let a = Llama::start(&server, &model, free_port());
     let b = Llama::start(&server, &model, free_port());
     let router = RouterProc::start(&[a.url(), b.url()], &["--max-body", "64KiB"]);
@@ -445,7 +421,7 @@ fn killed_replica_fails_only_started_streams_and_comes_back() {
     let Some((server, model)) = peers() else {
         return;
     };
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = testpeers::serial();
     let mut a = Llama::start(&server, &model, free_port());
     let mut b = Llama::start(&server, &model, free_port());
     let router = RouterProc::start(&[a.url(), b.url()], &[]);

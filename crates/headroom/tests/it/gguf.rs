@@ -2,22 +2,12 @@
 //! on split files gguf-py's GGUFWriter writes; hostile files under a memory limit.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
+use crate::util::headroom_output as headroom;
 use serde_json::Value as Json;
 
-fn peer(var: &str) -> Option<String> {
-    match std::env::var(var) {
-        Ok(v) if !v.is_empty() => Some(v),
-        _ => {
-            if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
-                panic!("{var} is not set; run `eval \"$(bash scripts/peers.sh)\"` first");
-            }
-            eprintln!("SKIPPED: {var} missing (run `eval \"$(bash scripts/peers.sh)\"`)");
-            None
-        }
-    }
-}
+use testpeers::peer;
 
 /// A scratch directory removed when the test ends.
 struct Scratch(PathBuf);
@@ -35,13 +25,6 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-fn headroom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(args)
-        .output()
-        .expect("run headroom")
 }
 
 fn json_of(path: &Path) -> Json {

@@ -1,0 +1,4 @@
+//! diagnose's integration tests: one binary.
+
+mod props;
+mod rules;

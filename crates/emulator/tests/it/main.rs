@@ -1,0 +1,7 @@
+//! The emulator's integration tests: one binary, a module per concern.
+
+mod common;
+mod exposition_python;
+mod http;
+mod physics;
+mod scenarios;

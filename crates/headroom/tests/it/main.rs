@@ -1,0 +1,21 @@
+//! headroom's integration tests: one binary (one link, one set of shared helpers in util.rs);
+//! a module per command or peer. Live servers take `testpeers::serial()`, so across modules
+//! only one runs at a time.
+
+mod attribute;
+mod bench;
+mod ceiling;
+mod diagnose;
+mod documents;
+mod gguf;
+mod hostile;
+mod logs;
+mod pipes;
+mod probe;
+mod probe_emulated;
+mod route;
+mod scenarios;
+mod sglang;
+mod trace;
+mod util;
+mod vllm;
