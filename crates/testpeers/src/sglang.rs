@@ -5,7 +5,7 @@
 //! `HEADROOM_SGLANG_PATH` holds headroom's labelled stand-in for the CPU build of `sgl_kernel`
 //! (scripts/peers/sgl_kernel_standin.py), first on PYTHONPATH: one function in plain torch,
 //! every other name raising when called. The scheduler, HTTP server and metrics are SGLang's.
-//! A start takes about a minute (two on a loaded machine): reuse one server per test.
+//! A start takes about a minute, many more on a loaded machine: reuse one server per test.
 
 use crate::group::GroupServer;
 use crate::{free_port, peer};
@@ -19,8 +19,8 @@ pub const SERVED_MODEL: &str = "smollm2-135m";
 pub type SglangServer = GroupServer;
 
 /// Start SGLang with `args` added to the defaults (`--context-length 2048 --max-total-tokens
-/// 16384`, unless `args` names them); waits at most 400 s for `/health`. None after a loud skip
-/// when the peer is missing.
+/// 16384`, unless `args` names them); waits at most 600 s for `/health` (about a minute on an
+/// idle machine, over six under a load of 17). None after a loud skip when the peer is missing.
 pub fn start(args: &[&str]) -> Option<SglangServer> {
     let py = peer("HEADROOM_SGLANG_PY")?;
     let standin = peer("HEADROOM_SGLANG_PATH")?;
@@ -68,6 +68,6 @@ pub fn start(args: &[&str]) -> Option<SglangServer> {
         port,
         argv,
         &env,
-        Duration::from_secs(400),
+        Duration::from_secs(600),
     ))
 }
