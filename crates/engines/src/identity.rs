@@ -42,8 +42,8 @@ impl Sourced {
 #[serde(deny_unknown_fields)]
 pub struct ModelFile {
     /// What was read: a GGUF file, or a Hugging Face directory's config and safetensors
-    /// headers. Absent in documents written before directories were hashed (all GGUF).
-    #[serde(default)]
+    /// headers. Written only for a directory, so GGUF documents stay as they always were.
+    #[serde(default, skip_serializing_if = "ModelFormat::is_gguf")]
     pub format: ModelFormat,
     /// The files hashed, in order, relative to `path` (a directory's `config.json` and its
     /// `*.safetensors` by name); empty for a GGUF file (the file itself).
@@ -68,6 +68,12 @@ pub enum ModelFormat {
     Gguf,
     /// A Hugging Face directory: `config.json` and `*.safetensors` (vLLM, SGLang, TGI).
     HfSafetensors,
+}
+
+impl ModelFormat {
+    pub fn is_gguf(&self) -> bool {
+        *self == ModelFormat::Gguf
+    }
 }
 
 /// The engine's process on this machine.
