@@ -54,8 +54,10 @@ pub(crate) fn strip(body: &[u8]) -> Option<Prefixed<'_>> {
         let pid = Cur::new(&tag[p + 5..])
             .uint()
             .and_then(|v| u32::try_from(v).ok());
-        // `APIServer`, or `ApiServer_0` … with several API server processes.
-        if tag[..p.min(9)].eq_ignore_ascii_case(b"APIServer") {
+        // Only the single API server's tag: with `--api-server-count` or data parallelism the
+        // servers are `ApiServer_N` / `APIServer_DPN` (vllm/v1/utils.py, dp_supervisor.py),
+        // several processes of one instance, which its start line delimits instead.
+        if &tag[..p] == b"APIServer" {
             api_pid = pid;
         }
         c = Cur::new(&rest[close + 1..]);
@@ -373,6 +375,9 @@ mod tests {
         let p = strip(b"(EngineCore pid=27814) INFO 12-01 16:09:18 [core.py:133] Initializing")
             .unwrap();
         assert_eq!((p.api_pid, p.msg), (None, &b"Initializing"[..]));
+        // One of several API servers: a process of the instance, not its name.
+        let p = strip(b"(ApiServer_1 pid=9) INFO 12-01 16:09:18 [a.py:1] x").unwrap();
+        assert_eq!(p.api_pid, None);
         // Before the process tag: `file.py:N]` without the opening bracket (V0).
         let p = strip(b"INFO 08-01 12:00:05 metrics.py:341] Avg prompt").unwrap();
         assert_eq!((p.api_pid, p.msg), (None, &b"Avg prompt"[..]));
