@@ -1,5 +1,5 @@
-//! Engine logs (llama.cpp `print_timing` and slot lines, halogen `serve_api`; vLLM lines are
-//! not mined and must be skipped): fed whole, and fed in two pieces split at any byte, the
+//! Engine logs (llama.cpp `print_timing` and slot lines, halogen `serve_api`, vLLM's periodic
+//! stats lines): fed whole, and fed in two pieces split at any byte, the
 //! miner gives the same report.
 #![no_main]
 use libfuzzer_sys::fuzz_target;

@@ -41,13 +41,39 @@ impl Sourced {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelFile {
-    /// Byte 0 up to the tensor data: metadata and tensor infos.
+    /// What was read: a GGUF file, or a Hugging Face directory's config and safetensors
+    /// headers. Written only for a directory, so GGUF documents stay as they always were.
+    #[serde(default, skip_serializing_if = "ModelFormat::is_gguf")]
+    pub format: ModelFormat,
+    /// The files hashed, in order, relative to `path` (a directory's `config.json` and its
+    /// `*.safetensors` by name); empty for a GGUF file (the file itself).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hashed: Vec<String>,
+    /// Bytes hashed. GGUF: byte 0 up to the tensor data (metadata and tensor infos). A
+    /// directory: `config.json` whole, then each safetensors file's 8-byte length and header.
     pub header_bytes: u64,
     /// FNV-1a 64 of those bytes, 16 hex digits (an identity hash, not a security one).
     pub header_fnv1a64: String,
     pub path: String,
+    /// The file's size; for a directory, the sum of the hashed files' sizes.
     pub size_bytes: u64,
     pub tensors: u64,
+}
+
+/// The layout of a hashed model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelFormat {
+    #[default]
+    Gguf,
+    /// A Hugging Face directory: `config.json` and `*.safetensors` (vLLM, SGLang, TGI).
+    HfSafetensors,
+}
+
+impl ModelFormat {
+    pub fn is_gguf(&self) -> bool {
+        *self == ModelFormat::Gguf
+    }
 }
 
 /// The engine's process on this machine.
@@ -255,7 +281,7 @@ tell them apart with --label"
     // The model file: hashed only when the server is on this machine (the same path elsewhere
     // may hold another file).
     match (&id.model_path, local) {
-        (Some(p), true) => match hash_gguf_header(Path::new(p)) {
+        (Some(p), true) => match hash_model(Path::new(p)) {
             Ok(v) => id.model_file = Some(v),
             Err(e) => id.notes.push(format!("model file not hashed: {e}")),
         },
@@ -432,6 +458,89 @@ pub enum HashError {
     },
     #[error("{path}: ended at byte {at} inside its header")]
     Truncated { path: String, at: u64 },
+    #[error("{path} is a directory without config.json and *.safetensors files (a Hugging Face model directory has both)")]
+    NotHfDir { path: String },
+    #[error("{path}: the safetensors header {reason}")]
+    Safetensors { path: String, reason: String },
+}
+
+/// Hashes a model path as it is: a directory as a Hugging Face model directory, a file as
+/// GGUF.
+pub fn hash_model(path: &Path) -> Result<ModelFile, HashError> {
+    if path.is_dir() {
+        hash_hf_dir(path)
+    } else {
+        hash_gguf_header(path)
+    }
+}
+
+/// The most a safetensors header may claim: the format's own reader refuses headers over
+/// 100 MB (safetensors `MAX_HEADER_SIZE`).
+const SAFETENSORS_MAX_HEADER: u64 = 100_000_000;
+
+/// FNV-1a 64 of a Hugging Face model directory's identity: `config.json` whole (architecture,
+/// sizes, dtype), then for each `*.safetensors` file in name order its 8-byte little-endian
+/// header length and its JSON header (tensor names, dtypes, shapes and offsets). The tensor
+/// data is not read: this is as cheap as a GGUF header hash, whatever the model's size.
+pub fn hash_hf_dir(dir: &Path) -> Result<ModelFile, HashError> {
+    let shown = dir.display().to_string();
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |source| HashError::Io { path, source }
+    };
+    let config = dir.join("config.json");
+    let mut shards: Vec<String> = std::fs::read_dir(dir)
+        .map_err(io(dir))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".safetensors"))
+        .collect();
+    shards.sort();
+    if !config.is_file() || shards.is_empty() {
+        return Err(HashError::NotHfDir { path: shown });
+    }
+    let bytes = std::fs::read(&config).map_err(io(&config))?;
+    let mut h = fnv1a64(&bytes, FNV_OFFSET);
+    let mut hashed_bytes = bytes.len() as u64;
+    let mut size = bytes.len() as u64;
+    let mut tensors = 0u64;
+    let mut hashed = vec!["config.json".to_string()];
+    for name in shards {
+        let path = dir.join(&name);
+        let bad = |reason: String| HashError::Safetensors {
+            path: path.display().to_string(),
+            reason,
+        };
+        let mut f = std::fs::File::open(&path).map_err(io(&path))?;
+        let file_size = f.metadata().map_err(io(&path))?.len();
+        let mut len8 = [0u8; 8];
+        f.read_exact(&mut len8)
+            .map_err(|_| bad(format!("is missing: the file has {file_size} bytes")))?;
+        let len = u64::from_le_bytes(len8);
+        if len > SAFETENSORS_MAX_HEADER || 8 + len > file_size {
+            return Err(bad(format!(
+                "claims {len} bytes, in a file of {file_size} bytes (at most {SAFETENSORS_MAX_HEADER})"
+            )));
+        }
+        let mut header = vec![0u8; len as usize];
+        f.read_exact(&mut header).map_err(io(&path))?;
+        let parsed: serde_json::Map<String, Value> = serde_json::from_slice(&header)
+            .map_err(|e| bad(format!("is not a JSON object: {e}")))?;
+        tensors += parsed.keys().filter(|k| *k != "__metadata__").count() as u64;
+        h = fnv1a64(&len8, h);
+        h = fnv1a64(&header, h);
+        hashed_bytes += 8 + len;
+        size += file_size;
+        hashed.push(name);
+    }
+    Ok(ModelFile {
+        format: ModelFormat::HfSafetensors,
+        hashed,
+        header_bytes: hashed_bytes,
+        header_fnv1a64: format!("{h:016x}"),
+        path: shown,
+        size_bytes: size,
+        tensors,
+    })
 }
 
 /// FNV-1a 64 of a GGUF file's header (byte 0 up to its tensor data: metadata and tensor infos,
@@ -466,6 +575,8 @@ pub fn hash_gguf_header(path: &Path) -> Result<ModelFile, HashError> {
         left -= n as u64;
     }
     Ok(ModelFile {
+        format: ModelFormat::Gguf,
+        hashed: Vec::new(),
         header_bytes: shard.data_offset,
         header_fnv1a64: format!("{h:016x}"),
         path: shown,

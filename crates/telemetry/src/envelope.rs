@@ -152,6 +152,9 @@ pub struct InstanceReport {
     #[serde(flatten)]
     pub instance: Instance,
     pub envelope: Envelope,
+    /// vLLM's periodic stats lines, summarised per engine (empty for other engines' logs).
+    #[serde(default)]
+    pub vllm_stats: Vec<crate::vllm::VllmStats>,
     pub warnings: Vec<String>,
 }
 
@@ -367,6 +370,7 @@ pub(crate) fn summarise(mut inst: Instance, mut acc: EnvelopeAcc) -> InstanceRep
             prefix_cache,
             totals,
         },
+        vllm_stats: Vec::new(),
         warnings,
     }
 }

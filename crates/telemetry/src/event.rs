@@ -77,6 +77,8 @@ pub(crate) enum Event {
     ServeApi(Box<ServeApi>),
     /// A slot line we do not read further; it still proves the task existed.
     TaskSeen,
+    /// vLLM's periodic stats line, or V0's separate prefix-cache line.
+    Vllm(crate::vllm::Message),
 }
 
 /// halogen's one-line request summary.

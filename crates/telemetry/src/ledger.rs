@@ -10,6 +10,7 @@ use crate::envelope::EnvelopeAcc;
 use crate::event::{self, Event, Scope, ServeApi, SlotSelection};
 use crate::prefix;
 use crate::scan::{each_newline, trim};
+use crate::vllm::{self, EngineTag, Series};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 
@@ -217,6 +218,8 @@ struct State {
     /// Whether final requests are folded into `acc` and dropped (nobody asked for them).
     fold: bool,
     acc: EnvelopeAcc,
+    /// vLLM's stats lines, one series per engine, in order of first appearance.
+    vllm: Vec<Series>,
     /// Per slot: index of its current request.
     open: Vec<Option<usize>>,
     /// Per slot: the highest task id seen.
@@ -237,6 +240,7 @@ impl State {
             folded: 0,
             fold,
             acc: EnvelopeAcc::default(),
+            vllm: Vec::new(),
             inst: Instance {
                 pid,
                 started_by,
@@ -270,7 +274,7 @@ impl State {
     /// Whether this process has shown it is running (served or loaded), so that a startup
     /// line must belong to the next one.
     fn has_run(&self) -> bool {
-        self.phase == Phase::Running || self.seen() > 0
+        self.phase == Phase::Running || self.seen() > 0 || !self.vllm.is_empty()
     }
 
     /// Requests begun in this instance.
@@ -315,18 +319,61 @@ impl State {
     }
 
     /// The instance with its unfolded requests, and what was folded before them.
-    fn parts(&self) -> (Instance, EnvelopeAcc) {
+    fn parts(&self) -> Parts {
         let mut inst = self.inst.clone();
         inst.requests = self.reqs.iter().cloned().collect();
-        (inst, self.acc.clone())
+        (inst, self.acc.clone(), self.vllm_stats())
     }
 
-    fn into_parts(self) -> (Instance, EnvelopeAcc) {
+    fn into_parts(self) -> Parts {
+        let vllm = self.vllm_stats();
         let mut inst = self.inst;
         inst.requests = Vec::from(self.reqs);
-        (inst, self.acc)
+        (inst, self.acc, vllm)
+    }
+
+    fn vllm_stats(&self) -> Vec<vllm::VllmStats> {
+        self.vllm.iter().filter_map(Series::summarise).collect()
+    }
+
+    /// Files a vLLM stats line under its engine's series.
+    fn add_vllm(&mut self, line: u64, s: vllm::StatsLine) {
+        let k = match self.vllm.iter().position(|x| x.engine == s.engine) {
+            Some(k) => k,
+            None => {
+                self.vllm.push(Series {
+                    engine: s.engine,
+                    first_line: line,
+                    last_line: line,
+                    lines: Vec::new(),
+                });
+                self.vllm.len() - 1
+            }
+        };
+        let series = &mut self.vllm[k];
+        series.last_line = line;
+        series.lines.push(s);
+    }
+
+    /// V0's separate prefix-cache line belongs to the stats line just before it.
+    fn add_vllm_prefix_hit(&mut self, pct: f64) -> bool {
+        let last = self
+            .vllm
+            .iter_mut()
+            .filter(|x| x.engine == EngineTag::Single)
+            .find_map(|x| x.lines.last_mut());
+        match last {
+            Some(l) if l.prefix_hit_pct.is_none() => {
+                l.prefix_hit_pct = Some(pct);
+                true
+            }
+            _ => false,
+        }
     }
 }
+
+/// An instance, its folded requests' accumulator and its vLLM stats.
+type Parts = (Instance, EnvelopeAcc, Vec<vllm::VllmStats>);
 
 /// One line reduced to what grouping needs. Parsing needs no context, so lines can be parsed
 /// on several threads and grouped afterwards in their order.
@@ -352,6 +399,18 @@ impl Item {
         let stripped = prefix::strip(line);
         if trim(stripped.body).is_empty() {
             return Item::Blank;
+        }
+        if let Some(v) = vllm::strip(stripped.body) {
+            // A journald pid names the process; otherwise vLLM's own `(APIServer pid=N)` does.
+            let event = match vllm::message(v.msg, v.time) {
+                Some(vllm::Message::Starting) => Some(Event::Starting),
+                m => m.map(Event::Vllm),
+            };
+            return Item::Line {
+                pid: stripped.pid.or(v.api_pid),
+                scope: Scope::Other,
+                event,
+            };
         }
         let parsed = event::parse(stripped.body);
         Item::Line {
@@ -438,6 +497,15 @@ impl Miner {
     /// Requests seen so far, all instances.
     pub fn requests(&self) -> usize {
         self.states.iter().map(State::seen).sum()
+    }
+
+    /// vLLM stats lines read so far, all instances.
+    pub fn vllm_stats_lines(&self) -> usize {
+        self.states
+            .iter()
+            .flat_map(|s| &s.vllm)
+            .map(|x| x.lines.len())
+            .sum()
     }
 
     /// Feeds a chunk of the log; a line cut at the chunk's end waits for the next chunk.
@@ -695,6 +763,11 @@ impl Miner {
                 s.count_selection(by);
                 true
             }
+            Event::Vllm(vllm::Message::Stats(line)) => {
+                s.add_vllm(self.lines, *line);
+                true
+            }
+            Event::Vllm(vllm::Message::PrefixHit(pct)) => s.add_vllm_prefix_hit(pct),
             _ => false,
         }
     }
@@ -744,12 +817,13 @@ impl Miner {
         self.build(insts)
     }
 
-    fn build(&self, insts: Vec<(Instance, EnvelopeAcc)>) -> Report {
+    fn build(&self, insts: Vec<Parts>) -> Report {
         let n = insts.len();
         let instances: Vec<_> = insts
             .into_iter()
-            .map(|(inst, acc)| {
+            .map(|(inst, acc, vllm)| {
                 let mut report = crate::envelope::summarise(inst, acc);
+                report.vllm_stats = vllm;
                 if self.fold {
                     // Only the requests still open at the end were left: list none, not those.
                     report.instance.requests = Vec::new();
@@ -760,15 +834,20 @@ impl Miner {
                 // Drop the empty placeholder a log starts with when a real start follows it.
                 !(i.envelope.requests_seen == 0
                     && i.instance.cancelled_tasks == 0
+                    && i.vllm_stats.is_empty()
                     && i.instance.started_by == StartReason::LogStart
                     && n > 1)
             })
             .collect();
         let mut warnings = Vec::new();
-        if instances.iter().all(|i| i.envelope.requests_seen == 0) {
+        if instances
+            .iter()
+            .all(|i| i.envelope.requests_seen == 0 && i.vllm_stats.is_empty())
+        {
             warnings.push(format!(
-                "no llama.cpp or halogen request lines in {} lines: is this the server's log, at \
-                 info verbosity (llama-server -lv 3)?",
+                "no llama.cpp or halogen request lines and no vLLM stats lines in {} lines: is \
+                 this the server's log, at info verbosity (llama-server -lv 3; vLLM without \
+                 --disable-log-stats)?",
                 self.lines
             ));
         }

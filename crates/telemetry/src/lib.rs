@@ -2,8 +2,9 @@
 //!
 //! Production hosts forbid benchmarks, but the engine already measures every request and
 //! writes it to its log. This crate reads those lines (llama.cpp's `slot print_timing` in its
-//! current and older shapes, halogen's `serve_api`), groups them per request and per server
-//! instance, and summarises each instance as an envelope whose every figure has its sample size.
+//! current and older shapes, halogen's `serve_api`) and vLLM's periodic stats line, groups them
+//! per request and per server instance, and summarises each instance as an envelope whose every
+//! figure has its sample size.
 //!
 //! ```
 //! let log = b"slot print_timing: id  0 | task 5 | prompt eval time =      43.83 ms /    13 tokens (    3.37 ms per token,   296.61 tokens per second)\n\
@@ -20,6 +21,7 @@ mod ledger;
 mod parallel;
 mod prefix;
 mod scan;
+mod vllm;
 
 pub use envelope::{
     Dist, DraftEnvelope, Envelope, GraphsReused, InstanceReport, PrefixCache, PromptAtLongest,
@@ -30,6 +32,7 @@ pub use ledger::{
     CachedFrom, Draft, Engine, Instance, Miner, Report, Request, StartReason, MAX_LINE,
 };
 pub use parallel::{mine_parallel, mine_parallel_into};
+pub use vllm::VllmStats;
 
 use std::io::Read;
 

@@ -2,6 +2,7 @@
 //! `util` holds what they share.
 
 mod live_llama;
+mod model_identity;
 mod real_capture;
 mod scrape_errors;
 mod util;

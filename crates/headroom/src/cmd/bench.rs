@@ -543,8 +543,15 @@ fn render(doc: &BenchDoc, verbose: bool) -> String {
         id.served_model.as_deref().unwrap_or("-")
     ));
     if let Some(f) = &id.model_file {
+        let what = match f.format {
+            engines::identity::ModelFormat::Gguf => "GGUF header".to_string(),
+            engines::identity::ModelFormat::HfSafetensors => format!(
+                "config.json + {} safetensors header(s)",
+                f.hashed.len().saturating_sub(1)
+            ),
+        };
         out.push_str(&format!(
-            " · GGUF header fnv1a64 {}, {} bytes",
+            " · {what} fnv1a64 {}, {} bytes",
             f.header_fnv1a64, f.size_bytes
         ));
     }

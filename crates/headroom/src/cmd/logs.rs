@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use telemetry::doc::{LogsDoc, Source};
-use telemetry::{Dist, InstanceReport, Miner, Report, StartReason};
+use telemetry::{Dist, InstanceReport, Miner, Report, StartReason, VllmStats};
 
 use crate::output::{self, Exit};
 const CHUNK: usize = 1 << 20;
@@ -29,7 +29,9 @@ Reads llama.cpp's `slot print_timing` lines (current and older formats) and halo
 `serve_api` lines, groups them per request and per server instance (a restart starts a new \
 instance; instances are never mixed), and prints each instance's envelope with its sample \
 sizes: decode median and p10-p90, prompt throughput at the longest prompts, draft acceptance, \
-graph reuse and prefix-cache evidence.
+graph reuse and prefix-cache evidence. From vLLM's log (V1 and V0) it reads the periodic stats \
+line (`Avg prompt throughput: ...`) and summarises it per instance and engine: throughput \
+median and peak, idle share, running/waiting/swapped, KV-cache peak, prefix-cache hit rate.
 
 Examples:
   journalctl -u llama --since -3h --no-pager | headroom logs
@@ -39,8 +41,10 @@ Examples:
   headroom logs --journal halogen --user            # rootless units: never sudo
   headroom logs --file server.log --requests         # one row per request
   headroom logs --file server.log --json
+  headroom logs --journal vllm --since -1h          # vLLM's stats lines
 
-llama-server prints print_timing at info verbosity (the default, -lv 3).
+llama-server prints print_timing at info verbosity (the default, -lv 3); vLLM prints its stats \
+line every 10 s (VLLM_LOG_STATS_INTERVAL) unless started with --disable-log-stats.
 JSON schema: docs/json/logs.md (headroom.logs/1).")]
 pub struct Args {
     /// Read this log file instead of stdin.
@@ -212,7 +216,7 @@ fn consume(
     source: &Source,
 ) -> Result<(Miner, bool)> {
     let mut m = miner(args);
-    let mut printed_requests = 0usize;
+    let mut printed = 0usize;
     let mut last_print = Instant::now() - UPDATE_EVERY;
     loop {
         let msg = if args.follow {
@@ -241,8 +245,9 @@ fn consume(
             }
             None => {}
         }
-        if args.follow && last_print.elapsed() >= UPDATE_EVERY && m.requests() != printed_requests {
-            printed_requests = m.requests();
+        let seen = m.requests() + m.vllm_stats_lines();
+        if args.follow && last_print.elapsed() >= UPDATE_EVERY && seen != printed {
+            printed = seen;
             last_print = Instant::now();
             print_update(args, source, m.report())?;
         }
@@ -445,6 +450,23 @@ fn print_update(args: &Args, source: &Source, report: Report) -> Result<()> {
     }
     let mut out = String::new();
     for (k, i) in report.instances.iter().enumerate() {
+        for v in &i.vllm_stats {
+            out += &format!(
+                "instance {}{}: vLLM {}: {} stats lines | generation median {} t/s, peak {} | \
+                 prompt median {} t/s, peak {}\n",
+                k + 1,
+                i.instance
+                    .pid
+                    .map(|p| format!(" pid {p}"))
+                    .unwrap_or_default(),
+                vllm_engine(v),
+                v.lines,
+                tenths(v.gen_tps.median),
+                tenths(v.gen_tps.max),
+                tenths(v.prompt_tps.median),
+                tenths(v.prompt_tps.max),
+            );
+        }
         if i.envelope.requests_seen == 0 {
             continue;
         }
@@ -532,10 +554,15 @@ fn render(report: &Report, list_requests: bool) -> String {
             i.instance.last_line,
             started(i),
         );
-        out += &format!(
-            "  requests: {} seen, {} with timing lines, {} cancel line(s)\n",
-            e.requests_seen, e.requests_timed, i.instance.cancelled_tasks
-        );
+        if e.requests_seen > 0 || i.vllm_stats.is_empty() {
+            out += &format!(
+                "  requests: {} seen, {} with timing lines, {} cancel line(s)\n",
+                e.requests_seen, e.requests_timed, i.instance.cancelled_tasks
+            );
+        }
+        for v in &i.vllm_stats {
+            out += &vllm_table(v);
+        }
         if e.requests_seen == 0 {
             out += "\n";
             continue;
@@ -682,6 +709,157 @@ fn render(report: &Report, list_requests: bool) -> String {
         report.lines, report.unparsed_lines, report.blank_lines, report.overlong_lines
     );
     out
+}
+
+/// `engine 000`, `2 engines aggregated`, or `one engine` (lines without an engine prefix).
+fn vllm_engine(v: &VllmStats) -> String {
+    match (v.engine, v.aggregated_engines) {
+        (Some(e), _) => format!("engine {e:03}"),
+        (None, Some(n)) => format!("{n} engines aggregated"),
+        (None, None) => "one engine".into(),
+    }
+}
+
+/// A figure vLLM printed with one decimal (`%.1f`), or a median between two of them: no more
+/// digits than that.
+fn tenths(x: f64) -> String {
+    if !x.is_finite() {
+        "-".into()
+    } else if ((x * 10.0).round() - x * 10.0).abs() < 1e-6 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// A request count (`%d`), or a median between two of them.
+fn count(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// `median M · peak P` of a per-interval figure.
+fn med_peak(d: &Dist, unit: &str) -> String {
+    format!(
+        "median {}{unit} · peak {}{unit}",
+        tenths(d.median),
+        tenths(d.max)
+    )
+}
+
+/// The same for request counts.
+fn med_peak_count(d: &Dist) -> String {
+    format!("median {} · peak {}", count(d.median), count(d.max))
+}
+
+/// vLLM's stats lines of one engine: one row per figure, n = the intervals behind it.
+fn vllm_table(v: &VllmStats) -> String {
+    let mut head = format!(
+        "  vLLM stats, {}: {} lines (lines {}-{})",
+        vllm_engine(v),
+        v.lines,
+        v.first_line,
+        v.last_line
+    );
+    if let (Some(i), Some(span)) = (v.interval_s, v.span_s) {
+        head += &format!(", every {} s over {span} s", count(i));
+    }
+    let mut t = output::table(["figure", "value", "n", "how"]);
+    let mut row = |fig: &str, val: String, n: usize, how: &str| {
+        t.add_row(vec![
+            Cell::new(fig),
+            Cell::new(val),
+            Cell::new(n).set_alignment(CellAlignment::Right),
+            Cell::new(how),
+        ]);
+    };
+    row(
+        "generation",
+        med_peak(&v.gen_tps, " t/s"),
+        v.gen_tps.n,
+        "Avg generation throughput per interval",
+    );
+    row(
+        "prompt",
+        med_peak(&v.prompt_tps, " t/s"),
+        v.prompt_tps.n,
+        "Avg prompt throughput per interval (computed tokens, cache hits excluded)",
+    );
+    let mut idle = format!(
+        "{} of {} intervals ({:.0}%)",
+        v.idle_intervals,
+        v.lines,
+        v.idle_share * 100.0
+    );
+    if let Some(s) = v.silent_s.filter(|&s| s > 0.0) {
+        idle += &format!(" · {} s without a stats line", count(s));
+    }
+    row(
+        "idle",
+        idle,
+        v.lines,
+        "both throughputs 0.0; vLLM logs repeated idle intervals at debug only",
+    );
+    if let Some(d) = &v.running {
+        row("running", med_peak_count(d), d.n, "requests scheduled");
+    }
+    if let Some(d) = &v.waiting {
+        row(
+            "waiting",
+            med_peak_count(d),
+            d.n,
+            "requests queued (V0: Pending)",
+        );
+    }
+    if let Some(d) = &v.swapped {
+        row(
+            "swapped",
+            med_peak_count(d),
+            d.n,
+            "requests swapped to CPU (V0)",
+        );
+    }
+    if let Some(p) = v.preemptions {
+        row(
+            "preemptions",
+            p.to_string(),
+            v.lines,
+            "summed over the intervals that printed them",
+        );
+    }
+    if let Some(d) = &v.kv_usage_pct {
+        row(
+            &format!("KV cache ({})", v.kv_device.as_deref().unwrap_or("?")),
+            med_peak(d, "%"),
+            d.n,
+            "KV cache usage of the pool",
+        );
+    }
+    if let Some(d) = &v.swap_usage_pct {
+        row(
+            "swap space",
+            med_peak(d, "%"),
+            d.n,
+            "V0's CPU KV cache usage",
+        );
+    }
+    if let (Some(d), Some(last)) = (&v.prefix_cache_hit_pct, v.prefix_cache_hit_pct_last) {
+        row(
+            "prefix cache hit rate",
+            format!(
+                "last {}% · range {}-{}%",
+                tenths(last),
+                tenths(d.min),
+                tenths(d.max)
+            ),
+            d.n,
+            "over vLLM's most recent requests",
+        );
+    }
+    format!("{head}\n{t}\n")
 }
 
 fn request_table(i: &InstanceReport) -> Table {

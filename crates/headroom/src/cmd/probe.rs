@@ -565,7 +565,10 @@ probed depths)\n",
         if let (Some(c), Some(w)) = (deep.cold_ttft_ms.median, deep.warm_ttft_ms.median) {
             let cached = match deep.warm_cached_tokens.median {
                 Some(n) => format!("; the engine reported {n:.0} cached tokens on warm runs"),
-                None => "; the engine reports no cached-token count".into(),
+                None => format!(
+                    "; the engine reports no cached-token count ({})",
+                    probe::cached_tokens_hint(r.server.engine)
+                ),
             };
             o.push_str(&format!(
                 "cold vs warm at depth {}: warm TTFT is {:.1}% of cold ({:.0} vs {:.0} ms){cached}\n",

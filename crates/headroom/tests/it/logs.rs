@@ -627,3 +627,68 @@ fn follow_prints_updates_then_the_final_report_on_ctrl_c() {
     assert_eq!(fin["instances"][0]["envelope"]["requests_timed"], 2);
     assert!(c.wait().unwrap().success());
 }
+
+/// The real vLLM 0.32.0 log (fixtures/vllm-0.32/serve.log): its stats lines, through the
+/// binary, read back as the typed document.
+fn vllm_fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/vllm-0.32/serve.log")
+}
+
+#[test]
+fn real_vllm_log_json_reads_back_and_is_documented() {
+    let log = vllm_fixture();
+    let out = Command::new(bin())
+        .args(["logs", "--json", "--file"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let missing = testpeers::schema::undocumented(&v, "logs.md", &[]);
+    assert!(missing.is_empty(), "not in docs/json/logs.md: {missing:?}");
+    let doc: telemetry::doc::LogsDoc = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
+    assert_eq!(doc.instances.len(), 1);
+    let i = &doc.instances[0];
+    assert_eq!(i.instance.pid, Some(26765));
+    let s = &i.vllm_stats[0];
+    // The figures the log's own lines give (the telemetry crate's test derives them from the
+    // lines; here they are what the document must carry).
+    assert_eq!((s.engine, s.lines), (Some(0), 11));
+    assert_eq!((s.gen_tps.median, s.gen_tps.max), (11.0, 20.6));
+    assert_eq!((s.prompt_tps.median, s.prompt_tps.max), (11.0, 19.8));
+    assert_eq!(s.kv_usage_pct.as_ref().map(|d| d.max), Some(1.9));
+    assert_eq!(
+        s.running.as_ref().map(|d| (d.median, d.max)),
+        Some((6.0, 7.0))
+    );
+}
+
+#[test]
+fn real_vllm_log_human_table_and_restart_on_stdin() {
+    let text = std::fs::read_to_string(vllm_fixture()).unwrap();
+    let twice = format!("{text}{}", text.replace("pid=26765", "pid=31337"));
+    let out = run_stdin(&["logs"], &twice);
+    assert!(out.status.success());
+    let s = String::from_utf8(out.stdout).unwrap();
+    for want in [
+        "instance 1 of 2 · pid 26765",
+        "instance 2 of 2 · pid 31337",
+        "started by a new process id",
+        "vLLM stats, engine 000: 11 lines",
+        "every 10 s over 100 s",
+        "median 11.0 t/s · peak 20.6 t/s",
+        "1 of 11 intervals (9%)",
+        "median 6 · peak 7",
+        "KV cache (CPU)",
+        "median 1.7% · peak 1.9%",
+        "last 0.0% · range 0.0-0.0%",
+    ] {
+        assert!(s.contains(want), "missing {want:?} in\n{s}");
+    }
+    assert!(!s.contains("requests: 0 seen"), "{s}");
+}

@@ -10,9 +10,52 @@ pub use depth::{run_depth, DepthConfig, DepthReport, DepthSample, DepthVerdict};
 pub use prefix::{run_prefix, CacheVerdict, PrefixConfig, PrefixReport, PrefixRun};
 pub use turns::{run_turns, TurnRecord, TurnsConfig, TurnsReport};
 
+#[cfg(test)]
+mod hint_tests {
+    use super::*;
+
+    #[test]
+    fn only_vllm_is_told_its_flag() {
+        let flag = "--enable-prompt-tokens-details";
+        assert!(cached_tokens_hint(Some(Engine::Vllm)).contains(flag));
+        for e in [
+            Some(Engine::LlamaCpp),
+            Some(Engine::Sglang),
+            Some(Engine::Tgi),
+            None,
+        ] {
+            assert!(!cached_tokens_hint(e).contains(flag), "{e:?}");
+        }
+        assert!(cached_tokens_hint(Some(Engine::Sglang)).contains("--enable-cache-report"));
+    }
+}
+
 use serde::Serialize;
 
+use crate::server::Engine;
 use crate::stats::median;
+
+/// Why a response carried no cached-token count, and what would make the engine send one.
+/// Each engine gets its own switch, from its own source; none is named for an engine that
+/// would not know it.
+pub fn cached_tokens_hint(engine: Option<Engine>) -> String {
+    match engine {
+        // vllm/entrypoints/launchers/cli_args.py (0.32.0): `enable_prompt_tokens_details`,
+        // off by default; it fills usage.prompt_tokens_details.cached_tokens.
+        Some(Engine::Vllm) => "vLLM reports cached tokens per request only when started with \
+--enable-prompt-tokens-details"
+            .into(),
+        // sglang/srt/arg_groups/fields/serving.py (0.5.23): `enable_cache_report`.
+        Some(Engine::Sglang) => "SGLang reports cached tokens per request only when started \
+with --enable-cache-report"
+            .into(),
+        Some(Engine::LlamaCpp) => "llama-server reports them as timings.cache_n in each \
+response; none came back (a build from before it, or a proxy that drops `timings`)"
+            .into(),
+        Some(Engine::Tgi) => "TGI's responses carry no cached-token count".into(),
+        None => "the engine is unknown, so no switch that makes it report them can be named".into(),
+    }
+}
 
 /// Where a probe reports its progress (the binary draws a bar on stderr).
 pub trait Progress: Send + Sync {

@@ -274,8 +274,9 @@ pub fn summarize(
             let v = by_ttft(warm);
             let c = by_ttft(salted);
             let reason = format!(
-                "no cached-token count from the engine; by TTFT: warm {} vs cold {} (hit at ≤ \
-{:.0}% of cold)",
+                "no cached-token count from the engine ({}); by TTFT: warm {} vs cold {} (hit \
+at ≤ {:.0}% of cold)",
+                super::cached_tokens_hint(info.engine),
                 fmt_ms(warm),
                 fmt_ms(cold),
                 cfg.ttft_ratio * 100.0
@@ -393,6 +394,30 @@ mod tests {
         );
         assert_eq!(r.control, CacheVerdict::Hit);
         assert_eq!(r.warnings.len(), 1);
+        // llama.cpp is not told vLLM's flag; vLLM is.
+        assert!(r.reason.contains("timings.cache_n"), "{}", r.reason);
+        let vllm = ServerInfo {
+            engine: Some(Engine::Vllm),
+            ..info()
+        };
+        let r = summarize(
+            &vllm,
+            None,
+            &PrefixConfig::default(),
+            CountBasis::Default {
+                chars_per_token: 4.0,
+            },
+            vec![
+                run(RunKind::Cold, 900.0, None),
+                run(RunKind::Warm, 100.0, None),
+            ],
+            vec![],
+        );
+        assert!(
+            r.reason.contains("--enable-prompt-tokens-details"),
+            "{}",
+            r.reason
+        );
         let runs = vec![
             run(RunKind::Cold, 900.0, None),
             run(RunKind::Warm, 800.0, None),
