@@ -12,5 +12,6 @@ pub mod membw;
 pub mod probe;
 pub mod progress;
 pub mod regress;
+pub mod report;
 pub mod route;
 pub mod trace;
