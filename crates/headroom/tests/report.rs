@@ -255,9 +255,11 @@ fn marks_match_tables(dom: &str) -> usize {
             .find(&format!("data-for=\"{id}\""))
             .map(|i| &dom[i..i + dom[i..].find("</table>").unwrap()])
             .unwrap_or_else(|| panic!("plot {id} has no table"));
+        // Header cells (`<th …>`, not `<thead>`).
         let heads: Vec<&str> = table
             .split("<th")
             .skip(1)
+            .filter(|t| t.starts_with([' ', '>']))
             .map(|t| &t[..t.find('>').unwrap()])
             .collect();
         let series: Vec<usize> = body
@@ -297,8 +299,12 @@ fn marks_match_tables(dom: &str) -> usize {
     checked
 }
 
-/// The checks every page passes. Returns the page's size in bytes.
+/// The checks every page passes.
 fn check(chrome: &Path, page: &Path, dir: &Path, min_series: usize) -> Opened {
+    // HEADROOM_KEEP_PAGES=DIR keeps a copy of each page, to look at.
+    if let Some(keep) = std::env::var_os("HEADROOM_KEEP_PAGES") {
+        let _ = std::fs::copy(page, Path::new(&keep).join(page.file_name().unwrap()));
+    }
     let o = open(chrome, page, dir);
     let what = page.display();
     assert!(o.console.is_empty(), "{what}: console said {:?}", o.console);
@@ -480,7 +486,15 @@ fn bench_and_regress_pages_in_a_browser() {
     let port = testpeers::free_port();
     let _emu = Emulator(
         headroom()
-            .args(["emulate", "--port", &port.to_string(), "--duration", "300"])
+            .args([
+                "emulate",
+                "--speed",
+                "10",
+                "--port",
+                &port.to_string(),
+                "--duration",
+                "300",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

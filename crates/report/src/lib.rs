@@ -11,7 +11,7 @@
 mod pages;
 pub mod svg;
 
-pub use pages::{bench, diagnose, regress, remeasure};
+pub use pages::{bench, diagnose, regress, remeasure, standing};
 
 /// The CSS every page carries: light, dark (prefers-color-scheme) and print.
 const CSS: &str = r#"

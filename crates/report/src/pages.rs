@@ -202,53 +202,58 @@ fn verdict(r: &Report) -> Markup {
     }
 }
 
-/// Every rule's standing: primary, held, silenced, unjudged, quiet or silent, with its evidence.
+/// A rule's standing in a report: primary, held, silenced, unjudged, silent or did not fire;
+/// a CSS class for it, the share of sub-windows it fired in, and its evidence. The terminal
+/// view (`headroom watch`) shows the same.
+pub fn standing(r: &Report, rule: RuleId) -> (String, &'static str, Option<f64>, Vec<String>) {
+    if let Some(p) = r.primary.as_ref().filter(|p| p.rule == rule) {
+        return (
+            "primary".into(),
+            "st-primary",
+            p.seen_in,
+            p.evidence.clone(),
+        );
+    }
+    if let Some(h) = r.held.iter().find(|h| h.rule == rule) {
+        let next = r.next.as_ref().is_some_and(|n| n.rule == rule);
+        let s = if next { "held (next)" } else { "held" };
+        return (s.into(), "st-held", h.seen_in, h.evidence.clone());
+    }
+    if let Some(s) = r.silenced.iter().find(|s| s.rule == rule) {
+        return (
+            format!("silenced by {}", s.by.as_str()),
+            "st-silenced",
+            None,
+            vec![s.why.clone()],
+        );
+    }
+    if let Some(u) = r.unjudged.iter().find(|u| u.rule == rule) {
+        return (
+            format!("unjudged: needs {}", u.needs),
+            "st-unjudged",
+            None,
+            vec![u.hint.clone()],
+        );
+    }
+    if let Some(q) = r.quiet.iter().find(|q| q.rule == rule) {
+        return match &q.silent_reason {
+            Some(why) => (
+                "silent".into(),
+                "st-silent",
+                None,
+                std::iter::once(why.clone())
+                    .chain(q.evidence.clone())
+                    .collect(),
+            ),
+            None => ("did not fire".into(), "st-quiet", None, q.evidence.clone()),
+        };
+    }
+    ("not reported".into(), "st-quiet", None, Vec::new())
+}
+
+/// Every rule's standing, with its evidence.
 fn scoreboard(r: &Report) -> Markup {
-    let row = |rule: RuleId| -> (String, &'static str, Option<f64>, Vec<String>) {
-        if let Some(p) = r.primary.as_ref().filter(|p| p.rule == rule) {
-            return (
-                "primary".into(),
-                "st-primary",
-                p.seen_in,
-                p.evidence.clone(),
-            );
-        }
-        if let Some(h) = r.held.iter().find(|h| h.rule == rule) {
-            let next = r.next.as_ref().is_some_and(|n| n.rule == rule);
-            let s = if next { "held (next)" } else { "held" };
-            return (s.into(), "st-held", h.seen_in, h.evidence.clone());
-        }
-        if let Some(s) = r.silenced.iter().find(|s| s.rule == rule) {
-            return (
-                format!("silenced by {}", s.by.as_str()),
-                "st-silenced",
-                None,
-                vec![s.why.clone()],
-            );
-        }
-        if let Some(u) = r.unjudged.iter().find(|u| u.rule == rule) {
-            return (
-                format!("unjudged: needs {}", u.needs),
-                "st-unjudged",
-                None,
-                vec![u.hint.clone()],
-            );
-        }
-        if let Some(q) = r.quiet.iter().find(|q| q.rule == rule) {
-            return match &q.silent_reason {
-                Some(why) => (
-                    "silent".into(),
-                    "st-silent",
-                    None,
-                    std::iter::once(why.clone())
-                        .chain(q.evidence.clone())
-                        .collect(),
-                ),
-                None => ("did not fire".into(), "st-quiet", None, q.evidence.clone()),
-            };
-        }
-        ("not reported".into(), "st-quiet", None, Vec::new())
-    };
+    let row = |rule: RuleId| standing(r, rule);
     html! {
         table.scoreboard {
             thead { tr { th { "rule" } th { "" } th { "standing" } th.n { "seen in" } th { "evidence (measured against threshold)" } } }

@@ -34,7 +34,7 @@ fn polyline_vertices(page: &str, chart: &str, series: &str) -> usize {
     let svg = &svg[..svg.find("</svg>").unwrap()];
     let g = &svg[svg.find(&format!("data-series=\"{series}\"")).unwrap()..];
     let g = &g[..g.find("</g>").unwrap()];
-    g.split("points=\"")
+    g.split(" points=\"")
         .skip(1)
         .map(|p| p[..p.find('"').unwrap()].split_whitespace().count())
         .sum::<usize>()
