@@ -2,7 +2,7 @@
 //! it against its ceiling, and name one primary bottleneck with its evidence and fix. After the
 //! fix, the same window shape again, compared with the saved run.
 
-mod live;
+pub(crate) mod live;
 mod render;
 
 pub use diagnose::{Report, Shape};
@@ -207,7 +207,7 @@ pub fn db_path(p: &Option<PathBuf>) -> Result<PathBuf> {
     }
 }
 
-fn catalog(path: Option<&std::path::Path>) -> Result<::physics::Catalog> {
+pub(crate) fn catalog(path: Option<&std::path::Path>) -> Result<::physics::Catalog> {
     Ok(match path {
         Some(p) => {
             let f = std::fs::File::open(p)

@@ -15,3 +15,4 @@ pub mod regress;
 pub mod report;
 pub mod route;
 pub mod trace;
+pub mod watch;
