@@ -9,7 +9,8 @@
 use crate::ceiling::{resolve, Wanted};
 use crate::report::{
     CeilingInfo, ConfigValue, Cost, Efficiency, Fired, Kv, Latency, Prefix, Quiet, Report,
-    Requests, Scrapes, Shape, Sourced, Throughput, Traffic, WindowInfo, SCHEMA,
+    Requests, Scrapes, Shape, Sourced, SubWindow, Throughput, Timeline, Traffic, WindowInfo,
+    SCHEMA,
 };
 use crate::rules::Finding;
 use crate::{Config, Inputs, Verdict};
@@ -206,7 +207,8 @@ pub fn judge(
             .and_then(Result::ok)
             .and_then(|p| p.build_info)
     });
-    let report = report(
+    let timeline = timeline(samples, shape.sub_windows, &inputs);
+    let mut report = report(
         shape,
         engine_version,
         WindowInfo {
@@ -225,11 +227,43 @@ pub fn judge(
         &inputs,
         &verdict,
     );
+    report.timeline = timeline;
     Ok(Judged {
         report,
         inputs,
         verdict,
     })
+}
+
+/// The window as plotted: the steps, and each sub-window's span, statistics and the rules that
+/// fired on it alone (the same evaluation `seen_in` counts).
+fn timeline(samples: &[Sample], n: usize, inputs: &Inputs) -> Timeline {
+    let t0 = samples.first().map_or(0.0, |s| s.t);
+    let spans = crate::window::sub_window_spans(samples.len(), n);
+    let sub_windows = spans
+        .iter()
+        .zip(&inputs.sub_windows)
+        .map(|(&(lo, hi), w)| SubWindow {
+            start_s: samples[lo].t - t0,
+            end_s: samples[hi].t - t0,
+            generation_tps: w.generation_tps,
+            prompt_tps: w.prompt_tps,
+            preemptions_per_s: w.preemptions_per_s,
+            running: w.running,
+            waiting: w.waiting,
+            kv_usage: w.kv_usage,
+            fired: crate::rules::evaluate(inputs, w)
+                .1
+                .iter()
+                .filter(|f| f.fired)
+                .map(|f| f.rule)
+                .collect(),
+        })
+        .collect();
+    Timeline {
+        points: crate::window::timeline_points(samples),
+        sub_windows,
+    }
 }
 
 /// The document's `config` map: each value the rules read, with its source.
@@ -442,5 +476,6 @@ fn report(
             .map(|s| s.generation_tps)
             .collect(),
         saved_run_id: None,
+        timeline: Timeline::default(),
     }
 }

@@ -75,6 +75,51 @@ pub struct Report {
     /// The history id when the run was saved (filled in when read back from the store).
     #[serde(default)]
     pub saved_run_id: Option<i64>,
+    /// The window step by step and sub-window by sub-window, for plots (`headroom report`,
+    /// `--html`). Empty in documents saved before it was recorded.
+    #[serde(default)]
+    pub timeline: Timeline,
+}
+
+/// The window as plotted: one point per scrape step (merged steps past
+/// [`crate::window::MAX_TIMELINE_POINTS`]), and the sub-windows the rules were judged over.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Timeline {
+    pub points: Vec<TimePoint>,
+    pub sub_windows: Vec<SubWindow>,
+}
+
+/// One step of the window: rates over the step that ends at `t_s`, gauges as scraped at `t_s`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TimePoint {
+    /// Seconds since the window's first scrape, at the step's end.
+    pub t_s: f64,
+    pub generation_tps: Option<f64>,
+    pub prompt_tps: Option<f64>,
+    pub preemptions_per_s: Option<f64>,
+    pub running: Option<f64>,
+    pub waiting: Option<f64>,
+    /// 0–1.
+    pub kv_usage: Option<f64>,
+}
+
+/// One sub-window: its span, its statistics, and the rules that fired on it alone.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SubWindow {
+    /// Seconds since the window's first scrape.
+    pub start_s: f64,
+    pub end_s: f64,
+    pub generation_tps: Option<f64>,
+    pub prompt_tps: Option<f64>,
+    pub preemptions_per_s: Option<f64>,
+    pub running: Option<GaugeStats>,
+    pub waiting: Option<GaugeStats>,
+    pub kv_usage: Option<GaugeStats>,
+    /// Rules that fired on this sub-window's statistics, before arbitration.
+    pub fired: Vec<RuleId>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

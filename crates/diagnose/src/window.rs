@@ -333,18 +333,59 @@ pub fn stats(samples: &[Sample], max_num_seqs: Option<f64>) -> WindowStats {
 /// Split a run into `n` consecutive sub-windows that share their boundary sample, so counter
 /// deltas cover the whole run without gaps.
 pub fn sub_windows(samples: &[Sample], n: usize, max_num_seqs: Option<f64>) -> Vec<WindowStats> {
-    if samples.len() < 3 || n == 0 {
+    sub_window_spans(samples.len(), n)
+        .into_iter()
+        .map(|(lo, hi)| stats(&samples[lo..=hi], max_num_seqs))
+        .collect()
+}
+
+/// The first and last sample index of each sub-window of a run of `len` samples.
+pub fn sub_window_spans(len: usize, n: usize) -> Vec<(usize, usize)> {
+    if len < 3 || n == 0 {
         return Vec::new();
     }
-    let n = n.min(samples.len() - 1);
-    let steps = samples.len() - 1;
+    let steps = len - 1;
+    let n = n.min(steps);
     (0..n)
-        .map(|k| {
-            let lo = k * steps / n;
-            let hi = (k + 1) * steps / n;
-            stats(&samples[lo..=hi], max_num_seqs)
-        })
+        .map(|k| (k * steps / n, (k + 1) * steps / n))
         .collect()
+}
+
+/// The most points a timeline keeps: a 10-minute window scraped each second keeps every step;
+/// longer ones merge consecutive steps, so a document (and a page) stays small.
+pub const MAX_TIMELINE_POINTS: usize = 600;
+
+/// The run step by step: rates over each step (merged steps past [`MAX_TIMELINE_POINTS`]),
+/// gauges as scraped at the step's end. Times are seconds since the first sample.
+pub fn timeline_points(samples: &[Sample]) -> Vec<crate::report::TimePoint> {
+    let Some(t0) = samples.first().map(|s| s.t) else {
+        return Vec::new();
+    };
+    let steps = samples.len() - 1;
+    let k = steps.div_ceil(MAX_TIMELINE_POINTS).max(1);
+    let mut out = Vec::with_capacity(steps / k + 1);
+    let mut lo = 0;
+    while lo < steps {
+        let hi = (lo + k).min(steps);
+        let seg = &samples[lo..=hi];
+        let dt = seg[seg.len() - 1].t - seg[0].t;
+        let rate = |f: &dyn Fn(&Sample) -> Option<f64>| {
+            increase(seg, f).filter(|_| dt > 0.0).map(|d| d / dt)
+        };
+        let end = &samples[hi];
+        let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
+        out.push(crate::report::TimePoint {
+            t_s: end.t - t0,
+            generation_tps: rate(&|s| s.generation_tokens),
+            prompt_tps: rate(&|s| s.prompt_tokens),
+            preemptions_per_s: rate(&|s| s.preemptions),
+            running: finite(end.running),
+            waiting: finite(end.waiting),
+            kv_usage: finite(end.kv_usage),
+        });
+        lo = hi;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -445,6 +486,30 @@ mod tests {
             sample(3.0, 60.0, 1.0, 0.0),
         ];
         assert_eq!(stats(&s, None).generation_tps, Some(50.0));
+    }
+
+    #[test]
+    fn timeline_keeps_each_step_then_merges() {
+        let s: Vec<Sample> = (0..11)
+            .map(|i| sample(i as f64, 10.0 * (i * i) as f64, i as f64, 0.0))
+            .collect();
+        let p = timeline_points(&s);
+        assert_eq!(p.len(), 10);
+        // Step 2→3: (90 - 40) / 1 s.
+        assert_eq!(p[2].t_s, 3.0);
+        assert_eq!(p[2].generation_tps, Some(50.0));
+        assert_eq!(p[2].running, Some(3.0));
+        assert_eq!(p[2].prompt_tps, None);
+        // 1500 steps merge three at a time; the increases still sum to the whole run's.
+        let s: Vec<Sample> = (0..1501)
+            .map(|i| sample(i as f64, 7.0 * i as f64, 1.0, 0.0))
+            .collect();
+        let p = timeline_points(&s);
+        assert_eq!(p.len(), 500);
+        assert!(p.len() <= MAX_TIMELINE_POINTS);
+        assert_eq!(p[0].t_s, 3.0);
+        assert!(p.iter().all(|x| x.generation_tps == Some(7.0)));
+        assert!(timeline_points(&s[..1]).is_empty());
     }
 
     #[test]

@@ -48,6 +48,10 @@ enum Command {
     Remeasure(cmd::diagnose::RemeasureArgs),
     /// Saved runs, one line each.
     History(cmd::history::Args),
+    /// A saved run as one self-contained HTML page: timeline, scoreboard, fix, distributions.
+    Report(cmd::report::Args),
+    /// The diagnose window live in the terminal: timeline and scoreboard, renewed each sub-window.
+    Watch(cmd::watch::Args),
     /// Ask a live server what its counters cannot answer: depth, prefix cache, turns.
     Probe(cmd::probe::Args),
     /// A short fixed suite against a live server, saved with the engine's identity.
@@ -90,6 +94,8 @@ fn main() -> ExitCode {
         Command::Diagnose(a) => cmd::diagnose::run(a),
         Command::Remeasure(a) => cmd::diagnose::remeasure(a),
         Command::History(a) => cmd::history::run(a),
+        Command::Report(a) => cmd::report::run(a),
+        Command::Watch(a) => cmd::watch::run(a),
         Command::Probe(a) => cmd::probe::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Regress(a) => cmd::regress::run(a),

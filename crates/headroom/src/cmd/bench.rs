@@ -119,6 +119,10 @@ pub struct Args {
     #[arg(long)]
     pub db: Option<PathBuf>,
     /// One JSON document (schema headroom.bench/2) on stdout.
+    /// Also write the run as a self-contained HTML page, each metric's samples (see
+    /// `headroom report`; one server only).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
     /// No progress on stderr.
@@ -166,6 +170,9 @@ pub fn run(a: Args) -> Result<Exit> {
             a.threshold
         );
     }
+    if a.html.is_some() && a.against.is_some() {
+        bail!("--html writes one server's run; for two, save both and run `headroom report RUN --against BASELINE`");
+    }
     if a.against.is_none() && a.against_label.is_some() {
         bail!("--against-label names the --against server's runs; pass --against URL too");
     }
@@ -209,6 +216,9 @@ pub fn run(a: Args) -> Result<Exit> {
         return pair(&a, docs, &saved, &cfg);
     }
     let doc = &docs[0];
+    if let Some(p) = &a.html {
+        super::report::write_page(p, &::report::bench(doc, saved.first().copied().flatten()))?;
+    }
     if a.json {
         output::json(doc)?;
     } else {

@@ -2,7 +2,7 @@
 //! it against its ceiling, and name one primary bottleneck with its evidence and fix. After the
 //! fix, the same window shape again, compared with the saved run.
 
-mod live;
+pub(crate) mod live;
 mod render;
 
 pub use diagnose::{Report, Shape};
@@ -160,6 +160,10 @@ pub struct Output {
     /// No progress bar on stderr.
     #[arg(long)]
     pub quiet: bool,
+    /// Also write the run as a self-contained HTML page: timeline, rule scoreboard, fix (see
+    /// `headroom report`).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
 }
 
 #[derive(ClapArgs, Debug, Clone)]
@@ -203,7 +207,7 @@ pub fn db_path(p: &Option<PathBuf>) -> Result<PathBuf> {
     }
 }
 
-fn catalog(path: Option<&std::path::Path>) -> Result<::physics::Catalog> {
+pub(crate) fn catalog(path: Option<&std::path::Path>) -> Result<::physics::Catalog> {
     Ok(match path {
         Some(p) => {
             let f = std::fs::File::open(p)
@@ -309,6 +313,9 @@ pub fn run(a: Args) -> Result<Exit> {
     if a.save {
         report.saved_run_id = Some(save(&report, &a.out, a.label.as_deref())?);
     }
+    if let Some(p) = &a.out.html {
+        super::report::write_page(p, &::report::diagnose(&report))?;
+    }
     if a.out.json {
         print_json(&report)?;
     } else {
@@ -368,19 +375,26 @@ pub fn remeasure(a: RemeasureArgs) -> Result<Exit> {
     };
     let mut report = report;
     report.saved_run_id = saved;
+    let mut before = before;
+    before.saved_run_id = Some(run.id);
+    let doc = Remeasure {
+        schema: remeasure::SCHEMA.to_string(),
+        against: run.id,
+        saved_run_id: saved,
+        comparison,
+        after: report,
+    };
+    if let Some(p) = &a.out.html {
+        super::report::write_page(p, &::report::remeasure(&before, &doc))?;
+    }
     if a.out.json {
-        print_json(&Remeasure {
-            schema: remeasure::SCHEMA.to_string(),
-            against: run.id,
-            saved_run_id: saved,
-            comparison,
-            after: report,
-        })?;
+        print_json(&doc)?;
         return Ok(Exit::Ok);
     }
-    output::emit(&render::render(&report, a.out.verbose))?;
+    let (report, comparison) = (&doc.after, &doc.comparison);
+    output::emit(&render::render(report, a.out.verbose))?;
     output::line(format!("\nRe-measure against run {}:", run.id))?;
-    output::emit(&render::comparison(&comparison))?;
+    output::emit(&render::comparison(comparison))?;
     if let Some(id) = saved {
         output::line(format!("\nSaved as run {id}."))?;
     }

@@ -12,5 +12,7 @@ pub mod membw;
 pub mod probe;
 pub mod progress;
 pub mod regress;
+pub mod report;
 pub mod route;
 pub mod trace;
+pub mod watch;

@@ -52,6 +52,9 @@ pub struct Args {
     /// One JSON document (schema headroom.regress/3) on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Also write the comparison as a self-contained HTML page (see `headroom report`).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Result<Exit> {
@@ -71,6 +74,35 @@ pub fn run(a: Args) -> Result<Exit> {
     };
     let path = super::diagnose::db_path(&a.db)?;
     let st = store::Store::open(&path)?;
+    let doc = compare_saved(&st, &path, a.baseline.clone(), a.latest.clone(), cfg)?;
+    let regressed = doc
+        .metrics
+        .iter()
+        .any(|m| m.verdict == ::regress::Verdict::Regressed);
+    if let Some(p) = &a.html {
+        super::report::write_page(p, &::report::regress(&doc))?;
+    }
+    if a.json {
+        output::json(&doc)?;
+    } else {
+        output::emit(&render(&doc))?;
+    }
+    Ok(if regressed && a.fail_on_regression {
+        Exit::Found
+    } else {
+        Exit::Ok
+    })
+}
+
+/// The saved bench runs compared: `baseline` against `latest` (ids or labels; None takes the
+/// defaults `regress` documents).
+pub fn compare_saved(
+    st: &store::Store,
+    path: &std::path::Path,
+    baseline: Option<String>,
+    latest: Option<String>,
+    cfg: Config,
+) -> Result<RegressDoc> {
     let mut notes = Vec::new();
     let mut runs = Vec::new();
     let mut skipped = Vec::new();
@@ -93,25 +125,11 @@ pub fn run(a: Args) -> Result<Exit> {
         ));
     }
     let q = Query {
-        baseline: a.baseline.clone(),
-        latest: a.latest.clone(),
+        baseline,
+        latest,
         db: path.display().to_string(),
     };
-    let doc = ::regress::regress(&runs, &q, &cfg, notes)?;
-    let regressed = doc
-        .metrics
-        .iter()
-        .any(|m| m.verdict == ::regress::Verdict::Regressed);
-    if a.json {
-        output::json(&doc)?;
-    } else {
-        output::emit(&render(&doc))?;
-    }
-    Ok(if regressed && a.fail_on_regression {
-        Exit::Found
-    } else {
-        Exit::Ok
-    })
+    Ok(::regress::regress(&runs, &q, &cfg, notes)?)
 }
 
 fn fmt(v: f64) -> String {

@@ -8,6 +8,14 @@ use engines::{Recorder, Recording, RecordingHeader, ScrapeRecord, Scraper};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+/// A server opened for sampling: its scraper, the recording header (config endpoints, the
+/// process's flags) and the first scrape.
+pub struct Opened {
+    pub scraper: Scraper,
+    pub header: RecordingHeader,
+    pub first: ScrapeRecord,
+}
+
 /// Scrape the server for the window's duration.
 pub async fn live(
     shape: &diagnose::Shape,
@@ -16,8 +24,75 @@ pub async fn live(
     progress: bool,
 ) -> Result<Recording> {
     let url = shape.url.as_deref().context("no --url")?;
-    let interval = Duration::from_secs_f64(shape.interval_s);
     let duration = Duration::from_secs_f64(shape.duration_s);
+    let interval = Duration::from_secs_f64(shape.interval_s);
+    let Opened {
+        scraper,
+        header,
+        first,
+    } = open(shape, pid).await?;
+    let mut recorder = match record {
+        Some(p) => Some(
+            Recorder::create(p, &header)
+                .with_context(|| format!("recording to {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let bar = progress.then(|| {
+        let b = indicatif::ProgressBar::new(duration.as_secs().max(1));
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} sampling {msg} [{bar:30}] {eta} left",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let mut lines = Vec::new();
+    let mut push = |line: ScrapeRecord, lines: &mut Vec<ScrapeRecord>| -> Result<()> {
+        if let Some(r) = recorder.as_mut() {
+            r.record(&line)?;
+        }
+        lines.push(line);
+        Ok(())
+    };
+    push(first, &mut lines)?;
+    let start = Instant::now();
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let (mut ok, mut failed) = (1usize, 0usize);
+    while start.elapsed() < duration {
+        tick.tick().await;
+        let r = scraper.fetch_metrics().await;
+        if r.is_ok() {
+            ok += 1
+        } else {
+            failed += 1
+        }
+        push(
+            ScrapeRecord::from_fetch(&r, crate::cmd::diagnose::now()),
+            &mut lines,
+        )?;
+        if let Some(b) = &bar {
+            b.set_position(start.elapsed().as_secs().min(duration.as_secs()));
+            b.set_message(format!("{url}: {ok} ok, {failed} failed"));
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(Recording {
+        header,
+        scrapes: lines,
+        truncated_tail: None,
+    })
+}
+
+/// Opens a server for sampling: the first scrape (a mistake waiting will not fix ends here),
+/// the config endpoints and the serving process's flags.
+pub async fn open(shape: &diagnose::Shape, pid: Option<u32>) -> Result<Opened> {
+    let url = shape.url.as_deref().context("no --url")?;
+    let interval = Duration::from_secs_f64(shape.interval_s);
     // A scrape may take at most two intervals (bounded to 2–10 s): a busy server answers
     // /metrics late (llama.cpp queues it behind decode steps), but must not stretch the window.
     let timeout = (interval * 2).clamp(Duration::from_secs(2), Duration::from_secs(10));
@@ -76,63 +151,11 @@ pub async fn live(
             }
         }
     }
-    let mut recorder = match record {
-        Some(p) => Some(
-            Recorder::create(p, &header)
-                .with_context(|| format!("recording to {}", p.display()))?,
-        ),
-        None => None,
-    };
-    let bar = progress.then(|| {
-        let b = indicatif::ProgressBar::new(duration.as_secs().max(1));
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} sampling {msg} [{bar:30}] {eta} left",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    });
-    let mut lines = Vec::new();
-    let mut push = |line: ScrapeRecord, lines: &mut Vec<ScrapeRecord>| -> Result<()> {
-        if let Some(r) = recorder.as_mut() {
-            r.record(&line)?;
-        }
-        lines.push(line);
-        Ok(())
-    };
-    push(
-        ScrapeRecord::from_fetch(&first, crate::cmd::diagnose::now()),
-        &mut lines,
-    )?;
-    let start = Instant::now();
-    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let (mut ok, mut failed) = (1usize, 0usize);
-    while start.elapsed() < duration {
-        tick.tick().await;
-        let r = scraper.fetch_metrics().await;
-        if r.is_ok() {
-            ok += 1
-        } else {
-            failed += 1
-        }
-        push(
-            ScrapeRecord::from_fetch(&r, crate::cmd::diagnose::now()),
-            &mut lines,
-        )?;
-        if let Some(b) = &bar {
-            b.set_position(start.elapsed().as_secs().min(duration.as_secs()));
-            b.set_message(format!("{url}: {ok} ok, {failed} failed"));
-        }
-    }
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    Ok(Recording {
+    let first = ScrapeRecord::from_fetch(&first, crate::cmd::diagnose::now());
+    Ok(Opened {
+        scraper,
         header,
-        scrapes: lines,
-        truncated_tail: None,
+        first,
     })
 }
 

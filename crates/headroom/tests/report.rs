@@ -1,0 +1,645 @@
+//! `headroom report` and `--html`, opened in a real browser: Debian's chromium, headless, with
+//! name resolution and the proxy pointed nowhere. Each kind of page (diagnose, remeasure, bench,
+//! regress) is made from a real run (the emulator stands in for vLLM and serves the bench), then
+//! opened: no console message, no request leaves the page, the screenshot is not blank, and
+//! each plot has as many marks as its table has values. A hostile run (model, evidence, metric
+//! names holding markup) renders as text.
+//!
+//! The harness checks are shown to fail: a page with a script that logs and an image from the
+//! network is caught by both (`the_harness_sees_console_messages_and_requests`).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn headroom() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_headroom"))
+}
+
+/// Debian's chromium, or None (the test says SKIPPED; under HEADROOM_REQUIRE_PEERS=1 it fails).
+fn chromium() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("chromium"))
+            .find(|c| c.is_file())
+    });
+    if found.is_none() {
+        if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
+            panic!("chromium is not installed: run scripts/peers.sh");
+        }
+        eprintln!("SKIPPED: chromium is not installed (scripts/peers.sh installs it)");
+    }
+    found
+}
+
+/// What the browser saw of a page.
+struct Opened {
+    dom: String,
+    /// Console messages (the pages carry no script, so any message is a fault: a CSP
+    /// violation, a script that ran).
+    console: Vec<String>,
+    /// URLs the page asked the network for (requests keyed to the file:// origin; the
+    /// browser's own background requests are not the page's).
+    requests: Vec<String>,
+    /// Share of the screenshot's pixels that differ from its top-left pixel, and how many
+    /// distinct colours it holds.
+    inked: f64,
+    colours: usize,
+}
+
+const QUIET: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--hide-scrollbars",
+    "--no-first-run",
+    "--disable-extensions",
+    "--disable-sync",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--proxy-server=127.0.0.1:9",
+    "--enable-logging=stderr",
+    "--v=0",
+];
+
+fn open(chrome: &Path, page: &Path, dir: &Path) -> Opened {
+    let url = format!("file://{}", page.canonicalize().unwrap().display());
+    let net = dir.join("net.json");
+    let _ = std::fs::remove_file(&net);
+    let out = Command::new(chrome)
+        .args(QUIET)
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.join("profile-dom").display()
+        ))
+        .arg(format!("--log-net-log={}", net.display()))
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .expect("run chromium --dump-dom");
+    assert!(
+        out.status.success(),
+        "chromium: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = String::from_utf8(out.stdout).expect("DOM is UTF-8");
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_string)
+        .collect();
+    let log: Value = serde_json::from_slice(&std::fs::read(&net).expect("net log written"))
+        .expect("net log is JSON");
+    let mut requests: Vec<String> = Vec::new();
+    for e in log["events"].as_array().into_iter().flatten() {
+        let p = &e["params"];
+        let page_owned = p["network_isolation_key"]
+            .as_str()
+            .is_some_and(|k| k.starts_with("file://"));
+        if let Some(u) = p["url"].as_str() {
+            if page_owned && !u.starts_with("file:") && !requests.iter().any(|r| r == u) {
+                requests.push(u.to_string());
+            }
+        }
+    }
+    // Requests keyed to the page by their source id (the URL and the isolation key are on
+    // different events of the same request).
+    let page_ids: Vec<u64> = log["events"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| {
+            e["params"]["network_isolation_key"]
+                .as_str()
+                .is_some_and(|k| k.starts_with("file://"))
+        })
+        .filter_map(|e| e["source"]["id"].as_u64())
+        .collect();
+    for e in log["events"].as_array().into_iter().flatten() {
+        if let (Some(id), Some(u)) = (e["source"]["id"].as_u64(), e["params"]["url"].as_str()) {
+            if page_ids.contains(&id) && !u.starts_with("file:") && !requests.iter().any(|r| r == u)
+            {
+                requests.push(u.to_string());
+            }
+        }
+    }
+    let shot = dir.join("shot.png");
+    let _ = std::fs::remove_file(&shot);
+    let out = Command::new(chrome)
+        .args(QUIET)
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.join("profile-shot").display()
+        ))
+        .arg("--window-size=1100,1400")
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .output()
+        .expect("run chromium --screenshot");
+    assert!(
+        out.status.success(),
+        "chromium: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (inked, colours) = ink(&std::fs::read(&shot).expect("screenshot written"));
+    Opened {
+        dom,
+        console,
+        requests,
+        inked,
+        colours,
+    }
+}
+
+/// Decodes an 8-bit RGB or RGBA PNG (what chromium writes) far enough to count its ink.
+fn ink(png: &[u8]) -> (f64, usize) {
+    use std::io::Read;
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+    let (mut i, mut w, mut h, mut channels) = (8, 0usize, 0usize, 0usize);
+    let mut idat = Vec::new();
+    while i + 8 <= png.len() {
+        let len = u32::from_be_bytes(png[i..i + 4].try_into().unwrap()) as usize;
+        let kind = &png[i + 4..i + 8];
+        let data = &png[i + 8..i + 8 + len];
+        match kind {
+            b"IHDR" => {
+                w = u32::from_be_bytes(data[0..4].try_into().unwrap()) as usize;
+                h = u32::from_be_bytes(data[4..8].try_into().unwrap()) as usize;
+                assert_eq!(data[8], 8, "bit depth");
+                channels = match data[9] {
+                    2 => 3,
+                    6 => 4,
+                    t => panic!("colour type {t}"),
+                };
+            }
+            b"IDAT" => idat.extend_from_slice(data),
+            _ => {}
+        }
+        i += 12 + len;
+    }
+    let mut raw = Vec::new();
+    flate2::read::ZlibDecoder::new(&idat[..])
+        .read_to_end(&mut raw)
+        .expect("IDAT inflates");
+    let stride = w * channels;
+    let mut img = vec![0u8; h * stride];
+    for y in 0..h {
+        let f = raw[y * (stride + 1)];
+        let line = &raw[y * (stride + 1) + 1..(y + 1) * (stride + 1)];
+        for x in 0..stride {
+            let a = if x >= channels {
+                img[y * stride + x - channels]
+            } else {
+                0
+            };
+            let b = if y > 0 { img[(y - 1) * stride + x] } else { 0 };
+            let c = if x >= channels && y > 0 {
+                img[(y - 1) * stride + x - channels]
+            } else {
+                0
+            };
+            let pred = match f {
+                0 => 0,
+                1 => a,
+                2 => b,
+                3 => ((a as u16 + b as u16) / 2) as u8,
+                4 => {
+                    let p = a as i16 + b as i16 - c as i16;
+                    let (pa, pb, pc) = (
+                        (p - a as i16).abs(),
+                        (p - b as i16).abs(),
+                        (p - c as i16).abs(),
+                    );
+                    if pa <= pb && pa <= pc {
+                        a
+                    } else if pb <= pc {
+                        b
+                    } else {
+                        c
+                    }
+                }
+                f => panic!("filter {f}"),
+            };
+            img[y * stride + x] = line[x].wrapping_add(pred);
+        }
+    }
+    let bg = &img[..channels];
+    let px: Vec<&[u8]> = img.chunks(channels).collect();
+    let inked = px.iter().filter(|p| p != &&bg).count() as f64 / px.len() as f64;
+    let mut colours: Vec<&[u8]> = px.clone();
+    colours.sort();
+    colours.dedup();
+    (inked, colours.len())
+}
+
+/// The value of `name="..."` inside a tag's text.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let k = format!(" {name}=\"");
+    let i = tag.find(&k)? + k.len();
+    Some(&tag[i..i + tag[i..].find('"')?])
+}
+
+/// For every plot: each series' marks (polyline vertices and circles) against the values in
+/// its column of the plot's table. Returns how many series were checked.
+fn marks_match_tables(dom: &str) -> usize {
+    let mut checked = 0;
+    for (start, _) in dom.match_indices("<svg") {
+        let tag = &dom[start..start + dom[start..].find('>').unwrap()];
+        let Some(id) = attr(tag, "data-chart") else {
+            continue;
+        };
+        let body = &dom[start..start + dom[start..].find("</svg>").unwrap()];
+        let table = dom
+            .find(&format!("data-for=\"{id}\""))
+            .map(|i| &dom[i..i + dom[i..].find("</table>").unwrap()])
+            .unwrap_or_else(|| panic!("plot {id} has no table"));
+        // Header cells (`<th …>`, not `<thead>`).
+        let heads: Vec<&str> = table
+            .split("<th")
+            .skip(1)
+            .filter(|t| t.starts_with([' ', '>']))
+            .map(|t| &t[..t.find('>').unwrap()])
+            .collect();
+        let series: Vec<usize> = body
+            .match_indices("<g class=\"series")
+            .map(|m| m.0)
+            .collect();
+        for (k, &s) in series.iter().enumerate() {
+            let seg = &body[s..series.get(k + 1).copied().unwrap_or(body.len())];
+            let name = attr(&seg[..seg.find('>').unwrap()], "data-series").expect("series named");
+            let vertices: usize = seg
+                .split("<polyline")
+                .skip(1)
+                .map(|p| attr(p, "points").unwrap().split_whitespace().count())
+                .sum();
+            let marks = vertices + seg.matches("<circle").count();
+            let col = heads
+                .iter()
+                .position(|h| attr(h, "data-series") == Some(name))
+                .unwrap_or_else(|| panic!("plot {id}: no column for series {name}"));
+            let tbody = &table[table.find("<tbody").unwrap()..];
+            let values = tbody
+                .split("<tr")
+                .skip(1)
+                .filter(|row| {
+                    let cell = row.split("<td").nth(col + 1).unwrap_or("");
+                    let text = &cell[cell.find('>').unwrap() + 1..cell.find("</td>").unwrap()];
+                    !text.trim().is_empty()
+                })
+                .count();
+            assert_eq!(
+                marks, values,
+                "plot {id}, series {name}: marks against table values"
+            );
+            checked += 1;
+        }
+    }
+    checked
+}
+
+/// The checks every page passes.
+fn check(chrome: &Path, page: &Path, dir: &Path, min_series: usize) -> Opened {
+    // HEADROOM_KEEP_PAGES=DIR keeps a copy of each page, to look at.
+    if let Some(keep) = std::env::var_os("HEADROOM_KEEP_PAGES") {
+        let _ = std::fs::copy(page, Path::new(&keep).join(page.file_name().unwrap()));
+    }
+    let o = open(chrome, page, dir);
+    let what = page.display();
+    assert!(o.console.is_empty(), "{what}: console said {:?}", o.console);
+    assert!(
+        o.requests.is_empty(),
+        "{what}: requests left the page: {:?}",
+        o.requests
+    );
+    // A rendered page inks far more than 2 % of the screen in many colours (text antialiasing
+    // alone gives dozens); a blank or failed render is one colour.
+    assert!(
+        o.inked > 0.02 && o.colours > 16,
+        "{what}: screenshot looks blank ({:.3} inked, {} colours)",
+        o.inked,
+        o.colours
+    );
+    assert!(
+        !o.dom.contains("<script"),
+        "{what}: a script element in the page"
+    );
+    let n = marks_match_tables(&o.dom);
+    assert!(
+        n >= min_series,
+        "{what}: {n} series checked, expected at least {min_series}"
+    );
+    o
+}
+
+struct Emulator(Child);
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The kv-pressure scenario, driven in simulated time at 20× (preemptions, a full KV pool).
+fn emulate() -> (Emulator, String) {
+    let mut child = headroom()
+        .args([
+            "emulate",
+            "--scenario",
+            "kv-pressure",
+            "--drive",
+            "--port",
+            "0",
+            "--json",
+        ])
+        .args(["--speed", "20", "--duration", "240s"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("headroom emulate starts");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let v: Value = serde_json::from_str(&line).expect("emulate prints its deployment");
+    let url = v["url"].as_str().unwrap().to_string();
+    (Emulator(child), url)
+}
+
+fn run(args: &[&str]) -> String {
+    let out = headroom().args(args).output().expect("run headroom");
+    assert!(
+        out.status.success(),
+        "headroom {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn diagnose_and_remeasure_pages_in_a_browser() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let db = d.join("h.sqlite");
+    let (emu, url) = emulate();
+    // Warm-up: the scenario's load needs a minute of simulated time (3 s at 20×).
+    std::thread::sleep(Duration::from_secs(4));
+    let diag = d.join("diagnose.html");
+    let doc: Value = serde_json::from_str(&run(&[
+        "diagnose",
+        "--url",
+        &url,
+        "--gpu",
+        "H100-SXM",
+        "--model",
+        "llama-3.1-8b",
+        "--duration",
+        "6s",
+        "--interval",
+        "100ms",
+        "--save",
+        "--db",
+        db.to_str().unwrap(),
+        "--html",
+        diag.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]))
+    .unwrap();
+    let points = doc["timeline"]["points"].as_array().unwrap().len();
+    assert!(points >= 10, "{points} timeline points");
+    let rem = d.join("remeasure.html");
+    run(&[
+        "remeasure",
+        "--db",
+        db.to_str().unwrap(),
+        "--html",
+        rem.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]);
+    drop(emu);
+
+    // diagnose: five timeline plots (generation, prompt, running + waiting, KV, preemptions).
+    let o = check(&chrome, &diag, d, 6);
+    let primary = doc["primary"]["rule"].as_str().unwrap_or("none");
+    assert!(
+        o.dom.contains(&format!("data-primary=\"{primary}\"")),
+        "the page names the primary {primary}"
+    );
+    for rule in ["R1", "R2", "R2b", "R3", "R4", "R5", "R6", "R7"] {
+        assert!(
+            o.dom.contains(&format!("data-rule=\"{rule}\"")),
+            "scoreboard row {rule}"
+        );
+    }
+    // The same run from the history is the same page (the document round-trips).
+    let again = d.join("again.html");
+    let id = doc["saved_run_id"].as_i64().unwrap().to_string();
+    run(&[
+        "report",
+        &id,
+        "--db",
+        db.to_str().unwrap(),
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        std::fs::read_to_string(&again).unwrap(),
+        std::fs::read_to_string(&diag).unwrap()
+    );
+
+    // remeasure: before and after on the same axes, and the sub-window medians.
+    let o = check(&chrome, &rem, d, 4);
+    assert!(o.dom.contains("data-series=\"before\"") && o.dom.contains("data-series=\"after\""));
+    // `report --latest` finds the remeasure run and shows it against the run it re-measured.
+    let latest = d.join("latest.html");
+    run(&[
+        "report",
+        "--latest",
+        "--db",
+        db.to_str().unwrap(),
+        "-o",
+        latest.to_str().unwrap(),
+    ]);
+    assert!(std::fs::read_to_string(&latest)
+        .unwrap()
+        .contains("data-schema=\"headroom.remeasure/1\""));
+    eprintln!(
+        "diagnose page: {} bytes for {points} points; remeasure page: {} bytes",
+        std::fs::metadata(&diag).unwrap().len(),
+        std::fs::metadata(&rem).unwrap().len()
+    );
+}
+
+#[test]
+fn bench_and_regress_pages_in_a_browser() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let db = d.join("h.sqlite");
+    let port = testpeers::free_port();
+    let _emu = Emulator(
+        headroom()
+            .args([
+                "emulate",
+                "--speed",
+                "10",
+                "--port",
+                &port.to_string(),
+                "--duration",
+                "300",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the emulator"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while testpeers::get(port, "/health").map(|r| r.0) != Some(200) {
+        assert!(Instant::now() < deadline, "the emulator did not come up");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let url = format!("http://127.0.0.1:{port}");
+    let bench = d.join("bench.html");
+    let quick = ["--quick", "--repeats", "3", "--quiet", "--json", "--db"];
+    let first: Value = serde_json::from_str(&run(&[
+        &["bench", "--url", &url, "--label", "baseline"][..],
+        &quick[..],
+        &[db.to_str().unwrap(), "--html", bench.to_str().unwrap()],
+    ]
+    .concat()))
+    .unwrap();
+    let metrics = first["metrics"].as_array().unwrap().len();
+    let o = check(&chrome, &bench, d, metrics);
+    assert!(o.dom.matches("<section data-metric=").count() == metrics);
+    let second: Value = serde_json::from_str(&run(&[
+        &["bench", "--url", &url, "--label", "latest"][..],
+        &quick[..],
+        &[db.to_str().unwrap()],
+    ]
+    .concat()))
+    .unwrap();
+    let id = second["saved_run_id"].as_i64().unwrap().to_string();
+    let reg = d.join("regress.html");
+    run(&[
+        "report",
+        &id,
+        "--against",
+        "baseline",
+        "--db",
+        db.to_str().unwrap(),
+        "-o",
+        reg.to_str().unwrap(),
+    ]);
+    let o = check(&chrome, &reg, d, 1);
+    assert!(o.dom.contains("noise floor"));
+    // regress --html writes the same comparison.
+    let reg2 = d.join("regress2.html");
+    run(&[
+        "regress",
+        "--baseline",
+        "baseline",
+        "--latest",
+        "latest",
+        "--db",
+        db.to_str().unwrap(),
+        "--html",
+        reg2.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        std::fs::read_to_string(&reg).unwrap(),
+        std::fs::read_to_string(&reg2).unwrap()
+    );
+}
+
+const HOSTILE: &str =
+    "<script>console.error(\"pwned\")</script><img src=\"http://evil.invalid/x.png\">";
+
+#[test]
+fn a_hostile_run_renders_as_text() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let db = d.join("h.sqlite");
+    // A real document (a short window of the emulator) with hostile strings where a server or
+    // a file supplies them.
+    let (emu, url) = emulate();
+    let mut doc: Value = serde_json::from_str(&run(&[
+        "diagnose",
+        "--url",
+        &url,
+        "--duration",
+        "2s",
+        "--interval",
+        "100ms",
+        "--json",
+        "--quiet",
+    ]))
+    .unwrap();
+    drop(emu);
+    doc["model"] = HOSTILE.into();
+    doc["served_model"] = HOSTILE.into();
+    doc["scrapes"]["errors"] = serde_json::json!([HOSTILE]);
+    doc["boundary"] = serde_json::json!({"kind": "declined", "text": HOSTILE});
+    doc["primary"] = Value::Null;
+    let st = store::Store::open(&db).unwrap();
+    let id = st
+        .save(
+            &store::NewRun {
+                kind: "diagnose",
+                created: 1.0,
+                model: Some(HOSTILE),
+                ..Default::default()
+            },
+            &doc,
+        )
+        .unwrap();
+    let page = d.join("hostile.html");
+    run(&[
+        "report",
+        &id.to_string(),
+        "--db",
+        db.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    let o = check(&chrome, &page, d, 1);
+    assert!(
+        o.dom
+            .contains("&lt;script&gt;console.error(\"pwned\")&lt;/script&gt;"),
+        "the model name shows as text"
+    );
+    assert!(
+        !o.dom.contains("<img"),
+        "no image element from the run's strings"
+    );
+}
+
+#[test]
+fn the_harness_sees_console_messages_and_requests() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("bad.html");
+    std::fs::write(
+        &page,
+        format!("<!doctype html><html><body><h1>x</h1>{HOSTILE}</body></html>"),
+    )
+    .unwrap();
+    let o = open(&chrome, &page, dir.path());
+    assert!(
+        o.console.iter().any(|c| c.contains("pwned")),
+        "console: {:?}",
+        o.console
+    );
+    assert!(
+        o.requests.iter().any(|r| r.contains("evil.invalid")),
+        "requests: {:?}",
+        o.requests
+    );
+}

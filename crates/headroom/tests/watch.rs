@@ -1,0 +1,175 @@
+//! `headroom watch` in a real terminal (tmux, on its own socket) against the emulator's
+//! kv-pressure scenario: the primary it shows is the one `diagnose --json` names for a window of
+//! the same shape on the same server, resizing does not crash it, and `q` exits with status 0
+//! and leaves the alternate screen (the terminal is restored).
+//!
+//! kv-pressure fires R2 in every sub-window of every window we took (KV mean 99 %, preemptions
+//! ~2/s against thresholds of 90 % and > 0), so the two windows agree far beyond noise.
+
+use serde_json::Value;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+struct Emulator(Child);
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A tmux server of our own, killed when the test ends.
+struct Tmux(String);
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.0])
+            .args(args)
+            .output()
+            .expect("run tmux")
+    }
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "w"]).stdout).into_owned()
+    }
+    /// Waits until the screen holds `what`.
+    fn wait_for(&self, what: &str, secs: u64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let s = self.screen();
+            if s.contains(what) {
+                return s;
+            }
+            assert!(Instant::now() < deadline, "no {what:?} on screen:\n{s}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+fn have_tmux() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
+            panic!("tmux is not installed");
+        }
+        eprintln!("SKIPPED: tmux is not installed");
+    }
+    ok
+}
+
+#[test]
+fn watch_shows_the_primary_survives_resizing_and_quits_cleanly() {
+    if !have_tmux() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_headroom");
+    let mut child = Command::new(bin)
+        .args([
+            "emulate",
+            "--scenario",
+            "kv-pressure",
+            "--drive",
+            "--port",
+            "0",
+            "--json",
+        ])
+        .args(["--speed", "20", "--duration", "180s"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("headroom emulate starts");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let _emu = Emulator(child);
+    let v: Value = serde_json::from_str(&line).expect("emulate prints its deployment");
+    let url = v["url"].as_str().unwrap().to_string();
+    // Warm-up: a minute of simulated time (3 s at 20×).
+    std::thread::sleep(Duration::from_secs(4));
+    let shape = [
+        "--gpu",
+        "H100-SXM",
+        "--model",
+        "llama-3.1-8b",
+        "--duration",
+        "3s",
+        "--interval",
+        "100ms",
+    ];
+    let out = Command::new(bin)
+        .args(["diagnose", "--url", &url, "--json", "--quiet"])
+        .args(shape)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rule = doc["primary"]["rule"]
+        .as_str()
+        .expect("kv-pressure has a primary")
+        .to_string();
+    let title = doc["primary"]["title"].as_str().unwrap().to_string();
+
+    let t = Tmux(format!("headroom-watch-{}", std::process::id()));
+    let cmd = format!(
+        "{bin} watch --url {url} {} --sub-windows 3; echo WATCH-EXIT=$?; sleep 60",
+        shape.join(" ")
+    );
+    let o = t.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "w",
+        "-x",
+        "150",
+        "-y",
+        "45",
+        &cmd,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = t.wait_for(&format!("Primary: {rule} {title}"), 60);
+    assert!(s.contains("rules") && s.contains("generation tok/s"), "{s}");
+    // Every rule has a row in the scoreboard.
+    for r in ["R1 ", "R2 ", "R2b", "R3 ", "R4 ", "R5 ", "R6 ", "R7 "] {
+        assert!(
+            s.lines()
+                .any(|l| l.trim_start_matches(['│', ' ']).starts_with(r)),
+            "row {r}:\n{s}"
+        );
+    }
+    // Small, tiny, and back: still running, still drawing.
+    for (x, y) in [("60", "15"), ("20", "5"), ("150", "45")] {
+        assert!(t
+            .run(&["resize-window", "-t", "w", "-x", x, "-y", y])
+            .status
+            .success());
+        std::thread::sleep(Duration::from_millis(800));
+        assert!(
+            !t.screen().contains("WATCH-EXIT"),
+            "watch ended at {x}×{y}:\n{}",
+            t.screen()
+        );
+    }
+    t.wait_for("Primary:", 20);
+    assert!(t.run(&["send-keys", "-t", "w", "q"]).status.success());
+    let s = t.wait_for("WATCH-EXIT=", 20);
+    assert!(s.contains("WATCH-EXIT=0"), "{s}");
+    // The alternate screen is gone: nothing of the view is left on the terminal.
+    assert!(!s.contains("q quits") && !s.contains("Primary:"), "{s}");
+}
