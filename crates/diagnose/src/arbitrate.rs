@@ -250,7 +250,7 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
 }
 
 /// A KV pool under this many max-length sequences makes R4 a suspect.
-const R4_SUSPECT_POOL: f64 = 1.25;
+const R4_SUSPECT_POOL: f64 = crate::rules::R4_TIGHT_POOL;
 
 /// Rules that could not judge for a missing fact, with what was measured that makes each a
 /// suspect. A rule without such evidence is not named: an unread fact alone is no suspicion.

@@ -615,6 +615,10 @@ pub fn r3(inp: &Inputs, w: &WindowStats) -> Finding {
     f
 }
 
+/// A KV pool under this many max-length sequences is one the weights left barely any room
+/// (R4's unjudged suspect uses the same bar).
+pub const R4_TIGHT_POOL: f64 = 1.25;
+
 /// R4 OOM risk.
 pub fn r4(inp: &Inputs) -> Finding {
     let id = RuleId::R4;
@@ -622,6 +626,44 @@ pub fn r4(inp: &Inputs) -> Finding {
         // The engine's own figures settle a buffer squeeze without physics: a pool that cannot
         // hold one max-length request (llama.cpp's context is the pool by choice: not read so).
         let (cap, len) = (inp.config.kv_capacity_tokens, inp.config.max_model_len);
+        // Weights kept in host memory, and what VRAM the rest left the KV pool is barely one
+        // max-length sequence (vLLM refuses to start below one): the weights do not fit in
+        // VRAM, and offloading them is what lets the engine start at all.
+        if let (Some(off), Some(cap), Some(len), Engine::Vllm) =
+            (inp.config.cpu_offload_gb, cap, len, inp.engine)
+        {
+            if off > 0.0 && cap < R4_TIGHT_POOL * len {
+                let mut f = Finding::judged(
+                    id,
+                    true,
+                    vec![
+                        format!("the engine keeps {off:.1} GB of the weights in host memory (cpu_offload_gb {off:.1}): they do not all fit in VRAM"),
+                        gate(
+                            format!(
+                                "its KV pool {cap:.0} tokens, {:.2} max-length sequences ({len:.0}),",
+                                cap / len
+                            ),
+                            true,
+                            "below",
+                            format!("{R4_TIGHT_POOL} sequences: the weights left the pool no room"),
+                        ),
+                    ],
+                );
+                f.variant = Some("weights-overflow".into());
+                if let Some(fl) = flag(inp.engine, Knob::TensorParallelSize) {
+                    f.fix.push(FixStep::flagged(
+                        Knob::TensorParallelSize,
+                        fl,
+                        None,
+                        "shard the weights across GPUs until they fit (pass --gpu and --model to size it); every step now streams the offloaded weights over the host link",
+                    ));
+                }
+                f.fix.push(FixStep::text(
+                    "a smaller or more quantized model, or hardware this model fits on",
+                ));
+                return f;
+            }
+        }
         if let (Some(cap), Some(len), Engine::Vllm | Engine::Sglang) = (cap, len, inp.engine) {
             if cap < len {
                 let mut f = Finding::judged(
@@ -968,7 +1010,7 @@ fn r6_inferred(inp: &Inputs, w: &WindowStats, ratio: f64) -> Finding {
             ratio_ev,
             gate(format!("waiting {wait:.1}"), true, "at least", 2),
             format!(
-                "running {run:.1} never reached max_num_seqs {max_seqs:.0} while requests waited: the seats are not what holds them"
+                "running {run:.1} on average, and no scrape had it within 5% of max_num_seqs {max_seqs:.0} while 2 or more waited: the seats do not hold the queue"
             ),
             gate(format!("KV peak {}", pct(kv.peak)), true, "below", "88%"),
             ttft_ev,

@@ -59,6 +59,7 @@ fn base() -> Inputs {
             kv_cache_dtype: Some("auto".into()),
             tensor_parallel_size: Some(1.0),
             kv_capacity_tokens: Some(200_000.0),
+            cpu_offload_gb: None,
         },
         physics: Some(Physics {
             decode_ceiling_tps: 50.0,
@@ -852,4 +853,37 @@ fn no_queue_long_prompts_and_the_ridge_unknown_name_both_readings() {
         "{rules:?}"
     );
     assert!(v.unjudged.iter().all(|u| u.needs == "--gpu"));
+}
+
+#[test]
+fn weights_kept_in_host_memory_with_a_pool_of_one_sequence_is_weights_overflow() {
+    // GPU unknown; the engine says it keeps 71 GB of weights in host memory and its pool
+    // holds 1.02 max-length sequences: the weights do not fit, R4 fires and R2 is its symptom.
+    let mut b = kv_pressed(0.95, 0.1);
+    b.physics = None;
+    b.config.kv_capacity_tokens = Some(8352.0);
+    b.config.cpu_offload_gb = Some(71.0);
+    let v = diagnose(&b);
+    let p = v.primary.expect("R4");
+    assert_eq!(
+        (p.rule, p.variant.as_deref()),
+        (RuleId::R4, Some("weights-overflow"))
+    );
+    assert!(p.evidence[0].contains("71.0 GB of the weights in host memory"));
+    assert!(
+        p.evidence[1].contains("1.02 max-length sequences (8192), is below 1.25"),
+        "{:?}",
+        p.evidence
+    );
+    assert!(v
+        .silenced
+        .iter()
+        .any(|s| s.rule == RuleId::R2 && s.by == RuleId::R4));
+    // No offload: only the suspect. A roomy pool beside an offload: no claim.
+    b.config.cpu_offload_gb = Some(0.0);
+    let v = diagnose(&b);
+    assert!(v.primary.is_none() && v.unjudged[0].rule == RuleId::R4);
+    b.config.cpu_offload_gb = Some(71.0);
+    b.config.kv_capacity_tokens = Some(200_000.0);
+    assert_ne!(diagnose(&b).primary.map(|p| p.rule), Some(RuleId::R4));
 }
