@@ -637,7 +637,7 @@ pub fn r4(inp: &Inputs) -> Finding {
                     id,
                     true,
                     vec![
-                        format!("the engine keeps {off:.1} GB of the weights in host memory (cpu_offload_gb {off:.1}): they do not all fit in VRAM"),
+                        format!("the engine keeps {off:.1} GiB of weights per GPU in host memory (cache_config_info cpu_offload_gb {off:.1}): not all of the weights are in VRAM"),
                         gate(
                             format!(
                                 "its KV pool {cap:.0} tokens, {:.2} max-length sequences ({len:.0}),",
@@ -645,7 +645,7 @@ pub fn r4(inp: &Inputs) -> Finding {
                             ),
                             true,
                             "below",
-                            format!("{R4_TIGHT_POOL} sequences: the weights left the pool no room"),
+                            format!("{R4_TIGHT_POOL} sequences: what the weights in VRAM left is barely one request of the longest length"),
                         ),
                     ],
                 );

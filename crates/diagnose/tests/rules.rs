@@ -869,7 +869,7 @@ fn weights_kept_in_host_memory_with_a_pool_of_one_sequence_is_weights_overflow()
         (p.rule, p.variant.as_deref()),
         (RuleId::R4, Some("weights-overflow"))
     );
-    assert!(p.evidence[0].contains("71.0 GB of the weights in host memory"));
+    assert!(p.evidence[0].contains("71.0 GiB of weights per GPU in host memory"));
     assert!(
         p.evidence[1].contains("1.02 max-length sequences (8192), is below 1.25"),
         "{:?}",
