@@ -250,7 +250,7 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
 }
 
 /// A KV pool under this many max-length sequences makes R4 a suspect.
-const R4_SUSPECT_POOL: f64 = 1.25;
+const R4_SUSPECT_POOL: f64 = crate::rules::R4_TIGHT_POOL;
 
 /// Rules that could not judge for a missing fact, with what was measured that makes each a
 /// suspect. A rule without such evidence is not named: an unread fact alone is no suspicion.
@@ -263,7 +263,7 @@ fn suspects(inp: &Inputs, d: &Derived, quiet: &[Finding]) -> Vec<crate::Unjudged
             .any(|f| f.rule == r && f.silent_reason.is_some())
     };
     let mut out = Vec::new();
-    let mut put = |rule: RuleId, needs: &str, hint: String| {
+    let put = |out: &mut Vec<crate::Unjudged>, rule: RuleId, needs: &str, hint: String| {
         out.push(crate::Unjudged {
             rule,
             needs: needs.to_string(),
@@ -281,6 +281,7 @@ fn suspects(inp: &Inputs, d: &Derived, quiet: &[Finding]) -> Vec<crate::Unjudged
             if (len..R4_SUSPECT_POOL * len).contains(&cap) {
                 let what = format!("holds {:.2} max-length sequences", cap / len);
                 put(
+                    &mut out,
                     RuleId::R4,
                     "--gpu and --model",
                     format!("KV pool {cap:.0} tokens {what} ({len:.0}): the weights may leave the pool no room"),
@@ -292,6 +293,7 @@ fn suspects(inp: &Inputs, d: &Derived, quiet: &[Finding]) -> Vec<crate::Unjudged
         let kv_full = w.kv_usage.is_some_and(|k| k.mean >= 0.88 || k.peak >= 0.88);
         if let Some(cap) = w.waiting_for_capacity.filter(|g| g.mean >= 1.0) {
             put(
+                &mut out,
                 RuleId::R2b,
                 "--engine-args",
                 format!(
@@ -301,6 +303,7 @@ fn suspects(inp: &Inputs, d: &Derived, quiet: &[Finding]) -> Vec<crate::Unjudged
             );
         } else if let (true, Some(qr)) = (kv_full, w.queue_ratio.filter(|q| *q >= 0.30)) {
             put(
+                &mut out,
                 RuleId::R2b,
                 "--engine-args",
                 format!("KV near full with {:.0}% of requests queued", qr * 100.0),
@@ -311,6 +314,7 @@ fn suspects(inp: &Inputs, d: &Derived, quiet: &[Finding]) -> Vec<crate::Unjudged
         if let (Some(wait), Some(qr)) = (w.waiting, w.queue_ratio) {
             if wait.mean >= 2.0 && qr >= 0.30 {
                 put(
+                    &mut out,
                     RuleId::R5,
                     "--engine-args",
                     format!(
@@ -322,9 +326,36 @@ fn suspects(inp: &Inputs, d: &Derived, quiet: &[Finding]) -> Vec<crate::Unjudged
             }
         }
     }
+    if silent(RuleId::R1) {
+        if let Some(hint) = crate::rules::r1_suspect(inp, w, d) {
+            put(&mut out, RuleId::R1, "--engine-args", hint);
+        }
+    }
+    if silent(RuleId::R7) {
+        if let Some(hint) = crate::rules::r7_suspect(inp, w, d) {
+            put(&mut out, RuleId::R7, "--gpu", hint);
+        }
+    }
     if silent(RuleId::R6) {
         if let Some(r) = d.prompt_gen_ratio.filter(|r| *r >= 5.0) {
+            // No queue and a cool KV with the ridge unknown: the field may be soft, where
+            // under-batching owns the page (spec 001's soft under-fed inject), or pressed,
+            // where prefill does. The GPU's ridge tells them apart; both are named.
+            let r1_fired = !quiet.iter().any(|f| f.rule == RuleId::R1);
+            let soft_possible = inp.physics.is_none()
+                && w.waiting.is_some_and(|g| g.mean < 2.0)
+                && w.kv_usage.is_none_or(|k| k.mean < 0.8);
+            if soft_possible && !r1_fired && !out.iter().any(|u| u.rule == RuleId::R1) {
+                out.push(crate::Unjudged {
+                    rule: RuleId::R1,
+                    needs: "--gpu".into(),
+                    hint: format!(
+                        "no queue and KV mean under 80% with prompts {r:.1}× the generated tokens: if running sits well below the ridge the field is soft and under-fed, else prefill-bound"
+                    ),
+                });
+            }
             put(
+                &mut out,
                 RuleId::R6,
                 "--gpu",
                 format!("effective prompt/gen ratio {r:.1} (≥ 5): prefill may fill the steps"),
@@ -333,6 +364,7 @@ fn suspects(inp: &Inputs, d: &Derived, quiet: &[Finding]) -> Vec<crate::Unjudged
     }
     if let Some(hint) = crate::rules::r3_suspect(inp, w) {
         put(
+            &mut out,
             RuleId::R3,
             crate::rules::PROBE_PREFIX.trim_matches('`'),
             hint,

@@ -21,6 +21,9 @@ pub struct Config {
     pub tensor_parallel_size: Option<f64>,
     /// KV pool capacity in tokens (num_gpu_blocks × block_size, or the engine's own figure).
     pub kv_capacity_tokens: Option<f64>,
+    /// GB of weights the engine keeps in host memory (vLLM's `cpu_offload_gb`, as its
+    /// `cache_config_info` reports it); None when not reported.
+    pub cpu_offload_gb: Option<f64>,
 }
 
 /// Physics facts from the catalogued GPU and model. Absent as a whole when the ceiling is unknown.

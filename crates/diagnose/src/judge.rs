@@ -139,8 +139,24 @@ pub fn judge(
         scrapes.errors.push(format!("config: {e}"));
     }
     let version = header.version_string().and_then(Result::ok);
-    let config = to_rule_config(&cfg, last);
-    let config_sources = config_sources(&cfg, &config);
+    let mut config = to_rule_config(&cfg, last);
+    let mut config_sources = config_sources(&cfg, &config);
+    // A vLLM command line that was read and left --max-num-seqs out runs vLLM's default, where
+    // the version and the GPU make it certain.
+    let line_read = header.cmdline.is_some() || header.engine_args.is_some();
+    if let (true, Some(engines::Engine::Vllm), Some(v)) = (line_read, cfg.engine, &version) {
+        let gpu = shape.gpu.as_deref().and_then(|g| catalog.gpu(g).ok());
+        if let Some(d) = crate::defaults::vllm_max_num_seqs(v, &cfg, gpu.map(|g| g.entry)) {
+            config.max_num_seqs = Some(d.value);
+            config_sources.insert(
+                "max_num_seqs".into(),
+                Sourced {
+                    value: ConfigValue::Int(d.value as i64),
+                    source: format!("default ({})", d.note),
+                },
+            );
+        }
+    }
 
     let served = last
         .model
@@ -298,6 +314,15 @@ fn config_sources(cfg: &EngineConfig, config: &Config) -> BTreeMap<String, Sourc
     put("n_ctx", sourced(&cfg.n_ctx));
     put("quantization", sourced(&cfg.quantization));
     put("dtype", sourced(&cfg.dtype));
+    if let Some(g) = config.cpu_offload_gb {
+        out.insert(
+            "cpu_offload_gb".into(),
+            Sourced {
+                value: ConfigValue::Float(g),
+                source: "metrics_labels".into(),
+            },
+        );
+    }
     if let Some(k) = config.kv_capacity_tokens {
         let src = if cfg.num_gpu_blocks.is_some() {
             "derived (num_gpu_blocks × block_size)"
@@ -341,6 +366,11 @@ fn to_rule_config(cfg: &EngineConfig, last: &Sample) -> Config {
         kv_cache_dtype: cfg.kv_cache_dtype.as_ref().map(|k| k.value.clone()),
         tensor_parallel_size: f(&cfg.tensor_parallel_size),
         kv_capacity_tokens,
+        cpu_offload_gb: last
+            .config_labels
+            .get("cpu_offload_gb")
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v >= 0.0),
     }
 }
 

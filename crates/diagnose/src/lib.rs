@@ -9,6 +9,7 @@
 
 pub mod arbitrate;
 mod ceiling;
+pub mod defaults;
 pub mod inputs;
 pub mod judge;
 pub mod remeasure;

@@ -293,6 +293,16 @@ pub fn r1(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             "no seat bound read (max_num_seqs, ridge and KV pool all unknown)",
         );
     };
+    // Occupancy is taken against the walls that were read. With the seat limit unread, the
+    // seats may be the wall that binds (60 running on 64 seats looks, from the metrics, just
+    // like 60 on 256): the gate would hold only under the reading that suits it, so R1 does not
+    // judge. `r1_suspect` names it when the read walls say under-fed.
+    if inp.config.max_num_seqs.is_none() {
+        return Finding::silent(
+            id,
+            "max_num_seqs unread: the seat limit may be the wall the running requests fill",
+        );
+    }
     let wall_name = d.occupancy_wall.unwrap_or("?");
     let mut ev = vec![gate(
         format!("waiting {waiting:.1}"),
@@ -605,6 +615,10 @@ pub fn r3(inp: &Inputs, w: &WindowStats) -> Finding {
     f
 }
 
+/// A KV pool under this many max-length sequences is one the weights left barely any room
+/// (R4's unjudged suspect uses the same bar).
+pub const R4_TIGHT_POOL: f64 = 1.25;
+
 /// R4 OOM risk.
 pub fn r4(inp: &Inputs) -> Finding {
     let id = RuleId::R4;
@@ -612,6 +626,44 @@ pub fn r4(inp: &Inputs) -> Finding {
         // The engine's own figures settle a buffer squeeze without physics: a pool that cannot
         // hold one max-length request (llama.cpp's context is the pool by choice: not read so).
         let (cap, len) = (inp.config.kv_capacity_tokens, inp.config.max_model_len);
+        // Weights kept in host memory, and what VRAM the rest left the KV pool is barely one
+        // max-length sequence (vLLM refuses to start below one): the weights do not fit in
+        // VRAM, and offloading them is what lets the engine start at all.
+        if let (Some(off), Some(cap), Some(len), Engine::Vllm) =
+            (inp.config.cpu_offload_gb, cap, len, inp.engine)
+        {
+            if off > 0.0 && cap < R4_TIGHT_POOL * len {
+                let mut f = Finding::judged(
+                    id,
+                    true,
+                    vec![
+                        format!("the engine keeps {off:.1} GiB of weights per GPU in host memory (cache_config_info cpu_offload_gb {off:.1}): not all of the weights are in VRAM"),
+                        gate(
+                            format!(
+                                "its KV pool {cap:.0} tokens, {:.2} max-length sequences ({len:.0}),",
+                                cap / len
+                            ),
+                            true,
+                            "below",
+                            format!("{R4_TIGHT_POOL} sequences: what the weights in VRAM left is barely one request of the longest length"),
+                        ),
+                    ],
+                );
+                f.variant = Some("weights-overflow".into());
+                if let Some(fl) = flag(inp.engine, Knob::TensorParallelSize) {
+                    f.fix.push(FixStep::flagged(
+                        Knob::TensorParallelSize,
+                        fl,
+                        None,
+                        "shard the weights across GPUs until they fit (pass --gpu and --model to size it); every step now streams the offloaded weights over the host link",
+                    ));
+                }
+                f.fix.push(FixStep::text(
+                    "a smaller or more quantized model, or hardware this model fits on",
+                ));
+                return f;
+            }
+        }
         if let (Some(cap), Some(len), Engine::Vllm | Engine::Sglang) = (cap, len, inp.engine) {
             if cap < len {
                 let mut f = Finding::judged(
@@ -786,14 +838,14 @@ pub fn r6(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
     let Some(ratio) = d.prompt_gen_ratio else {
         return Finding::silent(id, "prompt or generation throughput unknown");
     };
+    let Some(p) = &inp.physics else {
+        return r6_inferred(inp, w, ratio);
+    };
     let Some(eff) = d.efficiency else {
         return Finding::silent(
             id,
-            "decode efficiency unknown (GPU ceiling unknown or speculation suspected)",
+            "decode efficiency unknown (speculation suspected: measured decode beats the roof)",
         );
-    };
-    let Some(p) = &inp.physics else {
-        return Finding::silent(id, "hardware ceiling unknown");
     };
     let mut ev = vec![
         gate(
@@ -828,6 +880,148 @@ pub fn r6(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
     };
     let fired = ratio >= 5.0 && eff < 0.40 && !muted;
     let mut f = Finding::judged(id, fired, ev);
+    r6_fix(inp, ratio, &mut f);
+    f
+}
+
+/// Sub-windows' (waiting, TTFT) pairs rise together: the Pearson correlation over the
+/// sub-windows that saw first tokens, when there are at least three and the queue moved.
+fn ttft_follows_queue(subs: &[WindowStats]) -> Option<(f64, usize)> {
+    let pts: Vec<(f64, f64)> = subs
+        .iter()
+        .filter_map(|s| Some((s.waiting?.mean, s.ttft.filter(|d| d.count > 0.0)?.mean)))
+        .collect();
+    let n = pts.len();
+    if n < 3 {
+        return None;
+    }
+    let (mx, my) = (
+        pts.iter().map(|p| p.0).sum::<f64>() / n as f64,
+        pts.iter().map(|p| p.1).sum::<f64>() / n as f64,
+    );
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let syy: f64 = pts.iter().map(|p| (p.1 - my).powi(2)).sum();
+    (sxx > 0.0 && syy > 0.0).then(|| (sxy / (sxx * syy).sqrt(), n))
+}
+
+/// "TTFT grows with the queue" at or above this correlation over the sub-windows.
+const TTFT_QUEUE_CORR: f64 = 0.8;
+/// ... or the queue holds at least this share of the mean TTFT.
+const TTFT_QUEUE_SHARE: f64 = 0.5;
+
+/// R6 with the GPU ceiling unknown: decode efficiency cannot be measured, so prefill-bound is
+/// inferred from what the engine says, and fires only where that is strong. Prompt tokens
+/// dominate the work (ratio ≥ 5), requests queue (waiting ≥ 2) although the seats never
+/// filled and the KV pool stayed below the near-full bar (so neither R5 nor the KV family holds
+/// them), and their first token waits on that queue (TTFT rises with it across sub-windows, or
+/// is mostly queue time): what admits requests is the step's token budget, spent on prefill.
+/// Anything short of that stays silent, and `unjudged` names the GPU that settles it.
+fn r6_inferred(inp: &Inputs, w: &WindowStats, ratio: f64) -> Finding {
+    let id = RuleId::R6;
+    let ratio_ev = gate(
+        format!("effective prompt/gen ratio {ratio:.1}"),
+        ratio >= 5.0,
+        "at least",
+        5,
+    );
+    if ratio < 5.0 {
+        // The ratio gate fails whatever the efficiency: judged, not fired.
+        return Finding::judged(id, false, vec![ratio_ev]);
+    }
+    let unjudged = |why: String| {
+        Finding::silent(
+            id,
+            format!("hardware ceiling unknown (decode efficiency unmeasured), and prefill-bound is not inferred: {why}"),
+        )
+    };
+    let Some(wait) = w.waiting.map(|g| g.mean) else {
+        return unjudged("waiting requests not exported".into());
+    };
+    if wait < 2.0 {
+        return unjudged(format!(
+            "waiting {wait:.1} is below 2: no queue the prefill holds"
+        ));
+    }
+    let Some(max_seqs) = inp.config.max_num_seqs else {
+        return unjudged("max_num_seqs unread: the queue may be the seats'".into());
+    };
+    if w.seat_wall_cooccurred != Some(false) {
+        return unjudged(format!(
+            "running reached max_num_seqs {max_seqs:.0} with a queue: the seats may hold it"
+        ));
+    }
+    let Some(kv) = w.kv_usage else {
+        return unjudged("KV cache usage not exported: the queue may be the KV pool's".into());
+    };
+    if kv.peak >= KV_NEAR_FULL {
+        return unjudged(format!(
+            "KV peak {} is at or above 88%: the queue may be the KV pool's",
+            pct(kv.peak)
+        ));
+    }
+    if let Some(c) = w.waiting_for_capacity.filter(|c| c.mean >= 1.0) {
+        return unjudged(format!(
+            "the engine reports {:.1} requests waiting for capacity",
+            c.mean
+        ));
+    }
+    let corr = ttft_follows_queue(&inp.sub_windows);
+    let share = match (w.queue_time, w.ttft) {
+        (Some(q), Some(t)) if q.count > 0.0 && t.count > 0.0 && t.mean > 0.0 => {
+            Some((q.mean / t.mean, q.mean, t.mean))
+        }
+        _ => None,
+    };
+    let grows = corr.is_some_and(|(r, _)| r >= TTFT_QUEUE_CORR);
+    let queued = share.is_some_and(|(s, _, _)| s >= TTFT_QUEUE_SHARE);
+    let ttft_ev = match (corr, share) {
+        (Some((r, n)), _) if grows => gate(
+            format!("TTFT against waiting over {n} sub-windows: correlation {r:.2}"),
+            true,
+            "at least",
+            TTFT_QUEUE_CORR,
+        ),
+        (_, Some((s, q, t))) => gate(
+            format!("queue time {q:.3} s of mean TTFT {t:.3} s ({})", pct(s)),
+            queued,
+            "at least",
+            "50%",
+        ),
+        (Some((r, n)), None) => gate(
+            format!("TTFT against waiting over {n} sub-windows: correlation {r:.2}"),
+            false,
+            "at least",
+            TTFT_QUEUE_CORR,
+        ),
+        (None, None) => {
+            return unjudged("TTFT and queue time not measured".into());
+        }
+    };
+    if !(grows || queued) {
+        return unjudged(ttft_ev);
+    }
+    let run = w.running.map_or(0.0, |r| r.mean);
+    let mut f = Finding::judged(
+        id,
+        true,
+        vec![
+            "inferred from the engine's own figures (the GPU ceiling is unknown, so decode efficiency is not measured): prompt against generation tokens, and TTFT against the queue".into(),
+            ratio_ev,
+            gate(format!("waiting {wait:.1}"), true, "at least", 2),
+            format!(
+                "running {run:.1} on average, and no scrape had it within 5% of max_num_seqs {max_seqs:.0} while 2 or more waited: the seats do not hold the queue"
+            ),
+            gate(format!("KV peak {}", pct(kv.peak)), true, "below", "88%"),
+            ttft_ev,
+        ],
+    );
+    r6_fix(inp, ratio, &mut f);
+    f
+}
+
+/// R6's prescription (the measured and the inferred path share it).
+fn r6_fix(inp: &Inputs, ratio: f64, f: &mut Finding) {
     let e = inp.engine;
     if inp.config.prefix_caching == Some(false) {
         if let Some(fl) = flag(e, Knob::PrefixCaching) {
@@ -860,7 +1054,45 @@ pub fn r6(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             "disaggregate prefill and decode, or add a replica",
         ));
     }
-    f
+}
+
+/// R1's suspect when the seat limit is unread: no queue, and the running requests fill under
+/// a quarter of the walls that were read (the gate R1 uses with the GPU ceiling unknown). The
+/// hint for `unjudged`.
+pub fn r1_suspect(inp: &Inputs, w: &WindowStats, d: &Derived) -> Option<String> {
+    if inp.config.max_num_seqs.is_some() {
+        return None;
+    }
+    let waiting = w.waiting?.mean;
+    let occ = d.occupancy?;
+    (waiting < 2.0 && occ < 0.25).then(|| {
+        format!(
+            "waiting {waiting:.1} and running {:.1}, {} of the {} wall: under-fed, unless the unread seat limit is lower",
+            w.running.map_or(0.0, |r| r.mean),
+            pct(occ),
+            d.occupancy_wall.unwrap_or("?")
+        )
+    })
+}
+
+/// R7's suspect when the seat target is unknown (no ridge without the GPU): the seats are at
+/// least half full with no queue, and the KV pool holds enough requests of the observed size
+/// that the target could clear 90% of it (R7 needs max_num_seqs < 0.9 × 0.8 × min(ridge, KV
+/// bound), so below 0.72 × the KV bound is necessary). The hint for `unjudged`.
+pub fn r7_suspect(inp: &Inputs, w: &WindowStats, d: &Derived) -> Option<String> {
+    if d.seat_target.is_some() {
+        return None;
+    }
+    let max_seqs = inp.config.max_num_seqs?;
+    let (run, wait) = (w.running?.mean, w.waiting?.mean);
+    let (kv, how) = inp.kv_bound()?;
+    let occ = run / max_seqs;
+    (occ >= 0.5 && wait <= 1.0 && max_seqs < 0.72 * kv).then(|| {
+        format!(
+            "running {run:.1} on max_num_seqs {max_seqs:.0} ({}) with waiting {wait:.1}, and the KV pool holds {kv:.0} such requests ({how}): the seat limit may sit below what the GPU batches well",
+            pct(occ)
+        )
+    })
 }
 
 /// R7 Config headroom.

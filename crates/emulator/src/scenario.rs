@@ -285,6 +285,102 @@ pub fn all() -> Vec<Scenario> {
                 },
             )
         },
+        // Variants of the table on other GPUs, models, sizes and loads: the no-flags suite
+        // checks that the rules hold beyond the shapes they were first tried on.
+        Scenario {
+            gpu: "L40S",
+            model: "qwen3-8b",
+            ..base(
+                "under-batching-l40s",
+                "3 clients with short prompts on 128 seats of an L40S",
+                seqs(128),
+                shape(closed(3), uniform(200, 400), uniform(300, 500), None),
+                expect(Some("R1"), "R1 on another GPU and model."),
+            )
+        },
+        Scenario {
+            gpu: "L4",
+            model: "qwen3-4b",
+            ..base(
+                "saturation-l4",
+                "80 clients on 24 seats of an L4 serving Qwen3 4B",
+                seqs(24),
+                shape(closed(80), uniform(300, 500), uniform(150, 250), None),
+                expect(Some("R5"), "R5 on a small GPU."),
+            )
+        },
+        Scenario {
+            gpu: "H200-SXM",
+            model: "qwen3-8b",
+            ..base(
+                "prefill-bound-h200",
+                "4k-token prompts for 12-token answers on an H200, arriving faster than prefill",
+                seqs(512),
+                shape(
+                    Arrival::Open { rate_per_s: 14.0 },
+                    uniform(3800, 4200),
+                    uniform(8, 16),
+                    None,
+                ),
+                expect(Some("R6"), "R6 with longer prompts, another model and GPU."),
+            )
+        },
+        Scenario {
+            gpu: "A100-SXM-80GB",
+            ..base(
+                "config-headroom-a100",
+                "30 clients on 32 seats of an A100 with the KV pool mostly empty",
+                seqs(32),
+                shape(closed(30), uniform(500, 700), uniform(200, 300), None),
+                expect(Some("R7"), "R7 on another GPU, at a smaller seat count."),
+            )
+        },
+        Scenario {
+            gpu: "L40S",
+            ..base(
+                "kv-pressure-l40s",
+                "120 clients with 1.6k-token prompts, caching off, 60% of an L40S",
+                ArgOverrides {
+                    gpu_memory_utilization: Some(0.6),
+                    enable_prefix_caching: Some(false),
+                    ..seqs(256)
+                },
+                shape(closed(120), uniform(1500, 1700), uniform(300, 400), None),
+                Expect {
+                    never: &["R4"],
+                    ..expect(Some("R2"), "R2 on a 48 GB part.")
+                },
+            )
+        },
+        Scenario {
+            gpu: "L40S",
+            model: "qwen3-32b",
+            ..base(
+                "weights-dont-fit-l40s",
+                "Qwen3 32B in bf16 (~65 GB) on one 48 GB L40S",
+                seqs(64),
+                shape(closed(8), uniform(600, 900), uniform(16, 24), None),
+                Expect {
+                    variant: Some("weights-overflow"),
+                    never: &["R2", "R2b"],
+                    ..expect(Some("R4"), "Weights that overflow VRAM, another model and GPU.")
+                },
+            )
+        },
+        Scenario {
+            gpu: "H200-SXM",
+            model: "qwen3-8b",
+            ..base(
+                "healthy-h200",
+                "200 clients with shared system prompts on 256 seats of an H200",
+                seqs(256),
+                shape(closed(200), uniform(600, 800), uniform(150, 250), Some((4, 500))),
+                Expect {
+                    never: &["R1", "R2", "R2b", "R3", "R4", "R5", "R6", "R7"],
+                    ..expect(None, "Healthy on another GPU and model: nothing fires.")
+                },
+            )
+        },
     ]
 }
 

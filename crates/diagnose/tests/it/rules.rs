@@ -59,6 +59,7 @@ fn base() -> Inputs {
             kv_cache_dtype: Some("auto".into()),
             tensor_parallel_size: Some(1.0),
             kv_capacity_tokens: Some(200_000.0),
+            cpu_offload_gb: None,
         },
         physics: Some(Physics {
             decode_ceiling_tps: 50.0,
@@ -541,12 +542,16 @@ fn held_surface_when_same_primary_refires_or_primary_has_no_fix() {
     n.config.max_num_seqs = None;
     n.config.prefix_caching = Some(true);
     n.window.prefix_hit_rate = Some(0.1);
+    // Prompts 8× the generated tokens at 36 % decode efficiency, TPOT unmeasured: R6 fires
+    // too (R1 does not judge with the slot count unread).
+    n.window.prompt_tps = Some(1425.0 * 8.0 + 1000.0);
+    n.window.itl = None;
     let v = diagnose(&n);
     assert_eq!(v.primary.as_ref().unwrap().rule, RuleId::R2);
     assert!(v.primary.as_ref().unwrap().fix.is_empty());
-    // R1 (30 of 80 ridge seats) is held and surfaces now; R3 is not judged on a low hit rate
-    // with caching on (nothing to share looks the same) and is named as unjudged instead.
-    assert_eq!(v.next.as_ref().map(|f| f.rule), Some(RuleId::R1));
+    // R6 is held and surfaces now; R3 is not judged on a low hit rate with caching on
+    // (nothing to share looks the same) and is named as unjudged instead.
+    assert_eq!(v.next.as_ref().map(|f| f.rule), Some(RuleId::R6));
     assert!(v.held.iter().all(|f| f.rule != RuleId::R3));
     assert!(v.unjudged.is_empty(), "R3 ranks below R2: {:?}", v.unjudged);
     // With a fix on offer, nothing surfaces early.
@@ -658,4 +663,227 @@ fn a_suspect_that_outranks_withholds_the_primary() {
     b.engine = Engine::LlamaCpp;
     b.config.kv_capacity_tokens = Some(8192.0);
     assert!(diagnose(&b).unjudged.iter().all(|u| u.rule != RuleId::R4));
+}
+
+#[test]
+fn under_batching_is_not_judged_with_the_seat_limit_unread() {
+    // 10 running, no queue, GPU unknown: 10 of a 442-request KV bound is 2 %, but the unread
+    // seat limit could be 10. R1 does not judge; it is named with the flag that settles it.
+    let mut b = underfed(10.0, 400.0);
+    b.physics = None;
+    b.config.max_num_seqs = None;
+    let r1 = diagnose::rules::evaluate(&b, &b.window)
+        .1
+        .into_iter()
+        .find(|f| f.rule == RuleId::R1)
+        .unwrap();
+    assert!(!r1.fired);
+    assert!(r1.silent_reason.unwrap().contains("max_num_seqs unread"));
+    let v = diagnose(&b);
+    assert!(v.primary.is_none());
+    let u = v
+        .unjudged
+        .iter()
+        .find(|u| u.rule == RuleId::R1)
+        .expect("R1");
+    assert_eq!(u.needs, "--engine-args");
+    // The seat limit read: judged, and fires (10 of 64 is under 25 %).
+    b.config.max_num_seqs = Some(64.0);
+    assert_eq!(diagnose(&b).primary.map(|p| p.rule), Some(RuleId::R1));
+    // Many running against the read walls (56 of 133 requests the KV pool holds): no suspicion.
+    let mut busy = underfed(56.0, 400.0);
+    busy.physics = None;
+    busy.config.max_num_seqs = None;
+    busy.config.kv_capacity_tokens = Some(60_000.0);
+    assert!(diagnose(&busy)
+        .unjudged
+        .iter()
+        .all(|u| u.rule != RuleId::R1));
+}
+
+#[test]
+fn config_headroom_is_named_when_the_ridge_is_unknown() {
+    // 60 of 64 seats, no queue, GPU unknown: R1 misses (94 % occupied), R7 cannot size the
+    // target without the ridge, but the KV pool holds ~442 requests of this size.
+    let mut b = headroom_cfg(64.0, 60.0, 0.0);
+    b.physics = None;
+    let v = diagnose(&b);
+    assert!(v.primary.is_none(), "{:?}", v.primary.map(|p| p.rule));
+    let u = v
+        .unjudged
+        .iter()
+        .find(|u| u.rule == RuleId::R7)
+        .expect("R7");
+    assert_eq!(u.needs, "--gpu");
+    assert!(u.hint.contains("max_num_seqs 64"), "{}", u.hint);
+    // Half-empty seats or a queue: no suspicion.
+    let mut q = headroom_cfg(64.0, 20.0, 0.0);
+    q.physics = None;
+    assert!(diagnose(&q).unjudged.iter().all(|u| u.rule != RuleId::R7));
+    let mut q = headroom_cfg(64.0, 60.0, 3.0);
+    q.physics = None;
+    assert!(diagnose(&q).unjudged.iter().all(|u| u.rule != RuleId::R7));
+    // A seat limit the KV pool could not exceed by much: no suspicion.
+    let mut k = headroom_cfg(64.0, 60.0, 0.0);
+    k.physics = None;
+    k.config.kv_capacity_tokens = Some(30_000.0); // 66 requests of 452 tokens; 64 > 0.72 × 66
+    assert!(diagnose(&k).unjudged.iter().all(|u| u.rule != RuleId::R7));
+}
+
+/// Prompts 2k for 32-token answers arriving faster than prefill: a deep queue with free seats
+/// and a cool KV pool, TTFT almost all queue time. GPU unknown.
+fn queued_prefill() -> Inputs {
+    let mut b = base();
+    b.physics = None;
+    b.config.max_num_seqs = Some(1024.0);
+    b.window.running = g(127.0, 136.0);
+    b.window.waiting = g(2117.0, 2492.0);
+    b.window.queue_ratio = Some(0.94);
+    b.window.seat_wall_cooccurred = Some(false);
+    b.window.kv_usage = g(0.56, 0.60);
+    b.window.generation_tps = Some(941.0);
+    b.window.prompt_tps = Some(58532.0);
+    b.window.prefix_hit_tps = Some(0.0);
+    b.window.ttft = dist(4223.0, 57.4);
+    b.window.queue_time = dist(4222.0, 56.4);
+    b
+}
+
+#[test]
+fn prefill_bound_is_inferred_from_the_engine_where_the_evidence_is_strong() {
+    let b = queued_prefill();
+    let v = diagnose(&b);
+    let p = v.primary.expect("R6 inferred");
+    assert_eq!(p.rule, RuleId::R6);
+    assert!(p.evidence[0].starts_with("inferred from the engine's own figures"));
+    assert!(
+        p.evidence
+            .iter()
+            .any(|e| e == "effective prompt/gen ratio 62.2 is at least 5"),
+        "{:?}",
+        p.evidence
+    );
+    assert!(
+        p.evidence
+            .iter()
+            .any(|e| e.contains("queue time 56.400 s of mean TTFT 57.400 s (98%) is at least 50%")),
+        "{:?}",
+        p.evidence
+    );
+    assert_eq!(p.variant.as_deref(), Some("severe"));
+    assert!(v.unjudged.is_empty(), "{:?}", v.unjudged);
+    // Each missing piece of the evidence leaves it unjudged, with the GPU named.
+    let unjudged_r6 = |b: &Inputs| {
+        let v = diagnose(b);
+        v.primary.is_none()
+            && v.unjudged
+                .iter()
+                .any(|u| u.rule == RuleId::R6 && u.needs == "--gpu")
+    };
+    // Seats full with the queue behind them: R5's court, R6 not inferred.
+    let mut seats = queued_prefill();
+    seats.window.seat_wall_cooccurred = Some(true);
+    let v = diagnose(&seats);
+    assert_eq!(v.primary.map(|p| p.rule), Some(RuleId::R5));
+    assert!(v.held.iter().all(|f| f.rule != RuleId::R6));
+    // A near-full KV pool with the queue: the KV family's court.
+    let mut kv = queued_prefill();
+    kv.window.kv_usage = g(0.85, 0.90);
+    let v = diagnose(&kv);
+    assert_eq!(v.primary.map(|p| p.rule), Some(RuleId::R2));
+    assert!(v.held.iter().all(|f| f.rule != RuleId::R6));
+    let mut unread = queued_prefill();
+    unread.config.max_num_seqs = None;
+    unread.window.seat_wall_cooccurred = None;
+    assert!(unjudged_r6(&unread));
+    let mut quick = queued_prefill();
+    quick.window.queue_time = dist(4222.0, 10.0); // 17 % of TTFT, no sub-windows
+    assert!(unjudged_r6(&quick));
+    // A short prompt stream is judged, not fired, whatever the efficiency.
+    let mut short = queued_prefill();
+    short.window.prompt_tps = Some(3000.0);
+    let r6 = diagnose::rules::evaluate(&short, &short.window)
+        .1
+        .into_iter()
+        .find(|f| f.rule == RuleId::R6)
+        .unwrap();
+    assert!(!r6.fired && r6.silent_reason.is_none());
+    assert_eq!(
+        r6.evidence,
+        vec!["effective prompt/gen ratio 3.2 is not at least 5"]
+    );
+}
+
+#[test]
+fn ttft_growing_with_the_queue_over_sub_windows_is_evidence() {
+    let mut b = queued_prefill();
+    b.window.queue_time = None;
+    b.sub_windows = (0..6)
+        .map(|k| {
+            let mut s = b.window.clone();
+            s.waiting = g(400.0 * k as f64, 400.0 * k as f64 + 50.0);
+            s.ttft = dist(700.0, 10.0 * k as f64 + 1.0);
+            s
+        })
+        .collect();
+    let p = diagnose(&b).primary.expect("R6 inferred");
+    assert!(
+        p.evidence.iter().any(|e| e.starts_with(
+            "TTFT against waiting over 6 sub-windows: correlation 1.00 is at least 0.8"
+        )),
+        "{:?}",
+        p.evidence
+    );
+}
+
+#[test]
+fn no_queue_long_prompts_and_the_ridge_unknown_name_both_readings() {
+    // 7 of 8 seats, 6k-token prompts, no queue, cool KV, GPU unknown: soft (R1 owns it) or
+    // pressed (R6 owns it) depends on the ridge.
+    let mut b = headroom_cfg(8.0, 7.0, 0.0);
+    b.physics = None;
+    b.window.prompt_tps = Some(1000.0 + 7.0 * 50.0 * 0.95 * 300.0);
+    let v = diagnose(&b);
+    assert!(v.primary.is_none());
+    // (R7 too: 7 of 8 seats with no queue and a roomy KV pool.)
+    let rules: Vec<RuleId> = v.unjudged.iter().map(|u| u.rule).collect();
+    let at = |r| rules.iter().position(|x| *x == r);
+    assert!(
+        at(RuleId::R1) < at(RuleId::R6) && at(RuleId::R1).is_some(),
+        "{rules:?}"
+    );
+    assert!(v.unjudged.iter().all(|u| u.needs == "--gpu"));
+}
+
+#[test]
+fn weights_kept_in_host_memory_with_a_pool_of_one_sequence_is_weights_overflow() {
+    // GPU unknown; the engine says it keeps 71 GB of weights in host memory and its pool
+    // holds 1.02 max-length sequences: the weights do not fit, R4 fires and R2 is its symptom.
+    let mut b = kv_pressed(0.95, 0.1);
+    b.physics = None;
+    b.config.kv_capacity_tokens = Some(8352.0);
+    b.config.cpu_offload_gb = Some(71.0);
+    let v = diagnose(&b);
+    let p = v.primary.expect("R4");
+    assert_eq!(
+        (p.rule, p.variant.as_deref()),
+        (RuleId::R4, Some("weights-overflow"))
+    );
+    assert!(p.evidence[0].contains("71.0 GiB of weights per GPU in host memory"));
+    assert!(
+        p.evidence[1].contains("1.02 max-length sequences (8192), is below 1.25"),
+        "{:?}",
+        p.evidence
+    );
+    assert!(v
+        .silenced
+        .iter()
+        .any(|s| s.rule == RuleId::R2 && s.by == RuleId::R4));
+    // No offload: only the suspect. A roomy pool beside an offload: no claim.
+    b.config.cpu_offload_gb = Some(0.0);
+    let v = diagnose(&b);
+    assert!(v.primary.is_none() && v.unjudged[0].rule == RuleId::R4);
+    b.config.cpu_offload_gb = Some(71.0);
+    b.config.kv_capacity_tokens = Some(200_000.0);
+    assert_ne!(diagnose(&b).primary.map(|p| p.rule), Some(RuleId::R4));
 }

@@ -57,6 +57,9 @@ pub fn config(c: &Configured, labels: &std::collections::BTreeMap<String, String
             (Some(n), Some(b)) => Some((n.value * b.value) as f64),
             _ => None,
         },
+        cpu_offload_gb: labels
+            .get("cpu_offload_gb")
+            .and_then(|v| v.parse::<f64>().ok()),
     }
 }
 

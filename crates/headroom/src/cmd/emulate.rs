@@ -364,3 +364,106 @@ pub fn run(a: Args) -> Result<Exit> {
         Ok(Exit::Ok)
     })
 }
+
+/// The vLLM command line a running `headroom emulate` process stands for, from its own argv:
+/// the scenario's flags with the process's laid over them, spelled as `vllm serve MODEL
+/// --flag value` with only the flags that were given (a flag left out takes vLLM's default,
+/// exactly as on a real vLLM's command line). None when `argv` is not `headroom emulate`, or
+/// does not parse. Lets `diagnose` read an emulator on this host as it reads a real vLLM's
+/// process.
+pub fn as_vllm_argv(argv: &[String]) -> Option<Vec<String>> {
+    use clap::{Args as _, FromArgMatches};
+    let program = argv.first()?;
+    let base = program.rsplit('/').next().unwrap_or(program);
+    if !base.starts_with("headroom") {
+        return None;
+    }
+    let at = argv.iter().position(|a| a == "emulate")?;
+    let cmd = Args::augment_args(clap::Command::new("emulate").no_binary_name(true));
+    let m = cmd.try_get_matches_from(&argv[at + 1..]).ok()?;
+    let a = Args::from_arg_matches(&m).ok()?;
+    let sc = a.scenario.as_deref().and_then(scenario::find);
+    let o = overrides(&a, &sc.as_ref().map(|s| s.args.clone()).unwrap_or_default());
+    let gpu = a
+        .gpu
+        .clone()
+        .or(sc.as_ref().map(|s| s.gpu.to_string()))
+        .unwrap_or_else(|| "H100-SXM".into());
+    let model = a
+        .model
+        .clone()
+        .or(sc.as_ref().map(|s| s.model.to_string()))
+        .unwrap_or_else(|| "llama-3.1-8b".into());
+    let model_id = configure(&gpu, &model, &o).ok()?.hardware.model_id;
+    let mut v: Vec<String> = vec!["vllm".into(), "serve".into(), model_id];
+    let mut put = |flag: &str, value: Option<String>| {
+        if let Some(x) = value {
+            v.push(flag.into());
+            v.push(x);
+        }
+    };
+    put("--served-model-name", o.served_model_name.clone());
+    put("--max-num-seqs", o.max_num_seqs.map(|x| x.to_string()));
+    put("--max-model-len", o.max_model_len.map(|x| x.to_string()));
+    put(
+        "--max-num-batched-tokens",
+        o.max_num_batched_tokens.map(|x| x.to_string()),
+    );
+    put(
+        "--gpu-memory-utilization",
+        o.gpu_memory_utilization.map(|x| x.to_string()),
+    );
+    put("--kv-cache-dtype", o.kv_cache_dtype.clone());
+    put(
+        "--tensor-parallel-size",
+        o.tensor_parallel_size.map(|x| x.to_string()),
+    );
+    put("--quantization", o.quantization.clone());
+    for (on, yes, no) in [
+        (
+            o.enable_prefix_caching,
+            "--enable-prefix-caching",
+            "--no-enable-prefix-caching",
+        ),
+        (
+            o.enable_chunked_prefill,
+            "--enable-chunked-prefill",
+            "--no-enable-chunked-prefill",
+        ),
+    ] {
+        if let Some(on) = on {
+            v.push(if on { yes } else { no }.into());
+        }
+    }
+    Some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn an_emulate_process_reads_as_the_vllm_line_it_stands_for() {
+        let v = as_vllm_argv(&argv(
+            "/x/target/release/headroom emulate --scenario config-headroom --drive --port 0 \
+             --max-model-len 4096 --speed 50",
+        ))
+        .unwrap();
+        let line = v.join(" ");
+        // The scenario's max-num-seqs, the process's own max-model-len over the scenario's.
+        assert!(line.starts_with("vllm serve "), "{line}");
+        assert!(line.contains("--max-num-seqs 64"), "{line}");
+        assert!(line.contains("--max-model-len 4096"), "{line}");
+        // Flags nobody gave stay off the line: vLLM's defaults apply, as on a real server.
+        assert!(!line.contains("--max-num-batched-tokens"), "{line}");
+        let c = engines::EngineConfig::from_argv(&v, engines::Source::ProcessCmdline).unwrap();
+        assert_eq!(c.max_num_seqs.unwrap().value, 64);
+        assert!(as_vllm_argv(&argv("vllm serve m --max-num-seqs 4")).is_none());
+        assert!(as_vllm_argv(&argv("headroom diagnose --url http://x")).is_none());
+        assert!(as_vllm_argv(&argv("headroom emulate --no-such-flag")).is_none());
+    }
+}

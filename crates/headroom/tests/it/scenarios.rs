@@ -245,10 +245,11 @@ fn every_scenario_through_emulate_and_diagnose() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
 }
 
-const KNOWN_WRONG_WITHOUT_FLAGS: &[&str] = &["config-headroom"];
-
 /// Issue 15: with no flags at all, no wrong primary. Each scenario's verdict is the right rule,
 /// or no primary with an `unjudged` entry naming the right rule (a healthy server: nothing).
+/// diagnose reads what the server says about itself: its metrics, its endpoints, and (the
+/// emulator runs on this host) its process's command line, which `headroom emulate` stands
+/// for as the vLLM line of its flags.
 #[test]
 fn every_scenario_without_flags_names_no_wrong_primary() {
     if !registered() {
@@ -258,13 +259,6 @@ fn every_scenario_without_flags_names_no_wrong_primary() {
     let mut failures = Vec::new();
     for s in all() {
         if only.as_deref().is_some_and(|o| o != s.name) {
-            continue;
-        }
-        // Open (issue 15): 60 clients on 64 seats with no queue looks, from the metrics alone,
-        // exactly like 60 clients on 256 seats; the emulator's process line is not a vLLM
-        // command line, so max_num_seqs stays unread and R1 is crowned where R7 is right.
-        if KNOWN_WRONG_WITHOUT_FLAGS.contains(&s.name) {
-            eprintln!("{:24} skipped: known open case", s.name);
             continue;
         }
         let e = emulate(&s);

@@ -122,7 +122,10 @@ pub async fn open(shape: &diagnose::Shape, pid: Option<u32>) -> Result<Opened> {
     );
     header.engine_args = shape.engine_args.clone();
     match pid {
-        Some(pid) => header.cmdline = Some(engines::config::read_proc_cmdline(pid)?),
+        Some(pid) => {
+            let argv = engines::config::read_proc_cmdline(pid)?;
+            header.cmdline = Some(crate::cmd::emulate::as_vllm_argv(&argv).unwrap_or(argv))
+        }
         // The server runs here: the process listening on its port says its own flags. Best
         // effort (another user's process cannot be read); the config records where each value
         // came from.
@@ -130,6 +133,8 @@ pub async fn open(shape: &diagnose::Shape, pid: Option<u32>) -> Result<Opened> {
         None => {
             header.cmdline = engines::process::serving_pid(url)
                 .and_then(|p| engines::config::read_proc_cmdline(p).ok())
+                // An emulator on this host reads as the vLLM command line it stands for.
+                .map(|argv| crate::cmd::emulate::as_vllm_argv(&argv).unwrap_or(argv))
                 .filter(|argv| {
                     engines::EngineConfig::from_argv(argv, engines::Source::ProcessCmdline).is_ok()
                 })
