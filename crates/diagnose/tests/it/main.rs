@@ -1,4 +1,5 @@
 //! diagnose's integration tests: one binary.
 
+mod defaults;
 mod props;
 mod rules;
