@@ -1054,28 +1054,57 @@ async fn soak_with_a_flapping_replica_loses_no_request_before_its_first_byte() {
             }
         }));
     }
-    // Memory after warm-up, then at the end.
-    tokio::time::sleep(length / 4).await;
-    let rss_warm = child.rss_kib();
+    // The router's memory and descriptors, sampled 30 times over the run (a progress line
+    // each, so a long soak's log shows the trend, not only its two ends).
+    let every = (length / 30).max(Duration::from_secs(1));
+    let c = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    let mut samples: Vec<(Duration, u64, usize)> = Vec::new();
+    while load.iter().any(|l| !l.is_finished()) {
+        tokio::time::sleep(
+            every.min(length.saturating_sub(start.elapsed()) + Duration::from_millis(50)),
+        )
+        .await;
+        let (t, rss, fds) = (start.elapsed(), child.rss_kib(), child.fds());
+        samples.push((t, rss, fds));
+        println!(
+            "faults soak at {:>5} s: sent {}, answered {}, cut {}, lost {}, silent {}; RSS {} KiB, fds {fds}",
+            t.as_secs(),
+            c(&counts.sent),
+            c(&counts.answered),
+            c(&counts.cut),
+            c(&counts.lost),
+            c(&counts.silent),
+            rss
+        );
+    }
     for l in load {
         l.await.unwrap();
     }
     let kills = flapper.await.unwrap();
     let rss_end = child.rss_kib();
+    // Memory after warm-up (the first quarter): the pool and the allocator's arenas filled.
+    let warm: Vec<u64> = samples
+        .iter()
+        .filter(|(t, ..)| *t >= length / 4)
+        .map(|&(_, rss, _)| rss)
+        .collect();
+    let rss_warm = warm.first().copied().unwrap_or(rss_end);
+    let (rss_min, rss_max) = (
+        warm.iter().copied().min().unwrap_or(rss_end),
+        warm.iter().copied().max().unwrap_or(rss_end),
+    );
+    let fds_max = samples.iter().map(|s| s.2).max().unwrap_or(0);
     // Client connections are closed; the router keeps at most its idle keep-alive connections
     // to the two replicas (one per concurrent client each).
     tokio::time::sleep(Duration::from_millis(500)).await;
     let fds_end = child.fds();
-    let c = |a: &AtomicU64| a.load(Ordering::Relaxed);
     println!(
-        "faults soak: {length:?}, {clients} clients, replica killed {kills} times (every {flap:?}): sent {}, answered {}, cut mid-stream {}, lost {}, silent truncations {}; router RSS {} -> {} MiB, fds {fds0} -> {fds_end}",
+        "faults soak: {length:?}, {clients} clients, replica killed {kills} times (every {flap:?}): sent {}, answered {}, cut mid-stream {}, lost {}, silent truncations {}; router RSS {rss_warm} KiB after warm-up -> {rss_end} KiB at the end (min {rss_min}, max {rss_max} after warm-up), fds {fds0} at start, at most {fds_max} under load, {fds_end} after",
         c(&counts.sent),
         c(&counts.answered),
         c(&counts.cut),
         c(&counts.lost),
         c(&counts.silent),
-        rss_warm / 1024,
-        rss_end / 1024
     );
     assert_eq!(c(&counts.lost), 0, "requests lost before their first byte");
     assert_eq!(c(&counts.silent), 0, "a truncated body dressed as success");
