@@ -879,6 +879,39 @@ impl Child {
             .unwrap_or(0)
     }
 
+    /// Of its open descriptors, the TCP connections to a port in `ports` (the replicas): the
+    /// pool's idle keep-alive connections once the load has stopped.
+    fn sockets_to(&self, ports: &[u16]) -> usize {
+        let pid = self.child.id();
+        // Socket inodes the process holds.
+        let inodes: std::collections::HashSet<String> =
+            std::fs::read_dir(format!("/proc/{pid}/fd"))
+                .into_iter()
+                .flatten()
+                .filter_map(|e| {
+                    let target = std::fs::read_link(e.ok()?.path()).ok()?;
+                    let t = target.to_string_lossy();
+                    Some(t.strip_prefix("socket:[")?.strip_suffix(']')?.to_string())
+                })
+                .collect();
+        // Their remote ends: /proc/PID/net/tcp lines are `sl local rem st ... inode`, with
+        // addresses as hex `ADDR:PORT`.
+        let table = std::fs::read_to_string(format!("/proc/{pid}/net/tcp")).unwrap_or_default();
+        table
+            .lines()
+            .skip(1)
+            .filter(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                let port = f
+                    .get(2)
+                    .and_then(|r| r.split(':').nth(1))
+                    .and_then(|p| u16::from_str_radix(p, 16).ok());
+                f.get(9).is_some_and(|i| inodes.contains(*i))
+                    && port.is_some_and(|p| ports.contains(&p))
+            })
+            .count()
+    }
+
     /// Resident memory, KiB.
     fn rss_kib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
@@ -993,9 +1026,12 @@ async fn soak_with_a_flapping_replica_loses_no_request_before_its_first_byte() {
         Static::start(5, Duration::from_millis(20)).await,
     ));
     let flapper_url = flapping.lock().await.url();
+    let flapper_port = flapping.lock().await.addr.port();
     let child = Child::start(&[steady.url(), flapper_url.clone()]).await;
     let addr = child.addr;
     let fds0 = child.fds();
+    // The health probes' own keep-alive connections, if any, are open from the start.
+    let pooled0 = child.sockets_to(&[steady.addr.port(), flapper_port]);
 
     #[derive(Default)]
     struct Counts {
@@ -1098,13 +1134,16 @@ async fn soak_with_a_flapping_replica_loses_no_request_before_its_first_byte() {
     // to the two replicas (one per concurrent client each).
     tokio::time::sleep(Duration::from_millis(500)).await;
     let fds_end = child.fds();
+    let pooled = child.sockets_to(&[steady.addr.port(), flapper_port]);
     println!(
-        "faults soak: {length:?}, {clients} clients, replica killed {kills} times (every {flap:?}): sent {}, answered {}, cut mid-stream {}, lost {}, silent truncations {}; router RSS {rss_warm} KiB after warm-up -> {rss_end} KiB at the end (min {rss_min}, max {rss_max} after warm-up), fds {fds0} at start, at most {fds_max} under load, {fds_end} after",
+        "faults soak: {length:?}, {clients} clients, replica killed {kills} times (every {flap:?}): sent {}, answered {}, cut mid-stream {}, lost {}, silent truncations {}; router RSS {rss_warm} KiB after warm-up -> {rss_end} KiB at the end (min {rss_min}, max {rss_max} after warm-up), fds {fds0} at start, at most {fds_max} under load, {fds_end} after; of those, to the replicas {pooled0} at start and {pooled} after, others {} at start and {} after",
         c(&counts.sent),
         c(&counts.answered),
         c(&counts.cut),
         c(&counts.lost),
         c(&counts.silent),
+        fds0 - pooled0,
+        fds_end - pooled,
     );
     assert_eq!(c(&counts.lost), 0, "requests lost before their first byte");
     assert_eq!(c(&counts.silent), 0, "a truncated body dressed as success");
@@ -1123,5 +1162,12 @@ async fn soak_with_a_flapping_replica_loses_no_request_before_its_first_byte() {
     assert!(
         fds_end <= fds0 + 2 * clients + 2,
         "descriptors {fds0} -> {fds_end}"
+    );
+    // Back to the baseline exactly, once the pool's idle connections are set aside: no client
+    // connection, no connection of a killed replica, nothing else is left open.
+    assert_eq!(
+        fds_end - pooled,
+        fds0 - pooled0,
+        "descriptors {fds0} ({pooled0} to the replicas) -> {fds_end} ({pooled} to the replicas)"
     );
 }
