@@ -202,6 +202,11 @@ fn commands() -> Vec<Cmd> {
             args: &["history", "--db", "{}"],
             sample: history_sample,
         },
+        Cmd {
+            name: "regress --db",
+            args: &["regress", "--db", "{}"],
+            sample: history_sample,
+        },
     ]
 }
 

@@ -70,11 +70,15 @@ pub fn run(a: Args) -> Result<Exit> {
         ..Config::default()
     };
     let path = super::diagnose::db_path(&a.db)?;
-    let st = store::Store::open(&path)?;
+    // Reading only: a path with no history yet is not created (it holds no bench runs).
+    let saved = match store::Store::open_existing(&path)? {
+        Some(st) => st.list("bench")?,
+        None => Vec::new(),
+    };
     let mut notes = Vec::new();
     let mut runs = Vec::new();
     let mut skipped = Vec::new();
-    for r in st.list("bench")? {
+    for r in saved {
         match BenchDoc::read(&r.doc) {
             Ok(doc) => runs.push(BenchRun {
                 id: r.id,
