@@ -912,6 +912,23 @@ impl Child {
             .count()
     }
 
+    /// Open descriptors and, of them, the connections to `ports`, from one settled look: the
+    /// count read again after the socket table must be the same (a health probe may open or
+    /// close a connection between the two reads).
+    fn fds_and_sockets_to(&self, ports: &[u16]) -> (usize, usize) {
+        let mut last = (0, 0);
+        for _ in 0..50 {
+            let before = self.fds();
+            let to = self.sockets_to(ports);
+            if self.fds() == before {
+                return (before, to);
+            }
+            last = (before, to);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        last
+    }
+
     /// Resident memory, KiB.
     fn rss_kib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
@@ -1029,9 +1046,9 @@ async fn soak_with_a_flapping_replica_loses_no_request_before_its_first_byte() {
     let flapper_port = flapping.lock().await.addr.port();
     let child = Child::start(&[steady.url(), flapper_url.clone()]).await;
     let addr = child.addr;
-    let fds0 = child.fds();
     // The health probes' own keep-alive connections, if any, are open from the start.
-    let pooled0 = child.sockets_to(&[steady.addr.port(), flapper_port]);
+    let replica_ports = [steady.addr.port(), flapper_port];
+    let (fds0, pooled0) = child.fds_and_sockets_to(&replica_ports);
 
     #[derive(Default)]
     struct Counts {
@@ -1133,8 +1150,16 @@ async fn soak_with_a_flapping_replica_loses_no_request_before_its_first_byte() {
     // Client connections are closed; the router keeps at most its idle keep-alive connections
     // to the two replicas (one per concurrent client each).
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let fds_end = child.fds();
-    let pooled = child.sockets_to(&[steady.addr.port(), flapper_port]);
+    // A connection still closing settles within a moment; a leaked one stays (up to 2 s).
+    let mut settle = 0;
+    let (fds_end, pooled) = loop {
+        let (fds, pooled) = child.fds_and_sockets_to(&replica_ports);
+        if fds.saturating_sub(pooled) == fds0.saturating_sub(pooled0) || settle == 20 {
+            break (fds, pooled);
+        }
+        settle += 1;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     println!(
         "faults soak: {length:?}, {clients} clients, replica killed {kills} times (every {flap:?}): sent {}, answered {}, cut mid-stream {}, lost {}, silent truncations {}; router RSS {rss_warm} KiB after warm-up -> {rss_end} KiB at the end (min {rss_min}, max {rss_max} after warm-up), fds {fds0} at start, at most {fds_max} under load, {fds_end} after; of those, to the replicas {pooled0} at start and {pooled} after, others {} at start and {} after",
         c(&counts.sent),
@@ -1142,8 +1167,8 @@ async fn soak_with_a_flapping_replica_loses_no_request_before_its_first_byte() {
         c(&counts.cut),
         c(&counts.lost),
         c(&counts.silent),
-        fds0 - pooled0,
-        fds_end - pooled,
+        fds0.saturating_sub(pooled0),
+        fds_end.saturating_sub(pooled),
     );
     assert_eq!(c(&counts.lost), 0, "requests lost before their first byte");
     assert_eq!(c(&counts.silent), 0, "a truncated body dressed as success");
@@ -1166,8 +1191,8 @@ async fn soak_with_a_flapping_replica_loses_no_request_before_its_first_byte() {
     // Back to the baseline exactly, once the pool's idle connections are set aside: no client
     // connection, no connection of a killed replica, nothing else is left open.
     assert_eq!(
-        fds_end - pooled,
-        fds0 - pooled0,
+        fds_end.saturating_sub(pooled),
+        fds0.saturating_sub(pooled0),
         "descriptors {fds0} ({pooled0} to the replicas) -> {fds_end} ({pooled} to the replicas)"
     );
 }
