@@ -71,14 +71,17 @@ pub fn run(a: Args) -> Result<Exit> {
     };
     let path = super::diagnose::db_path(&a.db)?;
     // Reading only: a path with no history yet is not created (it holds no bench runs).
-    let saved = match store::Store::open_existing(&path)? {
-        Some(st) => st.list("bench")?,
-        None => Vec::new(),
-    };
+    if store::Store::open_existing(&path)?.is_none() {
+        bail!(
+            "no bench runs in {}: run `headroom bench --url ... --label <version>` first",
+            path.display()
+        );
+    }
+    let st = store::Store::open(&path)?;
     let mut notes = Vec::new();
     let mut runs = Vec::new();
     let mut skipped = Vec::new();
-    for r in saved {
+    for r in st.list("bench")? {
         match BenchDoc::read(&r.doc) {
             Ok(doc) => runs.push(BenchRun {
                 id: r.id,
