@@ -7,7 +7,7 @@
 //! Documents are read back typed ([`Run::read`]); a document written by an older headroom is
 //! brought up to what this one writes in one place, [`upgrade`], as it is read from the file.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -162,6 +162,63 @@ impl Store {
             tx.commit().map_err(sql)?;
         }
         Ok(Store { conn, path: p })
+    }
+
+    /// Open for reading what is there, creating and writing nothing: `None` when there is no
+    /// history yet (no file, an empty file, an SQLite file without tables). A history of an
+    /// older schema is ours and is migrated as `open` does; anything else is an error naming
+    /// the path. For commands that only read (a mistyped `--db` must not become a database).
+    pub fn open_existing(path: &Path) -> Result<Option<Store>, StoreError> {
+        let p = path.display().to_string();
+        let io = |what: String| StoreError::Io {
+            path: p.clone(),
+            what,
+        };
+        match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(e.to_string())),
+            Ok(m) if m.is_dir() => return Err(io("is a directory".into())),
+            Ok(m) if m.is_file() && m.len() == 0 => return Ok(None),
+            Ok(_) => {}
+        }
+        let sql = |source| StoreError::Sql {
+            path: p.clone(),
+            source,
+        };
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sql)?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(sql)?;
+        let known = MIGRATIONS.len() as i64;
+        if version > known {
+            return Err(StoreError::TooNew {
+                path: p,
+                found: version,
+                known,
+            });
+        }
+        if version == 0 {
+            let tables: i64 = conn
+                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+                .map_err(sql)?;
+            if tables == 0 {
+                return Ok(None);
+            }
+            return Err(io(
+                "an SQLite database, but not a headroom history (no schema version)".into(),
+            ));
+        }
+        if version < known {
+            drop(conn);
+            return Store::open(path).map(Some);
+        }
+        Ok(Some(Store { conn, path: p }))
     }
 
     pub fn schema_version(&self) -> i64 {
@@ -358,5 +415,53 @@ mod tests {
         let path = dir.path().join("h.sqlite");
         std::fs::write(&path, b"this is not sqlite at all, not even close......").unwrap();
         assert!(Store::open(&path).is_err());
+    }
+
+    #[test]
+    fn opening_to_read_creates_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        // Nothing there: no history, and still nothing there.
+        let missing = dir.path().join("sub/none.sqlite");
+        assert!(Store::open_existing(&missing).unwrap().is_none());
+        assert!(!missing.exists() && !dir.path().join("sub").exists());
+        // An empty file stays empty.
+        let empty = dir.path().join("empty");
+        std::fs::write(&empty, b"").unwrap();
+        assert!(Store::open_existing(&empty).unwrap().is_none());
+        assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+        // A directory, garbage, and another program's SQLite file are errors naming the path.
+        let e = Store::open_existing(dir.path()).err().unwrap().to_string();
+        assert!(
+            e.contains("is a directory") && e.contains(&dir.path().display().to_string()),
+            "{e}"
+        );
+        let garbage = dir.path().join("garbage");
+        std::fs::write(&garbage, b"this is not sqlite at all, not even close......").unwrap();
+        let e = Store::open_existing(&garbage).err().unwrap().to_string();
+        assert!(e.contains("garbage"), "{e}");
+        let other = dir.path().join("other.sqlite");
+        Connection::open(&other)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x)")
+            .unwrap();
+        let before = std::fs::read(&other).unwrap();
+        let e = Store::open_existing(&other).err().unwrap().to_string();
+        assert!(e.contains("not a headroom history"), "{e}");
+        assert_eq!(std::fs::read(&other).unwrap(), before);
+        // A history reads back.
+        let path = dir.path().join("h.sqlite");
+        let s = Store::open(&path).unwrap();
+        s.save(
+            &NewRun {
+                kind: "diagnose",
+                created: 1.0,
+                ..Default::default()
+            },
+            &serde_json::json!({}),
+        )
+        .unwrap();
+        drop(s);
+        let r = Store::open_existing(&path).unwrap().unwrap();
+        assert_eq!(r.list("diagnose").unwrap().len(), 1);
     }
 }

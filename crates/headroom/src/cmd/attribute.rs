@@ -108,10 +108,7 @@ pub fn run(a: Args) -> Result<Exit> {
 
 fn attribute(a: &Args, sampled: Option<&Path>) -> Result<Report> {
     let (maps_text, maps_name) = match (&a.maps, a.pid) {
-        (Some(f), _) => (
-            std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?,
-            f.display().to_string(),
-        ),
+        (Some(f), _) => (read_saved_maps(f)?, f.display().to_string()),
         (None, Some(pid)) => {
             let p = format!("/proc/{pid}/maps");
             (
@@ -138,6 +135,33 @@ fn attribute(a: &Args, sampled: Option<&Path>) -> Result<Report> {
         }
     };
     Ok(at.report(event, stats))
+}
+
+/// A saved /proc/PID/maps is text of a few hundred KiB (a line per mapping); more than this is
+/// not one (a device such as /dev/zero, or a huge file, would otherwise be read into memory
+/// without end).
+const MAPS_LIMIT: u64 = 16 << 20;
+
+fn read_saved_maps(f: &Path) -> Result<String> {
+    let file = File::open(f).with_context(|| format!("opening {}", f.display()))?;
+    let mut bytes = Vec::new();
+    file.take(MAPS_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", f.display()))?;
+    if bytes.len() as u64 > MAPS_LIMIT {
+        bail!(
+            "{}: larger than {} MiB, not a saved /proc/PID/maps",
+            f.display(),
+            MAPS_LIMIT >> 20
+        );
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not text (invalid UTF-8 at byte {}), not a saved /proc/PID/maps",
+            f.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 /// The parts: the named files and their split siblings, or every .gguf the maps show.

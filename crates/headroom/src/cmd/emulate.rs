@@ -297,11 +297,6 @@ pub fn run(a: Args) -> Result<Exit> {
         None
     };
     let addr = bind_addr(&a.host, a.port)?;
-    if !addr.ip().is_loopback() {
-        eprintln!(
-            "warning: the emulator listens on {addr}, reachable from other hosts (--host 127.0.0.1 keeps it local)"
-        );
-    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -319,6 +314,12 @@ pub fn run(a: Args) -> Result<Exit> {
         .await
         .with_context(|| format!("listening on {addr}"))?;
         let url = srv.url();
+        // Named once bound: with --port 0 the address asked for is not the one served.
+        if !addr.ip().is_loopback() {
+            eprintln!(
+                "warning: the emulator listens on {url}, reachable from other hosts (--host 127.0.0.1 keeps it local)"
+            );
+        }
         if a.json {
             let mut v = deployment_json(&configured);
             v["schema"] = json!(SCHEMA);

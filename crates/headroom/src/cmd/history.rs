@@ -106,14 +106,16 @@ fn when(t: f64) -> String {
 
 pub fn run(a: Args) -> Result<Exit> {
     let path = super::diagnose::db_path(&a.db)?;
-    let st = store::Store::open(&path)?;
-    let mut runs = if a.all {
-        let mut v = st.list("diagnose")?;
-        v.extend(st.list("bench")?);
-        v.sort_by(|x, y| x.created.total_cmp(&y.created).then(x.id.cmp(&y.id)));
-        v
-    } else {
-        st.list(if a.bench { "bench" } else { "diagnose" })?
+    // Listing reads: a path that holds no history yet is listed as empty, not created.
+    let mut runs = match store::Store::open_existing(&path)? {
+        None => Vec::new(),
+        Some(st) if a.all => {
+            let mut v = st.list("diagnose")?;
+            v.extend(st.list("bench")?);
+            v.sort_by(|x, y| x.created.total_cmp(&y.created).then(x.id.cmp(&y.id)));
+            v
+        }
+        Some(st) => st.list(if a.bench { "bench" } else { "diagnose" })?,
     };
     if runs.len() > a.limit {
         runs.drain(..runs.len() - a.limit);

@@ -115,6 +115,12 @@ fn open(file: &Path) -> anyhow::Result<(Box<dyn Read + Send>, Encoding)> {
 
 pub fn run(args: Args) -> anyhow::Result<Exit> {
     let name = args.file.display().to_string();
+    // Errors and warnings name the input; `-` is named for what it is (the document keeps `-`).
+    let shown = if name == "-" {
+        "standard input".to_string()
+    } else {
+        name.clone()
+    };
     let (src, encoding) = open(&args.file)?;
     let mut opts = Options {
         steps: args.steps,
@@ -124,21 +130,21 @@ pub fn run(args: Args) -> anyhow::Result<Exit> {
         Err(TraceError::NeedsStepPass) => {
             if args.file.as_os_str() == "-" {
                 bail!(
-                    "{name}: the trace lists its ProfilerSteps after its device events, so --steps \
+                    "{shown}: the trace lists its ProfilerSteps after its device events, so --steps \
                      needs two passes; pass the file path instead of standard input"
                 );
             }
-            eprintln!("{name}: ProfilerSteps come after device events; reading the trace twice");
+            eprintln!("{shown}: ProfilerSteps come after device events; reading the trace twice");
             let (src, _) = open(&args.file)?;
-            opts.known_steps = Some(scan_steps(src).with_context(|| name.clone())?);
+            opts.known_steps = Some(scan_steps(src).with_context(|| shown.clone())?);
             let (src, _) = open(&args.file)?;
-            analyze(src, &opts).with_context(|| name.clone())?
+            analyze(src, &opts).with_context(|| shown.clone())?
         }
-        other => other.with_context(|| name.clone())?,
+        other => other.with_context(|| shown.clone())?,
     };
     if let Some(stop) = &report.stopped {
         eprintln!(
-            "warning: {name}: {stop}; the figures cover the {} complete events before it",
+            "warning: {shown}: {stop}; the figures cover the {} complete events before it",
             report.events
         );
     }

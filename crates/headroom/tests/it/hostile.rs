@@ -104,6 +104,51 @@ fn catalog_sample() -> Vec<u8> {
     fixture("catalog/gpus.toml").unwrap_or_else(|| b"[[gpu]]\nid = \"X\"\n".to_vec())
 }
 
+/// A saved /proc/PID/maps of the shape `attribute --maps` reads (no model mapped: a whole one
+/// ends in "maps no .gguf file", an error naming it).
+fn maps_sample() -> Vec<u8> {
+    let mut m = Vec::new();
+    for i in 0..400u64 {
+        let start = 0x55d0_c0a0_0000 + i * 0x21000;
+        m.extend_from_slice(
+            format!(
+                "{start:x}-{:x} r-xp {:08x} 08:01 {} /usr/lib/x86_64-linux-gnu/libggml-cpu-{i}.so\n",
+                start + 0x21000,
+                i * 0x1000,
+                131_000 + i
+            )
+            .as_bytes(),
+        );
+    }
+    m.extend_from_slice(
+        b"7ffd1c3e0000-7ffd1c401000 rw-p 00000000 00:00 0                          [stack]\n",
+    );
+    m
+}
+
+/// A real history database: one replayed diagnosis saved by `diagnose --save`.
+fn history_sample() -> Vec<u8> {
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("r.jsonl");
+    std::fs::write(&rec, recording_sample()).unwrap();
+    let db = d.path().join("h.sqlite");
+    let out = Command::new(bin())
+        .args(["diagnose", "--replay"])
+        .arg(&rec)
+        .arg("--save")
+        .arg("--db")
+        .arg(&db)
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read(&db).unwrap()
+}
+
 fn commands() -> Vec<Cmd> {
     vec![
         Cmd {
@@ -143,6 +188,21 @@ fn commands() -> Vec<Cmd> {
                 "{}",
             ],
             sample: catalog_sample,
+        },
+        Cmd {
+            name: "attribute --maps",
+            args: &["attribute", "--maps", "{}", "--addresses", "/dev/null"],
+            sample: maps_sample,
+        },
+        Cmd {
+            name: "history --db",
+            args: &["history", "--db", "{}"],
+            sample: history_sample,
+        },
+        Cmd {
+            name: "regress --db",
+            args: &["regress", "--db", "{}"],
+            sample: history_sample,
         },
     ]
 }
@@ -347,7 +407,7 @@ fn every_command_survives_hostile_input() {
         stop.store(true, Ordering::Relaxed);
         writer.join().unwrap();
     }
-    // `headroom logs` also reads stdin.
+    // `headroom logs` also reads stdin; `trace -` and `attribute --addresses -` too.
     for (what, input) in [
         ("empty", ins.empty.clone()),
         ("10 GB sparse", ins.sparse.clone()),
@@ -355,6 +415,65 @@ fn every_command_survives_hostile_input() {
         let r = run(&["logs"], &input, Some(&input));
         let line = judge("logs < stdin", what, Path::new("stdin"), &r, &mut problems);
         table.push(line);
+    }
+    for (what, input) in [
+        ("empty", ins.empty.clone()),
+        ("/dev/zero", PathBuf::from("/dev/zero")),
+        ("10 GB sparse", ins.sparse.clone()),
+    ] {
+        let r = run(&["trace", "-"], &input, Some(&input));
+        let line = judge(
+            "trace - < stdin",
+            what,
+            Path::new("standard input"),
+            &r,
+            &mut problems,
+        );
+        table.push(line);
+    }
+    // The addresses need a maps file that maps a real model: the peer's GGUF.
+    if let Some(model) = std::env::var("HEADROOM_MODEL")
+        .ok()
+        .filter(|m| Path::new(m).is_file())
+    {
+        let scratch = tempfile::tempdir().unwrap();
+        let maps = scratch.path().join("maps");
+        std::fs::write(
+            &maps,
+            format!("7f0000000000-7f0010000000 r--s 00000000 08:01 1234 {model}\n"),
+        )
+        .unwrap();
+        let maps = maps.display().to_string();
+        let args = ["attribute", "--maps", &maps, "--addresses", "-"];
+        for (what, input) in [
+            ("empty", ins.empty.clone()),
+            ("/dev/zero", PathBuf::from("/dev/zero")),
+            ("10 GB sparse", ins.sparse.clone()),
+            ("a directory", ins.dir.clone()),
+        ] {
+            let stdin = (what != "a directory").then_some(input.as_path());
+            // A directory cannot be stdin; it goes in as the file instead.
+            let args: Vec<&str> = if stdin.is_none() {
+                vec!["attribute", "--maps", &maps, "--addresses", "{}"]
+            } else {
+                args.to_vec()
+            };
+            let r = run(&args, &input, stdin);
+            let shown = if stdin.is_some() {
+                Path::new("stdin")
+            } else {
+                input.as_path()
+            };
+            table.push(judge(
+                "attribute --addresses",
+                what,
+                shown,
+                &r,
+                &mut problems,
+            ));
+        }
+    } else {
+        eprintln!("SKIPPED: attribute --addresses (HEADROOM_MODEL unset: no model to map)");
     }
     println!("{}", table.join("\n"));
     assert!(

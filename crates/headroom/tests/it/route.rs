@@ -457,6 +457,11 @@ fn killed_replica_fails_only_started_streams_and_comes_back() {
                 !r.body.is_empty(),
                 "a request that had not started streaming failed: {r:?}"
             );
+            // The cut is visible: no last chunk (checked by `complete`) and no `[DONE]`.
+            assert!(
+                !String::from_utf8_lossy(&r.body).contains("[DONE]"),
+                "a cut stream ended like a whole one: {r:?}"
+            );
             assert_eq!(r.header("x-headroom-replica"), Some(a_url.as_str()));
             assert_ne!(r.header("x-headroom-route"), Some("failover"));
             cut += 1;
@@ -487,6 +492,40 @@ fn killed_replica_fails_only_started_streams_and_comes_back() {
     assert_eq!(
         router.metric(&format!("headroom_route_live{{replica=\"{}\"}}", a.url())),
         0.0
+    );
+
+    // Later requests, while a is dead: every one streams whole from b.
+    let b_url = b.url();
+    let later: Vec<Resp> = (0..4)
+        .map(|i| {
+            let body = chat(
+                &json!([{"role": "user", "content": format!("Name a colour, {i}.")}]),
+                8,
+                true,
+            );
+            http(addr, "POST", "/v1/chat/completions", Some(&body), &[]).unwrap()
+        })
+        .collect();
+    for r in &later {
+        assert_eq!(r.status, 200, "{r:?}");
+        assert!(
+            r.complete && String::from_utf8_lossy(&r.body).contains("data: [DONE]"),
+            "{r:?}"
+        );
+        assert_eq!(
+            r.header("x-headroom-replica"),
+            Some(b_url.as_str()),
+            "{r:?}"
+        );
+    }
+    let answered = outs.iter().filter(|r| r.complete).count() + later.len();
+    println!(
+        "route kill-mid-stream (llama-server, SIGKILL): sent {}, answered {answered} ({failovers} after failing over from the killed replica before their first byte), failed {cut} (cut mid-stream, visibly: no last chunk, no [DONE]), lost {}; retried 0 (attempts {attempts} = responses {} + failovers {failovers}); later requests on the live replica {} of {}",
+        outs.len() + later.len(),
+        outs.len() + later.len() - answered - cut,
+        outs.len(),
+        later.len(),
+        later.len()
     );
 
     // Restart a on its port: the prober brings it back, new conversations reach it again.

@@ -879,6 +879,56 @@ impl Child {
             .unwrap_or(0)
     }
 
+    /// Of its open descriptors, the TCP connections to a port in `ports` (the replicas): the
+    /// pool's idle keep-alive connections once the load has stopped.
+    fn sockets_to(&self, ports: &[u16]) -> usize {
+        let pid = self.child.id();
+        // Socket inodes the process holds.
+        let inodes: std::collections::HashSet<String> =
+            std::fs::read_dir(format!("/proc/{pid}/fd"))
+                .into_iter()
+                .flatten()
+                .filter_map(|e| {
+                    let target = std::fs::read_link(e.ok()?.path()).ok()?;
+                    let t = target.to_string_lossy();
+                    Some(t.strip_prefix("socket:[")?.strip_suffix(']')?.to_string())
+                })
+                .collect();
+        // Their remote ends: /proc/PID/net/tcp lines are `sl local rem st ... inode`, with
+        // addresses as hex `ADDR:PORT`.
+        let table = std::fs::read_to_string(format!("/proc/{pid}/net/tcp")).unwrap_or_default();
+        table
+            .lines()
+            .skip(1)
+            .filter(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                let port = f
+                    .get(2)
+                    .and_then(|r| r.split(':').nth(1))
+                    .and_then(|p| u16::from_str_radix(p, 16).ok());
+                f.get(9).is_some_and(|i| inodes.contains(*i))
+                    && port.is_some_and(|p| ports.contains(&p))
+            })
+            .count()
+    }
+
+    /// Open descriptors and, of them, the connections to `ports`, from one settled look: the
+    /// count read again after the socket table must be the same (a health probe may open or
+    /// close a connection between the two reads).
+    fn fds_and_sockets_to(&self, ports: &[u16]) -> (usize, usize) {
+        let mut last = (0, 0);
+        for _ in 0..50 {
+            let before = self.fds();
+            let to = self.sockets_to(ports);
+            if self.fds() == before {
+                return (before, to);
+            }
+            last = (before, to);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        last
+    }
+
     /// Resident memory, KiB.
     fn rss_kib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
@@ -993,9 +1043,12 @@ async fn soak_with_a_flapping_replica_loses_no_request_before_its_first_byte() {
         Static::start(5, Duration::from_millis(20)).await,
     ));
     let flapper_url = flapping.lock().await.url();
+    let flapper_port = flapping.lock().await.addr.port();
     let child = Child::start(&[steady.url(), flapper_url.clone()]).await;
     let addr = child.addr;
-    let fds0 = child.fds();
+    // The health probes' own keep-alive connections, if any, are open from the start.
+    let replica_ports = [steady.addr.port(), flapper_port];
+    let (fds0, pooled0) = child.fds_and_sockets_to(&replica_ports);
 
     #[derive(Default)]
     struct Counts {
@@ -1054,28 +1107,68 @@ async fn soak_with_a_flapping_replica_loses_no_request_before_its_first_byte() {
             }
         }));
     }
-    // Memory after warm-up, then at the end.
-    tokio::time::sleep(length / 4).await;
-    let rss_warm = child.rss_kib();
+    // The router's memory and descriptors, sampled 30 times over the run (a progress line
+    // each, so a long soak's log shows the trend, not only its two ends).
+    let every = (length / 30).max(Duration::from_secs(1));
+    let c = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    let mut samples: Vec<(Duration, u64, usize)> = Vec::new();
+    while load.iter().any(|l| !l.is_finished()) {
+        tokio::time::sleep(
+            every.min(length.saturating_sub(start.elapsed()) + Duration::from_millis(50)),
+        )
+        .await;
+        let (t, rss, fds) = (start.elapsed(), child.rss_kib(), child.fds());
+        samples.push((t, rss, fds));
+        println!(
+            "faults soak at {:>5} s: sent {}, answered {}, cut {}, lost {}, silent {}; RSS {} KiB, fds {fds}",
+            t.as_secs(),
+            c(&counts.sent),
+            c(&counts.answered),
+            c(&counts.cut),
+            c(&counts.lost),
+            c(&counts.silent),
+            rss
+        );
+    }
     for l in load {
         l.await.unwrap();
     }
     let kills = flapper.await.unwrap();
     let rss_end = child.rss_kib();
+    // Memory after warm-up (the first quarter): the pool and the allocator's arenas filled.
+    let warm: Vec<u64> = samples
+        .iter()
+        .filter(|(t, ..)| *t >= length / 4)
+        .map(|&(_, rss, _)| rss)
+        .collect();
+    let rss_warm = warm.first().copied().unwrap_or(rss_end);
+    let (rss_min, rss_max) = (
+        warm.iter().copied().min().unwrap_or(rss_end),
+        warm.iter().copied().max().unwrap_or(rss_end),
+    );
+    let fds_max = samples.iter().map(|s| s.2).max().unwrap_or(0);
     // Client connections are closed; the router keeps at most its idle keep-alive connections
     // to the two replicas (one per concurrent client each).
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let fds_end = child.fds();
-    let c = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    // A connection still closing settles within a moment; a leaked one stays (up to 2 s).
+    let mut settle = 0;
+    let (fds_end, pooled) = loop {
+        let (fds, pooled) = child.fds_and_sockets_to(&replica_ports);
+        if fds.saturating_sub(pooled) == fds0.saturating_sub(pooled0) || settle == 20 {
+            break (fds, pooled);
+        }
+        settle += 1;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     println!(
-        "faults soak: {length:?}, {clients} clients, replica killed {kills} times (every {flap:?}): sent {}, answered {}, cut mid-stream {}, lost {}, silent truncations {}; router RSS {} -> {} MiB, fds {fds0} -> {fds_end}",
+        "faults soak: {length:?}, {clients} clients, replica killed {kills} times (every {flap:?}): sent {}, answered {}, cut mid-stream {}, lost {}, silent truncations {}; router RSS {rss_warm} KiB after warm-up -> {rss_end} KiB at the end (min {rss_min}, max {rss_max} after warm-up), fds {fds0} at start, at most {fds_max} under load, {fds_end} after; of those, to the replicas {pooled0} at start and {pooled} after, others {} at start and {} after",
         c(&counts.sent),
         c(&counts.answered),
         c(&counts.cut),
         c(&counts.lost),
         c(&counts.silent),
-        rss_warm / 1024,
-        rss_end / 1024
+        fds0.saturating_sub(pooled0),
+        fds_end.saturating_sub(pooled),
     );
     assert_eq!(c(&counts.lost), 0, "requests lost before their first byte");
     assert_eq!(c(&counts.silent), 0, "a truncated body dressed as success");
@@ -1094,5 +1187,12 @@ async fn soak_with_a_flapping_replica_loses_no_request_before_its_first_byte() {
     assert!(
         fds_end <= fds0 + 2 * clients + 2,
         "descriptors {fds0} -> {fds_end}"
+    );
+    // Back to the baseline exactly, once the pool's idle connections are set aside: no client
+    // connection, no connection of a killed replica, nothing else is left open.
+    assert_eq!(
+        fds_end.saturating_sub(pooled),
+        fds0.saturating_sub(pooled0),
+        "descriptors {fds0} ({pooled0} to the replicas) -> {fds_end} ({pooled} to the replicas)"
     );
 }
