@@ -16,6 +16,7 @@ mod probe_emulated;
 mod report;
 mod route;
 mod scenarios;
+mod security;
 mod sglang;
 mod trace;
 mod util;
