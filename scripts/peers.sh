@@ -176,6 +176,7 @@ missing=()
 command -v sysbench >/dev/null || missing+=(sysbench)
 command -v likwid-bench >/dev/null || missing+=(likwid)
 command -v perf >/dev/null || missing+=(linux-perf)
+command -v prometheus >/dev/null || missing+=(prometheus)
 if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null; then
   log "apt: ${missing[*]}"
   as_root=(); [ "$(id -u)" = 0 ] || as_root=(sudo)

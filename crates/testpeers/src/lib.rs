@@ -2,6 +2,7 @@
 //! variables). A missing peer fails the test when `HEADROOM_REQUIRE_PEERS=1` (CI) and is a loud
 //! skip otherwise; it never skips silently.
 
+pub mod prometheus;
 pub mod vllm;
 
 use std::net::TcpListener;
