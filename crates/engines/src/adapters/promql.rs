@@ -269,6 +269,83 @@ pub fn scalar(s: &Sample, field: &str) -> Option<f64> {
     }
 }
 
+/// The engine a metric name belongs to, by its prefix.
+pub fn engine_of(name: &str) -> Option<crate::Engine> {
+    super::PREFIXES
+        .iter()
+        .find(|(p, _)| name.starts_with(p))
+        .map(|(_, e)| *e)
+}
+
+fn escape(v: &str) -> String {
+    v.replace('\\', r"\\")
+        .replace('"', "\\\"")
+        .replace('\n', r"\n")
+}
+
+fn le(x: f64) -> String {
+    if x.is_infinite() {
+        "+Inf".into()
+    } else {
+        format!("{x:?}")
+    }
+}
+
+/// A sample written back as its engine's exposition: each concept the table holds under the
+/// engine's first name, vLLM's config labels as `cache_config_info`. The adapters read it back
+/// into the same fields, so a window filled from a store can be saved as a recording and
+/// replayed into `diagnose`.
+pub fn exposition(s: &Sample) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for c in CONCEPTS {
+        let Some(name) = c
+            .engines
+            .iter()
+            .flat_map(|n| n.names.first())
+            .find(|n| engine_of(n) == Some(s.engine))
+        else {
+            continue;
+        };
+        match c.kind {
+            Kind::Gauge | Kind::Counter => {
+                let Some(v) = scalar(s, c.field) else {
+                    continue;
+                };
+                if c.kind == Kind::Counter {
+                    let _ = writeln!(out, "# TYPE {name}_total counter\n{name}_total {v:?}");
+                } else {
+                    let _ = writeln!(out, "# TYPE {name} gauge\n{name} {v:?}");
+                }
+            }
+            Kind::Histogram => {
+                let mut s2 = s.clone();
+                let Some(Some(h)) = histogram_mut(&mut s2, c.field).map(|h| h.take()) else {
+                    continue;
+                };
+                let _ = writeln!(out, "# TYPE {name} histogram");
+                for (b, n) in &h.buckets {
+                    let _ = writeln!(out, "{name}_bucket{{le=\"{}\"}} {n:?}", le(*b));
+                }
+                let _ = writeln!(out, "{name}_sum {:?}\n{name}_count {:?}", h.sum, h.count);
+            }
+        }
+    }
+    if s.engine == crate::Engine::Vllm && !s.config_labels.is_empty() {
+        let labels: Vec<String> = s
+            .config_labels
+            .iter()
+            .map(|(k, v)| format!("{k}=\"{}\"", escape(v)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "# TYPE {CACHE_CONFIG_INFO} gauge\n{CACHE_CONFIG_INFO}{{{}}} 1.0",
+            labels.join(",")
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,5 +386,39 @@ mod tests {
             }
         }
         assert!(checked > 30, "{checked}");
+    }
+
+    #[test]
+    fn a_sample_written_back_reads_the_same() {
+        for engine in [
+            crate::Engine::Vllm,
+            crate::Engine::LlamaCpp,
+            crate::Engine::Sglang,
+        ] {
+            let mut s = Sample::empty(12.5, engine);
+            s.running = Some(3.0);
+            s.waiting = Some(1.0);
+            s.generation_tokens = Some(1234.5);
+            s.prompt_tokens = Some(1e7);
+            if engine != crate::Engine::LlamaCpp {
+                s.ttft = Some(Histogram {
+                    buckets: vec![(0.1, 2.0), (1.0, 5.0), (f64::INFINITY, 6.0)],
+                    sum: 3.25,
+                    count: 6.0,
+                });
+            }
+            if engine == crate::Engine::Vllm {
+                s.config_labels
+                    .insert("enable_prefix_caching".into(), "False".into());
+                s.config_labels.insert("block_size".into(), "16".into());
+            }
+            let text = exposition(&s);
+            let back = crate::parse_metrics(&text, 12.5).unwrap().sample;
+            for f in ["running", "waiting", "generation_tokens", "prompt_tokens"] {
+                assert_eq!(scalar(&back, f), scalar(&s, f), "{engine:?} {f}\n{text}");
+            }
+            assert_eq!(back.ttft, s.ttft, "{engine:?}\n{text}");
+            assert_eq!(back.config_labels, s.config_labels, "{engine:?}\n{text}");
+        }
     }
 }
