@@ -110,17 +110,22 @@ fn combine(c: Combine, by: &str, inner: &str) -> String {
     }
 }
 
-/// Alternatives in preference order: a replica takes the first that has it.
+/// Renames in preference order: a replica takes a later name only where no earlier one has a
+/// series (`unless on (by)`). Linear in the names, never nesting the whole expression again.
 fn prefer(alts: &[String], on: &str) -> String {
-    let mut out = String::new();
+    let mut parts: Vec<String> = Vec::new();
     for (i, a) in alts.iter().enumerate() {
         if i == 0 {
-            out = format!("({a})");
+            parts.push(format!("({a})"));
         } else {
-            out = format!("{out} or (({a}) unless on ({on}) {out})");
+            let earlier: Vec<String> = alts[..i].iter().map(|e| format!("({e})")).collect();
+            parts.push(format!(
+                "(({a}) unless on ({on}) ({}))",
+                earlier.join(" or ")
+            ));
         }
     }
-    out
+    parts.join(" or ")
 }
 
 fn tag(expr: &str, label: &str, value: &str) -> String {
@@ -128,8 +133,11 @@ fn tag(expr: &str, label: &str, value: &str) -> String {
 }
 
 fn concept_expr(c: &Concept, sel: &Selector, by: &str, part: &str, step_s: f64) -> String {
-    let mut alts = Vec::new();
+    // Engines never share a replica, so their expressions join with a plain `or`; only one
+    // engine's renames need the preference.
+    let mut per_engine = Vec::new();
     for e in c.engines {
+        let mut alts = Vec::new();
         for name in e.names {
             let inner = match c.kind {
                 Kind::Gauge => sel.metric(name),
@@ -153,8 +161,9 @@ fn concept_expr(c: &Concept, sel: &Selector, by: &str, part: &str, step_s: f64) 
             };
             alts.push(combine(e.combine, &by, &inner));
         }
+        per_engine.push(prefer(&alts, by));
     }
-    prefer(&alts, by)
+    per_engine.join(" or ")
 }
 
 fn all_of(kind: Kind, sel: &Selector, by: &str, step_s: f64) -> String {

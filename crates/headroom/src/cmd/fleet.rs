@@ -49,8 +49,9 @@ pub struct Args {
     /// Number of sub-windows for "seen in N% of windows".
     #[arg(long, default_value_t = 6)]
     pub sub_windows: usize,
-    /// Shortest step a counter's increase is taken over; at least two scrape intervals.
-    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    /// Shortest step a counter's increase is taken over: at least two scrape intervals (the
+    /// default suits scrapes every 15 s; a window always gets one step per sub-window).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
     pub min_step: Duration,
     /// Seconds to wait for each query.
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
