@@ -177,6 +177,7 @@ command -v sysbench >/dev/null || missing+=(sysbench)
 command -v likwid-bench >/dev/null || missing+=(likwid)
 command -v perf >/dev/null || missing+=(linux-perf)
 command -v chromium >/dev/null || missing+=(chromium)  # report pages, opened headless by the tests
+command -v prometheus >/dev/null || missing+=(prometheus)  # fleet: a real store, started by the tests
 if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null; then
   log "apt: ${missing[*]}"
   as_root=(); [ "$(id -u)" = 0 ] || as_root=(sudo)

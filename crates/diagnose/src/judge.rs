@@ -74,8 +74,9 @@ pub fn judge(
     for line in &rec.scrapes {
         match line.parse(&rec.header.url) {
             Ok(mut p) => {
-                // An exposition stamped with its own clock (the emulator's simulated time) is
-                // timed by it, so rates follow that clock (0.0.4 timestamps are milliseconds).
+                // An exposition stamped with its own clock is timed by it, so rates follow that
+                // clock (0.0.4 timestamps are milliseconds). Recordings of emulators before the
+                // clock gauge (engines::EMULATOR_CLOCK) were stamped this way.
                 if let Some(ts) = p
                     .exposition
                     .samples()
@@ -340,8 +341,9 @@ fn config_sources(cfg: &EngineConfig, config: &Config) -> BTreeMap<String, Sourc
     out
 }
 
-/// The values the rules read, from the merged config and the engine's own figures.
-fn to_rule_config(cfg: &EngineConfig, last: &Sample) -> Config {
+/// The values the rules read, from the merged config and the engine's own figures (a replay, a
+/// live window and a fleet's store reading all take this one path).
+pub fn to_rule_config(cfg: &EngineConfig, last: &Sample) -> Config {
     let f = |k: &Option<engines::Known<u64>>| k.as_ref().map(|k| k.value as f64);
     let max_num_seqs = f(&cfg.max_num_seqs).or(cfg
         .n_parallel

@@ -20,7 +20,7 @@ pub mod window;
 
 pub use arbitrate::{diagnose, Boundary, BoundaryKind, Verdict};
 pub use inputs::{Config, Inputs, Physics};
-pub use judge::{judge, JudgeError, Judged, Target};
+pub use judge::{judge, to_rule_config, JudgeError, Judged, Target};
 pub use report::{Report, Shape, SubWindow, TimePoint, Timeline};
 pub use rules::{Finding, FixCost, FixStep, Knob, RuleId};
 pub use unjudged::Unjudged;

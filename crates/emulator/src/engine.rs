@@ -591,7 +591,7 @@ impl Engine {
                 model_name: &self.args.served_model_name,
                 engine: "0",
                 created_unix_s: epoch_unix_s,
-                timestamp_ms: ((epoch_unix_s + t.max(self.now)) * 1000.0).floor() as i64,
+                clock_unix_s: epoch_unix_s + t.max(self.now),
                 cache_config: &cfg,
             },
         )

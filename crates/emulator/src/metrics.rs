@@ -9,8 +9,10 @@
 //! - numbers in Python's float repr with Go-style exponents (prometheus_client's
 //!   `floatToGoString`).
 //!
-//! One addition: every sample carries a timestamp (ms) on the simulated clock, so rates taken
-//! from these samples follow simulated time at any `--speed`. The step ledger
+//! Samples carry no timestamp, as vLLM's never do (Prometheus would also reject samples stamped
+//! ahead of its own clock, which a `--speed` above 1 produces). One addition instead: the gauge
+//! [`CLOCK`] holds the simulated clock, so rates a reader takes over it follow simulated time at
+//! any `--speed` (headroom's adapters time a sample by it). The step ledger
 //! (`vllm:engine_steps_total` ...) is the emulator's own family, read by headroom.
 
 use std::fmt::Write;
@@ -233,8 +235,8 @@ pub struct Exposition<'a> {
     pub engine: &'a str,
     /// When the counters were created, unix seconds (simulated clock).
     pub created_unix_s: f64,
-    /// The sample time, unix milliseconds (simulated clock).
-    pub timestamp_ms: i64,
+    /// The simulated clock at this exposition, unix seconds (the [`CLOCK`] gauge).
+    pub clock_unix_s: f64,
     /// `vllm:cache_config_info` labels, besides `engine`.
     pub cache_config: &'a [(&'a str, String)],
 }
@@ -272,7 +274,7 @@ impl Out<'_> {
             }
             self.s.push('}');
         }
-        let _ = writeln!(self.s, " {} {}", go_float(value), self.ctx.timestamp_ms);
+        let _ = writeln!(self.s, " {}", go_float(value));
     }
 
     fn created(&mut self, name: &str, help: &str, series: &[&[(&str, &str)]]) {
@@ -311,6 +313,10 @@ impl Out<'_> {
 }
 
 /// The /metrics body.
+/// The simulated clock's gauge: the name headroom's adapters time a sample by
+/// (`engines::EMULATOR_CLOCK`).
+pub const CLOCK: &str = "headroom_emulator_clock_seconds";
+
 pub fn render(m: &EngineMetrics, ctx: &Exposition) -> String {
     let mut o = Out {
         s: String::with_capacity(24 * 1024),
@@ -485,6 +491,12 @@ pub fn render(m: &EngineMetrics, ctx: &Exposition) -> String {
         labels.sort_by(|a, b| a.0.cmp(b.0));
         o.raw_line(name, &labels, 1.0);
     }
+    o.header(
+        CLOCK,
+        "The emulator's simulated clock, unix seconds (runs --speed times the wall clock).",
+        "gauge",
+    );
+    o.raw_line(CLOCK, &[], ctx.clock_unix_s);
     o.s
 }
 
@@ -568,14 +580,14 @@ mod tests {
                 model_name: "m\"x",
                 engine: "0",
                 created_unix_s: 1.7e9,
-                timestamp_ms: 1_700_000_000_123,
+                clock_unix_s: 1_700_000_000.125,
                 cache_config: &cfg,
             },
         );
         for want in [
-            "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\",model_name=\"m\\\"x\"} 3.0 1700000000123\n",
-            "# TYPE vllm:prompt_tokens_total counter\nvllm:prompt_tokens_total{engine=\"0\",model_name=\"m\\\"x\"} 1.234567e+06 1700000000123\n",
-            "# TYPE vllm:prompt_tokens_created gauge\nvllm:prompt_tokens_created{engine=\"0\",model_name=\"m\\\"x\"} 1.7e+09 1700000000123\n",
+            "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\",model_name=\"m\\\"x\"} 3.0\n",
+            "# TYPE vllm:prompt_tokens_total counter\nvllm:prompt_tokens_total{engine=\"0\",model_name=\"m\\\"x\"} 1.234567e+06\n",
+            "# TYPE vllm:prompt_tokens_created gauge\nvllm:prompt_tokens_created{engine=\"0\",model_name=\"m\\\"x\"} 1.7e+09\n",
             "vllm:request_success_total{engine=\"0\",finished_reason=\"length\",model_name=\"m\\\"x\"} 2.0",
             "vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"0.04\",model_name=\"m\\\"x\"} 1.0",
             "vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"+Inf\",model_name=\"m\\\"x\"} 1.0",
@@ -583,6 +595,7 @@ mod tests {
             "vllm:request_prompt_tokens_bucket{engine=\"0\",le=\"100.0\"",
             "vllm:cache_config_info{block_size=\"16\",engine=\"0\",num_gpu_blocks=\"99\"} 1.0",
             "# TYPE vllm:engine_steps_decode_total counter\n",
+            "# TYPE headroom_emulator_clock_seconds gauge\nheadroom_emulator_clock_seconds 1.700000000125e+09\n",
         ] {
             assert!(text.contains(want), "missing {want:?} in\n{text}");
         }

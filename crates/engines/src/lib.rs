@@ -8,7 +8,7 @@ pub mod prom;
 pub mod sample;
 pub mod scrape;
 
-pub use adapters::{detect_engine, to_sample, AdaptError};
+pub use adapters::{detect_engine, to_sample, AdaptError, EMULATOR_CLOCK};
 pub use config::{flag, ConfigError, EngineConfig, Knob, Known, Source};
 pub use prom::{Exposition, PromError, Truncation};
 pub use record::{read_recording, RecordError, Recorder, Recording, RecordingHeader, ScrapeRecord};

@@ -648,7 +648,7 @@ fn syntax(line: usize, msg: &str, text: &str) -> PromError {
 }
 
 /// Parses a float the way Prometheus does: Go's ParseFloat forms, `±Inf`, `NaN`.
-pub(crate) fn parse_value(s: &str) -> Option<f64> {
+pub fn parse_value(s: &str) -> Option<f64> {
     match s {
         "+Inf" | "Inf" | "+inf" | "inf" => return Some(f64::INFINITY),
         "-Inf" | "-inf" => return Some(f64::NEG_INFINITY),

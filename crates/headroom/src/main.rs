@@ -70,6 +70,8 @@ enum Command {
     Membw(cmd::membw::Args),
     /// Which tensors, layers and experts a process reads, from sampled addresses (spec 000 §7).
     Attribute(cmd::attribute::Args),
+    /// Every replica from a Prometheus store: the rules per replica, the outlier, the imbalance.
+    Fleet(cmd::fleet::Args),
     /// A simulated vLLM engine (labelled as one), driven by the same physics as the ceilings.
     Emulate(cmd::emulate::Args),
 }
@@ -104,6 +106,7 @@ fn main() -> ExitCode {
         Command::Logs(a) => cmd::logs::run(a),
         Command::Gguf(a) => cmd::gguf::run(a),
         Command::Emulate(a) => cmd::emulate::run(a),
+        Command::Fleet(a) => cmd::fleet::run(a),
         Command::Membw(a) => cmd::membw::run(a),
         Command::Attribute(a) => cmd::attribute::run(a),
     };

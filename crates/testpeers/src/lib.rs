@@ -4,6 +4,7 @@
 
 pub mod group;
 pub mod load;
+pub mod prometheus;
 pub mod sglang;
 pub mod vllm;
 

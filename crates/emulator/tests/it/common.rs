@@ -18,24 +18,20 @@ pub struct Diagnosed {
     pub run: VirtualRun,
 }
 
-/// Parses every scrape with the engines crate; the sample time is the exposition's own
-/// timestamp (simulated clock).
+/// Parses every scrape with the engines crate; the sample time is the exposition's simulated
+/// clock gauge (the adapter reads it).
 pub fn samples(run: &VirtualRun) -> Vec<Sample> {
     run.scrapes
         .iter()
         .map(|sc| {
             let p = engines::parse_metrics(&sc.text, 0.0).expect("the exposition parses");
             assert!(p.exposition.truncated.is_none());
-            let ts = p
-                .exposition
-                .samples()
-                .next()
-                .and_then(|s| s.timestamp)
-                .expect("samples carry timestamps")
-                / 1000.0;
-            assert!((ts - sc.t_unix).abs() < 0.002, "{ts} vs {}", sc.t_unix);
-            let mut s = p.sample;
-            s.t = ts;
+            assert!(
+                p.exposition.samples().all(|s| s.timestamp.is_none()),
+                "samples carry no timestamp, as vLLM's never do"
+            );
+            let s = p.sample;
+            assert!((s.t - sc.t_unix).abs() < 0.002, "{} vs {}", s.t, sc.t_unix);
             s
         })
         .collect()

@@ -2,6 +2,7 @@
 //! live here and nowhere else (shared/research/metrics.md is the reference for every name).
 
 mod llamacpp;
+pub mod promql;
 mod sglang;
 mod tgi;
 mod vllm;
@@ -20,7 +21,8 @@ pub enum AdaptError {
     UnknownEngine { count: usize, seen: String },
 }
 
-const PREFIXES: [(&str, Engine); 4] = [
+/// Each engine's metric-name prefix.
+pub const PREFIXES: [(&str, Engine); 4] = [
     ("vllm:", Engine::Vllm),
     ("sglang:", Engine::Sglang),
     ("llamacpp:", Engine::LlamaCpp),
@@ -43,7 +45,13 @@ pub fn detect_engine(e: &Exposition) -> Option<Engine> {
     best.map(|(_, e)| e)
 }
 
-/// Maps a parsed exposition to a [`Sample`] taken at `t` (unix seconds).
+/// The gauge headroom's emulator exports its simulated clock in (unix seconds). A sample whose
+/// exposition carries it is timed by it rather than by the scrape's wall clock, so rates follow
+/// simulated time at any `--speed`. No real engine exports it.
+pub const EMULATOR_CLOCK: &str = "headroom_emulator_clock_seconds";
+
+/// Maps a parsed exposition to a [`Sample`] taken at `t` (unix seconds), or at the
+/// [`EMULATOR_CLOCK`] when the exposition carries it.
 pub fn to_sample(e: &Exposition, t: f64) -> Result<Sample, AdaptError> {
     let engine = detect_engine(e).ok_or_else(|| AdaptError::UnknownEngine {
         count: e.families.len(),
@@ -55,6 +63,11 @@ pub fn to_sample(e: &Exposition, t: f64) -> Result<Sample, AdaptError> {
             .collect::<Vec<_>>()
             .join(", "),
     })?;
+    let t = e
+        .series(EMULATOR_CLOCK)
+        .map(|c| c.value)
+        .find(|c| c.is_finite())
+        .unwrap_or(t);
     let mut s = Sample::empty(t, engine);
     fill(engine, &View::new(e), &mut s);
     Ok(s)
@@ -349,6 +362,17 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_emulator_clock_times_the_sample() {
+        let e = crate::prom::parse(
+            "vllm:num_requests_running 1\nheadroom_emulator_clock_seconds 1.7e9\n",
+        )
+        .unwrap();
+        assert_eq!(to_sample(&e, 5.0).unwrap().t, 1.7e9);
+        let e = crate::prom::parse("vllm:num_requests_running 1\n").unwrap();
+        assert_eq!(to_sample(&e, 5.0).unwrap().t, 5.0);
     }
 
     #[test]

@@ -96,7 +96,7 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     s.preemptions_per_request = v.histogram(&["vllm:request_num_preemptions"], sum);
 
     // Every CacheConfig field as a string label; the set changes per release, so keep them all.
-    s.config_labels = v.info_labels("vllm:cache_config_info", &["engine"]);
+    s.config_labels = v.info_labels(super::promql::CACHE_CONFIG_INFO, &["engine"]);
 }
 
 #[cfg(test)]

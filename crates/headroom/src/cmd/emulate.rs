@@ -22,8 +22,9 @@ pub const SCHEMA_SCENARIOS: &str = "headroom.emulate.scenarios/1";
 #[command(after_help = "\
 A simulation, labelled as one (/version says \"simulated\": true; GET /emulator shows the model \
 it runs). Steps cost what the roofline says: weights read once per step plus each sequence's KV, \
-or FLOPs past the ridge. --speed 20 runs simulated time 20× faster than the wall clock; every \
-/metrics sample is timestamped on the simulated clock so rates stay right.
+or FLOPs past the ridge. --speed 20 runs simulated time 20× faster than the wall clock; /metrics \
+carries no sample timestamps (as vLLM) and exports the simulated clock as the gauge \
+headroom_emulator_clock_seconds, which headroom times its rates by.
 
 Examples:
   headroom emulate --gpu H100-SXM --model llama-3.1-8b --max-num-seqs 256 --port 8000

@@ -5,6 +5,7 @@ pub mod ceiling;
 pub mod demo;
 pub mod diagnose;
 pub mod emulate;
+pub mod fleet;
 pub mod gguf;
 pub mod history;
 pub mod logs;

@@ -7,6 +7,7 @@ mod bench;
 mod ceiling;
 mod diagnose;
 mod documents;
+mod fleet;
 mod gguf;
 mod hostile;
 mod logs;

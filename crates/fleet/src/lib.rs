@@ -1,0 +1,655 @@
+//! Every replica from a Prometheus store (`headroom fleet`): a handful of PromQL queries, batched
+//! by kind across all replicas and engines, fill the same typed samples a scrape gives; each
+//! replica's window then goes through the diagnose rules unchanged (the one window type, the one
+//! arbitration). Across replicas: the fleet median, the outlier and the imbalance.
+
+pub mod client;
+pub mod queries;
+pub mod window;
+
+use client::{PromError, Prometheus, Series};
+use diagnose::{FixStep, Inputs, RuleId, WindowStats};
+use engines::{Engine, EngineConfig};
+use queries::{Selector, SelectorError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use window::{Builder, Grid};
+
+pub const SCHEMA: &str = "headroom.fleet/1";
+
+#[derive(Debug, thiserror::Error)]
+pub enum FleetError {
+    #[error(transparent)]
+    Prometheus(#[from] PromError),
+    #[error(transparent)]
+    Selector(#[from] SelectorError),
+    #[error("no replica under {selector} exports an LLM engine's metrics at {at} (looked for the prefixes vllm:, sglang:, llamacpp:, tgi_ by label {by:?}); check --selector, --at and that the store scrapes the servers")]
+    NoReplicas {
+        selector: String,
+        by: String,
+        at: f64,
+    },
+    #[error("--window {0} s: must be positive and finite")]
+    Window(f64),
+}
+
+/// What to read.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub selector: Selector,
+    /// The label that names a replica (`instance`).
+    pub by: String,
+    pub window_s: f64,
+    /// The window's end, unix seconds.
+    pub at: f64,
+    /// Sub-windows for "seen in N% of windows", as diagnose.
+    pub sub_windows: usize,
+    /// A counter's increase is taken over at least this many seconds (two scrapes at least).
+    pub min_step_s: f64,
+}
+
+/// The `headroom.fleet/1` document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FleetDoc {
+    pub schema: String,
+    pub prometheus: String,
+    pub selector: String,
+    pub by: String,
+    pub window: Window,
+    /// Queries sent to the store for this document.
+    pub queries: usize,
+    pub replicas: Vec<Replica>,
+    /// The median of each figure over the replicas that have it.
+    pub median: Figures,
+    pub outliers: Vec<Outlier>,
+    pub imbalance: Imbalance,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Window {
+    pub start: f64,
+    pub end: f64,
+    pub duration_s: f64,
+    /// Seconds between the points gauges and counters are read at.
+    pub step_s: f64,
+    pub sub_windows: usize,
+}
+
+/// One replica's figures over the window (None where its engine does not export the input).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Figures {
+    /// Generated tokens per second.
+    pub generation_tps: Option<f64>,
+    pub prompt_tps: Option<f64>,
+    /// Finished requests per second.
+    pub finished_per_s: Option<f64>,
+    /// Mean running sequences.
+    pub running: Option<f64>,
+    pub waiting: Option<f64>,
+    /// Mean KV-cache usage, 0–1.
+    pub kv_usage: Option<f64>,
+    /// Generated tokens per second per running sequence (generation_tps / running).
+    pub tps_per_running: Option<f64>,
+}
+
+impl Figures {
+    fn of(w: &WindowStats) -> Figures {
+        let running = w.running.map(|g| g.mean);
+        Figures {
+            generation_tps: w.generation_tps,
+            prompt_tps: w.prompt_tps,
+            finished_per_s: w.finished_per_s,
+            running,
+            waiting: w.waiting.map(|g| g.mean),
+            kv_usage: w.kv_usage.map(|g| g.mean),
+            tps_per_running: match (w.generation_tps, running) {
+                (Some(g), Some(r)) if r > 0.0 => Some(g / r),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// The primary finding of a replica, as diagnose arbitrates it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Primary {
+    pub rule: RuleId,
+    pub title: String,
+    pub variant: Option<String>,
+    pub evidence: Vec<String>,
+    pub fix: Vec<FixStep>,
+    /// Share of sub-windows in which it fired, 0–1.
+    pub seen_in: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Replica {
+    /// The replica label's value (`instance`).
+    pub replica: String,
+    pub engine: Engine,
+    pub figures: Figures,
+    /// Grid points at which the store had the replica's running gauge (of `window.points`).
+    pub points_read: usize,
+    pub points: usize,
+    /// None: no rule fired (or the window was idle).
+    pub primary: Option<Primary>,
+    /// Rules that fired and lost to the primary.
+    pub held: Vec<RuleId>,
+    /// The window was idle (nothing generated, prompted, finished, running or waiting).
+    pub idle: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Outlier {
+    pub replica: String,
+    /// `primary` (its primary differs from most replicas') or `throughput` (its generation per
+    /// running sequence is below half its peers' median).
+    pub kind: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Imbalance {
+    pub fired: bool,
+    /// What load was compared: `requests` (finished per second) or `generation` (tokens per
+    /// second, where a replica's engine counts no finished requests).
+    pub load: Option<String>,
+    /// Each replica's share of the fleet's load, 0–1.
+    pub shares: BTreeMap<String, f64>,
+    pub evidence: Vec<String>,
+    pub fix: Vec<String>,
+}
+
+/// Below this share of its peers' median generation per running sequence a replica is named.
+pub const SLOW_SHARE: f64 = 0.5;
+/// A replica carrying at least this multiple of the other replicas' median load is imbalance.
+pub const IMBALANCE_RATIO: f64 = 2.0;
+
+/// Everything one fleet reading produced, typed, besides the document: each replica's samples
+/// and diagnosis inputs (for tests and for saving a replica's window).
+pub struct Reading {
+    pub doc: FleetDoc,
+    pub samples: BTreeMap<String, Vec<engines::Sample>>,
+    pub inputs: BTreeMap<String, Inputs>,
+}
+
+fn engine_of_prefix(p: &str) -> Option<Engine> {
+    engines::adapters::PREFIXES
+        .iter()
+        .find(|(x, _)| *x == p)
+        .map(|(_, e)| *e)
+}
+
+/// Each replica's engine: the prefix that names the most families (the adapters' rule).
+fn detect(answer: &[Series], by: &str) -> BTreeMap<String, Engine> {
+    let mut best: BTreeMap<String, (f64, Engine)> = BTreeMap::new();
+    for s in answer {
+        let (Some(r), Some(e)) = (
+            s.labels.get(by),
+            s.labels
+                .get(queries::PREFIX)
+                .and_then(|p| engine_of_prefix(p)),
+        ) else {
+            continue;
+        };
+        let n = s.points.first().map(|p| p.1).unwrap_or(0.0);
+        let slot = best.entry(r.clone()).or_insert((n, e));
+        if n > slot.0 {
+            *slot = (n, e);
+        }
+    }
+    best.into_iter().map(|(r, (_, e))| (r, e)).collect()
+}
+
+/// Read the fleet: 5 queries whatever the number of replicas.
+pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetError> {
+    if !(req.window_s.is_finite() && req.window_s > 0.0) {
+        return Err(FleetError::Window(req.window_s));
+    }
+    queries::check_label(&req.by)?;
+    let by = req.by.as_str();
+    let sel = &req.selector;
+    let sent_before = prom.queries();
+    let engines = detect(&prom.query(&queries::engines(sel, by), req.at).await?, by);
+    if engines.is_empty() {
+        return Err(FleetError::NoReplicas {
+            selector: sel.as_str(),
+            by: req.by.clone(),
+            at: req.at,
+        });
+    }
+    let grid = Grid::new(req.at, req.window_s, req.sub_windows, req.min_step_s);
+    let end = grid.end();
+    let configs = prom.query(&queries::cache_config(sel), end).await?;
+    let gauges = prom
+        .query_range(&queries::gauges(sel, by), grid.start, end, grid.step_s)
+        .await?;
+    let counters = prom
+        .query_range(
+            &queries::counters(sel, by, grid.step_s),
+            grid.t(1),
+            end,
+            grid.step_s,
+        )
+        .await?;
+    let hist_step = grid.step_s * grid.hist_every as f64;
+    let hists = prom
+        .query_range(
+            &queries::histograms(sel, by, hist_step),
+            grid.t(grid.hist_every),
+            end,
+            hist_step,
+        )
+        .await?;
+    let mut b = Builder::new(grid, by, &engines);
+    b.gauges(&gauges);
+    b.counters(&counters);
+    b.histograms(&hists);
+    let mut samples = b.finish();
+
+    // vLLM's config labels, on every sample of its replica (the scrape path reads them the same).
+    for s in &configs {
+        let Some(r) = s.labels.get(by) else { continue };
+        let Some(v) = samples.get_mut(r) else {
+            continue;
+        };
+        let generation = if s.labels.contains_key("engine") {
+            "v1"
+        } else {
+            "v0"
+        };
+        let labels: BTreeMap<String, String> = s
+            .labels
+            .iter()
+            .filter(|(k, _)| !["__name__", "job", "instance", "engine", by].contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for x in v.iter_mut() {
+            if x.config_labels.is_empty() {
+                x.config_labels = labels.clone();
+                x.engine_generation = Some(generation.to_string());
+            }
+        }
+    }
+
+    let mut replicas = Vec::new();
+    let mut inputs = BTreeMap::new();
+    for (name, s) in &samples {
+        let Some(last) = s.last() else { continue };
+        let (cfg, _) = EngineConfig::gather(None, None, Some(last), None, None, None);
+        let config = diagnose::to_rule_config(&cfg, last);
+        let window = diagnose::window::stats(s, config.max_num_seqs);
+        let sub_windows = diagnose::window::sub_windows(s, req.sub_windows, config.max_num_seqs);
+        let inp = Inputs {
+            engine: last.engine,
+            window,
+            sub_windows,
+            config,
+            physics: None,
+        };
+        let v = diagnose::diagnose(&inp);
+        replicas.push(Replica {
+            replica: name.clone(),
+            engine: last.engine,
+            figures: Figures::of(&inp.window),
+            points_read: s.iter().filter(|x| x.running.is_some()).count(),
+            points: s.len(),
+            primary: v.primary.map(|f| Primary {
+                rule: f.rule,
+                title: f.rule.title().to_string(),
+                variant: f.variant,
+                evidence: f.evidence,
+                fix: f.fix,
+                seen_in: f.seen_in,
+            }),
+            held: v.held.iter().map(|f| f.rule).collect(),
+            idle: inp.window.idle(),
+        });
+        inputs.insert(name.clone(), inp);
+    }
+    let doc = FleetDoc {
+        schema: SCHEMA.to_string(),
+        prometheus: prom.url().to_string(),
+        selector: sel.as_str(),
+        by: req.by.clone(),
+        window: Window {
+            start: grid.start,
+            end,
+            duration_s: end - grid.start,
+            step_s: grid.step_s,
+            sub_windows: req.sub_windows,
+        },
+        queries: prom.queries() - sent_before,
+        median: median_figures(&replicas),
+        outliers: outliers(&replicas),
+        imbalance: imbalance(&replicas),
+        replicas,
+    };
+    Ok(Reading {
+        doc,
+        samples,
+        inputs,
+    })
+}
+
+/// A replica's window as a `headroom.recording/1` (one scrape line per grid point, each body the
+/// engine's own exposition of the sample), so `headroom diagnose --replay` judges it by the same
+/// path as a live window. Counters start at zero at the window's start (the store's increases,
+/// summed).
+pub fn recording(
+    prometheus: &str,
+    replica: &str,
+    step_s: f64,
+    samples: &[engines::Sample],
+) -> (engines::RecordingHeader, Vec<engines::ScrapeRecord>) {
+    let started = samples.first().map(|s| s.t).unwrap_or(0.0);
+    let mut h = engines::RecordingHeader::new(prometheus, step_s, started);
+    h.extra.insert(
+        "fleet_replica".into(),
+        serde_json::Value::String(replica.to_string()),
+    );
+    let lines = samples
+        .iter()
+        .map(|s| engines::ScrapeRecord {
+            t: s.t,
+            ok: true,
+            error: None,
+            body: Some(engines::adapters::promql::exposition(s)),
+            elapsed_s: None,
+        })
+        .collect();
+    (h, lines)
+}
+
+/// The median of the values (the mean of the middle two for an even count).
+pub fn median(mut v: Vec<f64>) -> Option<f64> {
+    v.retain(|x| x.is_finite());
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+fn median_of(rs: &[Replica], f: impl Fn(&Figures) -> Option<f64>) -> Option<f64> {
+    median(rs.iter().filter_map(|r| f(&r.figures)).collect())
+}
+
+pub fn median_figures(rs: &[Replica]) -> Figures {
+    Figures {
+        generation_tps: median_of(rs, |f| f.generation_tps),
+        prompt_tps: median_of(rs, |f| f.prompt_tps),
+        finished_per_s: median_of(rs, |f| f.finished_per_s),
+        running: median_of(rs, |f| f.running),
+        waiting: median_of(rs, |f| f.waiting),
+        kv_usage: median_of(rs, |f| f.kv_usage),
+        tps_per_running: median_of(rs, |f| f.tps_per_running),
+    }
+}
+
+fn rule_name(r: Option<RuleId>) -> String {
+    match r {
+        Some(r) => format!("{} {}", r.as_str(), r.title()),
+        None => "no primary".to_string(),
+    }
+}
+
+/// Replicas whose primary differs from the one a strict majority shares (three replicas at
+/// least, so there is a majority to differ from), and replicas whose generation per running
+/// sequence is below [`SLOW_SHARE`] of their peers' median (two peers at least). Replicas of
+/// another engine than the majority's are compared only with their own engine.
+pub fn outliers(rs: &[Replica]) -> Vec<Outlier> {
+    let mut out = Vec::new();
+    let mut by_engine: BTreeMap<Engine, Vec<&Replica>> = BTreeMap::new();
+    for r in rs {
+        by_engine.entry(r.engine).or_default().push(r);
+    }
+    for group in by_engine.values() {
+        let n = group.len();
+        let mut counts: BTreeMap<Option<RuleId>, usize> = BTreeMap::new();
+        for r in group.iter() {
+            *counts
+                .entry(r.primary.as_ref().map(|p| p.rule))
+                .or_default() += 1;
+        }
+        let mode = counts
+            .iter()
+            .max_by_key(|(_, c)| **c)
+            .map(|(k, c)| (*k, *c));
+        if let Some((mode, c)) = mode.filter(|(_, c)| n >= 3 && 2 * c > n) {
+            for r in group.iter() {
+                let p = r.primary.as_ref().map(|p| p.rule);
+                if p != mode {
+                    out.push(Outlier {
+                        replica: r.replica.clone(),
+                        kind: "primary".into(),
+                        reason: format!(
+                            "primary {} where {c} of {n} {} replicas have {}",
+                            rule_name(p),
+                            group[0].engine.name(),
+                            rule_name(mode)
+                        ),
+                    });
+                }
+            }
+        }
+        for r in group.iter() {
+            let Some(x) = r.figures.tps_per_running else {
+                continue;
+            };
+            let peers: Vec<f64> = group
+                .iter()
+                .filter(|o| o.replica != r.replica)
+                .filter_map(|o| o.figures.tps_per_running)
+                .collect();
+            if peers.len() < 2 {
+                continue;
+            }
+            let Some(m) = median(peers) else { continue };
+            if m > 0.0 && x < SLOW_SHARE * m {
+                out.push(Outlier {
+                    replica: r.replica.clone(),
+                    kind: "throughput".into(),
+                    reason: format!(
+                        "generation per running sequence {x:.1} tok/s is {:.0}% of its peers' median {m:.1} tok/s (below {:.0}%)",
+                        100.0 * x / m,
+                        100.0 * SLOW_SHARE
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Load concentrated on few replicas: the busiest carries at least [`IMBALANCE_RATIO`] times
+/// the median of the others. Load is finished requests per second where every replica counts
+/// them, else generated tokens per second.
+pub fn imbalance(rs: &[Replica]) -> Imbalance {
+    let quiet = |evidence: Vec<String>| Imbalance {
+        fired: false,
+        load: None,
+        shares: BTreeMap::new(),
+        evidence,
+        fix: Vec::new(),
+    };
+    if rs.len() < 2 {
+        return quiet(vec!["one replica: nothing to balance".into()]);
+    }
+    let pick = |f: fn(&Figures) -> Option<f64>| -> Option<Vec<(String, f64)>> {
+        rs.iter()
+            .map(|r| f(&r.figures).map(|v| (r.replica.clone(), v)))
+            .collect()
+    };
+    let (load, what, unit) = match pick(|f| f.finished_per_s) {
+        Some(v) => (v, "requests", "req/s"),
+        None => match pick(|f| f.generation_tps) {
+            Some(v) => (v, "generation", "tok/s"),
+            None => {
+                return quiet(vec![
+                    "no load figure every replica exports (finished requests or generated tokens)"
+                        .into(),
+                ])
+            }
+        },
+    };
+    let total: f64 = load.iter().map(|x| x.1).sum();
+    if total <= 0.0 {
+        return quiet(vec![format!("no {what} in the window")]);
+    }
+    let shares: BTreeMap<String, f64> = load.iter().map(|(r, v)| (r.clone(), v / total)).collect();
+    let Some((top, top_v)) = load.iter().max_by(|a, b| a.1.total_cmp(&b.1)).cloned() else {
+        return quiet(Vec::new());
+    };
+    let others = median(
+        load.iter()
+            .filter(|(r, _)| *r != top)
+            .map(|x| x.1)
+            .collect(),
+    )
+    .unwrap_or(0.0);
+    let fired = top_v >= IMBALANCE_RATIO * others;
+    let n = rs.len() as f64;
+    let ratio = if others > 0.0 {
+        format!(
+            "{:.1}× the others' median {others:.2} {unit}",
+            top_v / others
+        )
+    } else {
+        "the others carry none".to_string()
+    };
+    let evidence = vec![format!(
+        "{top} carries {:.0}% of the fleet's {what} ({top_v:.2} {unit}; a fair share is {:.0}%), {ratio}: {} {:.0}×",
+        100.0 * top_v / total,
+        100.0 / n,
+        if fired { "at or above" } else { "below" },
+        IMBALANCE_RATIO
+    )];
+    Imbalance {
+        fired,
+        load: Some(what.to_string()),
+        shares,
+        evidence,
+        fix: if fired {
+            vec![
+                "route by load rather than by hash or stickiness alone: least outstanding requests (`headroom route --policy least-loaded`), or cap how far prefix affinity may load one replica".into(),
+                "check the load balancer's weights and health checks: a replica marked down or weighted low pushes its share onto the rest".into(),
+            ]
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn replica(name: &str, rule: Option<RuleId>, gen: f64, running: f64, fin: f64) -> Replica {
+        Replica {
+            replica: name.into(),
+            engine: Engine::Vllm,
+            figures: Figures {
+                generation_tps: Some(gen),
+                finished_per_s: Some(fin),
+                running: Some(running),
+                tps_per_running: Some(gen / running),
+                ..Default::default()
+            },
+            points_read: 7,
+            points: 7,
+            primary: rule.map(|r| Primary {
+                rule: r,
+                title: r.title().into(),
+                variant: None,
+                evidence: vec![],
+                fix: vec![],
+                seen_in: None,
+            }),
+            held: vec![],
+            idle: false,
+        }
+    }
+
+    #[test]
+    fn the_odd_primary_and_the_slow_replica_are_named() {
+        let rs = [
+            replica("a", None, 1000.0, 10.0, 5.0),
+            replica("b", None, 1100.0, 10.0, 5.0),
+            replica("c", Some(RuleId::R3), 300.0, 10.0, 5.0),
+        ];
+        let o = outliers(&rs);
+        assert_eq!(o.len(), 2, "{o:?}");
+        assert!(o.iter().all(|x| x.replica == "c"));
+        assert!(
+            o[0].reason
+                .contains("R3 Low prefix reuse where 2 of 3 vLLM replicas have no primary"),
+            "{}",
+            o[0].reason
+        );
+        assert!(
+            o[1].reason
+                .contains("30.0 tok/s is 29% of its peers' median 105.0"),
+            "{}",
+            o[1].reason
+        );
+        // No majority, no primary outlier; two replicas, no peers' median.
+        let split = [
+            replica("a", None, 1000.0, 10.0, 5.0),
+            replica("b", Some(RuleId::R1), 1000.0, 10.0, 5.0),
+            replica("c", Some(RuleId::R3), 1000.0, 10.0, 5.0),
+        ];
+        assert!(outliers(&split).is_empty());
+        assert!(outliers(&rs[..2]).is_empty());
+    }
+
+    #[test]
+    fn imbalance_needs_twice_the_others_median() {
+        let even = [
+            replica("a", None, 1000.0, 10.0, 5.0),
+            replica("b", None, 1000.0, 10.0, 6.0),
+            replica("c", None, 1000.0, 10.0, 4.0),
+        ];
+        let i = imbalance(&even);
+        assert!(!i.fired, "{i:?}");
+        assert_eq!(i.load.as_deref(), Some("requests"));
+        let hot = [
+            replica("a", None, 1000.0, 10.0, 12.0),
+            replica("b", None, 1000.0, 10.0, 3.0),
+            replica("c", None, 1000.0, 10.0, 5.0),
+        ];
+        let i = imbalance(&hot);
+        assert!(i.fired);
+        assert!((i.shares["a"] - 0.6).abs() < 1e-12);
+        assert!(
+            i.evidence[0].contains("a carries 60% of the fleet's requests"),
+            "{:?}",
+            i.evidence
+        );
+        assert!(
+            i.evidence[0].contains("3.0× the others' median 4.00 req/s"),
+            "{:?}",
+            i.evidence
+        );
+        assert!(!imbalance(&hot[..1]).fired);
+    }
+
+    #[test]
+    fn median_of_even_and_odd() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(vec![f64::NAN]), None);
+    }
+}

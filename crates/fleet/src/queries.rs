@@ -1,0 +1,264 @@
+//! The PromQL a fleet reading sends: one query per kind of concept (gauges, counters,
+//! histograms) covering every replica and every engine at once, each concept's result tagged
+//! with a label so one answer carries them all. Names come from the adapters' table
+//! ([`engines::adapters::promql`]); none is spelled here.
+
+use engines::adapters::promql::{Combine, Concept, Kind, CONCEPTS};
+use engines::adapters::PREFIXES;
+
+/// The label each result is tagged with: the Sample field it fills.
+pub const FIELD: &str = "headroom_field";
+/// The histogram part: `bucket`, `sum` or `count`.
+pub const PART: &str = "headroom_part";
+/// The engine prefix of a series, in the engine-detection query.
+pub const PREFIX: &str = "headroom_prefix";
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    #[error(
+        "--selector {0:?}: a series selector is label matchers in braces, e.g. '{{job=\"vllm\"}}'"
+    )]
+    Braces(String),
+    #[error("--selector {0:?}: name no metric in the selector (headroom picks the engines' metrics); give label matchers only")]
+    Metric(String),
+    #[error(
+        "--by {0:?}: a label name is letters, digits and underscores, not starting with a digit"
+    )]
+    Label(String),
+}
+
+/// A user's selector, reduced to the matchers inside its braces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selector {
+    matchers: String,
+}
+
+impl Selector {
+    pub fn parse(s: &str) -> Result<Selector, SelectorError> {
+        let t = s.trim();
+        if t.is_empty() {
+            return Ok(Selector {
+                matchers: String::new(),
+            });
+        }
+        if !t.starts_with('{') {
+            return Err(if t.contains('{') {
+                SelectorError::Metric(s.to_string())
+            } else {
+                SelectorError::Braces(s.to_string())
+            });
+        }
+        if !t.ends_with('}') {
+            return Err(SelectorError::Braces(s.to_string()));
+        }
+        let inner = t[1..t.len() - 1].trim().trim_end_matches(',').to_string();
+        if inner.contains("__name__") {
+            return Err(SelectorError::Metric(s.to_string()));
+        }
+        Ok(Selector { matchers: inner })
+    }
+
+    /// `name{matchers}`.
+    fn metric(&self, name: &str) -> String {
+        format!("{name}{{{}}}", self.matchers)
+    }
+
+    /// `{__name__=~"re",matchers}`.
+    fn by_name_re(&self, re: &str) -> String {
+        if self.matchers.is_empty() {
+            format!("{{__name__=~\"{re}\"}}")
+        } else {
+            format!("{{__name__=~\"{re}\",{}}}", self.matchers)
+        }
+    }
+
+    pub fn as_str(&self) -> String {
+        format!("{{{}}}", self.matchers)
+    }
+}
+
+/// A label name as PromQL accepts it.
+pub fn check_label(l: &str) -> Result<(), SelectorError> {
+    let ok = !l.is_empty()
+        && !l.starts_with(|c: char| c.is_ascii_digit())
+        && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(SelectorError::Label(l.to_string()))
+    }
+}
+
+fn dur(s: f64) -> String {
+    format!("{}ms", (s * 1000.0).round().max(1.0) as u64)
+}
+
+/// `inner` combined per replica (`by`), the engine's way.
+fn combine(c: Combine, by: &str, inner: &str) -> String {
+    match c {
+        Combine::Sum => format!("sum by ({by}) ({inner})"),
+        Combine::Mean => format!("avg by ({by}) ({inner})"),
+        Combine::MeanOverThenSum(l) => {
+            // avg without the rank labels keeps `by`; guard against a `by` that is a rank.
+            let l: Vec<&str> = l.iter().copied().filter(|x| *x != by).collect();
+            if l.is_empty() {
+                format!("sum by ({by}) ({inner})")
+            } else {
+                format!("sum by ({by}) (avg without ({}) ({inner}))", l.join(", "))
+            }
+        }
+    }
+}
+
+/// Renames in preference order: a replica takes a later name only where no earlier one has a
+/// series (`unless on (by)`). Linear in the names, never nesting the whole expression again.
+fn prefer(alts: &[String], on: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for (i, a) in alts.iter().enumerate() {
+        if i == 0 {
+            parts.push(format!("({a})"));
+        } else {
+            let earlier: Vec<String> = alts[..i].iter().map(|e| format!("({e})")).collect();
+            parts.push(format!(
+                "(({a}) unless on ({on}) ({}))",
+                earlier.join(" or ")
+            ));
+        }
+    }
+    parts.join(" or ")
+}
+
+fn tag(expr: &str, label: &str, value: &str) -> String {
+    format!("label_replace({expr}, \"{label}\", \"{value}\", \"\", \"\")")
+}
+
+fn concept_expr(c: &Concept, sel: &Selector, by: &str, part: &str, step_s: f64) -> String {
+    // Engines never share a replica, so their expressions join with a plain `or`; only one
+    // engine's renames need the preference.
+    let mut per_engine = Vec::new();
+    for e in c.engines {
+        let mut alts = Vec::new();
+        for name in e.names {
+            let inner = match c.kind {
+                Kind::Gauge => sel.metric(name),
+                Kind::Counter => format!(
+                    "increase({}[{}])",
+                    sel.by_name_re(&format!("{name}_total|{name}")),
+                    dur(step_s)
+                ),
+                Kind::Histogram => {
+                    format!(
+                        "increase({}[{}])",
+                        sel.metric(&format!("{name}_{part}")),
+                        dur(step_s)
+                    )
+                }
+            };
+            let by = if c.kind == Kind::Histogram && part == "bucket" {
+                format!("{by}, le")
+            } else {
+                by.to_string()
+            };
+            alts.push(combine(e.combine, &by, &inner));
+        }
+        per_engine.push(prefer(&alts, by));
+    }
+    per_engine.join(" or ")
+}
+
+fn all_of(kind: Kind, sel: &Selector, by: &str, step_s: f64) -> String {
+    let mut parts = Vec::new();
+    for c in CONCEPTS.iter().filter(|c| c.kind == kind) {
+        if kind == Kind::Histogram {
+            for part in ["bucket", "sum", "count"] {
+                let e = concept_expr(c, sel, by, part, step_s);
+                parts.push(tag(&tag(&e, FIELD, c.field), PART, part));
+            }
+        } else {
+            parts.push(tag(&concept_expr(c, sel, by, "", step_s), FIELD, c.field));
+        }
+    }
+    parts.join(" or ")
+}
+
+/// Every gauge concept, per replica, as is (a range query reads it at each step).
+pub fn gauges(sel: &Selector, by: &str) -> String {
+    all_of(Kind::Gauge, sel, by, 0.0)
+}
+
+/// Every counter concept, per replica, as its increase over the step before each point.
+pub fn counters(sel: &Selector, by: &str, step_s: f64) -> String {
+    all_of(Kind::Counter, sel, by, step_s)
+}
+
+/// Every histogram concept, per replica (and `le`), as the increase over the step before each
+/// point: buckets, sum and count.
+pub fn histograms(sel: &Selector, by: &str, step_s: f64) -> String {
+    all_of(Kind::Histogram, sel, by, step_s)
+}
+
+/// Families per replica and engine prefix (the adapters' engine detection: the prefix that names
+/// the most families wins).
+pub fn engines(sel: &Selector, by: &str) -> String {
+    let re: Vec<String> = PREFIXES.iter().map(|(p, _)| format!("{p}.+")).collect();
+    let caps: Vec<&str> = PREFIXES.iter().map(|(p, _)| *p).collect();
+    format!(
+        "count by ({by}, {PREFIX}) (count by ({by}, {PREFIX}, __name__) (label_replace({}, \"{PREFIX}\", \"$1\", \"__name__\", \"({}).*\")))",
+        sel.by_name_re(&re.join("|")),
+        caps.join("|")
+    )
+}
+
+/// vLLM's config-as-labels gauge, per series (the adapters read it the same way).
+pub fn cache_config(sel: &Selector) -> String {
+    sel.metric(engines::adapters::promql::CACHE_CONFIG_INFO)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selectors() {
+        assert_eq!(Selector::parse("").unwrap().as_str(), "{}");
+        assert_eq!(
+            Selector::parse(r#" {job="vllm", env=~"prod.*"} "#)
+                .unwrap()
+                .matchers,
+            r#"job="vllm", env=~"prod.*""#
+        );
+        assert!(matches!(
+            Selector::parse(r#"job="x""#),
+            Err(SelectorError::Braces(_))
+        ));
+        assert!(matches!(
+            Selector::parse(r#"up{job="x"}"#),
+            Err(SelectorError::Metric(_))
+        ));
+        assert!(check_label("instance").is_ok());
+        assert!(check_label("1x").is_err() && check_label("a-b").is_err());
+    }
+
+    #[test]
+    fn one_query_covers_every_concept_and_engine() {
+        let sel = Selector::parse(r#"{job="v"}"#).unwrap();
+        let g = gauges(&sel, "instance");
+        for name in [
+            "vllm:num_requests_running",
+            "sglang:num_queue_req",
+            "tgi_queue_size",
+        ] {
+            assert!(g.contains(&format!("{name}{{job=\"v\"}}")), "{name} in {g}");
+        }
+        // Preference: the old name counts only where the new one is absent.
+        assert!(g.contains("unless on (instance)"), "{g}");
+        let c = counters(&sel, "pod", 10.0);
+        assert!(
+            c.contains(r#"increase({__name__=~"vllm:prompt_tokens_total|vllm:prompt_tokens",job="v"}[10000ms])"#),
+            "{c}"
+        );
+        assert!(c.contains("sum by (pod)"));
+        let h = histograms(&sel, "instance", 20.0);
+        assert!(h.contains("sum by (instance, le) (increase(vllm:time_to_first_token_seconds_bucket{job=\"v\"}[20000ms]))"), "{h}");
+    }
+}

@@ -1,0 +1,266 @@
+//! `headroom fleet`: every replica a Prometheus store scrapes, judged by the diagnose rules, with
+//! the fleet median, the outlier and the imbalance. The reading and the judging live in the
+//! fleet crate; this file parses arguments and renders.
+
+use crate::args::parse_duration;
+use crate::output::{self, Exit};
+use anyhow::{bail, Context, Result};
+use clap::Args as ClapArgs;
+use fleet::{FleetDoc, Request};
+use std::time::Duration;
+
+#[derive(ClapArgs, Debug)]
+#[command(after_help = "\
+Reads the store, not the servers: five PromQL queries whatever the number of replicas (engine \
+detection, vLLM's config labels, then every gauge, every counter and every histogram, each one \
+query across all replicas and engines). Counters and histograms are read as increase() per \
+step, so the store handles restarts. Each replica's window goes through the same rules and \
+arbitration as `headroom diagnose` (without a GPU or model: rules that need the physics ceiling \
+stay silent). A replica is named an outlier when its primary differs from the one most \
+replicas share (3 replicas at least), or when its generation per running sequence is below \
+half its peers' median. Imbalance: the busiest replica carries at least 2× the other \
+replicas' median of finished requests per second.
+
+Examples:
+  headroom fleet --prometheus http://127.0.0.1:9090
+  headroom fleet --prometheus http://prom:9090 --selector '{job=\"vllm\"}' --window 30m
+  headroom fleet --prometheus http://prom:9090 --by pod --at 1767225600 --json
+  headroom fleet --prometheus http://thanos:10902 --at -1h --window 15m
+  headroom fleet --prometheus http://prom:9090 --save-windows w/ && headroom diagnose --replay w/10.0.0.7_8000.jsonl
+
+The JSON document (headroom.fleet/1) is described in docs/json/fleet.md. Exit status 2 with \
+--fail-on-outlier when an outlier or an imbalance is found.")]
+pub struct Args {
+    /// Prometheus (or Thanos, Mimir, VictoriaMetrics) HTTP API root, e.g. http://127.0.0.1:9090.
+    #[arg(long)]
+    pub prometheus: String,
+    /// Label matchers picking the servers, e.g. '{job="vllm"}' (default: every series).
+    #[arg(long, default_value = "{}")]
+    pub selector: String,
+    /// The label that names a replica.
+    #[arg(long, default_value = "instance")]
+    pub by: String,
+    /// The window, ending at --at (90s, 10m, 1h).
+    #[arg(long, default_value = "10m", value_parser = parse_duration)]
+    pub window: Duration,
+    /// The window's end: unix seconds, `now`, or a duration ago (-1h).
+    #[arg(long, default_value = "now", allow_hyphen_values = true)]
+    pub at: String,
+    /// Number of sub-windows for "seen in N% of windows".
+    #[arg(long, default_value_t = 6)]
+    pub sub_windows: usize,
+    /// Shortest step a counter's increase is taken over: at least two scrape intervals (the
+    /// default suits scrapes every 15 s; a window always gets one step per sub-window).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub min_step: Duration,
+    /// Seconds to wait for each query.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// Save each replica's window as a recording in this folder (REPLICA.jsonl), for
+    /// `headroom diagnose --replay`.
+    #[arg(long)]
+    pub save_windows: Option<std::path::PathBuf>,
+    /// Exit with status 2 when an outlier or an imbalance is found.
+    #[arg(long)]
+    pub fail_on_outlier: bool,
+    /// One JSON document (schema headroom.fleet/1) on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_at(s: &str, now: f64) -> Result<f64> {
+    let t = s.trim();
+    if t == "now" {
+        return Ok(now);
+    }
+    if let Some(ago) = t.strip_prefix('-') {
+        let d = parse_duration(ago).map_err(|e| anyhow::anyhow!("--at {s:?}: {e}"))?;
+        return Ok(now - d.as_secs_f64());
+    }
+    match t.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => bail!("--at {s:?}: give unix seconds (1767225600), `now`, or a duration ago (-1h)"),
+    }
+}
+
+pub fn run(a: Args) -> Result<Exit> {
+    if a.sub_windows == 0 {
+        bail!("--sub-windows must be at least 1");
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    let req = Request {
+        selector: fleet::queries::Selector::parse(&a.selector)?,
+        by: a.by.clone(),
+        window_s: a.window.as_secs_f64(),
+        at: parse_at(&a.at, now)?,
+        sub_windows: a.sub_windows,
+        min_step_s: a.min_step.as_secs_f64().max(0.001),
+    };
+    let prom = fleet::client::Prometheus::new(&a.prometheus, a.timeout)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let reading = rt.block_on(fleet::read(&prom, &req))?;
+    if let Some(dir) = &a.save_windows {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("creating --save-windows folder {}", dir.display()))?;
+        for (replica, samples) in &reading.samples {
+            let (header, lines) =
+                fleet::recording(&a.prometheus, replica, reading.doc.window.step_s, samples);
+            let file: String = replica
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let path = dir.join(format!("{file}.jsonl"));
+            let mut r = engines::Recorder::create(&path, &header)?;
+            for l in &lines {
+                r.record(l)?;
+            }
+            eprintln!("saved {replica}'s window: {}", path.display());
+        }
+    }
+    let doc = reading.doc;
+    if a.json {
+        output::json(&doc)?;
+    } else {
+        output::emit(&render(&doc))?;
+    }
+    let found = !doc.outliers.is_empty() || doc.imbalance.fired;
+    Ok(if found && a.fail_on_outlier {
+        Exit::Found
+    } else {
+        Exit::Ok
+    })
+}
+
+fn num(v: Option<f64>, digits: usize) -> String {
+    match v {
+        Some(x) => format!("{x:.digits$}"),
+        None => "-".into(),
+    }
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map(|x| format!("{:.0}%", 100.0 * x))
+        .unwrap_or_else(|| "-".into())
+}
+
+fn render(d: &FleetDoc) -> String {
+    let mut out = format!(
+        "Fleet: {} replicas by `{}` under {} at {}  (window {:.0} s, step {:.1} s, {} queries)\n\n",
+        d.replicas.len(),
+        d.by,
+        d.selector,
+        d.prometheus,
+        d.window.duration_s,
+        d.window.step_s,
+        d.queries
+    );
+    let mut t = output::table([
+        "replica",
+        "engine",
+        "gen tok/s",
+        "tok/s per seq",
+        "running",
+        "waiting",
+        "KV",
+        "req/s",
+        "primary",
+        "fix",
+    ]);
+    let outlier = |r: &str| d.outliers.iter().any(|o| o.replica == r);
+    for r in &d.replicas {
+        let f = &r.figures;
+        let (primary, fix) = match &r.primary {
+            Some(p) => (
+                format!("{} {}", p.rule.as_str(), p.title),
+                p.fix
+                    .first()
+                    .map(|s| match (&s.flag, &s.value) {
+                        (Some(fl), Some(v)) => format!("{fl} {v}"),
+                        (Some(fl), None) => format!("{fl} ({})", s.text),
+                        _ => s.text.clone(),
+                    })
+                    .unwrap_or_default(),
+            ),
+            None if r.idle => ("idle".into(), String::new()),
+            None => ("none".into(), String::new()),
+        };
+        t.add_row(vec![
+            format!(
+                "{}{}",
+                r.replica,
+                if outlier(&r.replica) { " *" } else { "" }
+            ),
+            r.engine.name().to_string(),
+            num(f.generation_tps, 1),
+            num(f.tps_per_running, 1),
+            num(f.running, 1),
+            num(f.waiting, 1),
+            pct(f.kv_usage),
+            num(f.finished_per_s, 2),
+            primary,
+            fix,
+        ]);
+    }
+    let m = &d.median;
+    t.add_row(vec![
+        "fleet median".into(),
+        String::new(),
+        num(m.generation_tps, 1),
+        num(m.tps_per_running, 1),
+        num(m.running, 1),
+        num(m.waiting, 1),
+        pct(m.kv_usage),
+        num(m.finished_per_s, 2),
+        String::new(),
+        String::new(),
+    ]);
+    out.push_str(&t.to_string());
+    out.push('\n');
+    if d.outliers.is_empty() {
+        out.push_str("\nOutliers: none.\n");
+    } else {
+        out.push_str("\nOutliers (*):\n");
+        for o in &d.outliers {
+            out.push_str(&format!("  {}: {}\n", o.replica, o.reason));
+        }
+    }
+    out.push_str(&format!(
+        "\nImbalance: {}\n",
+        if d.imbalance.fired { "yes" } else { "no" }
+    ));
+    for e in &d.imbalance.evidence {
+        out.push_str(&format!("  {e}\n"));
+    }
+    for f in &d.imbalance.fix {
+        out.push_str(&format!("  fix: {f}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_forms() {
+        assert_eq!(parse_at("now", 100.0).unwrap(), 100.0);
+        assert_eq!(parse_at("-1m", 100.0).unwrap(), 40.0);
+        assert_eq!(parse_at("1767225600", 1.0).unwrap(), 1767225600.0);
+        assert!(parse_at("yesterday", 1.0)
+            .unwrap_err()
+            .to_string()
+            .contains("--at \"yesterday\""));
+    }
+}

@@ -1,0 +1,257 @@
+//! `headroom fleet` against a real Prometheus (Debian's, started by testpeers on loopback,
+//! scraping every second) that scrapes three emulated vLLM replicas, one of them with a
+//! pathology, and a real llama-server. Nothing mocks the Prometheus API.
+
+use fleet::FleetDoc;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+use testpeers::prometheus::{Job, Prometheus};
+
+fn headroom(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args(args)
+        .output()
+        .expect("run headroom")
+}
+
+/// A driven emulator, killed when dropped.
+struct Emulator {
+    child: Child,
+    /// host:port, as Prometheus labels it `instance`.
+    addr: String,
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `headroom emulate --scenario NAME --drive` at --speed 1, so Prometheus' wall-clock rates are
+/// the simulated ones.
+fn emulate(scenario: &str) -> Emulator {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args(["emulate", "--scenario", scenario, "--drive", "--port", "0"])
+        .args(["--speed", "1", "--duration", "600s", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("headroom emulate starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout piped"))
+        .read_line(&mut line)
+        .expect("emulate prints its deployment");
+    let v: serde_json::Value = serde_json::from_str(&line).expect("emulate's first line is JSON");
+    let url = v["url"].as_str().expect("url").to_string();
+    Emulator {
+        child,
+        addr: url.trim_start_matches("http://").to_string(),
+    }
+}
+
+fn fleet_json(prom: &Prometheus, selector: &str, window: &str) -> (FleetDoc, serde_json::Value) {
+    let out = headroom(&[
+        "fleet",
+        "--prometheus",
+        &prom.url,
+        "--selector",
+        selector,
+        "--window",
+        window,
+        "--json",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "fleet failed: {}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: FleetDoc = serde_json::from_str(&stdout).expect("a headroom.fleet/1 document");
+    let value: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    (doc, value)
+}
+
+#[test]
+fn prometheus_over_three_emulated_replicas_and_a_real_llama_server() {
+    let _serial = testpeers::serial();
+    if testpeers::prometheus::binary().is_none() {
+        return;
+    }
+    // Two healthy replicas and one serving shared-prefix traffic with prefix caching off.
+    let healthy = [emulate("healthy"), emulate("healthy")];
+    let sick = emulate("no-prefix-caching");
+    let llama = testpeers::LlamaServer::start(&["--metrics", "-np", "2", "-c", "2048"]);
+    let mut jobs = vec![Job {
+        name: "emu",
+        targets: healthy
+            .iter()
+            .chain([&sick])
+            .map(|e| e.addr.clone())
+            .collect(),
+    }];
+    if let Some(l) = &llama {
+        jobs.push(Job {
+            name: "llama",
+            targets: vec![format!("127.0.0.1:{}", l.port)],
+        });
+    }
+    let Some(prom) = Prometheus::start(&jobs) else {
+        return;
+    };
+    prom.wait_targets_up(
+        jobs.iter().map(|j| j.targets.len()).sum(),
+        Duration::from_secs(60),
+    );
+
+    // Real completions on llama-server while the window fills.
+    let stop = Instant::now() + Duration::from_secs(40);
+    let load = llama.as_ref().map(|l| {
+        let port = l.port;
+        std::thread::spawn(move || {
+            let mut done = 0;
+            while Instant::now() < stop {
+                let body =
+                    r#"{"prompt":"Count from one to twenty:","n_predict":24,"cache_prompt":false}"#;
+                if testpeers::post_json(port, "/completion", body).is_some_and(|(c, _)| c == 200) {
+                    done += 1;
+                }
+            }
+            done
+        })
+    });
+    std::thread::sleep(Duration::from_secs(42));
+
+    let (doc, value) = fleet_json(&prom, r#"{job="emu"}"#, "30s");
+    assert_eq!(doc.schema, "headroom.fleet/1");
+    // Engine detection, vLLM config labels, gauges, counters, histograms: 5 queries for the fleet.
+    assert_eq!(doc.queries, 5, "{doc:?}");
+    assert_eq!(doc.replicas.len(), 3, "{doc:#?}");
+    for r in &doc.replicas {
+        assert_eq!(r.engine, engines::Engine::Vllm);
+        assert!(
+            r.figures.generation_tps.is_some_and(|g| g > 0.0),
+            "{} generated nothing: {r:?}",
+            r.replica
+        );
+        let rule = r.primary.as_ref().map(|p| p.rule);
+        if r.replica == sick.addr {
+            // Prefix caching is confirmed off by vLLM's cache_config_info labels, read through
+            // Prometheus: R3 fires on a busy prompt stream, by config, not by a noisy figure.
+            assert_eq!(rule, Some(diagnose::RuleId::R3), "{r:#?}");
+        } else {
+            assert_eq!(rule, None, "healthy replica {}: {r:#?}", r.replica);
+        }
+    }
+    let named: Vec<_> = doc
+        .outliers
+        .iter()
+        .filter(|o| o.kind == "primary")
+        .collect();
+    assert_eq!(named.len(), 1, "{:?}", doc.outliers);
+    assert_eq!(named[0].replica, sick.addr);
+    assert!(
+        named[0]
+            .reason
+            .contains("R3 Low prefix reuse where 2 of 3 vLLM replicas have no primary"),
+        "{}",
+        named[0].reason
+    );
+    let undocumented = testpeers::schema::undocumented(&value, "fleet.md", &["/imbalance/shares"]);
+    assert!(
+        undocumented.is_empty(),
+        "not in docs/json/fleet.md: {undocumented:?}"
+    );
+
+    // The sick replica's window saved as a recording and replayed into diagnose: the same
+    // primary by the same path.
+    let dir = tempfile::tempdir().unwrap();
+    let out = headroom(&[
+        "fleet",
+        "--prometheus",
+        &prom.url,
+        "--selector",
+        r#"{job="emu"}"#,
+        "--window",
+        "30s",
+        "--json",
+        "--save-windows",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = dir
+        .path()
+        .join(format!("{}.jsonl", sick.addr.replace(':', "_")));
+    let out = headroom(&["diagnose", "--replay", file.to_str().unwrap(), "--json"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: diagnose::Report = serde_json::from_str(&text).expect("a diagnose document");
+    assert_eq!(report.primary_rule(), Some(diagnose::RuleId::R3), "{text}");
+
+    // The human table: one row per replica, the median beside, the outlier starred.
+    let out = headroom(&[
+        "fleet",
+        "--prometheus",
+        &prom.url,
+        "--selector",
+        r#"{job="emu"}"#,
+        "--window",
+        "30s",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("fleet median"), "{text}");
+    assert!(text.contains(&format!("{} *", sick.addr)), "{text}");
+    assert!(text.contains("R3 Low prefix reuse"), "{text}");
+
+    // The real llama-server through the same store: its own adapter names, one replica.
+    if let (Some(l), Some(load)) = (&llama, load) {
+        let done = load.join().expect("load thread");
+        assert!(done > 0, "no completion succeeded on llama-server");
+        let (doc, _) = fleet_json(&prom, r#"{job="llama"}"#, "30s");
+        assert_eq!(doc.replicas.len(), 1, "{doc:#?}");
+        let r = &doc.replicas[0];
+        assert_eq!(r.replica, format!("127.0.0.1:{}", l.port));
+        assert_eq!(r.engine, engines::Engine::LlamaCpp);
+        assert!(r.figures.generation_tps.is_some_and(|g| g > 0.0), "{r:#?}");
+        assert!(r.figures.running.is_some(), "{r:#?}");
+        assert!(!doc.imbalance.fired);
+    }
+}
+
+#[test]
+fn clear_errors_without_a_store() {
+    let dead = testpeers::free_port();
+    let out = headroom(&[
+        "fleet",
+        "--prometheus",
+        &format!("http://127.0.0.1:{dead}"),
+        "--timeout",
+        "2s",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("127.0.0.1:{dead}/api/v1/query")),
+        "{err}"
+    );
+    let out = headroom(&[
+        "fleet",
+        "--prometheus",
+        "http://x",
+        "--selector",
+        "job=\"a\"",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("label matchers in braces"), "{err}");
+}

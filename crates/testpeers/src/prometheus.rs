@@ -1,0 +1,183 @@
+//! A real Prometheus (Debian's `prometheus`, which scripts/peers.sh installs) on a loopback port,
+//! scraping the targets a test names every second, with its storage in a fresh temporary folder.
+//! Queries go over its real HTTP API: nothing here mocks it.
+
+use crate::{free_port, get, missing};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One scrape job: its `job` label and its targets (`host:port`).
+pub struct Job<'a> {
+    pub name: &'a str,
+    pub targets: Vec<String>,
+}
+
+/// A running Prometheus, killed and its storage removed when dropped.
+pub struct Prometheus {
+    child: Child,
+    pub port: u16,
+    pub url: String,
+    /// Its folder: the generated config, the TSDB, the log.
+    pub dir: PathBuf,
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The `prometheus` binary: `HEADROOM_PROMETHEUS`, else the one on PATH.
+pub fn binary() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("HEADROOM_PROMETHEUS") {
+        return Some(PathBuf::from(p));
+    }
+    let found = Command::new("prometheus")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if found {
+        Some(PathBuf::from("prometheus"))
+    } else {
+        missing(
+            "prometheus",
+            "apt-get install prometheus, or run scripts/peers.sh",
+        )
+    }
+}
+
+/// The scrape config: every job at a 1 s interval (the fastest cadence a test can afford to
+/// wait for, and the one the real store is read at).
+pub fn config(jobs: &[Job]) -> String {
+    let mut s = String::from(
+        "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nscrape_configs:\n",
+    );
+    for j in jobs {
+        s.push_str(&format!(
+            "  - job_name: {:?}\n    static_configs:\n      - targets: [{}]\n",
+            j.name,
+            j.targets
+                .iter()
+                .map(|t| format!("{t:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    s
+}
+
+impl Prometheus {
+    /// Start Prometheus scraping `jobs`; waits (at most 60 s) until it answers /-/ready.
+    pub fn start(jobs: &[Job]) -> Option<Prometheus> {
+        let bin = binary()?;
+        let port = free_port();
+        let dir =
+            std::env::temp_dir().join(format!("headroom-prometheus-{}-{port}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("data")).expect("prometheus temp folder");
+        let cfg = dir.join("prometheus.yml");
+        std::fs::write(&cfg, config(jobs)).expect("prometheus config");
+        let log = dir.join("prometheus.log");
+        let child = Command::new(bin)
+            .arg(format!("--config.file={}", cfg.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("prometheus log"))
+            .spawn()
+            .expect("spawn prometheus");
+        let p = Prometheus {
+            child,
+            port,
+            url: format!("http://127.0.0.1:{port}"),
+            dir,
+        };
+        p.wait_ready(Duration::from_secs(60));
+        Some(p)
+    }
+
+    /// Its log so far (for assertion messages).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("prometheus.log")).unwrap_or_default()
+    }
+
+    fn wait_ready(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while !get(self.port, "/-/ready").is_some_and(|(code, _)| code == 200) {
+            assert!(
+                Instant::now() < deadline,
+                "prometheus was not ready in {limit:?}; log: {}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Waits until every target has been scraped successfully (`up`), at most `limit`.
+    pub fn wait_targets_up(&self, n: usize, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        loop {
+            let up = get(self.port, "/api/v1/targets?state=active")
+                .and_then(|(_, body)| serde_json::from_str::<serde_json::Value>(&body).ok())
+                .and_then(|v| {
+                    v.pointer("/data/activeTargets")
+                        .and_then(|t| t.as_array())
+                        .map(|a| {
+                            a.iter()
+                                .filter(|t| t.get("health").and_then(|h| h.as_str()) == Some("up"))
+                                .count()
+                        })
+                })
+                .unwrap_or(0);
+            if up >= n {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{up} of {n} prometheus targets up after {limit:?}; log: {}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scrapes_a_target_over_loopback() {
+        // A job whose target is nothing listening: the launcher's config is accepted, the API
+        // evaluates, and the target is seen and reported down (up == 0), never invented up.
+        let dead = free_port();
+        let jobs = [Job {
+            name: "nothing",
+            targets: vec![format!("127.0.0.1:{dead}")],
+        }];
+        let Some(p) = Prometheus::start(&jobs) else {
+            return;
+        };
+        let (code, body) = get(p.port, "/api/v1/query?query=1%2B1").expect("prometheus answers");
+        assert_eq!(code, 200, "{body}");
+        assert!(body.contains("\"2\""), "{body}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let (_, body) = get(p.port, "/api/v1/query?query=up").expect("prometheus answers");
+            if body.contains(&format!("127.0.0.1:{dead}")) {
+                assert!(body.contains("\"0\""), "{body}");
+                break;
+            }
+            assert!(Instant::now() < deadline, "no up series: {body}");
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+}
