@@ -78,9 +78,11 @@ PY
     mv "$root" "$src"
     rm -rf "$tmp"
   fi
+  # LLAMA_BUILD_WEBUI=OFF: older sdists (9093) ship no web UI files and fail to configure
+  # without it; later ones have no such option and ignore it.
   cmake="$venv/bin/cmake"
   "$cmake" -S "$src" -B "$src/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
-    -DLLAMA_BUILD_TESTS=OFF -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF >&2
+    -DLLAMA_BUILD_TESTS=OFF -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_WEBUI=OFF >&2
   "$cmake" --build "$src/build" --target llama-server -j"$(nproc)" >&2
   mkdir -p "$(dirname "$server")"
   cp "$src/build/bin/llama-server" "$server.part"

@@ -25,7 +25,8 @@ headroom remeasure\n  \
 headroom probe depth --url http://localhost:8080 --depths 512,2k,8k\n  \
 headroom bench --url http://localhost:8080 --label v0.1.40.2 && headroom regress\n  \
 headroom trace run.pt.trace.json.gz --top 20\n  \
-journalctl -u llama --since -3h --no-pager | headroom logs\n\n\
+journalctl -u llama --since -3h --no-pager | headroom logs\n  \
+headroom pcie dmon.txt --gpu H100-PCIe           # nvidia-smi dmon -s t -o T > dmon.txt\n\n\
 Exit codes: 0 the command ran (and stdout closing early, as with `| head`, is fine); \
 1 an error (a usage error included), said on stderr; 2 the command found what --fail-on-regression or --fail-on asked \
 it to fail on.\n\n\
@@ -72,6 +73,8 @@ enum Command {
     Attribute(cmd::attribute::Args),
     /// Every replica from a Prometheus store: the rules per replica, the outlier, the imbalance.
     Fleet(cmd::fleet::Args),
+    /// PCIe traffic per GPU from `nvidia-smi dmon` output, against the link (spec 000 §4).
+    Pcie(cmd::pcie::Args),
     /// A simulated vLLM engine (labelled as one), driven by the same physics as the ceilings.
     Emulate(cmd::emulate::Args),
 }
@@ -109,6 +112,7 @@ fn main() -> ExitCode {
         Command::Fleet(a) => cmd::fleet::run(a),
         Command::Membw(a) => cmd::membw::run(a),
         Command::Attribute(a) => cmd::attribute::run(a),
+        Command::Pcie(a) => cmd::pcie::run(a),
     };
     match result {
         Ok(exit) => exit.code(),

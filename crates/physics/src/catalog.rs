@@ -40,9 +40,29 @@ pub struct Gpu {
     pub fp4_tflops: Option<Sourced>,
     /// Vector FP32 TFLOPS: the compute figure for parts without 16-bit tensor cores.
     pub fp32_tflops: Option<Sourced>,
+    /// The card's own PCIe link (the slot may train it narrower or slower).
+    pub pcie: Option<SourcedLink>,
     pub note: Option<String>,
     /// "embedded" or the user catalog file it came from.
     pub origin: String,
+}
+
+/// A GPU's PCIe link and where it was published.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourcedLink {
+    pub gen: u8,
+    pub lanes: u8,
+    pub source: String,
+}
+
+impl SourcedLink {
+    pub fn link(&self) -> crate::pcie::Link {
+        crate::pcie::Link {
+            gen: self.gen,
+            lanes: self.lanes,
+        }
+    }
 }
 
 impl Gpu {
@@ -476,7 +496,16 @@ struct RawGpu {
     fp8_tflops: Option<RawSourced>,
     fp4_tflops: Option<RawSourced>,
     fp32_tflops: Option<RawSourced>,
+    pcie: Option<RawLink>,
     note: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLink {
+    gen: u8,
+    lanes: u8,
+    source: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -555,6 +584,21 @@ impl Ctx<'_> {
         raw.map(|r| self.sourced(id, field, r)).transpose()
     }
 
+    fn link(&self, id: &str, raw: RawLink) -> Result<SourcedLink, CatalogError> {
+        crate::pcie::Link::new(raw.gen, raw.lanes)
+            .map_err(|e| self.invalid("gpu", id, format!("pcie: {e}")))?;
+        let source = match (raw.source, self.require_sources) {
+            (Some(s), _) => s,
+            (None, true) => return Err(self.invalid("gpu", id, "pcie has no source")),
+            (None, false) => format!("user catalog {}", self.origin),
+        };
+        Ok(SourcedLink {
+            gen: raw.gen,
+            lanes: raw.lanes,
+            source,
+        })
+    }
+
     fn gpu(&self, r: RawGpu) -> Result<Gpu, CatalogError> {
         let id = r.id.clone();
         let gpu = Gpu {
@@ -564,6 +608,7 @@ impl Ctx<'_> {
             fp8_tflops: self.opt_sourced(&id, "fp8_tflops", r.fp8_tflops)?,
             fp4_tflops: self.opt_sourced(&id, "fp4_tflops", r.fp4_tflops)?,
             fp32_tflops: self.opt_sourced(&id, "fp32_tflops", r.fp32_tflops)?,
+            pcie: r.pcie.map(|l| self.link(&id, l)).transpose()?,
             id: r.id,
             name: r.name,
             vendor: r.vendor,

@@ -42,11 +42,14 @@ pub mod ceilings;
 pub mod doc;
 pub mod kv;
 pub mod offload;
+pub mod pcie;
 pub mod provenance;
 pub mod spec;
 
 pub use bits::{resolve_bits, weight_format, BitsResolution, BitsSource, ComputeClass};
-pub use catalog::{Attention, Catalog, CatalogError, Found, Gpu, LookupError, Model, Sourced};
+pub use catalog::{
+    Attention, Catalog, CatalogError, Found, Gpu, LookupError, Model, Sourced, SourcedLink,
+};
 pub use ceilings::{Ceilings, GpuFigures, ModelFigures};
 pub use kv::Kv;
 pub use provenance::{Figure, Known, Mark, Provenance};

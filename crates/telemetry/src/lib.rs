@@ -74,4 +74,5 @@ pub fn feed_reader<R: Read>(m: &mut Miner, mut r: R) -> Result<u64, Error> {
     }
 }
 
+pub mod dmon;
 pub mod doc;

@@ -10,6 +10,7 @@ pub mod gguf;
 pub mod history;
 pub mod logs;
 pub mod membw;
+pub mod pcie;
 pub mod probe;
 pub mod progress;
 pub mod regress;

@@ -149,8 +149,19 @@ fn history_sample() -> Vec<u8> {
     std::fs::read(&db).unwrap()
 }
 
+fn dmon_sample() -> Vec<u8> {
+    fixture("fixtures/dmon/a10-mutc-DT.txt").unwrap_or_else(|| {
+        b"# gpu  rxpci  txpci\n# Idx   MB/s   MB/s\n    0     12      3\n".to_vec()
+    })
+}
+
 fn commands() -> Vec<Cmd> {
     vec![
+        Cmd {
+            name: "pcie",
+            args: &["pcie", "{}", "--link", "gen4x16"],
+            sample: dmon_sample,
+        },
         Cmd {
             name: "gguf",
             args: &["gguf", "{}"],
@@ -407,13 +418,16 @@ fn every_command_survives_hostile_input() {
         stop.store(true, Ordering::Relaxed);
         writer.join().unwrap();
     }
-    // `headroom logs` also reads stdin; `trace -` and `attribute --addresses -` too.
+    // `headroom logs` also reads stdin; `pcie -`, `trace -` and `attribute --addresses -` too.
     for (what, input) in [
         ("empty", ins.empty.clone()),
         ("10 GB sparse", ins.sparse.clone()),
     ] {
         let r = run(&["logs"], &input, Some(&input));
         let line = judge("logs < stdin", what, Path::new("stdin"), &r, &mut problems);
+        table.push(line);
+        let r = run(&["pcie", "-"], &input, Some(&input));
+        let line = judge("pcie < stdin", what, Path::new("stdin"), &r, &mut problems);
         table.push(line);
     }
     for (what, input) in [

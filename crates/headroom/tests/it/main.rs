@@ -11,6 +11,7 @@ mod fleet;
 mod gguf;
 mod hostile;
 mod logs;
+mod pcie;
 mod pipes;
 mod probe;
 mod probe_emulated;
