@@ -4,8 +4,8 @@
 //! with an error that names the input.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 
 use telemetry::dmon::PcieReport;
 
