@@ -269,17 +269,14 @@ impl<'a> View<'a> {
     }
 }
 
-/// For a real engine's exposition: the families it sends (by base name) and the families the
-/// adapter asked for (present or not).
+/// Checks a real engine's exposition against what its adapter asks for: every family it sends
+/// is read or listed in `unread` (with the reason it carries no evidence), every family asked
+/// for and not sent is listed in `absent` (with why), and both lists stay true.
 #[cfg(test)]
-pub(crate) fn families_sent_and_asked(
-    text: &str,
-) -> (
-    std::collections::BTreeSet<String>,
-    std::collections::BTreeSet<String>,
-) {
+pub(crate) fn assert_families_placed(text: &str, unread: &[(&str, &str)], absent: &[(&str, &str)]) {
+    use std::collections::BTreeSet;
     let e = crate::prom::parse(text).expect("a real exposition parses");
-    let sent = e
+    let sent: BTreeSet<String> = e
         .families
         .iter()
         .map(|f| match f.kind {
@@ -292,7 +289,31 @@ pub(crate) fn families_sent_and_asked(
     let v = View::new(&e);
     let engine = detect_engine(&e).expect("an engine's exposition");
     fill(engine, &v, &mut Sample::empty(0.0, engine));
-    (sent, v.asked.into_inner())
+    let asked = v.asked.into_inner();
+    let listed = |set: &[(&str, &str)], f: &str| set.iter().any(|(n, _)| *n == f);
+    let unplaced: Vec<&String> = sent
+        .iter()
+        .filter(|f| !asked.contains(*f) && !listed(unread, f))
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "sent, neither read nor listed: {unplaced:?}"
+    );
+    let missing: Vec<&String> = asked
+        .iter()
+        .filter(|f| !sent.contains(*f) && !listed(absent, f))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "asked for, not sent, not listed: {missing:?}"
+    );
+    for (f, _) in unread {
+        assert!(sent.contains(*f), "{f} listed as sent but not in the body");
+        assert!(!asked.contains(*f), "{f} is read; drop it from the list");
+    }
+    for (f, _) in absent {
+        assert!(!sent.contains(*f), "{f} listed as absent but sent");
+    }
 }
 
 fn combine(samples: &[&PromSample], agg: Agg) -> Option<f64> {

@@ -330,31 +330,6 @@ sglang:time_per_output_token_seconds_count{model_name=\"m\"} 4\n";
                 "created on the first retraction",
             ),
         ];
-        let (sent, asked) = crate::adapters::families_sent_and_asked(REAL_0_5_23);
-        let listed = |set: &[(&str, &str)], f: &str| set.iter().any(|(n, _)| *n == f);
-        let unplaced: Vec<&String> = sent
-            .iter()
-            .filter(|f| !asked.contains(*f) && !listed(UNREAD, f))
-            .collect();
-        assert!(
-            unplaced.is_empty(),
-            "sent, neither read nor listed: {unplaced:?}"
-        );
-        let missing: Vec<&String> = asked
-            .iter()
-            .filter(|f| !sent.contains(*f) && !listed(ABSENT, f))
-            .collect();
-        assert!(
-            missing.is_empty(),
-            "asked for, not sent, not listed: {missing:?}"
-        );
-        // The lists stay true: nothing listed as unread is read, nothing listed absent is sent.
-        for (f, _) in UNREAD {
-            assert!(sent.contains(*f), "{f} listed as sent but not in the body");
-            assert!(!asked.contains(*f), "{f} is read; drop it from the list");
-        }
-        for (f, _) in ABSENT {
-            assert!(!sent.contains(*f), "{f} listed as absent but sent");
-        }
+        crate::adapters::assert_families_placed(REAL_0_5_23, UNREAD, ABSENT);
     }
 }

@@ -422,32 +422,6 @@ vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",pos
                 "step ledger, not in stock vLLM",
             ),
         ];
-        let (sent, asked) = crate::adapters::families_sent_and_asked(REAL_0_32);
-        let listed = |set: &[(&str, &str)], f: &str| set.iter().any(|(n, _)| *n == f);
-        let unplaced: Vec<&String> = sent
-            .iter()
-            .filter(|f| !asked.contains(*f) && !listed(UNREAD, f))
-            .collect();
-        assert!(
-            unplaced.is_empty(),
-            "sent, neither read nor listed: {unplaced:?}"
-        );
-        let missing: Vec<&String> = asked
-            .iter()
-            .filter(|f| !sent.contains(*f) && !listed(ABSENT, f))
-            .collect();
-        assert!(
-            missing.is_empty(),
-            "asked for, not sent, not listed: {missing:?}"
-        );
-        for (f, _) in UNREAD {
-            assert!(
-                sent.contains(*f) && !asked.contains(*f),
-                "{f}: list out of date"
-            );
-        }
-        for (f, _) in ABSENT {
-            assert!(!sent.contains(*f), "{f} listed as absent but sent");
-        }
+        crate::adapters::assert_families_placed(REAL_0_32, UNREAD, ABSENT);
     }
 }
