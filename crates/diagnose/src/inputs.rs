@@ -24,6 +24,18 @@ pub struct Config {
     /// GB of weights the engine keeps in host memory (vLLM's `cpu_offload_gb`, as its
     /// `cache_config_info` reports it); None when not reported.
     pub cpu_offload_gb: Option<f64>,
+    /// What fixes the KV pool's size regardless of the memory share, when the engine says so
+    /// (vLLM's `cache_config_info`): `--gpu-memory-utilization` cannot grow a pool set this way.
+    pub kv_pool_cap: Option<PoolCap>,
+}
+
+/// A KV pool sized by an explicit setting rather than by the memory left after the weights.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum PoolCap {
+    /// `num_gpu_blocks_override`: this many blocks.
+    Blocks(u64),
+    /// `kv_cache_memory_bytes`: this many bytes.
+    Bytes(u64),
 }
 
 /// Physics facts from the catalogued GPU and model. Absent as a whole when the ceiling is unknown.

@@ -373,7 +373,22 @@ pub fn to_rule_config(cfg: &EngineConfig, last: &Sample) -> Config {
             .get("cpu_offload_gb")
             .and_then(|v| v.trim().parse::<f64>().ok())
             .filter(|v| v.is_finite() && *v >= 0.0),
+        kv_pool_cap: pool_cap(&last.config_labels),
     }
+}
+
+/// vLLM prints an unset option as "None" in `cache_config_info`; a block override outranks a
+/// byte budget (vLLM sizes the pool from the override when both are given).
+fn pool_cap(labels: &std::collections::BTreeMap<String, String>) -> Option<crate::inputs::PoolCap> {
+    let set = |k: &str| {
+        labels
+            .get(k)
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|v| *v > 0)
+    };
+    set("num_gpu_blocks_override")
+        .map(crate::inputs::PoolCap::Blocks)
+        .or_else(|| set("kv_cache_memory_bytes").map(crate::inputs::PoolCap::Bytes))
 }
 
 /// Dollars per million output tokens at the measured throughput, only when enough completions

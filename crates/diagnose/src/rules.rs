@@ -2,7 +2,7 @@
 //! window fields and config values; a rule whose input is unread stays silent and says why.
 //! Rules fire on evidence of harm, never on heat.
 
-use crate::inputs::Inputs;
+use crate::inputs::{Inputs, PoolCap};
 use crate::window::WindowStats;
 use engines::Engine;
 use serde::{Deserialize, Serialize};
@@ -397,9 +397,41 @@ fn kv_family_fix(inp: &Inputs, cutting: bool) -> Vec<FixStep> {
             );
         }
     }
-    if let (Some(fl), Some(u)) = (
+    // A pool fixed by an explicit size does not grow with the memory share: the fix is the size.
+    match &c.kv_pool_cap {
+        Some(PoolCap::Blocks(n)) => {
+            if let Some(fl) = flag(e, Knob::KvBlocksOverride) {
+                fix.push(
+                    FixStep::flagged(
+                        Knob::KvBlocksOverride,
+                        fl,
+                        None,
+                        format!("the pool is fixed at {n} blocks by this override: raise it, or drop it so the memory share sizes the pool"),
+                    )
+                    .cost(FixCost::Safe),
+                );
+            }
+        }
+        Some(PoolCap::Bytes(b)) => {
+            if let Some(fl) = flag(e, Knob::KvCacheMemoryBytes) {
+                let gib = *b as f64 / (1u64 << 30) as f64;
+                fix.push(
+                    FixStep::flagged(
+                        Knob::KvCacheMemoryBytes,
+                        fl,
+                        None,
+                        format!("the pool is fixed at {gib:.2} GiB by kv_cache_memory_bytes: raise it (on vLLM's CPU build, the VLLM_CPU_KVCACHE_SPACE variable, in GiB)"),
+                    )
+                    .cost(FixCost::Safe),
+                );
+            }
+        }
+        None => {}
+    }
+    if let (Some(fl), Some(u), None) = (
         flag(e, Knob::GpuMemoryUtilization),
         c.gpu_memory_utilization,
+        &c.kv_pool_cap,
     ) {
         if u < 0.95 {
             let v = (u + 0.05).min(0.95);
@@ -408,7 +440,7 @@ fn kv_family_fix(inp: &Inputs, cutting: bool) -> Vec<FixStep> {
                     Knob::GpuMemoryUtilization,
                     fl,
                     Some(format!("{v:.2}")),
-                    "give the KV pool more of the VRAM",
+                    "give the KV pool more of the device's memory",
                 )
                 .cost(FixCost::Safe),
             );

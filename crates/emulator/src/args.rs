@@ -105,7 +105,11 @@ impl ArgOverrides {
                 o.gpu_memory_utilization = Some(v);
                 Some(format!("{v:.2}"))
             }
-            Knob::MaxModelLen | Knob::KvOffloading => return None,
+            // The emulator sizes its pool from the memory share only: no fixed-size pool to grow.
+            Knob::MaxModelLen
+            | Knob::KvOffloading
+            | Knob::KvBlocksOverride
+            | Knob::KvCacheMemoryBytes => return None,
         };
         Some((o, applied))
     }

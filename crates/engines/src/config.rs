@@ -593,10 +593,15 @@ pub enum Knob {
     MaxNumBatchedTokens,
     TensorParallelSize,
     KvOffloading,
+    /// A KV pool fixed in blocks (vLLM --num-gpu-blocks-override), whatever the memory.
+    KvBlocksOverride,
+    /// A KV pool fixed in bytes (vLLM --kv-cache-memory-bytes; its CPU build's
+    /// VLLM_CPU_KVCACHE_SPACE), whatever the memory utilization.
+    KvCacheMemoryBytes,
 }
 
 impl Knob {
-    pub const ALL: [Knob; 8] = [
+    pub const ALL: [Knob; 10] = [
         Knob::MaxNumSeqs,
         Knob::MaxModelLen,
         Knob::GpuMemoryUtilization,
@@ -605,6 +610,8 @@ impl Knob {
         Knob::MaxNumBatchedTokens,
         Knob::TensorParallelSize,
         Knob::KvOffloading,
+        Knob::KvBlocksOverride,
+        Knob::KvCacheMemoryBytes,
     ];
 
     /// The key of the diagnose document's `config` map that this knob moves; None where no
@@ -618,7 +625,7 @@ impl Knob {
             Knob::KvCache8bit => "kv_cache_dtype",
             Knob::MaxNumBatchedTokens => "max_num_batched_tokens",
             Knob::TensorParallelSize => "tensor_parallel_size",
-            Knob::KvOffloading => return None,
+            Knob::KvOffloading | Knob::KvBlocksOverride | Knob::KvCacheMemoryBytes => return None,
         })
     }
 
@@ -645,6 +652,8 @@ pub fn flag(engine: Engine, knob: Knob) -> Option<&'static str> {
         (Vllm, MaxNumBatchedTokens) => "--max-num-batched-tokens",
         (Vllm, TensorParallelSize) => "--tensor-parallel-size",
         (Vllm, KvOffloading) => "--kv-offloading-size",
+        (Vllm, KvBlocksOverride) => "--num-gpu-blocks-override",
+        (Vllm, KvCacheMemoryBytes) => "--kv-cache-memory-bytes",
         (LlamaCpp, MaxNumSeqs) => "-np",
         (LlamaCpp, MaxModelLen) => "-c",
         (LlamaCpp, PrefixCaching) => "--cache-reuse",

@@ -2,7 +2,7 @@
 //! tables of windows. The base window is a healthy, busy server on which nothing fires.
 
 use diagnose::window::{Dist, GaugeStats, WindowStats};
-use diagnose::{diagnose, Config, Inputs, Physics, RuleId};
+use diagnose::{diagnose, Config, Inputs, Physics, PoolCap, RuleId};
 use engines::Engine;
 
 fn g(mean: f64, peak: f64) -> Option<GaugeStats> {
@@ -60,6 +60,7 @@ fn base() -> Inputs {
             tensor_parallel_size: Some(1.0),
             kv_capacity_tokens: Some(200_000.0),
             cpu_offload_gb: None,
+            kv_pool_cap: None,
         },
         physics: Some(Physics {
             decode_ceiling_tps: 50.0,
@@ -143,6 +144,43 @@ fn r1_names_the_binding_wall() {
     let p = v.primary.unwrap();
     assert_eq!(p.rule, RuleId::R1);
     assert!(p.fix[0].text.contains("--max-num-seqs 64"), "{:?}", p.fix);
+}
+
+/// A pool fixed by an explicit size (vLLM's block override or byte budget) is grown by that
+/// setting, never by the memory share, which does nothing while it is set.
+#[test]
+fn r2_fix_acts_on_what_sizes_the_pool() {
+    let flags = |b: &Inputs| -> Vec<String> {
+        let p = diagnose(b).primary.expect("R2 fires");
+        assert_eq!(p.rule, RuleId::R2);
+        p.fix.iter().filter_map(|f| f.flag.clone()).collect()
+    };
+    let mut blocks = kv_pressed(0.95, 0.5);
+    blocks.config.gpu_memory_utilization = Some(0.9);
+    blocks.config.kv_pool_cap = Some(PoolCap::Blocks(8));
+    let f = flags(&blocks);
+    assert_eq!(
+        f.first().map(String::as_str),
+        Some("--num-gpu-blocks-override"),
+        "{f:?}"
+    );
+    assert!(!f.iter().any(|x| x == "--gpu-memory-utilization"), "{f:?}");
+
+    let mut bytes = blocks.clone();
+    bytes.config.kv_pool_cap = Some(PoolCap::Bytes(1 << 30));
+    let f = flags(&bytes);
+    assert_eq!(
+        f.first().map(String::as_str),
+        Some("--kv-cache-memory-bytes"),
+        "{f:?}"
+    );
+    assert!(!f.iter().any(|x| x == "--gpu-memory-utilization"), "{f:?}");
+
+    // Sized by the memory share: the memory share is the lever.
+    let mut share = blocks.clone();
+    share.config.kv_pool_cap = None;
+    let f = flags(&share);
+    assert!(f.iter().any(|x| x == "--gpu-memory-utilization"), "{f:?}");
 }
 
 fn kv_pressed(kv_mean: f64, preempt: f64) -> Inputs {

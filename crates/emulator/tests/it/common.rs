@@ -56,6 +56,8 @@ pub fn config(c: &Configured, labels: &std::collections::BTreeMap<String, String
         cpu_offload_gb: labels
             .get("cpu_offload_gb")
             .and_then(|v| v.parse::<f64>().ok()),
+        // The emulator sizes its pool from the memory share; it has no fixed-size pool.
+        kv_pool_cap: None,
     }
 }
 

@@ -103,7 +103,11 @@ fn prometheus_client_reads_the_exposition() {
     let clock = fam(engines::EMULATOR_CLOCK)["samples"][0]["value"]
         .as_f64()
         .expect("the clock gauge's value");
-    assert!((clock - scrape.t_unix).abs() < 0.002, "{clock} vs {}", scrape.t_unix);
+    assert!(
+        (clock - scrape.t_unix).abs() < 0.002,
+        "{clock} vs {}",
+        scrape.t_unix
+    );
     // Values agree with the engines parser.
     let mine = engines::parse_metrics(&scrape.text, 0.0).unwrap().sample;
     let value = |family: &str, sample: &str| {
