@@ -1,6 +1,6 @@
 //! One self-contained HTML page per run, built from the typed run documents (the same records
 //! `--json` prints and the history keeps): `headroom.diagnose/1`, `headroom.remeasure/1`,
-//! `headroom.bench/2`, `headroom.regress/3`.
+//! `headroom.bench/2`, `headroom.regress/3`, `headroom.trace/1`.
 //!
 //! A page opens from a file with no network: inline CSS and SVG, no script, and a
 //! Content-Security-Policy that forbids any request and any script, so even a string that slipped
@@ -11,7 +11,7 @@
 mod pages;
 pub mod svg;
 
-pub use pages::{bench, diagnose, regress, remeasure, standing};
+pub use pages::{bench, diagnose, regress, remeasure, standing, trace};
 
 /// The CSS every page carries: light, dark (prefers-color-scheme) and print.
 const CSS: &str = r#"
@@ -51,6 +51,7 @@ svg .c1 polyline{stroke:var(--c1)}svg .c1 circle{fill:var(--c1)}
 svg .c2 polyline{stroke:var(--c2)}svg .c2 circle{fill:var(--c2)}
 svg .c3 polyline{stroke:var(--c3)}svg .c3 circle{fill:var(--c3)}
 svg .c4 polyline{stroke:var(--c4)}svg .c4 circle{fill:var(--c4)}
+svg .c1 rect.bar{fill:var(--c1)}svg .c2 rect.bar{fill:var(--c2)}svg .c3 rect.bar{fill:var(--c3)}svg .c4 rect.bar{fill:var(--c4)}
 svg circle.outlier{fill:none;stroke:var(--c4);stroke-width:2}
 svg .noise{fill:var(--band);stroke:var(--grid)}
 svg .whisker{stroke-width:3}

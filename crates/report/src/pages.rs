@@ -574,3 +574,151 @@ pub fn regress(doc: &RegressDoc) -> String {
     };
     crate::page("headroom regress", &doc.schema, body)
 }
+
+/// Rows a trace page charts per ranking (the document may hold every kernel).
+const TRACE_TOP: usize = 20;
+
+/// A ranking as bars with its table: `rows` are (label, category, µs, count, percent).
+fn ranking(
+    id: &str,
+    label_head: &str,
+    rows: &[(String, String, f64, u64, f64)],
+    class: &'static str,
+) -> Markup {
+    let bars: Vec<svg::Bar> = rows
+        .iter()
+        .map(|r| svg::Bar {
+            label: r.0.clone(),
+            value: r.2,
+        })
+        .collect();
+    html! {
+        figure {
+            (svg::bars(id, "device time", "device time (µs)", &bars, class))
+            details {
+                summary { "Numbers (" (rows.len()) " rows)" }
+                table.numbers data-for=(id) {
+                    thead { tr { th.n { "#" } th { (label_head) } th { "category" } th.n data-series="device time" { "µs" } th.n { "calls" } th.n { "% of device time" } } }
+                    tbody { @for (i, r) in rows.iter().enumerate() { tr {
+                        td.n { (i + 1) } td { code { (r.0) } } td { (r.1) }
+                        td.n { @if r.2.is_finite() { (num(r.2)) } } td.n { (r.3) } td.n { (num(r.4)) }
+                    } } }
+                }
+            }
+        }
+    }
+}
+
+/// The page for a Kineto trace attribution (`headroom.trace/1`): the top kernels and kernel
+/// families by device time, device time per category, and the annotation trap (what a naive
+/// sum that counts gpu_user_annotation spans as device time would report).
+pub fn trace(doc: &trace::doc::TraceDoc) -> String {
+    let kernels: Vec<_> = doc
+        .kernels
+        .iter()
+        .take(TRACE_TOP)
+        .map(|k| {
+            (
+                k.name.clone(),
+                k.cat.clone(),
+                k.total_us,
+                k.count,
+                k.percent,
+            )
+        })
+        .collect();
+    let symbols: Vec<_> = doc
+        .symbols
+        .iter()
+        .take(TRACE_TOP)
+        .map(|k| {
+            (
+                k.symbol.clone(),
+                k.cat.clone(),
+                k.total_us,
+                k.count,
+                k.percent,
+            )
+        })
+        .collect();
+    // Categories are summed over every kernel row, so only when the document holds them all.
+    let complete = doc.kernels.len() == doc.kernels_total;
+    let mut cats: Vec<(String, String, f64, u64, f64)> = Vec::new();
+    if complete {
+        for k in &doc.kernels {
+            match cats.iter_mut().find(|c| c.0 == k.cat) {
+                Some(c) => {
+                    c.2 += k.total_us;
+                    c.3 += k.count;
+                    c.4 += k.percent;
+                }
+                None => cats.push((k.cat.clone(), k.cat.clone(), k.total_us, k.count, k.percent)),
+            }
+        }
+        cats.sort_by(|a, b| b.2.total_cmp(&a.2));
+    }
+    let a = &doc.annotation;
+    let device_events = doc.counts.kernel + doc.counts.gpu_memcpy + doc.counts.gpu_memset;
+    let of_device = |v: f64| {
+        if doc.device_total_us > 0.0 {
+            v * 100.0 / doc.device_total_us
+        } else {
+            0.0
+        }
+    };
+    let trap: Vec<(String, String, f64, u64, f64)> = [
+        (
+            "device time (kernels, copies, sets)",
+            doc.device_total_us,
+            device_events,
+        ),
+        ("gpu_user_annotation spans", a.total_us, a.count),
+        (
+            "naive sum of both",
+            doc.device_total_us + a.total_us,
+            device_events + a.count,
+        ),
+    ]
+    .into_iter()
+    .map(|(l, v, n)| (l.to_string(), String::new(), v, n, of_device(v)))
+    .collect();
+    let body = html! {
+        h1 { "headroom trace: " (doc.file) }
+        @if let Some(v) = &doc.verdict {
+            div.verdict.none[v.plan] { p { (v.text) } p.sub { "kernel time ÷ wall time " (num(v.ratio)) " against the threshold " (num(v.threshold)) " (" (v.wall_source) ")" } }
+        }
+        (facts(&[
+            ("vendor", format!("{} ({})", doc.vendor, doc.vendor_evidence)),
+            ("events", format!("{} ({}, {} bytes of JSON){}", doc.events, doc.encoding, doc.json_bytes, if doc.complete { "" } else { "; the trace stops early" })),
+            ("device time", format!("{} µs summed, {} µs busy (overlap {} µs)", num(doc.device_total_us), num(doc.busy_us), num(doc.overlap_us))),
+            ("span", format!("{} µs, busy {}", opt(doc.span_us), pct(doc.busy_fraction))),
+            ("device events", format!("{} kernels, {} copies, {} sets; {} distinct names", doc.counts.kernel, doc.counts.gpu_memcpy, doc.counts.gpu_memset, doc.kernels_total)),
+            ("window", doc.window.as_ref().map(|w| format!("ProfilerSteps {}..{} ({} µs; {} device events outside)", w.first_step, w.last_step, num(w.duration_us), w.device_events_outside)).unwrap_or_else(|| "the whole trace".into())),
+        ]))
+        @if let Some(s) = &doc.stopped { p.sub { "Stopped early: " (s.reason) } }
+        h2 { "Top kernels by device time" }
+        p.sub { "The " (kernels.len()) " largest of " (doc.kernels_total) " names (full names, template arguments kept)." }
+        (ranking("kernels", "kernel", &kernels, "c1"))
+        h2 { "Kernel families by device time" }
+        p.sub { "Demangled, template and argument lists removed: one row per family." }
+        (ranking("symbols", "family", &symbols, "c1"))
+        h2 { "Device time by category" }
+        @if complete {
+            (ranking("categories", "category", &cats, "c1"))
+        } @else {
+            p.sub { "The document holds the top " (doc.kernels.len()) " of " (doc.kernels_total) " names; categories need them all (run without --top)." }
+        }
+        h2 { "The annotation trap" }
+        @if a.count > 0 {
+            p { (a.count) " gpu_user_annotation span(s), " (num(a.total_us)) " µs, wrap kernels: they are not device time. A naive sum with them would report "
+                (opt(a.inflation)) "× the device time." }
+            @if let Some(l) = &a.largest {
+                p { "The largest, " code { (l.name) } " (" (l.count) " span(s)), would have ranked at " (num(l.naive_percent)) "% of the naive total." }
+            }
+            (ranking("trap", "what is summed", &trap, "c4"))
+        } @else {
+            p { "No gpu_user_annotation spans in this trace: a naive sum would be right here." }
+        }
+    };
+    crate::page(&format!("headroom trace: {}", doc.file), &doc.schema, body)
+}

@@ -344,6 +344,59 @@ pub fn intervals(id: &str, rows: &[Interval], floor: Option<f64>) -> Markup {
     }
 }
 
+/// One horizontal bar: a label (shown shortened, in full on hover) and its value.
+pub struct Bar {
+    pub label: String,
+    pub value: f64,
+}
+
+/// A label shortened to `max` characters for the axis (the table keeps it whole).
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(max.saturating_sub(1)).collect();
+        format!("{head}…")
+    }
+}
+
+/// Horizontal bars from zero, one row each, for rankings (device time per kernel). Each bar is
+/// a `<rect class="bar">` inside the series `name`.
+pub fn bars(id: &str, name: &str, unit: &str, rows: &[Bar], class: &'static str) -> Markup {
+    let row_h = 20.0;
+    let h = TOP + rows.len().max(1) as f64 * row_h + BOTTOM;
+    let hi = rows
+        .iter()
+        .map(|r| r.value)
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max);
+    let hi = if hi > 0.0 { hi * 1.05 } else { 1.0 };
+    let left = 290.0;
+    let px = |x: f64| left + x / hi * (W - left - RIGHT);
+    let bottom = h - BOTTOM;
+    html! {
+        svg.chart.bars viewBox={"0 0 " (W) " " (h)} role="img" data-chart=(id)
+            aria-label=(format!("{name} in {unit}")) {
+            @for x in ticks(0.0, hi, 6) {
+                line.grid x1=(coord(px(x))) x2=(coord(px(x))) y1=(TOP) y2=(coord(bottom)) {}
+                text.tick x=(coord(px(x))) y=(coord(bottom + 16.0)) text-anchor="middle" { (num(x)) }
+            }
+            line.axis x1=(left) x2=(left) y1=(TOP) y2=(coord(bottom)) {}
+            line.axis x1=(left) x2=(W - RIGHT) y1=(coord(bottom)) y2=(coord(bottom)) {}
+            text.axislabel x=(coord((left + W) / 2.0)) y=(coord(h - 3.0)) text-anchor="middle" { (unit) }
+            g.series.(class) data-series=(name) data-points=(rows.iter().filter(|r| r.value.is_finite()).count()) {
+                @for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.value.is_finite()) {
+                    @let y = TOP + i as f64 * row_h;
+                    text.tick x=(coord(left - 6.0)) y=(coord(y + row_h / 2.0 + 4.0)) text-anchor="end" {
+                        title { (r.label) } (shorten(&r.label, 38))
+                    }
+                    rect.bar x=(left) y=(coord(y + 3.0)) width=(coord((px(r.value.max(0.0)) - left).max(0.5))) height=(coord(row_h - 6.0)) {}
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,5 +440,28 @@ mod tests {
         assert_eq!(c.matches("<polyline").count(), 1);
         assert_eq!(c.matches("<circle").count(), 1);
         assert!(c.contains("data-points=\"3\""));
+    }
+
+    #[test]
+    fn bars_are_one_rect_each_and_labels_are_escaped() {
+        let rows = vec![
+            Bar {
+                label: "<script>x</script>".into(),
+                value: 3.0,
+            },
+            Bar {
+                label: "b".repeat(80),
+                value: 1.0,
+            },
+            Bar {
+                label: "nan".into(),
+                value: f64::NAN,
+            },
+        ];
+        let c = bars("k", "device time", "µs", &rows, "c1").into_string();
+        assert_eq!(c.matches("<rect class=\"bar\"").count(), 2);
+        assert!(c.contains("data-points=\"2\""));
+        assert!(!c.contains("<script>") && c.contains("&lt;script&gt;"));
+        assert!(c.contains('…'));
     }
 }

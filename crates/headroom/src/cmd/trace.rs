@@ -58,6 +58,7 @@ Examples:
   headroom trace run.pt.trace.json.gz --steps 3..7 --tokens 640
   headroom trace run.pt.trace.json.gz --json | jq '.kernels[:5]'
   headroom trace run.pt.trace.json.gz --by stream --csv > streams.csv
+  headroom trace run.pt.trace.json.gz --html trace.html
   ssh gpu-box headroom trace /prof/worker0.pt.trace.json.gz --json > attribution.json
 
 JSON schema: docs/json/trace.md (headroom.trace/1)."
@@ -83,6 +84,11 @@ pub struct Args {
     /// Print the --by table as CSV (µs, full names).
     #[arg(long)]
     pub csv: bool,
+    /// Also write a self-contained HTML page: the top kernels, kernel families and categories
+    /// by device time as bars with their tables, and the annotation trap (built from every row,
+    /// whatever --top says).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 fn parse_steps(s: &str) -> Result<StepRange, String> {
@@ -160,6 +166,20 @@ pub fn run(args: Args) -> anyhow::Result<Exit> {
             tokens: args.tokens,
         },
     );
+    if let Some(p) = &args.html {
+        let all = TraceDoc::new(
+            &name,
+            encoding,
+            &report,
+            verdict.as_ref(),
+            DocOptions {
+                by: args.by.grouping(),
+                top: None,
+                tokens: args.tokens,
+            },
+        );
+        super::report::write_page(p, &::report::trace(&all))?;
+    }
     let attribution = Attribution {
         name,
         encoding,

@@ -241,7 +241,7 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
     Some(&tag[i..i + tag[i..].find('"')?])
 }
 
-/// For every plot: each series' marks (polyline vertices and circles) against the values in
+/// For every plot: each series' marks (polyline vertices, circles and bars) against the values in
 /// its column of the plot's table. Returns how many series were checked.
 fn marks_match_tables(dom: &str) -> usize {
     let mut checked = 0;
@@ -274,7 +274,9 @@ fn marks_match_tables(dom: &str) -> usize {
                 .skip(1)
                 .map(|p| attr(p, "points").unwrap().split_whitespace().count())
                 .sum();
-            let marks = vertices + seg.matches("<circle").count();
+            let marks = vertices
+                + seg.matches("<circle").count()
+                + seg.matches("<rect class=\"bar\"").count();
             let col = heads
                 .iter()
                 .position(|h| attr(h, "data-series") == Some(name))
@@ -618,6 +620,79 @@ fn a_hostile_run_renders_as_text() {
     assert!(
         !o.dom.contains("<img"),
         "no image element from the run's strings"
+    );
+}
+
+#[test]
+fn trace_page_in_a_browser() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A real Kineto trace (an H100 profile from TraceLens: 58 names, kernels, copies and sets,
+    // one gpu_user_annotation span wrapping the step).
+    let trace = testpeers::fixture("traces/tracelens_h100_owlv2.json.gz");
+    let page = d.join("trace.html");
+    let doc: Value = serde_json::from_str(&run(&[
+        "trace",
+        trace.to_str().unwrap(),
+        "--html",
+        page.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    // Kernels, families, categories and the annotation trap.
+    let o = check(&chrome, &page, d, 4);
+    let total = doc["kernels_total"].as_u64().unwrap() as usize;
+    assert!(total > 20, "{total} names: the page shows the top 20");
+    let kernels = &o.dom[o.dom.find("data-chart=\"kernels\"").unwrap()..];
+    let kernels = &kernels[..kernels.find("</svg>").unwrap()];
+    assert_eq!(kernels.matches("<rect class=\"bar\"").count(), 20);
+    let top = doc["kernels"][0]["name"].as_str().unwrap();
+    assert!(o.dom.contains(
+        &top.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    ));
+    assert!(
+        o.dom.contains("data-chart=\"trap\""),
+        "the annotation trap figure"
+    );
+    assert!(o.dom.contains("data-chart=\"categories\""));
+
+    // Kernel names are untrusted: the same trace with its top kernel renamed to markup.
+    let mut json = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&trace).unwrap()),
+        &mut json,
+    )
+    .unwrap();
+    let quoted = serde_json::to_string(top).unwrap();
+    assert!(
+        json.contains(&quoted),
+        "the top kernel's name is in the trace as written"
+    );
+    let hostile = d.join("hostile.pt.trace.json");
+    std::fs::write(
+        &hostile,
+        json.replace(&quoted, &serde_json::to_string(HOSTILE).unwrap()),
+    )
+    .unwrap();
+    let page = d.join("hostile-trace.html");
+    run(&[
+        "trace",
+        hostile.to_str().unwrap(),
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    let o = check(&chrome, &page, d, 4);
+    assert!(
+        o.dom
+            .contains("&lt;script&gt;console.error(\"pwned\")&lt;/script&gt;"),
+        "the kernel name shows as text"
+    );
+    assert!(
+        !o.dom.contains("<img"),
+        "no image element from a kernel name"
     );
 }
 
