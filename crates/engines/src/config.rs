@@ -113,6 +113,8 @@ pub struct EngineConfig {
     pub enable_chunked_prefill: Option<Known<bool>>,
     pub kv_cache_dtype: Option<Known<String>>,
     pub kv_offloading_size: Option<Known<f64>>,
+    /// vLLM --kv-cache-memory-bytes: a KV pool fixed in bytes, whatever the memory share.
+    pub kv_cache_memory_bytes: Option<Known<u64>>,
     pub tensor_parallel_size: Option<Known<u64>>,
     pub pipeline_parallel_size: Option<Known<u64>>,
     pub data_parallel_size: Option<Known<u64>>,
@@ -188,6 +190,7 @@ macro_rules! for_each_field {
             enable_chunked_prefill,
             kv_cache_dtype,
             kv_offloading_size,
+            kv_cache_memory_bytes,
             tensor_parallel_size,
             pipeline_parallel_size,
             data_parallel_size,
@@ -493,6 +496,9 @@ impl EngineConfig {
             Field::KvOffloadingSize => {
                 self.kv_offloading_size = Some(Known::new(f64v(need(value)?)?, src))
             }
+            Field::KvCacheMemoryBytes => {
+                self.kv_cache_memory_bytes = Some(Known::new(parse_len(flag, need(value)?)?, src))
+            }
             Field::TensorParallel => {
                 self.tensor_parallel_size = Some(Known::new(u64v(need(value)?)?, src))
             }
@@ -699,15 +705,20 @@ pub(crate) fn parse_bool(s: &str) -> Option<bool> {
     }
 }
 
-/// vLLM reads `--max-model-len` as a human-readable count: `32k` = 32 000, `32K` = 32 768,
-/// `1m` = 10^6, `1M` = 2^20; a plain integer otherwise.
+/// vLLM reads `--max-model-len` and `--kv-cache-memory-bytes` as human-readable counts
+/// (arg_utils.py `human_readable_int`): `32k` = 32 000, `32K` = 32 768, m/M, g/G and t/T
+/// likewise (decimal lower case, binary upper case); a plain integer otherwise.
 fn parse_len(flag: &str, v: String) -> Result<u64, ConfigError> {
     let t = v.trim();
     let (num, mult) = match t.chars().last() {
-        Some('k') => (&t[..t.len() - 1], 1000.0),
+        Some('k') => (&t[..t.len() - 1], 1e3),
         Some('K') => (&t[..t.len() - 1], 1024.0),
         Some('m') => (&t[..t.len() - 1], 1e6),
         Some('M') => (&t[..t.len() - 1], 1024.0 * 1024.0),
+        Some('g') => (&t[..t.len() - 1], 1e9),
+        Some('G') => (&t[..t.len() - 1], 1024.0 * 1024.0 * 1024.0),
+        Some('t') => (&t[..t.len() - 1], 1e12),
+        Some('T') => (&t[..t.len() - 1], 1024.0 * 1024.0 * 1024.0 * 1024.0),
         _ => (t, 1.0),
     };
     num.parse::<f64>()
@@ -717,7 +728,7 @@ fn parse_len(flag: &str, v: String) -> Result<u64, ConfigError> {
         .ok_or(ConfigError::BadValue {
             flag: flag.to_string(),
             value: v.clone(),
-            expected: "a token count (e.g. 32768 or 32k)",
+            expected: "a count (e.g. 32768, 32k or 4G)",
         })
 }
 
@@ -734,6 +745,7 @@ enum Field {
     EnableChunkedPrefill,
     KvCacheDtype,
     KvOffloadingSize,
+    KvCacheMemoryBytes,
     TensorParallel,
     PipelineParallel,
     DataParallel,
@@ -788,6 +800,7 @@ fn flag_spec(engine: Engine, flag: &str) -> Option<(Field, Kind)> {
             "--no-enable-chunked-prefill" => (EnableChunkedPrefill, Flag(false)),
             "--kv-cache-dtype" => (KvCacheDtype, v),
             "--kv-offloading-size" => (KvOffloadingSize, v),
+            "--kv-cache-memory-bytes" => (KvCacheMemoryBytes, v),
             "--tensor-parallel-size" | "-tp" => (TensorParallel, v),
             "--pipeline-parallel-size" | "-pp" => (PipelineParallel, v),
             "--data-parallel-size" | "-dp" => (DataParallel, v),
@@ -1060,6 +1073,15 @@ mod tests {
         ] {
             let c = args(&format!("vllm serve m --max-model-len {len}"));
             assert_eq!(c.max_model_len.unwrap().value, want, "{len}");
+        }
+        // The KV byte budget takes the same human-readable counts, G binary and g decimal.
+        for (bytes, want) in [
+            ("4G", 4u64 << 30),
+            ("4g", 4_000_000_000),
+            ("1073741824", 1 << 30),
+        ] {
+            let c = args(&format!("vllm serve m --kv-cache-memory-bytes {bytes}"));
+            assert_eq!(c.kv_cache_memory_bytes.unwrap().value, want, "{bytes}");
         }
     }
 
