@@ -173,12 +173,14 @@ if [ "${HEADROOM_SKIP_SGLANG:-0}" != 1 ]; then
   cp "$(dirname "$0")/peers/sgl_kernel_standin.py" "$sglang_path/sgl_kernel/__init__.py"
 fi
 
-# 6. Debian tools: membw's peers (sysbench memory, likwid-bench) and perf for attribute.
+# 6. Debian tools: membw's peers (sysbench memory, likwid-bench), perf for attribute, chromium
+# and tmux for the report and watch tests, prometheus for fleet.
 missing=()
 command -v sysbench >/dev/null || missing+=(sysbench)
 command -v likwid-bench >/dev/null || missing+=(likwid)
 command -v perf >/dev/null || missing+=(linux-perf)
 command -v chromium >/dev/null || missing+=(chromium)  # report pages, opened headless by the tests
+command -v tmux >/dev/null || missing+=(tmux)  # watch, driven in a real terminal by its test
 command -v prometheus >/dev/null || missing+=(prometheus)  # fleet: a real store, started by the tests
 if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null; then
   log "apt: ${missing[*]}"
