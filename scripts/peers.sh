@@ -187,7 +187,7 @@ if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null; then
   as_root=(); [ "$(id -u)" = 0 ] || as_root=(sudo)
   "${as_root[@]}" apt-get update -qq >&2 || true
   DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >&2 \
-    || log "apt install of ${missing[*]} failed: the membw bench and attribute's live tests skip"
+    || log "apt install of ${missing[*]} failed: the tests that need them skip, or fail under HEADROOM_REQUIRE_PEERS=1"
 fi
 
 echo "export HEADROOM_PY='$py'"
