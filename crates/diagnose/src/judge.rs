@@ -421,13 +421,19 @@ fn cost(shape: &Shape, inputs: &Inputs) -> Cost {
 }
 
 fn fired(f: &Finding) -> Fired {
-    Fired {
-        rule: f.rule,
-        title: f.rule.title().to_string(),
-        variant: f.variant.clone(),
-        evidence: f.evidence.clone(),
-        fix: f.fix.clone(),
-        seen_in: f.seen_in,
+    Fired::from(f)
+}
+
+impl From<&Finding> for Fired {
+    fn from(f: &Finding) -> Fired {
+        Fired {
+            rule: f.rule,
+            title: f.rule.title().to_string(),
+            variant: f.variant.clone(),
+            evidence: f.evidence.clone(),
+            fix: f.fix.clone(),
+            seen_in: f.seen_in,
+        }
     }
 }
 

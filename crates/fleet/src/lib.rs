@@ -8,7 +8,7 @@ pub mod queries;
 pub mod window;
 
 use client::{PromError, Prometheus, Series};
-use diagnose::{FixStep, Inputs, RuleId, WindowStats};
+use diagnose::{Inputs, RuleId, WindowStats};
 use engines::{Engine, EngineConfig};
 use queries::{Selector, SelectorError};
 use serde::{Deserialize, Serialize};
@@ -113,18 +113,9 @@ impl Figures {
     }
 }
 
-/// The primary finding of a replica, as diagnose arbitrates it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Primary {
-    pub rule: RuleId,
-    pub title: String,
-    pub variant: Option<String>,
-    pub evidence: Vec<String>,
-    pub fix: Vec<FixStep>,
-    /// Share of sub-windows in which it fired, 0–1.
-    pub seen_in: Option<f64>,
-}
+/// The primary finding of a replica, as diagnose arbitrates it: diagnose's own record of a rule
+/// that fired.
+pub type Primary = diagnose::report::Fired;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -301,14 +292,7 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
             figures: Figures::of(&inp.window),
             points_read: s.iter().filter(|x| x.running.is_some()).count(),
             points: s.len(),
-            primary: v.primary.map(|f| Primary {
-                rule: f.rule,
-                title: f.rule.title().to_string(),
-                variant: f.variant,
-                evidence: f.evidence,
-                fix: f.fix,
-                seen_in: f.seen_in,
-            }),
+            primary: v.primary.as_ref().map(Primary::from),
             held: v.held.iter().map(|f| f.rule).collect(),
             idle: inp.window.idle(),
         });
