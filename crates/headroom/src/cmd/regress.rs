@@ -74,13 +74,12 @@ pub fn run(a: Args) -> Result<Exit> {
     };
     let path = super::diagnose::db_path(&a.db)?;
     // Reading only: a path with no history yet is not created (it holds no bench runs).
-    if store::Store::open_existing(&path)?.is_none() {
+    let Some(st) = store::Store::open_existing(&path)? else {
         bail!(
             "no bench runs in {}: run `headroom bench --url ... --label <version>` first",
             path.display()
         );
-    }
-    let st = store::Store::open(&path)?;
+    };
     let doc = compare_saved(&st, &path, a.baseline.clone(), a.latest.clone(), cfg)?;
     let regressed = doc
         .metrics

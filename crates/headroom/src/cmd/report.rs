@@ -67,7 +67,13 @@ fn remeasured(run: &store::Run) -> Option<i64> {
 
 pub fn run(a: Args) -> Result<Exit> {
     let path = super::diagnose::db_path(&a.db)?;
-    let st = store::Store::open(&path)?;
+    // Reading only: a mistyped --db must not become an empty history.
+    let st = store::Store::open_existing(&path)?.with_context(|| {
+        format!(
+            "no saved run in {}: there is no history there yet (save one with `headroom diagnose --save` or `headroom bench`)",
+            path.display()
+        )
+    })?;
     let run = match a.run {
         Some(id) => st
             .get(id)?

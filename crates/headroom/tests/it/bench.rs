@@ -524,6 +524,11 @@ fn empty_history_and_unreachable_server_are_clear_errors() {
         err.contains("no bench runs") && err.contains("headroom bench"),
         "{err}"
     );
+    // Commands that only read create nothing at a path with no history.
+    let (code, _, err) = headroom(&["report", "--latest", "--db", db]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no saved run"), "{err}");
+    assert!(!std::path::Path::new(db).exists(), "a reader created {db}");
     // A single version: nothing to compare against.
     let st = store::Store::open(std::path::Path::new(db)).unwrap();
     st.save(
