@@ -925,6 +925,43 @@ mod tests {
         }
     }
 
+    /// A PCIe link is in the catalog only with the page that states it: every link source
+    /// names a URL and none is recalled. The parts whose published links were not found or
+    /// disagree have none (`--link` gives it).
+    #[test]
+    fn every_pcie_link_cites_a_page() {
+        let c = cat();
+        for g in &c.gpus {
+            if let Some(l) = &g.pcie {
+                assert!(
+                    l.source.contains("https://") && !l.source.contains("[recall"),
+                    "{}: {}",
+                    g.id,
+                    l.source
+                );
+                // The width is stated, or a both-directions rate that only x16 gives.
+                assert!(
+                    l.source.contains("x16") || l.source.contains("16 lanes"),
+                    "{}: {}",
+                    g.id,
+                    l.source
+                );
+            }
+        }
+        for id in ["b200", "h200-nvl", "radeon-ai-pro-r9700", "rx-9070-xt"] {
+            let g = c.gpus.iter().find(|g| g.id == id).unwrap();
+            assert!(g.pcie.is_none(), "{id} has a link: {:?}", g.pcie);
+        }
+        let link = |id: &str| {
+            let g = c.gpus.iter().find(|g| g.id == id).unwrap();
+            g.pcie.as_ref().map(|l| (l.gen, l.lanes))
+        };
+        assert_eq!(link("h100-sxm"), Some((5, 16)));
+        assert_eq!(link("a10g"), Some((4, 16)));
+        assert_eq!(link("v100-sxm2-32gb"), Some((3, 16)));
+        assert_eq!(link("mi325x"), Some((5, 16)));
+    }
+
     #[test]
     fn ambiguous_names_list_candidates() {
         let c = cat();
