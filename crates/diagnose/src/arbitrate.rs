@@ -79,7 +79,8 @@ pub struct Verdict {
 }
 
 /// Rank: layer first (broken before tuning), then the spec's order inside a layer.
-fn rank(rule: RuleId, soft: bool) -> (u8, u8) {
+/// `caching_off`: prefix caching is confirmed off (read from the engine or its flags).
+fn rank(rule: RuleId, soft: bool, caching_off: bool) -> (u8, u8) {
     use RuleId::*;
     match rule {
         R4 => (0, 0),
@@ -89,6 +90,12 @@ fn rank(rule: RuleId, soft: bool) -> (u8, u8) {
         // Light-load prefill is not the setup wall: in a soft field it drops to the tuning
         // layer, below under-batching.
         R6 if !soft => (1, 3),
+        // A busy prompt stream with the cache confirmed off is a setup fault with one safe
+        // flag, not tuning: every repeated prefix is prefilled again, and more clients
+        // (under-batching's advice) multiply that waste. Seen on a real vLLM (CPU, 8 clients,
+        // 881-token prompts sharing a prefix): R1 was crowned on seat occupancy alone while
+        // the engine was busy prefilling.
+        R3 if caching_off => (1, 4),
         R1 => (2, 0),
         R6 => (2, 1),
         R3 => (2, 2),
@@ -207,10 +214,13 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
         active.retain(|f| f.rule != RuleId::R1);
         active.push(r1);
     }
-    active.sort_by_key(|f| rank(f.rule, d.soft_field));
+    let caching_off = inp.config.prefix_caching == Some(false);
+    active.sort_by_key(|f| rank(f.rule, d.soft_field, caching_off));
     // A suspect that cannot be judged and outranks what fired: no weaker rule is crowned by
     // default. What fired stays held; the verdict names the suspect and the fact that settles it.
-    let top = active.first().map(|f| rank(f.rule, d.soft_field));
+    let top = active
+        .first()
+        .map(|f| rank(f.rule, d.soft_field, caching_off));
     // A suspect outranks only if it does under every reading of what is unread: with the ridge
     // and the seat limit unknown, a field with no queue and a cool KV may be soft, where
     // prefill ranks below under-batching.
@@ -220,7 +230,7 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
             && inp.window.kv_usage.is_none_or(|k| k.mean < 0.8));
     let unjudged: Vec<crate::Unjudged> = suspects(inp, &d, &quiet)
         .into_iter()
-        .filter(|u| top.is_none_or(|t| rank(u.rule, maybe_soft) < t))
+        .filter(|u| top.is_none_or(|t| rank(u.rule, maybe_soft, caching_off) < t))
         .collect();
     // A reuse suspect is tuning advice: it is named but does not withhold a primary.
     let crowned = unjudged.iter().all(|u| u.rule == RuleId::R3);

@@ -558,19 +558,38 @@ pub fn r2b(inp: &Inputs, w: &WindowStats) -> Finding {
 /// The probe that tells unique prompts from broken sharing.
 pub const PROBE_PREFIX: &str = "`headroom probe prefix`";
 
+/// Prompt tokens at least this many times the generated ones: prefill is most of the engine's
+/// work (R6's prefill-heavy mark).
+const PROMPT_HEAVY: f64 = 5.0;
+
 /// A busy prompt stream (R3's volume gate): running above 0.75, prompts of 20 tokens or more,
-/// at least 1000 prompt tok/s. The figures for the evidence line too.
+/// and at least 1000 prompt tok/s, or prompt tokens at least 5× the generated ones. The
+/// absolute volume is a GPU's scale; an engine that prefills slower (a CPU build, a small part)
+/// is as busy with prompts at a few hundred tok/s, and the share says so at any speed. The
+/// figures for the evidence line too.
 fn r3_busy(w: &WindowStats) -> Option<(bool, String)> {
     let (run, mean_prompt) = (w.running?, w.mean_prompt_tokens()?);
     let volume = match w.finished_per_s {
         Some(q) => q * mean_prompt,
         None => w.prompt_tps.unwrap_or(0.0),
     };
-    Some((
-        run.mean > 0.75 && mean_prompt >= 20.0 && volume >= 1000.0,
+    let share = match (w.prompt_tps, w.generation_tps) {
+        (Some(p), Some(g)) if g > 0.0 => Some(p / g),
+        _ => None,
+    };
+    let heavy = share.is_some_and(|r| r >= PROMPT_HEAVY);
+    let share_ev = share.map_or(String::new(), |r| {
         format!(
-            "running {:.2}, mean prompt {mean_prompt:.0} tokens, prompt volume {volume:.0} tok/s",
-            run.mean
+            ", {r:.1}× the generated tokens ({} {PROMPT_HEAVY:.0}×)",
+            if heavy { "at least" } else { "below" }
+        )
+    });
+    Some((
+        run.mean > 0.75 && mean_prompt >= 20.0 && (volume >= 1000.0 || heavy),
+        format!(
+            "running {:.2}, mean prompt {mean_prompt:.0} tokens, prompt volume {volume:.0} tok/s ({} 1000){share_ev}",
+            run.mean,
+            if volume >= 1000.0 { "at least" } else { "below" }
         ),
     ))
 }

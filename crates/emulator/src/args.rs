@@ -249,13 +249,53 @@ impl EngineArgs {
     }
 
     /// `vllm:cache_config_info` labels: CacheConfig fields as `str(value)` (Python spelling).
+    /// vLLM 0.32's whole label set, as a GPU server without a fixed-size pool prints it
+    /// (fixtures/vllm-0.32), plus three of the 0.11 fields (`calculate_kv_scales`,
+    /// `cpu_offload_gb`, `swap_space`) that 0.32 dropped: R4 reads `cpu_offload_gb`.
     pub fn cache_config_labels(
         &self,
         num_gpu_blocks: usize,
         cpu_offload_gb: f64,
     ) -> Vec<(&'static str, String)> {
         let py_bool = |b: bool| if b { "True" } else { "False" }.to_string();
-        vec![
+        let none = || "None".to_string();
+        let tokens = num_gpu_blocks as u64 * self.block_size as u64;
+        let mut v032 = vec![
+            ("_block_size_resolved", py_bool(true)),
+            ("cache_hit_alignment_tokens", none()),
+            (
+                "effective_attention_block_size",
+                self.block_size.to_string(),
+            ),
+            ("enable_mamba_shared_prefix_checkpoint", py_bool(false)),
+            ("hash_block_size", none()),
+            ("kv_cache_dtype_skip_layers", "[]".into()),
+            ("kv_cache_layout", none()),
+            (
+                "kv_cache_max_concurrency",
+                crate::metrics::py_repr(tokens as f64 / self.max_model_len as f64),
+            ),
+            // Set only by --kv-cache-memory-bytes (or on the CPU build): the emulator's pool
+            // is sized by the memory share.
+            ("kv_cache_memory_bytes", none()),
+            ("kv_cache_size_tokens", tokens.to_string()),
+            ("kv_offloading_backend", "native".into()),
+            ("kv_offloading_size", none()),
+            ("mamba_block_size", none()),
+            ("mamba_cache_dtype", "auto".into()),
+            ("mamba_cache_mode", "none".into()),
+            ("mamba_page_size_padded", none()),
+            ("mamba_ssm_cache_dtype", "auto".into()),
+            ("prefix_cache_retention_interval", "0".into()),
+            ("prefix_match_unit", none()),
+            ("replayssm_buffer_len", "16".into()),
+            ("skip_page_size_padded", none()),
+            ("swa_bounded_replay", py_bool(true)),
+            ("use_kda_recoverssm", py_bool(false)),
+            ("use_replayssm", py_bool(false)),
+            ("user_specified_block_size", py_bool(false)),
+        ];
+        let mut v = vec![
             ("block_size", self.block_size.to_string()),
             ("cache_dtype", self.kv_cache_dtype.clone()),
             ("calculate_kv_scales", py_bool(false)),
@@ -281,7 +321,9 @@ impl EngineArgs {
             ("prefix_caching_hash_algo", "sha256".into()),
             ("sliding_window", "None".into()),
             ("swap_space", "4".into()),
-        ]
+        ];
+        v.append(&mut v032);
+        v
     }
 }
 

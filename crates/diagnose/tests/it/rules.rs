@@ -316,6 +316,46 @@ fn r3_threshold() {
     );
 }
 
+/// A slow engine (a CPU build) busy with shared prompts, caching off: 8 of 128 seats, no
+/// queue, the ceiling unknown, prompt volume 880 tok/s (under the GPU-scale 1000) at `gen`
+/// generated tok/s.
+fn slow_prompt_heavy(gen: f64) -> Inputs {
+    let mut b = prefix(Some(false), None, 1.0);
+    b.physics = None;
+    b.config.max_num_seqs = Some(128.0);
+    b.window.running = g(8.0, 8.0);
+    b.window.prompt_len = dist(60.0, 880.0);
+    b.window.prompt_tps = Some(880.0);
+    b.window.generation_tps = Some(gen);
+    b
+}
+
+#[test]
+fn r3_prompt_share_gate_and_caching_off_outranks_under_batching() {
+    // 880 / 176 = 5× the generated tokens: busy with prompts at any speed.
+    assert!(fired(&slow_prompt_heavy(176.0)).contains(&RuleId::R3));
+    assert!(!fired(&slow_prompt_heavy(177.0)).contains(&RuleId::R3));
+    // Under-batching fires too (occupancy 8/128 under 25 %), and is held: the cache confirmed
+    // off is the setup fault, named first with its one safe flag.
+    let b = slow_prompt_heavy(100.0);
+    assert!(fired(&b).contains(&RuleId::R1));
+    let v = diagnose(&b);
+    let p = v.primary.as_ref().unwrap();
+    assert_eq!(p.rule, RuleId::R3);
+    assert_eq!(p.fix[0].flag.as_deref(), Some("--enable-prefix-caching"));
+    assert!(
+        p.evidence[0].contains("prompt volume 880 tok/s (below 1000), 8.8× the generated tokens (at least 5×)"),
+        "{:?}",
+        p.evidence
+    );
+    assert!(v.held.iter().any(|f| f.rule == RuleId::R1));
+    // With caching on, the order is the spec's: under-batching first.
+    let mut on = slow_prompt_heavy(100.0);
+    on.config.prefix_caching = Some(true);
+    on.window.prefix_hit_rate = Some(0.9);
+    assert_eq!(diagnose(&on).primary.map(|p| p.rule), Some(RuleId::R1));
+}
+
 #[test]
 fn r3_never_enables_an_unread_flag() {
     let b = prefix(None, Some(0.1), 10.0);

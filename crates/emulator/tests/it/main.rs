@@ -2,6 +2,7 @@
 
 mod common;
 mod exposition_python;
+mod exposition_vllm;
 mod http;
 mod physics;
 mod scenarios;

@@ -20,6 +20,31 @@ fn diagnose_json(args: &[&str]) -> Report {
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("diagnose --json: {e}\n{out}"))
 }
 
+/// The rate of one of vLLM's counters over a recorded window, computed here from the raw
+/// scrape bodies (first and last ok scrape, as diagnose takes them), and the ok scrape count.
+fn counter_rate(rec: &std::path::Path, name: &str) -> (f64, usize) {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        t: f64,
+        ok: bool,
+        body: Option<String>,
+    }
+    let text = std::fs::read_to_string(rec).unwrap();
+    let scrapes: Vec<(f64, f64)> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Line>(l).unwrap())
+        .filter(|l| l.ok)
+        .map(|l| {
+            let body = l.body.expect("an ok scrape has a body");
+            (l.t, series_sum(&body, name).unwrap())
+        })
+        .collect();
+    let (t0, c0) = scrapes[0];
+    let (t1, c1) = *scrapes.last().unwrap();
+    ((c1 - c0) / (t1 - t0), scrapes.len())
+}
+
 #[test]
 fn live_vllm_is_read_and_throughput_is_its_own_counter() {
     let _g = testpeers::serial();
@@ -61,36 +86,14 @@ fn live_vllm_is_read_and_throughput_is_its_own_counter() {
 
     // Throughput equals vLLM's own generation counter over the same scrapes, computed here from
     // the raw recorded bodies.
-    #[derive(serde::Deserialize)]
-    struct Line {
-        t: f64,
-        ok: bool,
-        body: Option<String>,
-    }
-    let text = std::fs::read_to_string(&rec).unwrap();
-    let scrapes: Vec<(f64, f64)> = text
-        .lines()
-        .skip(1)
-        .map(|l| serde_json::from_str::<Line>(l).unwrap())
-        .filter(|l| l.ok)
-        .map(|l| {
-            let body = l.body.expect("an ok scrape has a body");
-            (
-                l.t,
-                series_sum(&body, "vllm:generation_tokens_total").unwrap(),
-            )
-        })
-        .collect();
-    let (t0, c0) = scrapes[0];
-    let (t1, c1) = *scrapes.last().unwrap();
-    let expect = (c1 - c0) / (t1 - t0);
+    let (expect, n) = counter_rate(&rec, "vllm:generation_tokens_total");
     let got = doc.throughput.generation_tokens_per_s.unwrap();
     assert!(expect > 0.0, "the server generated nothing in the window");
     assert!(
         (got - expect).abs() <= 1e-6 * expect.max(1.0),
         "scoreboard {got} vs vLLM's counter {expect}"
     );
-    assert_eq!(doc.scrapes.ok, scrapes.len());
+    assert_eq!(doc.scrapes.ok, n);
 }
 
 #[test]
@@ -188,4 +191,181 @@ fn live_vllm_max_num_seqs_2_is_saturation_and_raising_it_clears_it() {
             .expect("the flag's move");
         assert_eq!(mv.applied, Some(true), "{mv:?}");
     }
+}
+
+/// 98 tokens of SmolLM2's tokenizer (at two-digit indices): under one 128-token block of vLLM's CPU build, so a
+/// request is admitted on one block and needs a second while it decodes. The client's index
+/// comes first, so no two clients share a cached block.
+fn one_block_prompt(i: usize, j: usize) -> String {
+    format!(
+        "Client {i} request {j}. {}",
+        "The lighthouse keeper watched the grey sea. ".repeat(11)
+    )
+}
+
+#[test]
+#[ignore = "not yet seen to pass live: written on a 2-core machine too loaded to run vLLM (load 17-27); run with --ignored on a quiet one, then drop this"]
+fn live_vllm_small_kv_pool_is_r2_with_its_own_preemption_counter() {
+    let _g = testpeers::serial();
+    // Four blocks of 128 tokens (512 tokens, checked below against the engine's own count; one
+    // is vLLM's null block): every request is admitted on one block and needs a second to
+    // decode 64 tokens past it, so two requests in the engine already fill the pool and one is
+    // preempted, whatever the machine's speed (structural, not a rate). Eight blocks were not
+    // enough on a loaded 2-core machine: its starved API server kept ~2 requests in the engine
+    // (KV mean 31 %, no preemption). vLLM refuses a --max-model-len the pool cannot hold.
+    let Some(srv) = vllm::start(
+        &["--num-gpu-blocks-override", "4", "--max-model-len", "256"],
+        None,
+    ) else {
+        return;
+    };
+    let load = Load::with_prompt(srv.port, SERVED_MODEL, 8, 64, one_block_prompt);
+    std::thread::sleep(Duration::from_secs(8));
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("run.jsonl");
+    let doc = diagnose_json(&[
+        "diagnose",
+        "--url",
+        &srv.url,
+        "--duration",
+        "20s",
+        "--interval",
+        "1s",
+        "--record",
+        rec.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]);
+    load.stop();
+    assert_eq!(doc.kv.capacity_tokens, Some(512.0));
+    let primary = doc.primary.as_ref().unwrap_or_else(|| {
+        panic!(
+            "no primary: {}",
+            serde_json::to_string_pretty(&doc).unwrap()
+        )
+    });
+    assert!(
+        matches!(primary.rule, RuleId::R2 | RuleId::R2b),
+        "{primary:?}"
+    );
+    // The fix acts on what bounds the pool: the override, read from the engine's own
+    // cache_config_info, comes before any memory-share step (which would change nothing).
+    let first_flag = primary.fix.iter().find_map(|s| s.flag.as_deref());
+    assert_eq!(
+        first_flag,
+        Some("--num-gpu-blocks-override"),
+        "{:?}",
+        primary.fix
+    );
+    assert!(
+        primary
+            .fix
+            .iter()
+            .all(|s| s.flag.as_deref() != Some("--gpu-memory-utilization")),
+        "{:?}",
+        primary.fix
+    );
+    // Preemptions are vLLM's own counter: R2's evidence line states the rate the raw scrapes
+    // give for vllm:num_preemptions_total.
+    let (preempt, _) = counter_rate(&rec, "vllm:num_preemptions_total");
+    if primary.rule == RuleId::R2 {
+        let line = format!("preemptions {preempt:.3}/s");
+        assert!(
+            primary.evidence.iter().any(|e| e.starts_with(&line)),
+            "{line} in {:?}",
+            primary.evidence
+        );
+    }
+}
+
+/// ~510 tokens of SmolLM2's tokenizer, all but the last dozen shared by every request (thirty
+/// numbered rules), then the client's question:
+/// the prompt stream a prefix cache is for.
+fn shared_prefix_prompt(i: usize, j: usize) -> String {
+    let rules: String = (0..30)
+        .map(|k| format!("Rule {k}: answer plainly and cite the lighthouse log entry {k}. "))
+        .collect();
+    format!("You are the harbour's assistant. {rules}Client {i} question {j}: what happened?")
+}
+
+#[test]
+#[ignore = "not yet seen to pass live: written on a 2-core machine too loaded to run vLLM (load 17-27); run with --ignored on a quiet one, then drop this"]
+fn live_vllm_prefix_caching_off_is_r3_and_turning_it_on_clears_it() {
+    let _g = testpeers::serial();
+    let Some(before_srv) = vllm::start(&["--no-enable-prefix-caching"], None) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    // Four clients, ~510-token prompts for 16-token answers: prompt tokens are ~30× the
+    // generated ones whatever the machine's speed (R3's prompt-share gate is 5×), and the
+    // cache is confirmed off in vLLM's own cache_config_info.
+    let load = Load::with_prompt(before_srv.port, SERVED_MODEL, 4, 16, shared_prefix_prompt);
+    std::thread::sleep(Duration::from_secs(8));
+    let doc = diagnose_json(&[
+        "diagnose",
+        "--url",
+        &before_srv.url,
+        "--duration",
+        "20s",
+        "--interval",
+        "1s",
+        "--save",
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]);
+    load.stop();
+    assert_eq!(doc.prefix.caching, Some(false));
+    let primary = doc.primary.as_ref().unwrap_or_else(|| {
+        panic!(
+            "no primary: {}",
+            serde_json::to_string_pretty(&doc).unwrap()
+        )
+    });
+    assert_eq!(primary.rule, RuleId::R3, "{primary:?}");
+    assert_eq!(
+        primary.fix[0].flag.as_deref(),
+        Some("--enable-prefix-caching")
+    );
+    let id = doc.saved_run_id.expect("saved");
+    let port = before_srv.port;
+    drop(before_srv);
+
+    // Append the printed flag, restart on the same port, same load: remeasure.
+    let Some(after_srv) = vllm::start_on(port, &["--enable-prefix-caching"], None) else {
+        return;
+    };
+    let load = Load::with_prompt(after_srv.port, SERVED_MODEL, 4, 16, shared_prefix_prompt);
+    std::thread::sleep(Duration::from_secs(8));
+    let (code, out, err) = headroom(&[
+        "remeasure",
+        "--against",
+        &id.to_string(),
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]);
+    load.stop();
+    assert_eq!(code, 0, "{err}");
+    let r: Remeasure = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    assert_eq!(r.comparison.primary_before, Some(RuleId::R3));
+    assert_eq!(r.comparison.cleared, Some(true), "{:?}", r.comparison);
+    let mv = r
+        .comparison
+        .config
+        .iter()
+        .find(|c| c.flag == "--enable-prefix-caching")
+        .expect("the flag's move");
+    assert_eq!(mv.applied, Some(true), "{mv:?}");
+    // The referee: vLLM's own prefix-cache counters say the cache now hits (every request
+    // after the first shares ~495 of its ~510 tokens; a hit rate of 0.35, R3's gate, would be
+    // far below that).
+    assert!(
+        r.after.prefix.hit_rate.is_some_and(|h| h > 0.5),
+        "{:?}",
+        r.after.prefix
+    );
 }
