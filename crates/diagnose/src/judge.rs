@@ -373,7 +373,11 @@ pub fn to_rule_config(cfg: &EngineConfig, last: &Sample) -> Config {
             .get("cpu_offload_gb")
             .and_then(|v| v.trim().parse::<f64>().ok())
             .filter(|v| v.is_finite() && *v >= 0.0),
-        kv_pool_cap: pool_cap(&last.config_labels),
+        kv_pool_cap: pool_cap(&last.config_labels).or(cfg
+            .max_total_tokens
+            .as_ref()
+            .map(|k| crate::inputs::PoolCap::Tokens(k.value))),
+        gauge_refresh_steps: cfg.decode_log_interval.as_ref().map(|k| k.value as f64),
     }
 }
 
