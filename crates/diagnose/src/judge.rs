@@ -315,6 +315,8 @@ fn config_sources(cfg: &EngineConfig, config: &Config) -> BTreeMap<String, Sourc
     put("n_ctx", sourced(&cfg.n_ctx));
     put("quantization", sourced(&cfg.quantization));
     put("dtype", sourced(&cfg.dtype));
+    // SGLang: how often its scheduler gauges refresh (the stale-gauge caveat reads it).
+    put("decode_log_interval", sourced(&cfg.decode_log_interval));
     if let Some(g) = config.cpu_offload_gb {
         out.insert(
             "cpu_offload_gb".into(),

@@ -377,6 +377,21 @@ pub fn r2(inp: &Inputs, w: &WindowStats) -> Finding {
     let ev = vec![kv_ev, format!("{evicted}, waiting {waiting:.1}")];
     let mut f = Finding::judged(id, fired, ev);
     f.fix = kv_family_fix(inp, true);
+    // SGLang admits on an estimate of what running requests will still generate; retracting
+    // means the estimate ran short, and its own advice is a more conservative schedule.
+    if inp.engine == Engine::Sglang && preempt > 0.0 {
+        let at = f.fix.len().saturating_sub(1);
+        f.fix.insert(
+            at,
+            FixStep {
+                knob: None,
+                flag: Some("--schedule-conservativeness".into()),
+                value: None,
+                text: "raise it (1.0 unless set): SGLang reserves more of the pool for what running requests have still to generate, so it retracts less and runs fewer at once".into(),
+                cost: Some(FixCost::CutsThroughput),
+            },
+        );
+    }
     f
 }
 

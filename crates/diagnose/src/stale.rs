@@ -28,19 +28,28 @@ pub const GAUGE_RULES: [RuleId; 7] = [
 pub const NEEDS: &str =
     "a longer --duration, or a lower --decode-log-interval on the server (SGLang's flag)";
 
-/// The reason, when the window's scheduler gauges changed too few times while the engine
-/// worked (its token or request counters moved). None when they refreshed often enough, when
-/// the engine refreshes them per scrape (only SGLang is known not to), or when nothing moved.
+/// The reason, when the window's scheduler gauges changed too few times while the engine was
+/// busy (a counter moved, or a gauge said requests ran or waited). None when they refreshed
+/// often enough, when the engine refreshes them per scrape (only SGLang is known not to), or
+/// when nothing says it was busy.
 pub fn stale_gauges(inp: &Inputs) -> Option<String> {
     if inp.engine != Engine::Sglang {
         return None;
     }
     let w = &inp.window;
     let changes = w.gauge_changes?;
-    let moved = [w.generation_tps, w.prompt_tps, w.finished]
-        .iter()
-        .flatten()
-        .any(|v| *v > 0.0);
+    // Busy by any sign: SGLang counts tokens and requests at each request's end, so a window
+    // inside long requests moves no counter while its gauges say requests run.
+    let moved = [
+        w.generation_tps,
+        w.prompt_tps,
+        w.finished,
+        w.running.map(|g| g.peak),
+        w.waiting.map(|g| g.peak),
+    ]
+    .iter()
+    .flatten()
+    .any(|v| *v > 0.0);
     let intervals = w.scrapes.saturating_sub(1);
     let need = MIN_GAUGE_REFRESHES.min(intervals);
     if !moved || changes >= need {
@@ -51,7 +60,7 @@ pub fn stale_gauges(inp: &Inputs) -> Option<String> {
         None => "every --decode-log-interval decode steps (40 unless set)".into(),
     };
     Some(format!(
-        "stale gauges: SGLang's running, queued and token-usage gauges changed {changes} times in {} scrapes over {:.0} s while its counters moved (it refreshes them {every} and at each prefill); {changes} is below {need}, so one held reading, perhaps from before the window, stands for over a quarter of it",
+        "stale gauges: SGLang's running, queued and token-usage gauges changed {changes} times in {} scrapes over {:.0} s while it was busy (it refreshes them {every} and at each prefill); {changes} is below {need}, so one held reading, perhaps from before the window, stands for over a quarter of it",
         w.scrapes, w.duration_s
     ))
 }

@@ -875,6 +875,7 @@ fn flag_spec(engine: Engine, flag: &str) -> Option<(Field, Kind)> {
             "--quantization" => (Quantization, v),
             "--dtype" => (Dtype, v),
             "--speculative-algorithm" => (Speculative, v),
+            "--schedule-conservativeness" => (Ignore, v),
             "--trust-remote-code"
             | "--enable-metrics"
             | "--enable-dp-attention"
