@@ -146,12 +146,13 @@ fn live_sglang_light_load_is_quiet_and_two_seats_for_eight_clients_is_r5() {
 /// `--context-length 96` keeps the pool above 1.25 longest requests, so the small pool is not
 /// read as weights crowding the memory (R4).
 ///
-/// Measured once here (n = 1; load average 22 on 2 cores, ~0.25 decode steps/s): the first
-/// prefill 37 s after the load started, the second 18 s later, the pool at 100 % (R2's gate:
-/// 88 %) with six waiting (gate: above 2) when SGLang logged "KV cache pool is full. Retract
-/// requests. #retracted_reqs: 1, #new_token_ratio: 0.0068 -> 1.0000" 138 s in. These are
-/// structural (the pool fills and the clients wait whatever the speed), not speeds; the window
-/// is 240 s, 1.7 × the time the first retraction took at that load, for a slower machine. The
+/// Measured twice here (load average 18–22 on 2 cores, ~0.25 decode steps/s): by a script,
+/// the first prefill 37 s after the load started, the second 18 s later, and the pool at 100 %
+/// (R2's gate: 88 %) with six waiting (gate: above 2) when SGLang logged "KV cache pool is
+/// full. Retract requests. #retracted_reqs: 1, #new_token_ratio: 0.0068 -> 1.0000" 138 s in;
+/// in this test's own window, the retraction 90 s in, KV peak 100 %, mean waiting 4.9, one
+/// retraction (0.004/s). These are structural (the pool fills and the clients wait whatever
+/// the speed), not speeds; the window is 240 s, 1.7 × the slower of the two. The
 /// same window read before the retraction counter existed lost it (0.000/s): headroom now
 /// counts it from zero while SGLang's `num_retracted_reqs` gauge says none happened yet.
 #[test]
