@@ -138,6 +138,25 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
             }),
         };
     }
+    // Gauges the engine did not refresh in the window: the rules that read them judged a held
+    // value. Each goes quiet with the reason; one that fired on the held value is named unjudged.
+    let stale = crate::stale::stale_gauges(inp);
+    let mut stale_unjudged = Vec::new();
+    if let Some(why) = &stale {
+        for f in findings
+            .iter_mut()
+            .filter(|f| crate::stale::GAUGE_RULES.contains(&f.rule))
+        {
+            if f.fired {
+                stale_unjudged.push(crate::Unjudged {
+                    rule: f.rule,
+                    needs: crate::stale::NEEDS.into(),
+                    hint: format!("fired on held gauge readings ({})", f.evidence.join("; ")),
+                });
+            }
+            *f = Finding::silent(f.rule, why.clone());
+        }
+    }
     for f in findings.iter_mut().filter(|f| f.fired) {
         f.seen_in = seen_in(inp, f.rule);
     }
@@ -228,7 +247,16 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
         || (inp.physics.is_none()
             && inp.window.waiting.is_some_and(|w| w.mean < 2.0)
             && inp.window.kv_usage.is_none_or(|k| k.mean < 0.8));
-    let unjudged: Vec<crate::Unjudged> = suspects(inp, &d, &quiet)
+    // On stale gauges the suspects they would name are as stale: only the others stay.
+    let named = match stale {
+        Some(_) => suspects(inp, &d, &quiet)
+            .into_iter()
+            .filter(|u| !crate::stale::GAUGE_RULES.contains(&u.rule))
+            .chain(stale_unjudged)
+            .collect(),
+        None => suspects(inp, &d, &quiet),
+    };
+    let unjudged: Vec<crate::Unjudged> = named
         .into_iter()
         .filter(|u| top.is_none_or(|t| rank(u.rule, maybe_soft, caching_off) < t))
         .collect();
@@ -242,7 +270,18 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
         _ => None,
     };
     let (fallback, boundary) = if primary.is_none() && held.is_empty() {
-        (fallback(&d), Some(boundary(inp, &d)))
+        if let Some(why) = &stale {
+            let text = format!("{why}: no healthy cap is named");
+            (
+                None,
+                Some(Boundary {
+                    kind: BoundaryKind::Declined,
+                    text,
+                }),
+            )
+        } else {
+            (fallback(&d), Some(boundary(inp, &d)))
+        }
     } else {
         (None, None)
     };

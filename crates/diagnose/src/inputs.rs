@@ -25,8 +25,12 @@ pub struct Config {
     /// `cache_config_info` reports it); None when not reported.
     pub cpu_offload_gb: Option<f64>,
     /// What fixes the KV pool's size regardless of the memory share, when the engine says so
-    /// (vLLM's `cache_config_info`): `--gpu-memory-utilization` cannot grow a pool set this way.
+    /// (vLLM's `cache_config_info`, SGLang's command line): the memory share cannot grow a pool
+    /// set this way.
     pub kv_pool_cap: Option<PoolCap>,
+    /// Decode steps between refreshes of the scheduler gauges (SGLang's
+    /// `--decode-log-interval`), when the engine refreshes them on a step count.
+    pub gauge_refresh_steps: Option<f64>,
 }
 
 /// A KV pool sized by an explicit setting rather than by the memory left after the weights.
@@ -36,6 +40,8 @@ pub enum PoolCap {
     Blocks(u64),
     /// `kv_cache_memory_bytes`: this many bytes.
     Bytes(u64),
+    /// SGLang `--max-total-tokens`: this many tokens.
+    Tokens(u64),
 }
 
 /// Physics facts from the catalogued GPU and model. Absent as a whole when the ceiling is unknown.

@@ -315,6 +315,8 @@ fn config_sources(cfg: &EngineConfig, config: &Config) -> BTreeMap<String, Sourc
     put("n_ctx", sourced(&cfg.n_ctx));
     put("quantization", sourced(&cfg.quantization));
     put("dtype", sourced(&cfg.dtype));
+    // SGLang: how often its scheduler gauges refresh (the stale-gauge caveat reads it).
+    put("decode_log_interval", sourced(&cfg.decode_log_interval));
     if let Some(g) = config.cpu_offload_gb {
         out.insert(
             "cpu_offload_gb".into(),
@@ -373,7 +375,11 @@ pub fn to_rule_config(cfg: &EngineConfig, last: &Sample) -> Config {
             .get("cpu_offload_gb")
             .and_then(|v| v.trim().parse::<f64>().ok())
             .filter(|v| v.is_finite() && *v >= 0.0),
-        kv_pool_cap: pool_cap(&last.config_labels),
+        kv_pool_cap: pool_cap(&last.config_labels).or(cfg
+            .max_total_tokens
+            .as_ref()
+            .map(|k| crate::inputs::PoolCap::Tokens(k.value))),
+        gauge_refresh_steps: cfg.decode_log_interval.as_ref().map(|k| k.value as f64),
     }
 }
 

@@ -15,6 +15,7 @@ pub mod judge;
 pub mod remeasure;
 pub mod report;
 pub mod rules;
+pub mod stale;
 pub mod unjudged;
 pub mod window;
 

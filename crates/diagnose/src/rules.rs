@@ -369,12 +369,29 @@ pub fn r2(inp: &Inputs, w: &WindowStats) -> Finding {
     let waiting = w.waiting.map_or(0.0, |g| g.mean);
     let evict = preempt > 0.02 || swapped >= 2.0;
     let fired = full && (evict || waiting > 2.0);
-    let ev = vec![
-        kv_ev,
-        format!("preemptions {preempt:.3}/s, swapped {swapped:.1}, waiting {waiting:.1}"),
-    ];
+    // SGLang's word for a preempted request is a retraction, and it never swaps.
+    let evicted = match inp.engine {
+        Engine::Sglang => format!("retractions {preempt:.3}/s"),
+        _ => format!("preemptions {preempt:.3}/s, swapped {swapped:.1}"),
+    };
+    let ev = vec![kv_ev, format!("{evicted}, waiting {waiting:.1}")];
     let mut f = Finding::judged(id, fired, ev);
     f.fix = kv_family_fix(inp, true);
+    // SGLang admits on an estimate of what running requests will still generate; retracting
+    // means the estimate ran short, and its own advice is a more conservative schedule.
+    if inp.engine == Engine::Sglang && preempt > 0.0 {
+        let at = f.fix.len().saturating_sub(1);
+        f.fix.insert(
+            at,
+            FixStep {
+                knob: None,
+                flag: Some("--schedule-conservativeness".into()),
+                value: None,
+                text: "raise it (1.0 unless set): SGLang reserves more of the pool for what running requests have still to generate, so it retracts less and runs fewer at once".into(),
+                cost: Some(FixCost::CutsThroughput),
+            },
+        );
+    }
     f
 }
 
@@ -421,6 +438,20 @@ fn kv_family_fix(inp: &Inputs, cutting: bool) -> Vec<FixStep> {
                         fl,
                         None,
                         format!("the pool is fixed at {gib:.2} GiB by kv_cache_memory_bytes: raise it (on vLLM's CPU build, the VLLM_CPU_KVCACHE_SPACE variable, in GiB)"),
+                    )
+                    .cost(FixCost::Safe),
+                );
+            }
+        }
+        Some(PoolCap::Tokens(n)) => {
+            if let Some(fl) = flag(e, Knob::KvPoolTokens) {
+                let share = flag(e, Knob::GpuMemoryUtilization).unwrap_or("the memory share");
+                fix.push(
+                    FixStep::flagged(
+                        Knob::KvPoolTokens,
+                        fl,
+                        None,
+                        format!("the pool is fixed at {n} tokens by this flag: raise it, or drop it so {share} sizes the pool"),
                     )
                     .cost(FixCost::Safe),
                 );

@@ -87,6 +87,11 @@ pub struct WindowStats {
     /// Some scrape had running in the churn band at max_num_seqs while waiting ≥ 2 (R5's
     /// collector signal). None when max_num_seqs is unread or waiting is not exported.
     pub seat_wall_cooccurred: Option<bool>,
+    /// Scrape-to-scrape changes of the scheduler gauges (running, waiting, KV usage): the
+    /// refreshes the scrapes saw. An engine that refreshes them only every so many steps
+    /// (SGLang's `--decode-log-interval`) shows few. None when none of them is read.
+    #[serde(default)]
+    pub gauge_changes: Option<usize>,
 }
 
 impl WindowStats {
@@ -304,6 +309,13 @@ pub fn stats(samples: &[Sample], max_num_seqs: Option<f64>) -> WindowStats {
         _ => None,
     };
     let finished = increase(samples, |s| s.requests_finished);
+    let readings: Vec<[Option<f64>; 3]> = samples
+        .iter()
+        .map(|s| [s.running, s.waiting, s.kv_usage])
+        .filter(|r| r.iter().any(Option::is_some))
+        .collect();
+    let gauge_changes =
+        (!readings.is_empty()).then(|| readings.windows(2).filter(|w| w[0] != w[1]).count());
     WindowStats {
         duration_s,
         scrapes: samples.len(),
@@ -327,6 +339,7 @@ pub fn stats(samples: &[Sample], max_num_seqs: Option<f64>) -> WindowStats {
         gen_len: hist_delta(samples, |s| s.gen_len.as_ref()),
         queue_ratio,
         seat_wall_cooccurred,
+        gauge_changes,
     }
 }
 

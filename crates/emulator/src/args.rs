@@ -109,7 +109,8 @@ impl ArgOverrides {
             Knob::MaxModelLen
             | Knob::KvOffloading
             | Knob::KvBlocksOverride
-            | Knob::KvCacheMemoryBytes => return None,
+            | Knob::KvCacheMemoryBytes
+            | Knob::KvPoolTokens => return None,
         };
         Some((o, applied))
     }

@@ -115,6 +115,11 @@ pub struct EngineConfig {
     pub kv_offloading_size: Option<Known<f64>>,
     /// vLLM --kv-cache-memory-bytes: a KV pool fixed in bytes, whatever the memory share.
     pub kv_cache_memory_bytes: Option<Known<u64>>,
+    /// SGLang --max-total-tokens: a KV pool fixed in tokens, whatever --mem-fraction-static.
+    pub max_total_tokens: Option<Known<u64>>,
+    /// SGLang --decode-log-interval: its scheduler gauges (running, queued, token usage) are
+    /// refreshed once per this many decode steps, not per scrape.
+    pub decode_log_interval: Option<Known<u64>>,
     pub tensor_parallel_size: Option<Known<u64>>,
     pub pipeline_parallel_size: Option<Known<u64>>,
     pub data_parallel_size: Option<Known<u64>>,
@@ -191,6 +196,8 @@ macro_rules! for_each_field {
             kv_cache_dtype,
             kv_offloading_size,
             kv_cache_memory_bytes,
+            max_total_tokens,
+            decode_log_interval,
             tensor_parallel_size,
             pipeline_parallel_size,
             data_parallel_size,
@@ -499,6 +506,12 @@ impl EngineConfig {
             Field::KvCacheMemoryBytes => {
                 self.kv_cache_memory_bytes = Some(Known::new(parse_len(flag, need(value)?)?, src))
             }
+            Field::MaxTotalTokens => {
+                self.max_total_tokens = Some(Known::new(u64v(need(value)?)?, src))
+            }
+            Field::DecodeLogInterval => {
+                self.decode_log_interval = Some(Known::new(u64v(need(value)?)?, src))
+            }
             Field::TensorParallel => {
                 self.tensor_parallel_size = Some(Known::new(u64v(need(value)?)?, src))
             }
@@ -558,11 +571,19 @@ impl EngineConfig {
                      the V0 engine and vLLM < 0.8 default to off",
                 ));
             }
-            Some(Engine::Sglang) if self.enable_prefix_caching.is_none() => {
-                self.enable_prefix_caching = Some(
-                    Known::new(true, Source::Default)
-                        .with_note("SGLang radix cache is on unless --disable-radix-cache"),
-                );
+            Some(Engine::Sglang) => {
+                if self.enable_prefix_caching.is_none() {
+                    self.enable_prefix_caching = Some(
+                        Known::new(true, Source::Default)
+                            .with_note("SGLang radix cache is on unless --disable-radix-cache"),
+                    );
+                }
+                if self.decode_log_interval.is_none() {
+                    self.decode_log_interval = Some(
+                        Known::new(SGLANG_DECODE_LOG_INTERVAL, Source::Default)
+                            .with_note("SGLang 0.5.x server_args.py default"),
+                    );
+                }
             }
             _ => {}
         }
@@ -604,10 +625,12 @@ pub enum Knob {
     /// A KV pool fixed in bytes (vLLM --kv-cache-memory-bytes; its CPU build's
     /// VLLM_CPU_KVCACHE_SPACE), whatever the memory utilization.
     KvCacheMemoryBytes,
+    /// A KV pool fixed in tokens (SGLang --max-total-tokens), whatever the memory share.
+    KvPoolTokens,
 }
 
 impl Knob {
-    pub const ALL: [Knob; 10] = [
+    pub const ALL: [Knob; 11] = [
         Knob::MaxNumSeqs,
         Knob::MaxModelLen,
         Knob::GpuMemoryUtilization,
@@ -618,6 +641,7 @@ impl Knob {
         Knob::KvOffloading,
         Knob::KvBlocksOverride,
         Knob::KvCacheMemoryBytes,
+        Knob::KvPoolTokens,
     ];
 
     /// The key of the diagnose document's `config` map that this knob moves; None where no
@@ -631,6 +655,7 @@ impl Knob {
             Knob::KvCache8bit => "kv_cache_dtype",
             Knob::MaxNumBatchedTokens => "max_num_batched_tokens",
             Knob::TensorParallelSize => "tensor_parallel_size",
+            Knob::KvPoolTokens => "kv_capacity_tokens",
             Knob::KvOffloading | Knob::KvBlocksOverride | Knob::KvCacheMemoryBytes => return None,
         })
     }
@@ -672,6 +697,7 @@ pub fn flag(engine: Engine, knob: Knob) -> Option<&'static str> {
         (Sglang, KvCache8bit) => "--kv-cache-dtype fp8_e5m2",
         (Sglang, MaxNumBatchedTokens) => "--chunked-prefill-size",
         (Sglang, TensorParallelSize) => "--tp",
+        (Sglang, KvPoolTokens) => "--max-total-tokens",
         (Tgi, MaxNumSeqs) => "--max-concurrent-requests",
         (Tgi, MaxModelLen) => "--max-total-tokens",
         (Tgi, MaxNumBatchedTokens) => "--max-batch-prefill-tokens",
@@ -746,6 +772,8 @@ enum Field {
     KvCacheDtype,
     KvOffloadingSize,
     KvCacheMemoryBytes,
+    MaxTotalTokens,
+    DecodeLogInterval,
     TensorParallel,
     PipelineParallel,
     DataParallel,
@@ -777,6 +805,10 @@ enum Kind {
     /// An optional value from a closed set, else bare.
     OptValue(&'static [&'static str]),
 }
+
+/// SGLang's `--decode-log-interval` when not given: 40 decode steps between refreshes of its
+/// scheduler gauges (0.5.x `server_args.py`).
+pub const SGLANG_DECODE_LOG_INTERVAL: u64 = 40;
 
 const FA_VALUES: &[&str] = &[
     "on", "off", "auto", "true", "false", "1", "0", "enabled", "disabled",
@@ -832,6 +864,8 @@ fn flag_spec(engine: Engine, flag: &str) -> Option<(Field, Kind)> {
             "--context-length" => (MaxModelLen, v),
             "--chunked-prefill-size" => (MaxNumBatchedTokens, v),
             "--mem-fraction-static" => (MemFractionStatic, v),
+            "--max-total-tokens" => (MaxTotalTokens, v),
+            "--decode-log-interval" => (DecodeLogInterval, v),
             "--disable-radix-cache" => (EnablePrefixCaching, Flag(false)),
             "--kv-cache-dtype" => (KvCacheDtype, v),
             "--tp-size" | "--tp" | "--tensor-parallel-size" => (TensorParallel, v),
@@ -841,6 +875,7 @@ fn flag_spec(engine: Engine, flag: &str) -> Option<(Field, Kind)> {
             "--quantization" => (Quantization, v),
             "--dtype" => (Dtype, v),
             "--speculative-algorithm" => (Speculative, v),
+            "--schedule-conservativeness" => (Ignore, v),
             "--trust-remote-code"
             | "--enable-metrics"
             | "--enable-dp-attention"

@@ -29,6 +29,30 @@ impl Load {
         max_tokens: u32,
         prompt: fn(usize, usize) -> String,
     ) -> Load {
+        Self::spawn(port, model, clients, max_tokens, prompt, true)
+    }
+
+    /// The same, but each request may stop at the model's end of sequence before `max_tokens`
+    /// (no `ignore_eos`): an engine that reserves an `ignore_eos` request's whole output (SGLang)
+    /// admits these on its estimate of what they will still generate.
+    pub fn until_eos(
+        port: u16,
+        model: &str,
+        clients: usize,
+        max_tokens: u32,
+        prompt: fn(usize, usize) -> String,
+    ) -> Load {
+        Self::spawn(port, model, clients, max_tokens, prompt, false)
+    }
+
+    fn spawn(
+        port: u16,
+        model: &str,
+        clients: usize,
+        max_tokens: u32,
+        prompt: fn(usize, usize) -> String,
+        ignore_eos: bool,
+    ) -> Load {
         let stop = Arc::new(AtomicBool::new(false));
         let threads = (0..clients)
             .map(|i| {
@@ -44,7 +68,7 @@ impl Load {
                             "model": model,
                             "prompt": prompt(i, j),
                             "max_tokens": max_tokens,
-                            "ignore_eos": true,
+                            "ignore_eos": ignore_eos,
                         });
                         let _ = crate::post_json(port, "/v1/completions", &body.to_string());
                     }

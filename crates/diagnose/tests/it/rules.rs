@@ -45,6 +45,7 @@ fn base() -> Inputs {
         gen_len: dist(600.0, 252.0),
         queue_ratio: Some(0.0),
         seat_wall_cooccurred: Some(false),
+        gauge_changes: Some(60),
     };
     Inputs {
         engine: Engine::Vllm,
@@ -61,6 +62,7 @@ fn base() -> Inputs {
             kv_capacity_tokens: Some(200_000.0),
             cpu_offload_gb: None,
             kv_pool_cap: None,
+            gauge_refresh_steps: None,
         },
         physics: Some(Physics {
             decode_ceiling_tps: 50.0,
@@ -181,6 +183,85 @@ fn r2_fix_acts_on_what_sizes_the_pool() {
     share.config.kv_pool_cap = None;
     let f = flags(&share);
     assert!(f.iter().any(|x| x == "--gpu-memory-utilization"), "{f:?}");
+
+    // SGLang's pool fixed in tokens by --max-total-tokens: that flag, in SGLang's words, and
+    // neither its memory share nor any of vLLM's flags.
+    let mut sglang = blocks.clone();
+    sglang.engine = engines::Engine::Sglang;
+    sglang.config.kv_pool_cap = Some(PoolCap::Tokens(1024));
+    let p = diagnose(&sglang).primary.expect("R2 fires");
+    let f: Vec<String> = p.fix.iter().filter_map(|f| f.flag.clone()).collect();
+    assert_eq!(
+        f.first().map(String::as_str),
+        Some("--max-total-tokens"),
+        "{f:?}"
+    );
+    assert!(p.fix[0].text.contains("1024 tokens"), "{:?}", p.fix[0]);
+    assert!(
+        p.fix[0].text.contains("--mem-fraction-static"),
+        "{:?}",
+        p.fix[0]
+    );
+    assert!(
+        !f.iter()
+            .any(|x| x.starts_with("--gpu-memory") || x.starts_with("--num-gpu")),
+        "{f:?}"
+    );
+}
+
+/// SGLang refreshes its scheduler gauges every `--decode-log-interval` decode steps: a window in
+/// which they changed fewer than 4 times while its counters moved leaves every rule that reads
+/// them unjudged (named with what settles it), and no cap is named; with the gauges refreshed,
+/// or on an engine that refreshes per scrape, the same window is judged.
+#[test]
+fn stale_sglang_gauges_leave_the_gauge_rules_unjudged() {
+    let mut b = kv_pressed(0.95, 0.5);
+    b.engine = Engine::Sglang;
+    b.config.gauge_refresh_steps = Some(40.0);
+    b.window.gauge_changes = Some(60);
+    assert_eq!(diagnose(&b).primary.map(|p| p.rule), Some(RuleId::R2));
+
+    b.window.gauge_changes = Some(3);
+    let v = diagnose(&b);
+    assert!(v.primary.is_none(), "{:?}", v.primary);
+    let stale: Vec<&diagnose::Finding> = v
+        .quiet
+        .iter()
+        .filter(|f| {
+            f.silent_reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("stale gauges"))
+        })
+        .collect();
+    assert_eq!(
+        stale.len(),
+        diagnose::stale::GAUGE_RULES.len(),
+        "{:?}",
+        v.quiet
+    );
+    let why = stale[0].silent_reason.as_deref().unwrap();
+    assert!(why.contains("changed 3 times in 61 scrapes"), "{why}");
+    assert!(why.contains("--decode-log-interval 40"), "{why}");
+    let r2 = v
+        .unjudged
+        .iter()
+        .find(|u| u.rule == RuleId::R2)
+        .expect("R2 named");
+    assert!(r2.needs.contains("--decode-log-interval"), "{r2:?}");
+    assert!(r2.hint.contains("KV mean 95%"), "{r2:?}");
+    let b2 = v.boundary.expect("a declined boundary");
+    assert_eq!(b2.kind, diagnose::BoundaryKind::Declined, "{b2:?}");
+
+    // Too few scrapes to tell: three intervals that all changed are as fresh as they can show.
+    let mut short = b.clone();
+    short.window.scrapes = 4;
+    short.window.gauge_changes = Some(3);
+    assert_eq!(diagnose(&short).primary.map(|p| p.rule), Some(RuleId::R2));
+
+    // vLLM sets its gauges every step: the same counts say nothing there.
+    let mut vllm = b.clone();
+    vllm.engine = Engine::Vllm;
+    assert_eq!(diagnose(&vllm).primary.map(|p| p.rule), Some(RuleId::R2));
 }
 
 fn kv_pressed(kv_mean: f64, preempt: f64) -> Inputs {

@@ -58,6 +58,7 @@ pub fn config(c: &Configured, labels: &std::collections::BTreeMap<String, String
             .and_then(|v| v.parse::<f64>().ok()),
         // The emulator sizes its pool from the memory share; it has no fixed-size pool.
         kv_pool_cap: None,
+        gauge_refresh_steps: None,
     }
 }
 

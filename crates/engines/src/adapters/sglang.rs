@@ -44,8 +44,13 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     s.generation_tokens = v.counter(&["sglang:generation_tokens"], per_sched);
     s.cached_prompt_tokens = v.counter(&["sglang:cached_tokens"], per_sched);
     s.requests_finished = v.counter(&["sglang:num_requests"], per_sched);
-    // Retraction is SGLang's preemption.
-    s.preemptions = v.counter(&["sglang:num_retracted_requests"], per_sched);
+    // Retraction is SGLang's preemption. 0.5.23 creates the counter on the first retraction;
+    // before it, the scheduler's per-interval `num_retracted_reqs` gauge is already exported, so
+    // its presence means none yet (counted from zero, the first retractions are not lost to a
+    // series that appears mid-window).
+    s.preemptions = v
+        .counter(&["sglang:num_retracted_requests"], per_sched)
+        .or_else(|| v.has("sglang:num_retracted_reqs").then_some(0.0));
 
     s.ttft = v.histogram(&["sglang:time_to_first_token_seconds"], per_sched);
     // Its `_count` counts tokens, not intervals (buckets step by num_new_tokens while `_sum`
@@ -174,8 +179,9 @@ sglang:time_per_output_token_seconds_count{model_name=\"m\"} 4\n";
         assert_eq!(s.kv_usage, Some(79.0 / 16384.0));
         assert!(s.prefix_hit_rate_gauge.is_some());
         assert!(s.prompt_tokens.unwrap() > 0.0 && s.generation_tokens.unwrap() > 0.0);
-        // No retraction happened, and SGLang creates the counter on the first one.
-        assert_eq!(s.preemptions, None);
+        // No retraction happened: SGLang creates the counter on the first one, and its
+        // per-interval gauge says none so far.
+        assert_eq!(s.preemptions, Some(0.0));
         // Non-streaming clients: no inter-token histogram, the per-request TPOT stands in.
         let itl = s.itl.expect("request_time_per_output_token_seconds");
         assert!(itl.count > 0.0 && itl.sum / itl.count > 0.0);
@@ -270,10 +276,6 @@ sglang:time_per_output_token_seconds_count{model_name=\"m\"} 4\n";
             (
                 "sglang:uncached_prompt_tokens_histogram",
                 "redundant: prompt_tokens - cached_tokens",
-            ),
-            (
-                "sglang:num_retracted_reqs",
-                "redundant: num_retracted_requests counter, per interval",
             ),
             // Scheduler internals no rule judges yet.
             (

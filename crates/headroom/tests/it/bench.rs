@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use testpeers::LlamaServer;
 
 /// One bench run of the quick suite; `repeats` overrides its 5.
-fn bench(url: &str, label: &str, db: &str, repeats: u32) -> Value {
+pub(crate) fn bench(url: &str, label: &str, db: &str, repeats: u32) -> Value {
     let r = repeats.to_string();
     let (code, out, err) = headroom(&[
         "bench",
@@ -31,7 +31,7 @@ fn bench(url: &str, label: &str, db: &str, repeats: u32) -> Value {
     v
 }
 
-fn regress(db: &str, extra: &[&str]) -> Value {
+pub(crate) fn regress(db: &str, extra: &[&str]) -> Value {
     let mut args = vec!["regress", "--db", db, "--json"];
     args.extend_from_slice(extra);
     let (code, out, err) = headroom(&args);
@@ -73,7 +73,7 @@ fn strict_regress(v: &Value) {
     );
 }
 
-fn metric<'a>(doc: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn metric<'a>(doc: &'a Value, name: &str) -> &'a Value {
     doc["metrics"]
         .as_array()
         .and_then(|ms| ms.iter().find(|m| m["name"] == name))
