@@ -10,18 +10,26 @@ use loadgen::probe::{run_depth, DepthConfig, DepthStop, DepthVerdict, Quiet};
 use loadgen::{discover, Client, ClientConfig};
 
 /// SmolLM2-135M at -t 1 decodes ~2.4× slower at 2.7k tokens of context than at 50 (issue 14:
-/// ~130 → ~54 tok/s on a busy machine). NOISE_NOTE
+/// ~130 → ~54 tok/s on a busy machine), and ~2.5× slower already at 1k under heavy load: on
+/// llama-server's own clock at load average ~25 (five helpers' builds, vLLM and SGLang tests),
+/// one round measured 9.4 / 14.4 tok/s (cold / warm) at depth 50 against 5.8 / 4.7 at 1024,
+/// 3.8 / 4.1 at 2048 and 3.1 / 3.0 at 2700 (engine decode within a depth varied by up to 1.5×).
+/// The range here stops at 1k: a cold 2.7k prompt took 216 s to prefill at that load, so the
+/// issue's range cannot finish two rounds in a test's time. A fall of ≥ 2× over the range
+/// against a per-request spread of ≤ 1.5× puts the slope's interval far below zero by the first
+/// look (2 rounds, 12 points); the test fails only if even 10 rounds (60 points) leave the
+/// interval touching zero.
 #[test]
-fn depth_finds_the_decode_fall_from_50_to_2700_tokens() {
+fn depth_finds_the_decode_fall_from_50_to_1024_tokens() {
     let _one = testpeers::serial();
-    let Some(server) = testpeers::LlamaServer::start(&["-c", "4096", "-np", "1"]) else {
+    let Some(server) = testpeers::LlamaServer::start(&["-c", "2048", "-np", "1"]) else {
         return;
     };
     rt().block_on(async {
         let client = Client::new(&server.url, ClientConfig::default()).unwrap();
         let info = discover(&client).await.unwrap();
         let cfg = DepthConfig {
-            depths: vec![50, 1024, 2048, 2700],
+            depths: vec![50, 512, 1024],
             gen: 32,
             repeats: 2,
             max_repeats: 10,
@@ -65,7 +73,7 @@ fn depth_finds_the_decode_fall_from_50_to_2700_tokens() {
         // The design: looks after rounds 2..=10 at 1 − 0.05 / 9 each; every round complete.
         assert_eq!(r.looks, 9);
         assert!((r.fit.confidence - (1.0 - 0.05 / 9.0)).abs() < 1e-12);
-        assert_eq!(r.samples.len(), 4 * 2 * r.repeats as usize);
+        assert_eq!(r.samples.len(), 3 * 2 * r.repeats as usize);
         assert!(r.repeats >= 2 && r.repeats <= 10);
     });
 }
