@@ -18,7 +18,8 @@ use loadgen::{discover, Client, ClientConfig};
 /// 22): medians 18.9 / 18.5 tok/s (cold / warm) at depth 50, 14.7 / 14.4 at 512, 11.8 / 10.5 at
 /// 1024, a 1.6–1.8× fall; the per-request scatter left R² at 0.37. It decided at the third look
 /// (4 rounds, 24 points, 249 s): slope −10.6 tok/s per 1k, 99.4 % interval −19.7 … −1.5, i.e.
-/// a standard error of ~2.9 at 24 points. The test fails only if 16 rounds (96 points, SE
+/// a standard error of ~2.9 at 24 points. A second run (load ~17) decided at the first look: 2
+/// rounds, 147 s, slope −11.2 (99.7 % interval −16.2 … −6.1), R² 0.88, 18.4 → 8.4 tok/s cold. The test fails only if 16 rounds (96 points, SE
 /// ~1.4 at that scatter, the slope ~7 SE from zero against a critical ~3.0) or 15 minutes
 /// leave the interval touching zero.
 #[test]
