@@ -27,6 +27,7 @@ use crate::probe::Progress;
 use crate::prompt::{build_prompt, new_salt};
 use crate::server::{Engine, ServerInfo};
 use crate::tokenize::{CountBasis, TokenCounter};
+use crate::vllm_clock::{self, VllmLedger};
 
 /// Version of what the suite measures and how. Runs of different versions are not comparable
 /// metric by metric; bump it when a definition above changes. 2: one whole warm-up repeat
@@ -153,6 +154,10 @@ pub struct BenchMetric {
     /// Whose clock timed `samples` (absent in suite version 1: the client's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<Clock>,
+    /// Where the engine's clock was read, when `clock` is `engine`: llama.cpp's per-response
+    /// `timings`, or vLLM's histogram sums around each request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_source: Option<String>,
     /// The same requests timed on the client, when `samples` are the engine's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_samples: Option<Vec<f64>>,
@@ -197,6 +202,7 @@ impl BenchMetric {
         BenchMetric {
             better,
             clock: None,
+            clock_source: None,
             client_samples: None,
             label: label.into(),
             max,
@@ -404,6 +410,9 @@ pub struct SuiteRun {
     notes: Vec<String>,
     /// Time spent in measured repeats (warm-up excluded).
     measured_wall: Duration,
+    /// vLLM's histograms, read around each request (None: not vLLM, or no histograms).
+    ledger: Option<VllmLedger>,
+    ledger_tried: bool,
 }
 
 impl SuiteRun {
@@ -440,6 +449,8 @@ impl SuiteRun {
             all_exact: true,
             notes,
             measured_wall: Duration::ZERO,
+            ledger: None,
+            ledger_tried: false,
             cfg,
         })
     }
@@ -470,6 +481,16 @@ impl SuiteRun {
         Ok(p.text)
     }
 
+    /// The engine's window since the last mark, once `requests` more have finished (vLLM only).
+    /// A scrape that fails stops the ledger: the rest of the run stays on the client's clock.
+    async fn mark(&mut self, requests: u32) -> Option<vllm_clock::VllmWindow> {
+        let w = self.ledger.as_mut()?.window(requests).await;
+        if w.is_err() {
+            self.ledger = None;
+        }
+        w.ok()
+    }
+
     fn check(&mut self, rec: &StreamRecord, want: u32) {
         if rec.completion_tokens < u64::from(want) {
             self.short += 1;
@@ -491,6 +512,13 @@ impl SuiteRun {
             format!("#{}", i + 1 - warm)
         };
         let began = Instant::now();
+        if !self.ledger_tried && self.info.engine == Some(Engine::Vllm) {
+            self.ledger_tried = true;
+            self.ledger = VllmLedger::open(&self.client).await;
+        }
+        // Close any window left open (a failed request, another client's traffic) so the next
+        // one holds only this repeat's request.
+        self.mark(0).await;
         let gen = self.cfg.gen_tokens;
         let (model, info) = (self.model.clone(), self.info.clone());
         // Single stream: decode rate and TTFT.
@@ -500,14 +528,15 @@ impl SuiteRun {
             .stream(&request(text, gen, &model, &info))
             .await?;
         self.check(&rec, gen);
+        let w = self.mark(1).await;
         let d = Timed {
             client: rec.decode_tps(),
-            engine: engine_decode_tps(&rec),
+            engine: engine_decode_tps(&rec).or(w.and_then(|w| w.decode_tps())),
         };
         self.decode.push(d);
         self.ttft.push(Timed {
             client: rec.ttft_ms(),
-            engine: None,
+            engine: w.and_then(|w| w.ttft_ms()),
         });
         progress.step(&format!(
             "{tag} decode {} · TTFT {}",
@@ -526,9 +555,10 @@ impl SuiteRun {
                 .await?;
             self.cached += rec.cached_tokens.as_ref().map_or(0, |c| c.n);
             let n = rec.prompt_tokens.unwrap_or(p.tokens.n);
+            let w = self.mark(1).await;
             let t = Timed {
                 client: prefill_tps(n, &rec),
-                engine: engine_prefill_tps(&rec),
+                engine: engine_prefill_tps(&rec).or(w.and_then(|w| w.prefill_tps(n))),
             };
             self.prefill[k].push(t);
             progress.step(&format!(
@@ -564,6 +594,8 @@ impl SuiteRun {
             starts.push(at);
             recs.push(rec);
         }
+        // The streams' records close their window, so the next repeat's starts clean.
+        self.mark(self.cfg.streams).await;
         let agg = aggregate_decode_tps(&recs, &starts);
         self.aggregate.push(Timed {
             client: agg,
@@ -620,6 +652,18 @@ impl SuiteRun {
             warm,
             &self.aggregate,
         ));
+        let source = match self.info.engine {
+            Some(Engine::Vllm) => vllm_clock::SOURCE,
+            _ => {
+                "llama.cpp: each response's timings (predicted_n / predicted_ms, prompt_n / \
+prompt_ms)"
+            }
+        };
+        for m in &mut metrics {
+            if m.clock == Some(Clock::Engine) {
+                m.clock_source = Some(source.into());
+            }
+        }
         metrics
     }
 

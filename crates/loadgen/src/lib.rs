@@ -15,6 +15,7 @@ pub mod sse;
 pub mod stats;
 pub mod tokenize;
 pub mod traffic;
+pub mod vllm_clock;
 
 pub use client::{
     CachedTokens, ChatMessage, Client, ClientConfig, EngineTimings, GenCountSource, Prompt,

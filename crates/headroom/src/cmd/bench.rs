@@ -655,7 +655,8 @@ fn render(doc: &BenchDoc, verbose: bool) -> String {
     out.push_str(&format!("{t}\n"));
     out.push_str(
         "clock: engine = the engine's own per-request timings (llama.cpp timings.prompt_ms, \
-predicted_ms); client = chunk arrivals on this side of the wire\n",
+predicted_ms; vLLM's histogram sums around each request); client = chunk arrivals on this side \
+of the wire\n",
     );
     let c = &doc.engine_counters;
     if let Some(x) = c.speculative_acceptance {

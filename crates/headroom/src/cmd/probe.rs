@@ -39,12 +39,17 @@ enum Which {
     #[command(after_help = "Examples:
   headroom probe depth --url http://127.0.0.1:8000 --depths 512,2k,8k,16k
   headroom probe depth --url http://127.0.0.1:8080 --depths 64,512,1k,2k --gen 32 --repeats 2 --json
+  headroom probe depth --url http://127.0.0.1:8080 --max-repeats 20 --max-time 15m
 
-For each depth a salted prompt is sent cold, then the same prompt warm. Prompt lengths are exact
-where the server tokenizes (llama.cpp and vLLM /tokenize), otherwise estimated (the output says
-which). Decode tok/s comes from the streamed token arrival times after the first token.
+Each round sends every depth a salted prompt cold, then the same prompt warm. Prompt lengths are
+exact where the server tokenizes (llama.cpp and vLLM /tokenize), otherwise estimated (the output
+says which). Decode tok/s is the engine's own (llama-server's timings) where every response
+carries it, else the streamed token arrival times after the first token; the output says which.
+After --repeats rounds, and after each round past them, the slope is judged (each look at its
+share of 5 %); rounds stop when it decides, at --max-repeats, or at --max-time.
 Verdict: flat (context is not the cost: KV/attention tuning is ruled out), context-bound (the
-drop per 10k tokens is reported), or inconclusive (the interval is too wide).
+drop per 10k tokens is reported), or inconclusive (the interval is too wide; the fall it could
+have detected is said).
 Depths beyond the server's context are refused before anything is sent.")]
     Depth(DepthArgs),
     /// Is the prefix cache hit? One prompt twice to an idle server, plus a salted control.
@@ -106,9 +111,15 @@ struct DepthArgs {
     /// Tokens generated per request.
     #[arg(long, default_value_t = 128)]
     gen: u32,
-    /// Cold+warm pairs per depth.
+    /// Rounds (every depth cold then warm) before the first look at the slope.
     #[arg(long, default_value_t = 3)]
     repeats: u32,
+    /// The most rounds: one more at a time until the slope's interval decides.
+    #[arg(long, default_value_t = 12)]
+    max_repeats: u32,
+    /// No round starts after this long (90, 2s, 5m).
+    #[arg(long, value_parser = crate::args::parse_duration, default_value = "10m")]
+    max_time: Duration,
 }
 
 #[derive(clap::Args)]
@@ -229,6 +240,8 @@ async fn depth(a: DepthArgs) -> Result<()> {
         depths: a.depths.0,
         gen: a.gen,
         repeats: a.repeats,
+        max_repeats: a.max_repeats,
+        max_time: Some(a.max_time),
         model: a.common.model.clone(),
         ..DepthConfig::default()
     };
@@ -537,17 +550,22 @@ fn depth_human(r: &DepthReport) -> String {
     ));
     let f = &r.fit;
     o.push_str(&format!(
-        "\nfit: decode tok/s = {:.2} {} {:.3} per 1k tokens of depth ({:.0}% interval on the slope \
-{:.3} … {:.3}; n={}, R² {:.2})\n",
+        "\nfit: decode tok/s = {:.2} {} {:.3} per 1k tokens of depth ({}% interval on the slope \
+{:.3} … {:.3}; n={}, R² {:.2}; {} clock)\n",
         f.intercept_tps,
         if f.slope_tps_per_1k < 0.0 { "-" } else { "+" },
         f.slope_tps_per_1k.abs(),
-        f.confidence * 100.0,
+        probe::depth::conf_text(f.confidence),
         f.low,
         f.high,
         f.n,
-        f.r2
+        f.r2,
+        match r.decode_clock {
+            loadgen::bench_suite::Clock::Engine => "engine (the server's own timings)",
+            loadgen::bench_suite::Clock::Client => "client (chunk arrivals)",
+        }
     ));
+    o.push_str(&format!("rounds: {}\n", r.rounds_text()));
     let verdict = match r.verdict {
         DepthVerdict::Flat => "FLAT",
         DepthVerdict::ContextBound => "CONTEXT-BOUND",

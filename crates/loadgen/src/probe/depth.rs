@@ -4,10 +4,18 @@
 //! KV/attention tuning is ruled out. A clear downward slope ⇒ context-bound. Cold (salted) and
 //! warm (the same prompt again) are recorded separately; the engine's cached-token count on the
 //! warm run shows whether its cache served the prompt.
+//!
+//! Adaptive (issue 14): rounds (every depth once, interleaved) repeat until the slope's interval
+//! decides (flat or context-bound) or a cap is hit, each look held to its share of the error
+//! rate; the decode clock is the engine's own (llama-server's `timings`) where every response
+//! carries it.
+
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use super::{Med, Progress};
+use crate::bench_suite::{engine_decode_tps, Clock};
 use crate::client::{Client, GenCountSource, StreamRequest};
 use crate::error::{Error, Result};
 use crate::prompt::{build_prompt, new_salt};
@@ -21,9 +29,14 @@ pub struct DepthConfig {
     pub depths: Vec<u64>,
     /// Tokens generated per request (exactly: `ignore_eos`).
     pub gen: u32,
-    /// Cold+warm pairs per depth.
+    /// Rounds (cold+warm pairs per depth) before the first look at the slope.
     pub repeats: u32,
-    /// Two-sided confidence of the slope interval.
+    /// The most rounds: past `repeats`, one more round at a time until the slope's interval
+    /// decides. Equal to `repeats` (or less): a fixed design, one look.
+    pub max_repeats: u32,
+    /// No round starts once this much time has passed (the first `repeats` always run).
+    pub max_time: Option<Duration>,
+    /// Two-sided confidence over all looks together (each look gets 1 − (1 − c) / looks).
     pub confidence: f64,
     /// A drop across the probed range smaller than this fraction of the shallow rate is flat.
     pub material_drop: f64,
@@ -37,6 +50,8 @@ impl Default for DepthConfig {
             depths: vec![512, 2048, 8192, 16384],
             gen: 128,
             repeats: 3,
+            max_repeats: 12,
+            max_time: Some(Duration::from_secs(600)),
             confidence: 0.95,
             material_drop: 0.10,
             model: None,
@@ -65,8 +80,13 @@ pub struct DepthSample {
     /// 1-based repeat index.
     pub repeat: u32,
     pub ttft_ms: f64,
-    /// Tokens after the first over their arrival span; None with fewer than 2 tokens.
+    /// The decode rate on the report's `decode_clock` (the one fitted); None with fewer than 2
+    /// tokens.
     pub decode_tps: Option<f64>,
+    /// Tokens after the first over their arrival span on this side of the wire.
+    pub client_decode_tps: Option<f64>,
+    /// The engine's own rate, `timings.predicted_n / predicted_ms` (llama-server), when given.
+    pub engine_decode_tps: Option<f64>,
     pub gen_tokens: u64,
     pub gen_count: GenCountSource,
     /// The engine's cached prompt tokens for this request, when it reports them.
@@ -128,6 +148,18 @@ pub struct DepthRow {
     pub warm_cached_tokens: Med,
 }
 
+/// Why the rounds stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DepthStop {
+    /// The slope's interval decided (flat or context-bound) at a look.
+    Decided,
+    /// `max_repeats` rounds ran without a decision.
+    MaxRepeats,
+    /// The time cap came before a decision.
+    MaxTime,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct DepthReport {
     pub server: ServerInfo,
@@ -150,6 +182,51 @@ pub struct DepthReport {
     /// depth.
     pub drop_over_range: f64,
     pub reason: String,
+    /// Whose clock `decode_tps` (and the fit) is on: the engine's where every sample carried its
+    /// timings, else the client's.
+    pub decode_clock: Clock,
+    /// Rounds before the first look, and the most rounds allowed.
+    pub min_repeats: u32,
+    pub max_repeats: u32,
+    /// Looks planned (one after each round from `min_repeats` to `max_repeats`); `fit.confidence`
+    /// is the per-look confidence, 1 − (1 − overall) / looks.
+    pub looks: u32,
+    pub stopped: DepthStop,
+    /// The least further fall across the probed range, as a fraction of the fitted shallowest
+    /// rate, that these samples would have called context-bound (the observed points tilted by
+    /// it); None once context-bound.
+    pub detectable_drop: Option<f64>,
+    /// Seconds from the first request to the last response.
+    pub elapsed_s: f64,
+}
+
+/// A confidence as a percentage: "95", "99.5" (a per-look level is rarely whole).
+pub fn conf_text(c: f64) -> String {
+    let p = c * 100.0;
+    if (p - p.round()).abs() < 0.05 {
+        format!("{}", p.round() as i64)
+    } else {
+        format!("{p:.1}")
+    }
+}
+
+impl DepthReport {
+    /// The rounds in words: "5 (a look after each of rounds 3–12 at 99.5 %; decided after 48 s)".
+    pub fn rounds_text(&self) -> String {
+        format!(
+            "{} (a look after each of rounds {}–{} at {} %; {} after {:.0} s)",
+            self.repeats,
+            self.min_repeats,
+            self.max_repeats,
+            conf_text(self.fit.confidence),
+            match self.stopped {
+                DepthStop::Decided => "decided",
+                DepthStop::MaxRepeats => "no decision at the most rounds",
+                DepthStop::MaxTime => "no decision when the time cap came",
+            },
+            self.elapsed_s
+        )
+    }
 }
 
 /// Refuse (before anything is sent) depths whose prompt plus generation exceed the server's
@@ -195,13 +272,13 @@ pub fn judge(fit: &LineFit, d_min: f64, d_max: f64, material: f64) -> (DepthVerd
     let drop = -fit.slope * range / r0;
     let worst = -fit.slope_low * range / r0;
     let pct = |x: f64| x * 100.0;
-    let conf = fit.confidence * 100.0;
+    let conf = conf_text(fit.confidence);
     if fit.slope_high < 0.0 && drop >= material {
         (
             DepthVerdict::ContextBound,
             drop,
             format!(
-                "decode falls {:.0}% from depth {d_min:.0} to {d_max:.0} and the whole {conf:.0}% \
+                "decode falls {:.0}% from depth {d_min:.0} to {d_max:.0} and the whole {conf}% \
 interval on the slope is below zero: attention over history costs decode time",
                 pct(drop)
             ),
@@ -211,7 +288,7 @@ interval on the slope is below zero: attention over history costs decode time",
             DepthVerdict::Flat,
             drop,
             format!(
-                "even the steepest slope the {conf:.0}% interval allows loses {:.1}% from depth \
+                "even the steepest slope the {conf}% interval allows loses {:.1}% from depth \
 {d_min:.0} to {d_max:.0} (< {:.0}%): context is not the cost; per-token weight or expert \
 movement is, and KV/attention tuning is ruled out",
                 pct(worst.max(0.0)),
@@ -223,7 +300,7 @@ movement is, and KV/attention tuning is ruled out",
             DepthVerdict::Inconclusive,
             drop,
             format!(
-                "the fitted drop is {:.1}% over the range but the {conf:.0}% interval allows up to \
+                "the fitted drop is {:.1}% over the range but the {conf}% interval allows up to \
 {:.1}%{}; add repeats or depths",
                 pct(drop),
                 pct(worst),
@@ -237,8 +314,10 @@ movement is, and KV/attention tuning is ruled out",
     }
 }
 
-/// Run the sweep: for each repeat, for each depth, a salted cold request then the same prompt
-/// warm. Depths are interleaved across repeats so slow drift does not masquerade as slope.
+/// Run the sweep in rounds: each round sends, for every depth, a salted cold request then the
+/// same prompt warm. Depths are interleaved within each round so slow drift does not masquerade
+/// as slope. After `repeats` rounds, and after each round past them, the slope is judged at the
+/// per-look confidence; the rounds stop when it decides, at `max_repeats`, or at `max_time`.
 ///
 /// Every check that can refuse (depths beyond the context, bad settings) runs before anything is
 /// sent; only then is the tokenizer looked for (calibration may send a 1-token completion).
@@ -259,11 +338,27 @@ pub async fn run_depth(
     }
     let counter = &TokenCounter::detect(client, info).await?;
     let model = cfg.model.clone().or_else(|| info.model.clone());
-    let total = depths.len() as u64 * u64::from(cfg.repeats) * 2;
+    let max_repeats = cfg.max_repeats.max(cfg.repeats);
+    let total = depths.len() as u64 * u64::from(max_repeats) * 2;
     progress.start(total, "depth");
+    let t0 = Instant::now();
     let mut samples = Vec::new();
     let mut all_exact = true;
-    for repeat in 1..=cfg.repeats {
+    let mut last_round = Duration::ZERO;
+    for repeat in 1..=max_repeats {
+        // Past the first look, a round that would end beyond the cap is not started.
+        if repeat > cfg.repeats {
+            if let Some(cap) = cfg.max_time {
+                if t0.elapsed() + last_round > cap {
+                    let r = summarize_rounds(info, counter, all_exact, cfg, samples, t0)?;
+                    return Ok(DepthReport {
+                        stopped: DepthStop::MaxTime,
+                        ..r
+                    });
+                }
+            }
+        }
+        let round_start = Instant::now();
         for &depth in &depths {
             let built = build_prompt(counter, depth, &new_salt()).await?;
             all_exact &= built.is_exact();
@@ -275,6 +370,7 @@ pub async fn run_depth(
                     req.cache_prompt = Some(true);
                 }
                 let rec = client.stream(&req).await?;
+                let engine = engine_decode_tps(&rec);
                 let s = DepthSample {
                     depth,
                     prompt_tokens: built.tokens.n,
@@ -282,7 +378,9 @@ pub async fn run_depth(
                     phase,
                     repeat,
                     ttft_ms: rec.ttft_ms().unwrap_or(f64::NAN),
-                    decode_tps: rec.decode_tps(),
+                    decode_tps: engine.or(rec.decode_tps()),
+                    client_decode_tps: rec.decode_tps(),
+                    engine_decode_tps: engine,
                     gen_tokens: rec.completion_tokens,
                     gen_count: rec.completion_source,
                     cached_tokens: rec.cached_tokens.as_ref().map(|c| c.n),
@@ -292,14 +390,72 @@ pub async fn run_depth(
                     if phase == Phase::Cold { "cold" } else { "warm" },
                     s.ttft_ms,
                     s.decode_tps
-                        .map(|r| format!("{r:.1} tok/s"))
+                        .map(|r| {
+                            let clock = if engine.is_some() { "engine" } else { "client" };
+                            format!("{r:.1} tok/s ({clock} clock)")
+                        })
                         .unwrap_or_else(|| "-".into())
                 ));
                 samples.push(s);
             }
         }
+        last_round = round_start.elapsed();
+        if repeat >= cfg.repeats {
+            let r = summarize_rounds(info, counter, all_exact, cfg, samples.clone(), t0)?;
+            if r.verdict != DepthVerdict::Inconclusive {
+                return Ok(r);
+            }
+            if repeat < max_repeats {
+                progress.note(&format!("round {repeat}: {}; another round", r.reason));
+            }
+        }
     }
-    summarize(info, counter.basis().clone(), all_exact, cfg, samples)
+    let r = summarize_rounds(info, counter, all_exact, cfg, samples, t0)?;
+    Ok(DepthReport {
+        stopped: DepthStop::MaxRepeats,
+        ..r
+    })
+}
+
+fn summarize_rounds(
+    info: &ServerInfo,
+    counter: &TokenCounter,
+    all_exact: bool,
+    cfg: &DepthConfig,
+    samples: Vec<DepthSample>,
+    t0: Instant,
+) -> Result<DepthReport> {
+    let mut r = summarize(info, counter.basis().clone(), all_exact, cfg, samples)?;
+    r.elapsed_s = t0.elapsed().as_secs_f64();
+    Ok(r)
+}
+
+/// Looks planned for `cfg`: one after each round from `repeats` to `max_repeats`.
+pub fn looks(cfg: &DepthConfig) -> u32 {
+    cfg.max_repeats.max(cfg.repeats) - cfg.repeats + 1
+}
+
+/// The least further fall across [d_min, d_max] (a fraction of the fitted rate at d_min) that
+/// would make [`judge`] say context-bound: the points tilted about d_min by δ move the slope and
+/// its interval by −δ and leave the rate at d_min; it needs the interval's top below zero and the
+/// fitted fall at `material` or more. None when the fit already says context-bound or has no
+/// positive shallow rate.
+pub fn detectable_drop(fit: &LineFit, d_min: f64, d_max: f64, material: f64) -> Option<f64> {
+    let r0 = fit.at(d_min);
+    let range = d_max - d_min;
+    if r0 <= 0.0 || range <= 0.0 {
+        return None;
+    }
+    let drop = -fit.slope * range / r0;
+    if fit.slope_high < 0.0 && drop >= material {
+        return None;
+    }
+    // δ > slope_high clears zero; δ ≥ slope + material·r0/range makes the fall material.
+    let delta = fit
+        .slope_high
+        .max(fit.slope + material * r0 / range)
+        .max(0.0);
+    Some(delta * range / r0)
 }
 
 /// The fit, verdict and per-depth medians from finished samples (pure).
@@ -310,15 +466,42 @@ pub fn summarize(
     cfg: &DepthConfig,
     samples: Vec<DepthSample>,
 ) -> Result<DepthReport> {
+    // One clock for every point: the engine's where every sample with a rate carried it.
+    let mut samples = samples;
+    let engine = samples
+        .iter()
+        .filter(|s| s.client_decode_tps.is_some() || s.engine_decode_tps.is_some())
+        .all(|s| s.engine_decode_tps.is_some())
+        && samples.iter().any(|s| s.engine_decode_tps.is_some());
+    let decode_clock = if engine { Clock::Engine } else { Clock::Client };
+    for s in &mut samples {
+        s.decode_tps = if engine {
+            s.engine_decode_tps
+        } else {
+            s.client_decode_tps
+        };
+    }
+    let looks = looks(cfg);
+    let confidence = 1.0 - (1.0 - cfg.confidence) / f64::from(looks);
     let points: Vec<(f64, f64)> = samples
         .iter()
         .filter_map(|s| s.decode_tps.map(|r| (s.x() as f64, r)))
         .collect();
-    let fit = fit_line(&points, cfg.confidence)
+    let fit = fit_line(&points, confidence)
         .map_err(|e| Error::Refused(format!("cannot fit decode rate against depth: {e}")))?;
     let d_min = points.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
     let d_max = points.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
     let (verdict, drop_over_range, reason) = judge(&fit, d_min, d_max, cfg.material_drop);
+    let detectable_drop = detectable_drop(&fit, d_min, d_max, cfg.material_drop);
+    let reason = match detectable_drop {
+        Some(d) => format!(
+            "{reason} (at {} point(s); could have detected a fall of ≥ {:.0}% over the range)",
+            fit.n,
+            d * 100.0
+        ),
+        None => reason,
+    };
+    let rounds = samples.iter().map(|s| s.repeat).max().unwrap_or(0);
     let mut depths: Vec<u64> = samples.iter().map(|s| s.depth).collect();
     depths.sort_unstable();
     depths.dedup();
@@ -343,7 +526,7 @@ pub fn summarize(
         prompt_count,
         all_exact,
         gen: cfg.gen,
-        repeats: cfg.repeats,
+        repeats: rounds,
         rows,
         fit: DepthFit {
             slope_tps_per_1k: fit.slope * 1e3,
@@ -361,6 +544,17 @@ pub fn summarize(
         drop_over_range,
         reason,
         samples,
+        decode_clock,
+        min_repeats: cfg.repeats,
+        max_repeats: cfg.max_repeats.max(cfg.repeats),
+        looks,
+        stopped: if verdict == DepthVerdict::Inconclusive {
+            DepthStop::MaxRepeats
+        } else {
+            DepthStop::Decided
+        },
+        detectable_drop,
+        elapsed_s: 0.0,
     })
 }
 
@@ -458,7 +652,9 @@ mod tests {
             phase,
             repeat: 1,
             ttft_ms: if phase == Phase::Cold { 100.0 } else { 10.0 },
-            decode_tps: Some(r),
+            decode_tps: None,
+            client_decode_tps: Some(r * 0.9),
+            engine_decode_tps: Some(r),
             gen_tokens: 32,
             gen_count: GenCountSource::Usage,
             cached_tokens: if phase == Phase::Warm {
@@ -492,5 +688,61 @@ mod tests {
         assert_eq!(r.rows.len(), 3);
         assert_eq!(r.rows[0].warm_cached_tokens.median, Some(999.0));
         assert_eq!(r.rows[0].cold_ttft_ms.n, 1);
+        // Every sample carried the engine's timings: the fit is on the engine's clock.
+        assert_eq!(r.decode_clock, Clock::Engine);
+        assert_eq!(r.samples[0].decode_tps, Some(100.0));
+        assert_eq!(r.samples[0].client_decode_tps, Some(90.0));
+        // Default design: looks after rounds 3..=12, each at 1 − 0.05 / 10.
+        assert_eq!(r.looks, 10);
+        assert!((r.fit.confidence - 0.995).abs() < 1e-12);
+        assert_eq!(r.stopped, DepthStop::Decided);
+        assert_eq!(r.detectable_drop, None);
+        assert_eq!(r.repeats, 1);
+
+        // One sample without the engine's timings: every point falls back to the client's clock.
+        let mut mixed = vec![
+            mk(1000, Phase::Cold, 100.0),
+            mk(2000, Phase::Cold, 90.0),
+            mk(3000, Phase::Cold, 80.0),
+        ];
+        mixed[1].engine_decode_tps = None;
+        let r = summarize(
+            &info(Some(8192)),
+            CountBasis::Default {
+                chars_per_token: 4.0,
+            },
+            false,
+            &DepthConfig::default(),
+            mixed,
+        )
+        .unwrap();
+        assert_eq!(r.decode_clock, Clock::Client);
+        assert_eq!(r.samples[0].decode_tps, Some(90.0));
+        assert!((r.fit.slope_tps_per_1k + 9.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn detectable_drop_is_the_tilt_that_would_have_decided() {
+        // Flat with noise over 0..1000 at ~100 tok/s: the tilt must push the interval's top
+        // below zero and the fall to 10 %.
+        let pts: Vec<(f64, f64)> = [0.0, 500.0, 1000.0]
+            .iter()
+            .flat_map(|&d| [(d, 98.0), (d, 102.0), (d, 100.0)])
+            .collect();
+        let fit = fit_of(&pts);
+        let d = detectable_drop(&fit, 0.0, 1000.0, 0.10).unwrap();
+        let r0 = fit.at(0.0);
+        let need = (fit.slope_high * 1000.0 / r0).max(0.10);
+        assert!((d - need).abs() < 1e-12, "{d} vs {need}");
+        // Tilting the points by exactly that fall (plus a hair) makes judge say context-bound.
+        let delta = (d + 1e-6) * r0 / 1000.0;
+        let tilted: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (x, y - delta * x)).collect();
+        let (v, _, why) = judge(&fit_of(&tilted), 0.0, 1000.0, 0.10);
+        assert_eq!(v, DepthVerdict::ContextBound, "{why}");
+        // A hair less does not.
+        let delta = (d - 1e-4) * r0 / 1000.0;
+        let tilted: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (x, y - delta * x)).collect();
+        let (v, _, why) = judge(&fit_of(&tilted), 0.0, 1000.0, 0.10);
+        assert_ne!(v, DepthVerdict::ContextBound, "{why}");
     }
 }

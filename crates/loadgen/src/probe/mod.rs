@@ -6,7 +6,7 @@ pub mod depth;
 pub mod prefix;
 pub mod turns;
 
-pub use depth::{run_depth, DepthConfig, DepthReport, DepthSample, DepthVerdict};
+pub use depth::{run_depth, DepthConfig, DepthReport, DepthSample, DepthStop, DepthVerdict};
 pub use prefix::{run_prefix, CacheVerdict, PrefixConfig, PrefixReport, PrefixRun};
 pub use turns::{run_turns, TurnRecord, TurnsConfig, TurnsReport};
 
