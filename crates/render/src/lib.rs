@@ -9,6 +9,7 @@
 
 pub mod ceiling;
 pub mod table;
+pub mod trace;
 
 pub use table::{csv_field, csv_row, plain_table, table};
 
