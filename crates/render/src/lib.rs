@@ -8,6 +8,7 @@
 //! them. The binary's `output` module keeps the stdout path (closed pipe → exit 0).
 
 pub mod ceiling;
+pub mod diagnose;
 pub mod gguf;
 pub mod table;
 pub mod trace;
