@@ -9,6 +9,7 @@
 
 pub mod bench;
 pub mod ceiling;
+pub mod demo;
 pub mod diagnose;
 pub mod gguf;
 pub mod table;
