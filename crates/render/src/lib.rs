@@ -11,6 +11,7 @@ pub mod bench;
 pub mod ceiling;
 pub mod demo;
 pub mod diagnose;
+pub mod emulate;
 pub mod gguf;
 pub mod table;
 pub mod trace;
