@@ -7,6 +7,7 @@
 //! calls a library and emits, and a new command's output reuses the helpers instead of copying
 //! them. The binary's `output` module keeps the stdout path (closed pipe → exit 0).
 
+pub mod attribute;
 pub mod bench;
 pub mod ceiling;
 pub mod demo;
