@@ -16,6 +16,7 @@ pub mod emulate;
 pub mod gguf;
 pub mod membw;
 pub mod pcie;
+pub mod route;
 pub mod table;
 pub mod trace;
 
