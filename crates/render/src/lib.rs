@@ -19,6 +19,7 @@ pub mod pcie;
 pub mod route;
 pub mod table;
 pub mod trace;
+pub mod watch;
 
 pub use table::{csv_field, csv_row, plain_table, table};
 
