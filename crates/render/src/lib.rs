@@ -14,6 +14,7 @@ pub mod demo;
 pub mod diagnose;
 pub mod emulate;
 pub mod gguf;
+pub mod history;
 pub mod membw;
 pub mod pcie;
 pub mod route;
