@@ -124,7 +124,7 @@ pub fn render<R: Render>(r: &R, format: Format) -> anyhow::Result<()> {
 }
 
 // The one table look lives in the render crate (with CSV quoting); commands reach it here.
-pub use ::render::{csv_field, csv_row, plain_table, table};
+pub use ::render::table;
 
 #[cfg(test)]
 mod tests {
