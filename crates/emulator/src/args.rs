@@ -1,13 +1,13 @@
 //! The engine flags the emulator honours, in vLLM's words and with vLLM V1's defaults.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cost::GIB;
 
 /// vLLM V1 online-serving defaults depend on the GPU: ≥ 70 GiB parts get the larger budget.
 pub const LARGE_GPU_BYTES: f64 = 70.0 * GIB;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EngineArgs {
     /// `--served-model-name`; the model id otherwise.
     pub served_model_name: String,
@@ -30,7 +30,7 @@ pub struct EngineArgs {
 }
 
 /// Flags as given; `None` takes vLLM's default.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ArgOverrides {
     pub served_model_name: Option<String>,
     pub max_num_seqs: Option<u32>,
@@ -46,6 +46,52 @@ pub struct ArgOverrides {
 }
 
 impl ArgOverrides {
+    /// These flags as a vLLM command line, `vllm serve MODEL --flag value`, with only the flags
+    /// that were given (a flag left out takes vLLM's default, as on a real vLLM's command line).
+    pub fn vllm_argv(&self, model_id: String) -> Vec<String> {
+        let mut v: Vec<String> = vec!["vllm".into(), "serve".into(), model_id];
+        let mut put = |flag: &str, value: Option<String>| {
+            if let Some(x) = value {
+                v.push(flag.into());
+                v.push(x);
+            }
+        };
+        put("--served-model-name", self.served_model_name.clone());
+        put("--max-num-seqs", self.max_num_seqs.map(|x| x.to_string()));
+        put("--max-model-len", self.max_model_len.map(|x| x.to_string()));
+        put(
+            "--max-num-batched-tokens",
+            self.max_num_batched_tokens.map(|x| x.to_string()),
+        );
+        put(
+            "--gpu-memory-utilization",
+            self.gpu_memory_utilization.map(|x| x.to_string()),
+        );
+        put("--kv-cache-dtype", self.kv_cache_dtype.clone());
+        put(
+            "--tensor-parallel-size",
+            self.tensor_parallel_size.map(|x| x.to_string()),
+        );
+        put("--quantization", self.quantization.clone());
+        for (on, yes, no) in [
+            (
+                self.enable_prefix_caching,
+                "--enable-prefix-caching",
+                "--no-enable-prefix-caching",
+            ),
+            (
+                self.enable_chunked_prefill,
+                "--enable-chunked-prefill",
+                "--no-enable-chunked-prefill",
+            ),
+        ] {
+            if let Some(on) = on {
+                v.push(if on { yes } else { no }.into());
+            }
+        }
+        v
+    }
+
     /// The flags after one prescribed step turns `knob` (to `value` when the step names one),
     /// with the value applied; None where the emulator has no such setting, or the step would
     /// not change what runs. `current` is what runs now (the defaults resolved).

@@ -7,7 +7,7 @@
 //! time, plus a small fixed scheduler cost. At batch 1 that is the decode ceiling (weights over
 //! bandwidth); as the batch grows the compute time catches up and binds at the ridge.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Fixed host-side cost of one step (scheduling, sampling, launch): 100 µs.
 pub const STEP_OVERHEAD_S: f64 = 100e-6;
@@ -89,7 +89,7 @@ pub struct StepTime {
 }
 
 /// VRAM split of one deployment.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Layout {
     /// VRAM × gpu-memory-utilization.
     pub usable_bytes: f64,

@@ -8,6 +8,8 @@
 pub mod api;
 pub mod args;
 pub mod cost;
+pub mod demo;
+pub mod doc;
 pub mod engine;
 pub mod hardware;
 pub mod kv;

@@ -5,15 +5,15 @@
 //!   a closed pipe, so commands never use them.
 //! * A command returns an [`Exit`]: success, or one of the documented non-zero codes. Nothing
 //!   calls `process::exit`.
-//! * Human tables share one look through [`table`].
 //! * A run's typed document is rendered three ways through [`Render`]: the human form, its
-//!   versioned JSON (the document itself, serialized), and CSV where rows make sense.
+//!   versioned JSON (the document itself, serialized), and CSV where rows make sense. The human
+//!   forms, the one table look ([`table`]) and CSV quoting live in the `render` crate; this
+//!   module keeps only the path to stdout.
 
 use std::fmt;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use serde::Serialize;
 
 /// What a command ends with. The codes are documented in `headroom --help`.
@@ -109,19 +109,7 @@ impl Format {
     }
 }
 
-/// A command's result in its three forms. `json` is the typed document serialized: what
-/// `--json` prints is what the store keeps and what readers deserialize.
-pub trait Render {
-    type Doc: Serialize;
-    /// The versioned document (`headroom.<cmd>/N`).
-    fn doc(&self) -> &Self::Doc;
-    /// The human form: tables and a few sentences, ending with a newline.
-    fn human(&self) -> String;
-    /// Rows for `--csv`, where the command has rows; `None` where it has none.
-    fn csv(&self) -> Option<String> {
-        None
-    }
-}
+pub use ::render::Render;
 
 /// Prints a result in the chosen form.
 pub fn render<R: Render>(r: &R, format: Format) -> anyhow::Result<()> {
@@ -135,50 +123,8 @@ pub fn render<R: Render>(r: &R, format: Format) -> anyhow::Result<()> {
     }
 }
 
-/// A table in headroom's one look: condensed UTF-8 borders, wrapped to the terminal.
-pub fn table<I, S>(header: I) -> Table
-where
-    I: IntoIterator<Item = S>,
-    S: Into<comfy_table::Cell>,
-{
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(header);
-    t
-}
-
-/// A table without a header row (key/value listings).
-pub fn plain_table() -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    t
-}
-
-/// One CSV field, quoted when it must be (RFC 4180).
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// One CSV row and its line end.
-pub fn csv_row<I, S>(fields: I) -> String
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<str>,
-{
-    let mut row = fields
-        .into_iter()
-        .map(|f| csv_field(f.as_ref()))
-        .collect::<Vec<_>>()
-        .join(",");
-    row.push('\n');
-    row
-}
+// The one table look lives in the render crate (with CSV quoting); commands reach it here.
+pub use ::render::table;
 
 #[cfg(test)]
 mod tests {
@@ -191,13 +137,5 @@ mod tests {
         assert!(is_closed(&anyhow::Error::new(Closed)));
         let other = anyhow::Error::new(io::Error::from(io::ErrorKind::NotFound));
         assert!(!is_closed(&other));
-    }
-
-    #[test]
-    fn csv_quotes_only_what_needs_it() {
-        assert_eq!(
-            csv_row(["a", "b,c", "say \"hi\""]),
-            "a,\"b,c\",\"say \"\"hi\"\"\"\n"
-        );
     }
 }

@@ -10,7 +10,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::client::{ChatMessage, Client, Prompt, StreamRequest};
@@ -59,7 +59,7 @@ impl Rng {
 }
 
 /// A length distribution, in words (prompts) or tokens (outputs).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Length {
     Fixed {
@@ -117,7 +117,7 @@ impl Length {
 }
 
 /// When requests are sent.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Arrival {
     /// `clients` users, each sending its next request `think_s` after the last one finished.
@@ -128,13 +128,13 @@ pub enum Arrival {
 
 /// Requests share one of `count` prefixes of `shared_words` words (system prompts, tools,
 /// few-shot examples); the rest of each prompt is unique.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Families {
     pub count: u32,
     pub shared_words: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadShape {
     pub arrival: Arrival,
     pub prompt_words: Length,

@@ -7,6 +7,8 @@
 //! Documents are read back typed ([`Run::read`]); a document written by an older headroom is
 //! brought up to what this one writes in one place, [`upgrade`], as it is read from the file.
 
+pub mod history;
+
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
 

@@ -1,33 +1,19 @@
 //! `headroom ceiling`: the fastest this hardware could serve this model, from physics.
 //!
 //! The math lives in the `physics` crate; this file turns flags into `physics::Options`, a
-//! catalog entry or a GGUF file into a `physics::ModelSpec`, and the answer into a table or JSON
-//! (docs/json/ceiling.md).
+//! catalog entry or a GGUF file into a `physics::ModelSpec`, and prints the answer as JSON
+//! (docs/json/ceiling.md) or through `render::ceiling`.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
-use comfy_table::{Cell, Table};
-use physics::catalog::GIB;
-use physics::ceilings::{GpuFigures, ModelFigures};
+use anyhow::{bail, Result};
 use physics::doc::{CeilingDoc, DutyDoc, ListDoc, RamDoc, RamRequest};
-use physics::offload::{self, DutyInputs, RamBound, RamInputs, MIB};
-use physics::provenance::{render_value, sig, Figure, Known, Mark};
-use physics::{
-    Attention, BitsSource, Catalog, Gpu, LookupError, ModelSpec, Options, Provenance,
-    UNKNOWN_CEILING,
-};
+use physics::offload::{self, DutyInputs, RamInputs};
+use physics::provenance::{Figure, Known, Mark};
+use physics::{Catalog, Gpu, LookupError, ModelSpec, Options, Provenance};
 use serde::Serialize;
 
-/// Appends a line to a String (which cannot fail).
-macro_rules! say {
-    ($o:expr, $($t:tt)*) => {{
-        let _ = writeln!($o, $($t)*);
-    }};
-}
-
-use crate::output::{self, emit, Exit};
+use crate::output::{emit, Exit};
 
 /// Prints a document with its keys in alphabetical order (through `serde_json::Value`), as
 /// docs/json/ceiling.md promises and version 1 has always printed them.
@@ -209,7 +195,7 @@ pub fn run(args: Args) -> Result<Exit> {
 }
 
 fn run_ceiling(args: Args) -> Result<()> {
-    let catalog = load_catalog(args.catalog.as_deref())?;
+    let catalog = super::diagnose::catalog(args.catalog.as_deref())?;
     if args.list {
         return list(&catalog, args.json);
     }
@@ -276,18 +262,7 @@ fn run_ceiling(args: Args) -> Result<()> {
     if args.json {
         return print_json(&doc);
     }
-    print_human(&doc)
-}
-
-fn load_catalog(path: Option<&Path>) -> Result<Catalog> {
-    match path {
-        None => Ok(Catalog::embedded()?),
-        Some(p) => {
-            let f = std::fs::File::open(p)
-                .with_context(|| format!("reading catalog {}", p.display()))?;
-            Ok(Catalog::from_user_reader(f, &p.display().to_string())?)
-        }
-    }
+    emit(&render::ceiling::ceiling(&doc))
 }
 
 /// A model spec from a GGUF file's header (physics maps the facts; this reads the file).
@@ -298,446 +273,6 @@ pub(crate) fn spec_from_gguf(path: &Path, notes: &mut Vec<String>) -> Result<Mod
         &path.display().to_string(),
         notes,
     )?)
-}
-
-/// `8.03 B`, `135 M`, `4.72 M`.
-fn params(v: f64) -> String {
-    if v >= 1e9 {
-        format!("{} B", sig(v / 1e9, 3))
-    } else if v >= 1e6 {
-        format!("{} M", sig(v / 1e6, 3))
-    } else {
-        sig(v, 3)
-    }
-}
-
-fn fig(f: &Figure) -> String {
-    f.render()
-}
-
-fn prov(f: &Figure) -> &'static str {
-    f.provenance.label()
-}
-
-struct Rows(Table);
-
-impl Rows {
-    fn new() -> Rows {
-        let mut t = output::table(vec!["figure", "value", "provenance", "basis"]);
-        if t.width().is_none() {
-            // Not a terminal: wrap the basis column at a width that still reads in a pager.
-            t.set_width(160);
-        }
-        Rows(t)
-    }
-    fn add(&mut self, what: &str, value: String, provenance: &str, basis: String) {
-        self.0.add_row(vec![
-            Cell::new(what),
-            Cell::new(value),
-            Cell::new(provenance),
-            Cell::new(basis),
-        ]);
-    }
-    fn unknown(&mut self, what: &str, reason: &str) {
-        self.add(what, "-".into(), "", reason.to_string());
-    }
-}
-
-fn bits_label(f: &ModelFigures) -> String {
-    let b = &f.bits;
-    let main = match b.source {
-        BitsSource::ModelFile => format!(
-            "{} bits/param averaged over the file's active tensors",
-            sig(f.stream_bits.value, 3)
-        ),
-        _ => format!("{} ({} bits/param)", b.format, sig(b.bits, 4)),
-    };
-    let experts = match (&b.expert_format, b.expert_bits) {
-        (Some(n), Some(eb)) => format!(", routed experts {n} ({} bits)", sig(eb, 4)),
-        _ => String::new(),
-    };
-    format!("{main}{experts} · source: {}", b.source.label())
-}
-
-fn print_human(doc: &CeilingDoc) -> Result<()> {
-    let opts = &doc.options;
-    let spec = doc.model.get();
-    let figures = doc.model_figures.as_ref();
-    let mut o = String::new();
-    let gpu_name = doc
-        .gpu
-        .get()
-        .map(|g| format!("{} × {}", g.name, opts.tp))
-        .unwrap_or_else(|| "GPU unknown".into());
-    let model_name = spec
-        .map(|s| s.name.clone())
-        .unwrap_or_else(|| "model unknown".into());
-    say!(o, "headroom ceiling · {gpu_name} · {model_name}");
-    if let Some(f) = figures {
-        say!(o, "weights: {}", bits_label(f));
-    }
-    if let Some(reason) = doc.ceilings.reason() {
-        say!(o, "{UNKNOWN_CEILING}: {reason}");
-    }
-    // Known ceilings imply known model figures (both need the model).
-    let ceilings = match (&doc.ceilings, figures) {
-        (Known::Known(c), Some(f)) => Some((c, f)),
-        _ => None,
-    };
-    let mut t = Rows::new();
-    if let Some((c, f)) = ceilings {
-        ceiling_rows(&mut t, c, f, spec, opts.tp);
-    }
-    if let Some(f) = figures {
-        model_rows(&mut t, f, spec);
-    }
-    if let Some((c, _)) = ceilings {
-        memory_rows(&mut t, c, opts.gpu_memory_utilization);
-    }
-    if let Some(r) = &doc.ram_bound {
-        match r {
-            Known::Known(r) => ram_rows(&mut t, r, "host-RAM-bound"),
-            Known::Unknown { reason } => t.unknown("host-RAM-bound ceiling", reason),
-        }
-    }
-    if figures.is_some() {
-        say!(o, "{}", t.0);
-    }
-    let mut all_notes: Vec<String> = doc.notes.clone();
-    if let Some(f) = figures {
-        all_notes.extend(f.bits.notes.iter().cloned());
-        if let Some(kv) = f.kv.get() {
-            all_notes.extend(kv.notes.iter().cloned());
-            all_notes.extend(kv.replication.iter().cloned());
-        }
-    }
-    if let Known::Known(c) = &doc.ceilings {
-        all_notes.extend(c.tp_assumption.iter().cloned());
-        if let Some(cr) = c.compute.get() {
-            all_notes.extend(cr.note.iter().cloned());
-        }
-    }
-    if let Some(Known::Known(r)) = &doc.ram_bound {
-        all_notes.extend(r.notes.iter().cloned());
-    }
-    if let Some(m) = &doc.model_entry {
-        all_notes.extend(m.note.iter().cloned());
-    }
-    if let Some(g) = doc.gpu.get() {
-        all_notes.extend(g.note.iter().cloned());
-    }
-    for n in &all_notes {
-        say!(o, "  · {n}");
-    }
-    if figures.is_some() {
-        say!(
-            o,
-            "(est) = ceiling from published specifications; ~ = derived from one. Figure \
-             sources: --json; what is catalogued: --list."
-        );
-    }
-    emit(&o)
-}
-
-fn ceiling_rows(
-    t: &mut Rows,
-    c: &GpuFigures,
-    model: &ModelFigures,
-    spec: Option<&ModelSpec>,
-    tp: u32,
-) {
-    let active = spec.map(|s| s.params_active).unwrap_or(0.0);
-    let tp = if tp > 1 {
-        format!(" × tp {tp}")
-    } else {
-        String::new()
-    };
-    let per_gpu_bw = c.bandwidth.value / f64::from(c.tp);
-    t.add(
-        "memory bandwidth",
-        format!("{} GB/s{tp}", sig(per_gpu_bw, 4)),
-        prov(&c.bandwidth),
-        c.bandwidth_source.clone(),
-    );
-    match c.compute.get() {
-        Some(cr) => t.add(
-            "compute (dense)",
-            format!(
-                "{} TFLOPS {}{tp}",
-                sig(cr.tflops.value / f64::from(c.tp), 4),
-                cr.precision
-            ),
-            prov(&cr.tflops),
-            cr.source.clone(),
-        ),
-        None => t.unknown("compute (dense)", c.compute.reason().unwrap_or_default()),
-    }
-    t.add(
-        "decode ceiling (1 sequence)",
-        fig(&c.decode_tps),
-        prov(&c.decode_tps),
-        format!(
-            "{} GB/s{tp} × 8e9 / ({} active × {} bits)",
-            sig(per_gpu_bw, 4),
-            params(active),
-            sig(model.stream_bits.value, 3)
-        ),
-    );
-    let compute_label = c.compute.get().map(|cr| {
-        format!(
-            "{} TFLOPS {}{tp}",
-            sig(cr.tflops.value / f64::from(c.tp), 4),
-            cr.precision
-        )
-    });
-    match c.prefill.get() {
-        Some(p) => {
-            let s = sig(p.seq_len.value, 4);
-            t.add(
-                "prefill ceiling",
-                fig(&p.prompts_per_s),
-                prov(&p.prompts_per_s),
-                format!(
-                    "{} / (2 × {} × {s} + {} × {} layers × {s}²); s from {}, coeff from {}",
-                    compute_label.clone().unwrap_or_default(),
-                    params(active),
-                    sig(p.attn_coeff, 5),
-                    spec.and_then(|s| s.layers).unwrap_or(0),
-                    p.seq_len_from,
-                    p.attn_coeff_from
-                ),
-            );
-            t.add(
-                "  prompt tokens/s there",
-                fig(&p.tokens_per_s),
-                prov(&p.tokens_per_s),
-                format!(
-                    "attention is {} % of the FLOPs",
-                    sig(p.attention_share * 100.0, 3)
-                ),
-            );
-        }
-        None => t.unknown("prefill ceiling", c.prefill.reason().unwrap_or_default()),
-    }
-    match c.ridge.get() {
-        Some(r) => {
-            t.add(
-                "ridge batch",
-                fig(&r.batch),
-                prov(&r.batch),
-                format!(
-                    "{} / {} GB/s × {} B/param / 2: decode turns compute-bound here",
-                    compute_label.clone().unwrap_or_default(),
-                    sig(per_gpu_bw, 4),
-                    sig(model.stream_bits.value / 8.0, 3)
-                ),
-            );
-            t.add(
-                "aggregate decode at ridge",
-                fig(&r.aggregate_tps),
-                prov(&r.aggregate_tps),
-                "decode ceiling × ridge batch = FLOPs / (2 × active params)".into(),
-            );
-        }
-        None => t.unknown("ridge batch", c.ridge.reason().unwrap_or_default()),
-    }
-    if let Known::Known(cost) = &c.cost {
-        let ridge = match cost.per_million_at_ridge.get() {
-            Some(f) => format!(" · {} at the ridge", money(f)),
-            None => String::new(),
-        };
-        t.add(
-            "cost / 1M output tokens",
-            format!(
-                "{} at 1 sequence{ridge}",
-                money(&cost.per_million_at_decode)
-            ),
-            prov(&cost.per_million_at_decode),
-            format!(
-                "${}/h × 1e6 / (tok/s × 3600), ${}/GPU-hour × {}",
-                sig(cost.per_hour.value, 4),
-                sig(cost.per_hour.value / f64::from(c.tp), 4),
-                c.tp
-            ),
-        );
-    }
-}
-
-fn money(f: &Figure) -> String {
-    let v = format!("${}", sig(f.value, 3));
-    match f.mark {
-        Mark::Approx => format!("~{v}"),
-        Mark::Est => format!("{v} (est)"),
-        Mark::Exact => v,
-    }
-}
-
-fn model_rows(t: &mut Rows, f: &ModelFigures, spec: Option<&ModelSpec>) {
-    let bits = sig(f.stream_bits.value, 3);
-    let (foot_basis, stream_basis) = match spec.and_then(|s| s.file_bytes) {
-        Some(_) => (
-            "tensor bytes in the file".to_string(),
-            "bytes read per token (routed experts: the used share), from the file".to_string(),
-        ),
-        None => (
-            format!(
-                "{} total params × {} bits",
-                params(f.params_total.value),
-                sig(f.weight_footprint.value * 8.0 / f.params_total.value, 3)
-            ),
-            format!(
-                "{} active params × {bits} bits",
-                params(f.params_active.value)
-            ),
-        ),
-    };
-    t.add(
-        "weight footprint",
-        fig(&f.weight_footprint),
-        prov(&f.weight_footprint),
-        foot_basis,
-    );
-    t.add(
-        "decode stream",
-        fig(&f.decode_stream),
-        prov(&f.decode_stream),
-        stream_basis,
-    );
-    match f.kv.get() {
-        Some(kv) => t.add(
-            "KV cache",
-            fig(&kv.bytes_per_token),
-            prov(&kv.bytes_per_token),
-            format!(
-                "{}{}",
-                kv.formula,
-                kv.window
-                    .map(|w| format!(
-                        "; {} layers keep only a {}-token window",
-                        w.layers, w.tokens
-                    ))
-                    .unwrap_or_default()
-            ),
-        ),
-        None => t.unknown("KV cache", f.kv.reason().unwrap_or_default()),
-    }
-}
-
-fn memory_rows(t: &mut Rows, c: &GpuFigures, gpu_memory_utilization: f64) {
-    let m = &c.memory;
-    let per_gpu_gib = m.vram.value / f64::from(c.tp) / GIB;
-    t.add(
-        "VRAM for weights + KV",
-        fig(&m.usable),
-        prov(&m.usable),
-        format!(
-            "{} × {} GiB × {}",
-            c.tp,
-            sig(per_gpu_gib, 4),
-            gpu_memory_utilization
-        ),
-    );
-    let pool = match m.kv_pool_tokens.get() {
-        Some(tok) => format!(
-            "{} · {} tokens",
-            fig(&m.kv_pool),
-            render_value(tok.value, "", tok.mark)
-        ),
-        None => fig(&m.kv_pool),
-    };
-    t.add(
-        "KV pool",
-        pool,
-        prov(&m.kv_pool),
-        "usable − weights; activations not modelled".into(),
-    );
-    match m.concurrency.get() {
-        Some(cc) => t.add(
-            "max concurrency",
-            format!("{} at {} tokens", fig(&cc.max_sequences), cc.context),
-            prov(&cc.max_sequences),
-            format!(
-                "KV pool / {} per request (context from {})",
-                fig(&cc.bytes_per_sequence),
-                cc.context_from
-            ),
-        ),
-        None => t.unknown(
-            "max concurrency",
-            m.concurrency.reason().unwrap_or_default(),
-        ),
-    }
-    let smallest = match m.min_tp.tp {
-        Some(tp) => format!(
-            "smallest TP {tp}{}",
-            if tp > 8 {
-                " (more than one 8-GPU node)"
-            } else {
-                ""
-            }
-        ),
-        None => format!("not within {} GPUs", physics::ceilings::MAX_TP),
-    };
-    t.add(
-        "fits",
-        format!(
-            "{} · {smallest}",
-            if m.fits {
-                "yes"
-            } else {
-                "NO: weights overflow VRAM"
-            }
-        ),
-        "derived",
-        m.min_tp.requirement.clone(),
-    );
-}
-
-fn ram_rows(t: &mut Rows, r: &RamBound, label: &str) {
-    if let Some(e) = &r.experts_per_token {
-        t.add(
-            "routed experts/token",
-            render_value(e.value, "", e.mark),
-            prov(e),
-            "top_k × MoE layers".into(),
-        );
-    }
-    t.add(
-        "routed params/token",
-        params(r.routed_params_per_token.value),
-        prov(&r.routed_params_per_token),
-        "experts/token × params per expert".into(),
-    );
-    t.add(
-        "RAM bytes/token",
-        // The spec's own precision (spec 000 §6: "3.7 GB/token"); the exact sum is beside it.
-        format!("{:.1} GB/token", r.bytes_per_token.value / 1e9),
-        prov(&r.bytes_per_token),
-        format!(
-            "{} routed × {} bits / 8 + {} shared ({}) = {} bytes",
-            params(r.routed_params_per_token.value),
-            sig(r.expert_bits.value, 3),
-            fig(&r.shared_bytes_per_token),
-            r.shared_from,
-            sig(r.bytes_per_token.value, 4)
-        ),
-    );
-    t.add(
-        &format!("{label} ceiling"),
-        fig(&r.ceiling_tps),
-        prov(&r.ceiling_tps),
-        format!("{} GB/s / bytes per token", sig(r.bandwidth.value, 4)),
-    );
-    t.add(
-        "CPU compute to keep up",
-        format!(
-            "{} ({} FLOP/byte)",
-            fig(&r.cpu_gflops_needed),
-            sig(r.cpu_flops_per_byte.value, 3)
-        ),
-        prov(&r.cpu_gflops_needed),
-        "2 FLOPs per parameter read; rarely binds below 4 bits/param".into(),
-    );
 }
 
 fn run_ram(a: RamArgs) -> Result<()> {
@@ -754,25 +289,11 @@ fn run_ram(a: RamArgs) -> Result<()> {
     if a.json {
         return print_json(&RamDoc::new(r));
     }
-    let mut o = String::new();
-    say!(
-        o,
-        "headroom ceiling ram · experts in host RAM (spec 000 §6)"
-    );
-    let mut t = Rows::new();
-    ram_rows(&mut t, &r, "RAM-bound");
-    say!(o, "{}", t.0);
-    say!(
-        o,
-        "RAM-bound ceiling: {} at {} GB/token",
-        fig(&r.ceiling_tps),
-        format_args!("{:.1}", r.bytes_per_token.value / 1e9)
-    );
-    emit(&o)
+    emit(&render::ceiling::ram(&r))
 }
 
 fn run_duty(a: DutyArgs) -> Result<()> {
-    let d = offload::duty(&DutyInputs {
+    let inputs = DutyInputs {
         arena_slots: a.arena_slots,
         experts: a.experts,
         miss_rate: a.miss_rate,
@@ -780,170 +301,17 @@ fn run_duty(a: DutyArgs) -> Result<()> {
         slab_mib: a.slab_mib,
         compute_ms: a.compute_ms,
         wait_ms: a.wait_ms,
-    })?;
+    };
+    let d = offload::duty(&inputs)?;
     if a.json {
         return print_json(&DutyDoc::new(d));
     }
-    let mut o = String::new();
-    say!(
-        o,
-        "headroom ceiling duty · expert-offload duty cycle (spec 000 §2)"
-    );
-    let mut t = Rows::new();
-    t.add(
-        "resident experts",
-        format!("≈{} %", d.resident.value.round()),
-        prov(&d.resident),
-        format!(
-            "{} / {} arena slots = {} %",
-            a.arena_slots,
-            a.experts,
-            sig(d.resident.value, 3)
-        ),
-    );
-    t.add(
-        "miss rate",
-        sig(d.miss_rate.value, 3),
-        prov(&d.miss_rate),
-        d.miss_rate_from.to_string(),
-    );
-    let gb = d.pcie_bytes_per_token.value / 1e9;
-    let gib = d.pcie_bytes_per_token.value / GIB;
-    t.add(
-        "PCIe bytes/token",
-        format!("{} MiB/token", sig(d.pcie_mib_per_token, 3)),
-        prov(&d.pcie_bytes_per_token),
-        format!(
-            "{} × {} lookups × {} MiB = {} GB = {} GiB",
-            sig(d.miss_rate.value, 3),
-            a.lookups,
-            a.slab_mib,
-            sig(gb, 3),
-            sig(gib, 3)
-        ),
-    );
-    t.add(
-        "predicted GPU duty",
-        format!("{} %", sig(d.predicted_duty.value, 3)),
-        prov(&d.predicted_duty),
-        format!(
-            "{} ms / ({} + {} ms)",
-            a.compute_ms, a.compute_ms, a.wait_ms
-        ),
-    );
-    t.add(
-        "decode rate",
-        fig(&d.tokens_per_s),
-        prov(&d.tokens_per_s),
-        format!("one token per {} ms step", sig(d.step_ms.value, 4)),
-    );
-    match &d.gather_gbps {
-        Some(g) => t.add(
-            "effective gather rate",
-            fig(g),
-            prov(g),
-            "PCIe bytes/token / wait: compare with the link's measured rate at this slab size"
-                .into(),
-        ),
-        None => t.unknown("effective gather rate", "no wait"),
-    }
-    say!(o, "{}", t.0);
-    say!(
-        o,
-        "If the observed utilization ≈ {} %, the low average is structural, not a fault. \
-         ({} MiB = {} bytes)",
-        sig(d.predicted_duty.value, 3),
-        sig(d.pcie_mib_per_token, 4),
-        sig(d.pcie_mib_per_token * MIB, 4)
-    );
-    emit(&o)
+    emit(&render::ceiling::duty(&d, &inputs))
 }
 
 fn list(c: &Catalog, as_json: bool) -> Result<()> {
     if as_json {
         return print_json(&ListDoc::new(c));
     }
-    let tf = |s: &Option<physics::Sourced>| {
-        s.as_ref()
-            .map(|s| sig(s.value, 4))
-            .unwrap_or_else(|| "-".into())
-    };
-    let mut o = String::new();
-    let mut g = output::table(vec![
-        "GPU",
-        "--gpu",
-        "GiB",
-        "GB/s",
-        "BF16 TFLOPS",
-        "FP8",
-        "FP4",
-        "aliases",
-    ]);
-    for x in &c.gpus {
-        let bf16 = match (&x.bf16_tflops, &x.fp32_tflops) {
-            (Some(s), _) => sig(s.value, 4),
-            (None, Some(s)) => format!("{} (FP32)", sig(s.value, 4)),
-            _ => "-".into(),
-        };
-        g.add_row(vec![
-            x.name.clone(),
-            x.id.clone(),
-            sig(x.memory_gib.value, 4),
-            sig(x.bandwidth_gbps.value, 4),
-            bf16,
-            tf(&x.fp8_tflops),
-            tf(&x.fp4_tflops),
-            x.aliases.join(", "),
-        ]);
-    }
-    say!(o, "GPUs (dense tensor TFLOPS; sources: --list --json)\n{g}");
-    let mut m = output::table(vec![
-        "model",
-        "--model",
-        "params",
-        "active",
-        "layers",
-        "attention",
-        "experts",
-        "dtype",
-    ]);
-    for x in &c.models {
-        let experts = match (x.experts, x.experts_used) {
-            (Some(e), Some(u)) => format!(
-                "{u} of {e}{}",
-                x.shared_experts
-                    .filter(|s| *s > 0)
-                    .map(|s| format!(" + {s} shared"))
-                    .unwrap_or_default()
-            ),
-            _ => "-".into(),
-        };
-        let attn = match x.attention {
-            Attention::Mla => "MLA".to_string(),
-            a => format!(
-                "{} {}/{}{}",
-                if a == Attention::Mha { "MHA" } else { "GQA" },
-                x.heads,
-                x.kv_heads.unwrap_or(0),
-                x.sliding_window
-                    .map(|w| format!(", window {w}"))
-                    .unwrap_or_default()
-            ),
-        };
-        m.add_row(vec![
-            x.name.clone(),
-            x.id.clone(),
-            params(x.params_total),
-            params(x.params_active),
-            x.layers.to_string(),
-            attn,
-            experts,
-            match &x.expert_dtype {
-                Some(e) => format!("{} (experts {e})", x.dtype),
-                None => x.dtype.clone(),
-            },
-        ]);
-    }
-    say!(o, "Models\n{m}");
-    emit(&o)
+    emit(&render::ceiling::list(c))
 }

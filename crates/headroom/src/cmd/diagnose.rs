@@ -3,7 +3,6 @@
 //! fix, the same window shape again, compared with the saved run.
 
 pub(crate) mod live;
-mod render;
 
 pub use diagnose::{Report, Shape};
 
@@ -319,7 +318,7 @@ pub fn run(a: Args) -> Result<Exit> {
     if a.out.json {
         print_json(&report)?;
     } else {
-        output::emit(&render::render(&report, a.out.verbose))?;
+        output::emit(&render::diagnose::render(&report, a.out.verbose))?;
         if let Some(id) = report.saved_run_id {
             output::line(format!(
                 "\nSaved as run {id}. After the fix: headroom remeasure --against {id}"
@@ -392,9 +391,9 @@ pub fn remeasure(a: RemeasureArgs) -> Result<Exit> {
         return Ok(Exit::Ok);
     }
     let (report, comparison) = (&doc.after, &doc.comparison);
-    output::emit(&render::render(report, a.out.verbose))?;
+    output::emit(&render::diagnose::render(report, a.out.verbose))?;
     output::line(format!("\nRe-measure against run {}:", run.id))?;
-    output::emit(&render::comparison(comparison))?;
+    output::emit(&render::diagnose::comparison(comparison))?;
     if let Some(id) = saved {
         output::line(format!("\nSaved as run {id}."))?;
     }

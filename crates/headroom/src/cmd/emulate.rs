@@ -1,22 +1,18 @@
 //! `headroom emulate`: a simulated vLLM server on a port, driven by the same physics as the
 //! ceilings. It speaks the OpenAI API and vLLM's V1 /metrics, so every headroom command (and
-//! any vLLM dashboard) can be pointed at it. See docs/emulator.md; JSON: docs/json/emulate.md.
+//! any vLLM dashboard) can be pointed at it. See docs/emulator.md; JSON: docs/json/emulate.md (`emulator::doc`); tables: `render::emulate`.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use comfy_table::Cell;
-use emulator::hardware::{configure, Configured};
+use emulator::doc::{EmulateDoc, ScenariosDoc};
+use emulator::hardware::configure;
 use emulator::scenario::{self, Scenario};
 use emulator::server::{EmulatorServer, ServerConfig};
 use emulator::ArgOverrides;
-use serde_json::{json, Value};
 
 use crate::output::{self, Exit};
-
-pub const SCHEMA: &str = "headroom.emulate/1";
-pub const SCHEMA_SCENARIOS: &str = "headroom.emulate.scenarios/1";
 
 #[derive(clap::Args, Debug, Clone)]
 #[command(after_help = "\
@@ -149,116 +145,12 @@ pub fn find_scenario(name: &str) -> Result<Scenario> {
     })
 }
 
-/// The deployment as JSON (docs/json/emulate.md).
-pub fn deployment_json(c: &Configured) -> Value {
-    let f = &c.hardware.figures;
-    let e = c.engine();
-    json!({
-        "gpu": f.gpu,
-        "model": f.model,
-        "model_id": c.hardware.model_id,
-        "command_line": c.command_line(),
-        "args": c.args,
-        "layout": e.layout(),
-        "figures": {
-            "decode_ceiling_tps": f.decode_ceiling_tps(),
-            "ridge_batch": f.ridge_batch(),
-            "bandwidth_bytes_per_s": f.bandwidth,
-            "flops": f.flops,
-            "compute_precision": f.compute_precision,
-            "weight_bytes": f.weight_bytes,
-            "stream_bytes": f.stream_bytes,
-            "kv_bytes_per_token": f.kv_bytes_per_token,
-            "sources": f.sources,
-        },
-        "warnings": e.layout().warnings,
-    })
-}
-
-fn gb(x: f64) -> String {
-    format!("{:.1} GB", x / 1e9)
-}
-
-/// The deployment as a table.
-pub fn deployment_table(c: &Configured) -> String {
-    let f = &c.hardware.figures;
-    let e = c.engine();
-    let l = e.layout();
-    let mut t = output::plain_table();
-    let mut row = |k: &str, v: String| {
-        t.add_row(vec![Cell::new(k), Cell::new(v)]);
-    };
-    row(
-        "GPU × model",
-        format!("{} × {} (tp {})", f.gpu, f.model, f.tp),
-    );
-    row(
-        "weights",
-        format!(
-            "{} ({} weights, {} compute rate)",
-            gb(l.weight_bytes),
-            c.hardware.ceilings.model.bits.format,
-            f.compute_precision
-        ),
-    );
-    row(
-        "VRAM split",
-        format!(
-            "{} usable = {} weights + {} reserve + {} KV pool",
-            gb(l.usable_bytes),
-            gb(l.weight_bytes - l.offloaded_bytes),
-            gb(l.reserve_bytes),
-            gb(l.kv_pool_bytes)
-        ),
-    );
-    if l.offloaded_bytes > 0.0 {
-        row("in host memory", gb(l.offloaded_bytes));
-    }
-    row(
-        "KV pool",
-        format!(
-            "{} blocks × {} = {} tokens ({} B/token)",
-            l.num_gpu_blocks, l.block_size, l.kv_capacity_tokens, f.kv_bytes_per_token
-        ),
-    );
-    row(
-        "decode ceiling",
-        format!("{:.1} tok/s per sequence (est)", f.decode_ceiling_tps()),
-    );
-    row(
-        "ridge batch",
-        format!("{:.0} sequences (est)", f.ridge_batch()),
-    );
-    row("as vLLM", c.command_line());
-    for w in &l.warnings {
-        row("warning", w.clone());
-    }
-    format!("{t}\n")
-}
-
 fn list(json_out: bool) -> Result<()> {
     let all = scenario::all();
     if json_out {
-        let v = json!({
-            "schema": SCHEMA_SCENARIOS,
-            "scenarios": all.iter().map(|s| json!({
-                "name": s.name, "summary": s.summary, "gpu": s.gpu, "model": s.model,
-                "expect": s.expect, "args": s.args, "load": s.load,
-                "warmup_s": s.warmup_s, "window_s": s.window_s, "interval_s": s.interval_s,
-            })).collect::<Vec<_>>(),
-        });
-        return output::json(&v);
+        return output::json(&serde_json::to_value(ScenariosDoc::new(&all))?);
     }
-    let mut t = output::table(vec!["scenario", "primary", "GPU × model", "what it is"]);
-    for s in &all {
-        t.add_row(vec![
-            s.name.to_string(),
-            s.expect.primary.unwrap_or("none").to_string(),
-            format!("{} × {}", s.gpu, s.model),
-            s.summary.to_string(),
-        ]);
-    }
-    output::line(t)
+    output::line(render::emulate::scenarios(&all))
 }
 
 fn bind_addr(host: &str, port: u16) -> Result<SocketAddr> {
@@ -322,17 +214,17 @@ pub fn run(a: Args) -> Result<Exit> {
             );
         }
         if a.json {
-            let mut v = deployment_json(&configured);
-            v["schema"] = json!(SCHEMA);
-            v["url"] = json!(url);
-            v["simulated"] = json!(true);
-            v["speed"] = json!(a.speed);
-            v["seed"] = json!(seed);
-            v["scenario"] = json!(sc.as_ref().map(|s| s.name));
-            v["drive"] = json!(a.drive);
-            output::line(serde_json::to_string(&v)?)?;
+            let doc = EmulateDoc::new(
+                &configured,
+                url.clone(),
+                a.speed,
+                seed,
+                sc.as_ref().map(|s| s.name),
+                a.drive,
+            );
+            output::line(serde_json::to_string(&serde_json::to_value(&doc)?)?)?;
         } else {
-            output::emit(&deployment_table(&configured))?;
+            output::emit(&render::emulate::deployment(&configured))?;
             output::line(format!(
                 "Serving a SIMULATED vLLM at {url} (×{} speed){}",
                 a.speed,
@@ -397,47 +289,7 @@ pub fn as_vllm_argv(argv: &[String]) -> Option<Vec<String>> {
         .or(sc.as_ref().map(|s| s.model.to_string()))
         .unwrap_or_else(|| "llama-3.1-8b".into());
     let model_id = configure(&gpu, &model, &o).ok()?.hardware.model_id;
-    let mut v: Vec<String> = vec!["vllm".into(), "serve".into(), model_id];
-    let mut put = |flag: &str, value: Option<String>| {
-        if let Some(x) = value {
-            v.push(flag.into());
-            v.push(x);
-        }
-    };
-    put("--served-model-name", o.served_model_name.clone());
-    put("--max-num-seqs", o.max_num_seqs.map(|x| x.to_string()));
-    put("--max-model-len", o.max_model_len.map(|x| x.to_string()));
-    put(
-        "--max-num-batched-tokens",
-        o.max_num_batched_tokens.map(|x| x.to_string()),
-    );
-    put(
-        "--gpu-memory-utilization",
-        o.gpu_memory_utilization.map(|x| x.to_string()),
-    );
-    put("--kv-cache-dtype", o.kv_cache_dtype.clone());
-    put(
-        "--tensor-parallel-size",
-        o.tensor_parallel_size.map(|x| x.to_string()),
-    );
-    put("--quantization", o.quantization.clone());
-    for (on, yes, no) in [
-        (
-            o.enable_prefix_caching,
-            "--enable-prefix-caching",
-            "--no-enable-prefix-caching",
-        ),
-        (
-            o.enable_chunked_prefill,
-            "--enable-chunked-prefill",
-            "--no-enable-chunked-prefill",
-        ),
-    ] {
-        if let Some(on) = on {
-            v.push(if on { yes } else { no }.into());
-        }
-    }
-    Some(v)
+    Some(o.vllm_argv(model_id))
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
 //! `headroom history`: saved runs, one line each. Documents are read back typed (the store
-//! upgrades old ones as it reads them). JSON: docs/json/history.md.
+//! upgrades old ones as it reads them). JSON: docs/json/history.md (`store::history`).
 
 use crate::output::{self, Exit};
 use anyhow::Result;
 use clap::Args as ClapArgs;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use store::history::{Entry, History, SCHEMA};
 
 #[derive(ClapArgs, Debug)]
 #[command(after_help = "Examples:
@@ -31,35 +32,6 @@ pub struct Args {
     pub json: bool,
 }
 
-pub const SCHEMA: &str = "headroom.history/1";
-
-/// The `headroom history --json` document.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct History {
-    pub schema: String,
-    /// The database read.
-    pub db: PathBuf,
-    /// Oldest first.
-    pub runs: Vec<Entry>,
-}
-
-/// One saved run.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Entry {
-    pub id: i64,
-    pub kind: String,
-    /// Unix seconds.
-    pub created: f64,
-    pub label: Option<String>,
-    pub url: Option<String>,
-    pub engine: Option<String>,
-    pub model: Option<String>,
-    /// The run in one clause: the primary and throughput for diagnose, the headline for bench.
-    pub summary: String,
-}
-
 /// The one field history reads from a bench document (the bench command owns the rest).
 #[derive(Deserialize)]
 struct BenchHeadline {
@@ -82,26 +54,6 @@ fn summary(r: &store::Run, db: &Path) -> Result<String> {
         }
         _ => r.read::<BenchHeadline>(db)?.summary.unwrap_or_default(),
     })
-}
-
-fn when(t: f64) -> String {
-    // UTC, to the minute, without a date library: days since the epoch → civil date.
-    let secs = t as i64;
-    let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
-    let z = days + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60
-    )
 }
 
 pub fn run(a: Args) -> Result<Exit> {
@@ -151,30 +103,7 @@ pub fn run(a: Args) -> Result<Exit> {
         return Ok(Exit::Ok);
     }
     for r in &entries {
-        let label = r
-            .label
-            .as_deref()
-            .map(|l| format!(" [{l}]"))
-            .unwrap_or_default();
-        output::line(format!(
-            "{:>5}  {}  {:<8} {:<9} {:<28} {}{label}",
-            r.id,
-            when(r.created),
-            r.kind,
-            r.engine.as_deref().unwrap_or("-"),
-            r.model.as_deref().unwrap_or("-"),
-            r.summary
-        ))?;
+        output::line(render::history::line(r))?;
     }
     Ok(Exit::Ok)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn civil_dates() {
-        assert_eq!(super::when(0.0), "1970-01-01 00:00");
-        assert_eq!(super::when(1_796_000_000.0), "2026-11-30 00:53");
-        assert_eq!(super::when(951_782_400.0), "2000-02-29 00:00");
-    }
 }

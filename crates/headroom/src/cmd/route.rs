@@ -8,9 +8,8 @@ use std::time::Duration;
 
 use crate::args::{parse_duration, parse_size};
 use anyhow::{Context, Result};
-use comfy_table::{Cell, CellAlignment, Table};
 use router::doc::RouteDoc;
-use router::{Config, Event, EventSink, PolicyKind, ReplicaStatus, Router, Summary};
+use router::{Config, Event, EventSink, PolicyKind, Router};
 
 use crate::output::{self, Exit};
 
@@ -127,7 +126,8 @@ async fn serve(args: Args) -> Result<()> {
         drain: args.drain,
         workers: args.workers.map_or(Config::default().workers, usize::from),
     };
-    let events: EventSink = Arc::new(|e: &Event| eprintln!("route: {}", describe(e)));
+    let events: EventSink =
+        Arc::new(|e: &Event| eprintln!("route: {}", render::route::describe(e)));
     let router = Router::bind(config.clone(), events)
         .await
         .with_context(|| format!("starting the router on {}", config.listen))?;
@@ -136,37 +136,18 @@ async fn serve(args: Args) -> Result<()> {
     if args.json {
         doc_line(&RouteDoc::listening(&config, addr, &replicas))?;
     } else {
-        output::emit(&format!(
-            "headroom route: listening on http://{addr}  policy {}, identity = first {} KiB, max body {} bytes, {} workers\n{}\n\
-             Ctrl-C or SIGTERM stops accepting and drains open streams (up to {:?}).\n",
-            config.policy.as_str(),
+        output::emit(&render::route::listening(
+            &config,
+            addr,
             args.prefix_kib,
-            config.max_body,
-            config.workers,
-            startup_table(&replicas),
-            config.drain
+            &replicas,
         ))?;
     }
     let summary = router.serve(shutdown_signal()).await;
     if args.json {
         doc_line(&RouteDoc::stopped(&summary))?;
     } else {
-        output::emit(&format!(
-            "{}\nresponses: {} pinned, {} spread, {} failover; {} answered by the router; {}\n",
-            summary_table(&summary),
-            summary.pinned,
-            summary.spread,
-            summary.failover,
-            summary.rejected,
-            if summary.drained {
-                "drained cleanly".to_string()
-            } else {
-                format!(
-                    "drain time ran out, {} connection(s) cut",
-                    summary.cut_connections
-                )
-            }
-        ))?;
+        output::emit(&render::route::stopped(&summary))?;
     }
     Ok(())
 }
@@ -185,55 +166,4 @@ async fn shutdown_signal() {
         }
     }
     let _ = tokio::signal::ctrl_c().await;
-}
-
-fn describe(e: &Event) -> String {
-    match e {
-        Event::Demoted { replica, reason } => format!("{replica} demoted ({reason}); probing it"),
-        Event::Restored { replica } => format!("{replica} answers its probe again: live"),
-        Event::PublicBind { addr } => format!(
-            "warning: listening on {addr}, reachable from other hosts; the router has no authentication (--listen 127.0.0.1:PORT keeps it local)"
-        ),
-        Event::Draining { connections } => {
-            format!("stopping: no new connections, draining {connections} open")
-        }
-        Event::DrainTimedOut { connections } => {
-            format!("drain time ran out; cutting {connections} connection(s)")
-        }
-    }
-}
-
-fn startup_table(replicas: &[ReplicaStatus]) -> Table {
-    let mut t = output::table(vec!["#", "replica", "state"]);
-    for (i, r) in replicas.iter().enumerate() {
-        let state = if r.live {
-            "live"
-        } else {
-            "demoted (no answer to the probe; retried every --probe-interval)"
-        };
-        t.add_row(vec![Cell::new(i), Cell::new(&r.replica), Cell::new(state)]);
-    }
-    t
-}
-
-fn summary_table(summary: &Summary) -> Table {
-    let mut t = output::table(vec![
-        "replica",
-        "state",
-        "requests",
-        "pinned",
-        "failures",
-        "demotions",
-    ]);
-    for r in &summary.replicas {
-        t.add_row(vec![
-            Cell::new(&r.replica),
-            Cell::new(if r.live { "live" } else { "demoted" }),
-            Cell::new(r.requests).set_alignment(CellAlignment::Right),
-            Cell::new(r.pins).set_alignment(CellAlignment::Right),
-            Cell::new(r.failures).set_alignment(CellAlignment::Right),
-            Cell::new(r.demotions).set_alignment(CellAlignment::Right),
-        ]);
-    }
-    t
 }

@@ -209,15 +209,30 @@ fn ceiling_documents_read_back() {
     assert!(!doc.gpus.is_empty() && !doc.models.is_empty());
 }
 
-/// emulate still builds its JSON in the command (not yet typed); its page must still name
-/// every key.
 #[test]
-fn emulate_page_names_every_key() {
-    let out = headroom(&["emulate", "--list-scenarios", "--json"]);
-    let v: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
-    let missing = undocumented(&v, "emulate.md", &[]);
-    assert!(
-        missing.is_empty(),
-        "docs/json/emulate.md does not name {missing:?}"
+fn emulate_documents_read_back() {
+    use emulator::doc::{EmulateDoc, ScenariosDoc, SCHEMA, SCHEMA_SCENARIOS};
+    let doc: ScenariosDoc = read_back(
+        &headroom(&["emulate", "--list-scenarios", "--json"]),
+        "emulate.md",
     );
+    assert_eq!(doc.schema, SCHEMA_SCENARIOS);
+    assert_eq!(doc.scenarios.len(), emulator::scenario::all().len());
+    // The served deployment: one line, printed once it listens; --duration ends it.
+    let doc: EmulateDoc = read_back(
+        &headroom(&[
+            "emulate",
+            "--scenario",
+            "kv-pressure",
+            "--port",
+            "0",
+            "--duration",
+            "1s",
+            "--json",
+        ]),
+        "emulate.md",
+    );
+    assert_eq!(doc.schema, SCHEMA);
+    assert_eq!(doc.scenario.as_deref(), Some("kv-pressure"));
+    assert!(doc.simulated && doc.url.starts_with("http://"));
 }

@@ -143,6 +143,14 @@ fn logs() {
 }
 
 #[test]
+fn pcie() {
+    let f = testpeers::fixture("dmon/a10-mutc-DT.txt");
+    let f = s(&f);
+    both(&["pcie", f, "--link", "gen4x16"]);
+    both(&["pcie", f, "--link", "gen4x16", "--json"]);
+}
+
+#[test]
 fn gguf() {
     let Some(model) = testpeers::peer("HEADROOM_MODEL") else {
         return;

@@ -1,5 +1,6 @@
-//! The one-screen scoreboard. Ceilings print `(est)`, values derived from them `~`, and a value
-//! that would be false prints `-` with the reason.
+//! `headroom diagnose`'s one-screen scoreboard, and the re-measure comparison. Ceilings print
+//! `(est)`, values derived from them `~`, and a value that would be false prints `-` with the
+//! reason.
 
 use diagnose::remeasure::Comparison;
 use diagnose::report::{Fired, Report};
