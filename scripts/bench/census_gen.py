@@ -94,7 +94,7 @@ def engine(idx, shape, restart_at=None):
                 c["it"][i] += steps
         c["it"][-1] += steps
         c["it_sum"] += tokens
-        rows.append(dict(c, decode=decode, prefill=prefill, old=old,
+        rows.append(dict(c, ttft=list(c["ttft"]), it=list(c["it"]), decode=decode, prefill=prefill, old=old,
                          depth=3.0 if preempt else 0.0))
     return rows
 

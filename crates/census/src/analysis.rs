@@ -15,6 +15,10 @@ pub const R_MIN: f64 = 0.2;
 /// The lags of the tail: 2 to 14 minutes.
 pub const LAG_MIN_S: f64 = 120.0;
 pub const LAG_MAX_S: f64 = 840.0;
+/// Around a preemption, the steps set aside for "without preemption": a minute before (the
+/// pressure that led to it) and five after (the re-prefill from token 0 and its wait).
+pub const PREEMPT_BEFORE_S: f64 = 60.0;
+pub const PREEMPT_AFTER_S: f64 = 300.0;
 /// Fewest paired points a correlation is computed from.
 pub const MIN_PAIRS: usize = 30;
 
@@ -152,10 +156,13 @@ pub fn lags(s: &Steps) -> Lags {
         .map(|p| p.is_some_and(|p| p > 0.0))
         .collect();
     let r0_without_preemption = preempted.iter().any(|&p| p).then(|| {
-        // A preemption's stall outlasts its step: the re-prefill follows. Set aside the step
-        // before, the step, and the two after.
+        // A preemption's stall outlasts its step: the preempted sequence re-prefills from token
+        // 0 and waits its turn. Set aside the steps from PREEMPT_BEFORE_S before a preemption to
+        // PREEMPT_AFTER_S after it.
+        let before = (PREEMPT_BEFORE_S / s.step_s.max(1e-9)).ceil() as usize;
+        let after = (PREEMPT_AFTER_S / s.step_s.max(1e-9)).ceil() as usize;
         let near = |t: usize| {
-            (t.saturating_sub(2)..=(t + 1).min(preempted.len() - 1)).any(|i| preempted[i])
+            (t.saturating_sub(after)..=(t + before).min(preempted.len() - 1)).any(|i| preempted[i])
         };
         let keep = |t: usize| !near(t);
         let p = pairs(&s.prefill, &decode, 0, &keep);
@@ -296,7 +303,8 @@ fn q(buckets: &[(f64, f64)], p: f64) -> Option<Quantile> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Bucket {
-    /// Prefill tokens/s, lo < prefill ≤ hi (the first bucket is prefill = 0 exactly: idle).
+    /// Prefill tokens/s, lo < prefill ≤ hi (the first bucket is prefill = 0 exactly: idle; the
+    /// others equal widths up to the 99th percentile, the last one on to the maximum).
     pub prefill_lo: f64,
     pub prefill_hi: f64,
     pub steps: usize,
@@ -319,7 +327,12 @@ fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
     (n > 0).then(|| s / n as f64)
 }
 
-/// Edges: prefill = 0 (idle), then the quartiles of the non-zero prefill rates.
+/// Equal-width prefill buckets: dose against response.
+pub const BUCKETS: usize = 5;
+
+/// Edges: prefill = 0 (idle), then [`BUCKETS`] equal widths up to the 99th percentile of the
+/// non-zero prefill rates (a lone spike would otherwise squeeze every step into the first),
+/// the last bucket running on to the maximum.
 pub fn edges(prefill: &[Option<f64>]) -> Vec<f64> {
     let mut pos: Vec<f64> = prefill
         .iter()
@@ -329,16 +342,18 @@ pub fn edges(prefill: &[Option<f64>]) -> Vec<f64> {
         .collect();
     pos.sort_by(f64::total_cmp);
     let mut e = vec![0.0];
-    if pos.is_empty() {
+    let (Some(&max), false) = (pos.last(), pos.is_empty()) else {
         return e;
+    };
+    let p99 = pos[((pos.len() * 99).div_ceil(100))
+        .saturating_sub(1)
+        .min(pos.len() - 1)];
+    let width = p99 / BUCKETS as f64;
+    for k in 1..BUCKETS {
+        e.push(width * k as f64);
     }
-    for k in 1..=4 {
-        let i = ((pos.len() * k).div_ceil(4)).saturating_sub(1);
-        let v = pos[i.min(pos.len() - 1)];
-        if v > *e.last().unwrap_or(&0.0) {
-            e.push(v);
-        }
-    }
+    e.push(max.max(p99));
+    e.dedup();
     e
 }
 
@@ -508,7 +523,7 @@ mod tests {
     }
 
     #[test]
-    fn buckets_split_idle_and_quartiles_and_keep_ttft_honest() {
+    fn buckets_split_idle_and_equal_widths_and_keep_ttft_honest() {
         let mut s = blank(8, 30.0);
         for (i, p) in [0.0, 0.0, 100.0, 200.0, 300.0, 400.0, 500.0, 600.0]
             .iter()
@@ -533,5 +548,10 @@ mod tests {
         assert_eq!((p95.seconds, p95.bound), (0.5, Some(Bound::AtMost)));
         assert_eq!(b.iter().map(|x| x.steps).sum::<usize>(), 8);
         assert_eq!(b.last().unwrap().prefill_hi, 600.0);
+        // Equal widths of 600 / 5: (0,120] (120,240] (240,360] (360,480] (480,600].
+        assert_eq!(
+            edges(&s.prefill),
+            vec![0.0, 120.0, 240.0, 360.0, 480.0, 600.0]
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! Reading one engine's window from a Prometheus store: one discovery query (which names, under
 //! which prefixes, at which steps), then one range query per series, each summed over the
 //! engine's own label splits (`engine`, `model_name`). Counters are read as increase() per step,
-//! so the store handles counter resets; resets() marks the restarts that split the window.
+//! so the store handles counter resets; a counter's raw value dropping marks the restarts that
+//! split the window.
 
 use crate::analysis;
 use crate::ledger::{self, Counters};
@@ -309,21 +310,26 @@ pub async fn census(prom: &Prometheus, req: &Request) -> Result<CensusDoc, Censu
     } else {
         vec![None; n]
     };
+    // A restart: a counter's value at a step end below its value at the last step end before
+    // (however long the scrape gap between them; resets() over one step misses a restart whose
+    // gap is longer than the step).
     let mut reset_names = vec![GENERATION.to_string(), PROMPT.to_string()];
     if let Some(v) = &ledger_names {
         reset_names.push(v[0].clone());
     }
-    let resets: Vec<f64> = grid
-        .values(
-            &range(format!(
-                "sum(resets({}[{step}s]))",
-                name_re(sel, &reset_names.join("|"))
-            ))
-            .await?,
-        )
-        .into_iter()
-        .map(|x| x.unwrap_or(0.0))
-        .collect();
+    let mut resets = vec![0.0; n];
+    for name in reset_names.iter().filter(|x| has(x)) {
+        let raw = grid.values(&range(format!("sum({})", matcher(sel, name))).await?);
+        let mut last: Option<f64> = None;
+        for (i, x) in raw.into_iter().enumerate() {
+            if let Some(x) = x {
+                if last.is_some_and(|l| x < l) {
+                    resets[i] += 1.0;
+                }
+                last = Some(x);
+            }
+        }
+    }
 
     let steps = Steps {
         t: (0..n).map(|i| start + i as f64 * step).collect(),
@@ -382,7 +388,7 @@ pub async fn census(prom: &Prometheus, req: &Request) -> Result<CensusDoc, Censu
             queries: Some(prom.queries()),
         },
         Prefixes {
-            latency: has(GENERATION).then(|| "vllm:".to_string()),
+            latency: LATENCY.iter().any(|x| has(x)).then(|| "vllm:".to_string()),
             cadence: ledger_prefix.or(gauge_prefix).map(|p| format!("{p}:")),
         },
         rates,

@@ -124,6 +124,11 @@ fn num(v: Option<f64>, digits: usize) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
+fn ms(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.1} ms"))
+        .unwrap_or_else(|| "-".into())
+}
+
 fn pct(v: Option<f64>) -> String {
     v.map(|x| format!("{:.1} %", 100.0 * x))
         .unwrap_or_else(|| "-".into())
@@ -180,22 +185,22 @@ fn render(d: &CensusDoc) -> String {
         let mut t = output::plain_table();
         t.add_row(vec![
             "decode-only step".to_string(),
-            format!("{} ms", num(l.decode_step_ms, 1)),
+            ms(l.decode_step_ms),
+            format!("{} of steps", pct(l.chunk_share_of_steps.map(|c| 1.0 - c))),
             format!(
-                "{} of steps",
-                pct(l.chunk_share_of_steps.map(|c| 1.0 - c))
+                "{} of step time",
+                pct(l.chunk_share_of_time.map(|c| 1.0 - c))
             ),
-            format!("{} of step time", pct(l.chunk_share_of_time.map(|c| 1.0 - c))),
         ]);
         t.add_row(vec![
             "chunk step".to_string(),
-            format!("{} ms", num(l.chunk_step_ms, 1)),
+            ms(l.chunk_step_ms),
             format!("{} of steps", pct(l.chunk_share_of_steps)),
             format!("{} of step time", pct(l.chunk_share_of_time)),
         ]);
         t.add_row(vec![
             "mean step (diluted)".to_string(),
-            format!("{} ms", num(l.mean_step_ms, 1)),
+            ms(l.mean_step_ms),
             format!("{:.0} steps", l.steps),
             format!("{:.1} s", l.step_seconds),
         ]);
@@ -231,14 +236,8 @@ fn render(d: &CensusDoc) -> String {
                 num(b.preemptions, 0),
                 quant(b.ttft_p50),
                 quant(b.ttft_p95),
-                b.ledger
-                    .as_ref()
-                    .map(|l| format!("{} ms", num(l.decode_step_ms, 1)))
-                    .unwrap_or_else(|| "-".into()),
-                b.ledger
-                    .as_ref()
-                    .map(|l| format!("{} ms", num(l.chunk_step_ms, 1)))
-                    .unwrap_or_else(|| "-".into()),
+                ms(b.ledger.as_ref().and_then(|l| l.decode_step_ms)),
+                ms(b.ledger.as_ref().and_then(|l| l.chunk_step_ms)),
             ]);
         }
         out.push_str(&t.to_string());

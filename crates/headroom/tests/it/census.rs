@@ -50,12 +50,27 @@ fn backfilled_day() -> Option<(Prometheus, u64)> {
     Some((p, end))
 }
 
-fn census_of(p: &Prometheus, end: u64, instance: &str, step: &str) -> (CensusDoc, serde_json::Value) {
+fn census_of(
+    p: &Prometheus,
+    end: u64,
+    instance: &str,
+    step: &str,
+) -> (CensusDoc, serde_json::Value) {
     let sel = format!("{{instance=\"{instance}\"}}");
     let end = end.to_string();
     doc(&[
-        "census", "--prometheus", &p.url, "--selector", &sel, "--since", "24h", "--step", step,
-        "--at", &end, "--json",
+        "census",
+        "--prometheus",
+        &p.url,
+        "--selector",
+        &sel,
+        "--since",
+        "24h",
+        "--step",
+        step,
+        "--at",
+        &end,
+        "--json",
     ])
 }
 
@@ -78,7 +93,11 @@ fn a_day_of_history_gives_each_planted_shape() {
     // Trap 3: the first quarter is the older container; only the latest piece is read. The day
     // is 2880 steps; the old piece ~720; the reset step and the two missed scrapes fall between.
     assert_eq!(a.segments.len(), 2, "{:?}", a.segments);
-    assert!(a.segments[0].ended_by.as_deref().unwrap().contains("restarted"));
+    assert!(a.segments[0]
+        .ended_by
+        .as_deref()
+        .unwrap()
+        .contains("restarted"));
     assert!(a.segments[1].censused && !a.segments[0].censused);
     let pts = a.window.as_ref().unwrap().points;
     assert!((2150..=2165).contains(&pts), "censused piece: {pts} steps");
@@ -102,7 +121,11 @@ fn a_day_of_history_gives_each_planted_shape() {
     assert!((l.decode_step_ms.unwrap() - 15.5).abs() < 0.05, "{l:?}");
     assert!((l.chunk_step_ms.unwrap() - 166.0).abs() < 0.5, "{l:?}");
     assert!(l.mean_step_ms.unwrap() < 20.0, "{l:?}");
-    assert!(a.notes.iter().any(|n| n.contains("mean step")), "{:?}", a.notes);
+    assert!(
+        a.notes.iter().any(|n| n.contains("mean step")),
+        "{:?}",
+        a.notes
+    );
 
     // Residency churn: the lagged dip, 3–9 min after each burst.
     let (b, _) = census_of(&p, end, "10.1.0.2:8000", "30s");
@@ -115,7 +138,11 @@ fn a_day_of_history_gives_each_planted_shape() {
     // preemptions separate the stall.
     let (c, _) = census_of(&p, end, "10.1.0.3:8000", "30s");
     assert_eq!(c.ledger, None);
-    assert!(c.unavailable.iter().any(|u| u.contains("step ledger")), "{:?}", c.unavailable);
+    assert!(
+        c.unavailable.iter().any(|u| u.contains("step ledger")),
+        "{:?}",
+        c.unavailable
+    );
     assert!(c.totals.tokens_per_step.is_some() && c.totals.iteration_steps.unwrap() > 0.0);
     let vc = c.verdict.as_ref().unwrap();
     assert_eq!(vc.shape, Shape::PreemptionStall, "{vc:?}");
@@ -125,7 +152,15 @@ fn a_day_of_history_gives_each_planted_shape() {
     let sel = "{instance=\"10.1.0.4:8000\"}";
     let e = end.to_string();
     let (code, _, err) = headroom(&[
-        "census", "--prometheus", &p.url, "--selector", sel, "--step", "2m", "--at", &e,
+        "census",
+        "--prometheus",
+        &p.url,
+        "--selector",
+        sel,
+        "--step",
+        "2m",
+        "--at",
+        &e,
     ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("1 s decayed"), "{err}");
@@ -144,15 +179,27 @@ fn a_day_of_history_gives_each_planted_shape() {
     // Several engines under one selector: refused, naming them.
     let (code, _, err) = headroom(&["census", "--prometheus", &p.url, "--at", &e]);
     assert_eq!(code, 1);
-    assert!(err.contains("matches 4 engines") && err.contains("10.1.0.3:8000"), "{err}");
+    assert!(
+        err.contains("matches 4 engines") && err.contains("10.1.0.3:8000"),
+        "{err}"
+    );
 
     // The human view says the same.
     let (code, out, err) = headroom(&[
-        "census", "--prometheus", &p.url, "--selector", "{instance=\"10.1.0.1:8000\"}", "--at", &e,
+        "census",
+        "--prometheus",
+        &p.url,
+        "--selector",
+        "{instance=\"10.1.0.1:8000\"}",
+        "--at",
+        &e,
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Shape: step-time contention"), "{out}");
-    assert!(out.contains("chunk step") && out.contains("≤ 100 ms"), "{out}");
+    assert!(
+        out.contains("chunk step") && out.contains("≤ 100 ms"),
+        "{out}"
+    );
 }
 
 /// A driven emulator, killed when dropped.
@@ -205,7 +252,15 @@ fn live_emulator_replicas_through_prometheus_and_one_scrape() {
     std::thread::sleep(Duration::from_secs(205));
     let sel = format!("{{instance=\"{}\"}}", reps[0].addr);
     let (d, v) = doc(&[
-        "census", "--prometheus", &p.url, "--selector", &sel, "--since", "200s", "--step", "5s",
+        "census",
+        "--prometheus",
+        &p.url,
+        "--selector",
+        &sel,
+        "--since",
+        "200s",
+        "--step",
+        "5s",
         "--json",
     ]);
     assert!(testpeers::schema::undocumented(&v, "census.md", &[]).is_empty());
@@ -223,7 +278,12 @@ fn live_emulator_replicas_through_prometheus_and_one_scrape() {
     let (u, v) = doc(&["census", "--url", &url, "--json"]);
     assert!(testpeers::schema::undocumented(&v, "census.md", &[]).is_empty());
     let lu = u.ledger.expect("ledger from the totals");
-    assert!(lu.steps >= l.steps, "since boot {} < window {}", lu.steps, l.steps);
+    assert!(
+        lu.steps >= l.steps,
+        "since boot {} < window {}",
+        lu.steps,
+        l.steps
+    );
     assert!(u.verdict.is_none() && u.buckets.is_empty());
     assert!(u.unavailable.iter().any(|x| x.contains("time series")));
 }
