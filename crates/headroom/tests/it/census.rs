@@ -270,6 +270,8 @@ fn live_emulator_replicas_through_prometheus_and_one_scrape() {
     assert_eq!(d.prefixes.cadence.as_deref(), Some("vllm:"));
     let l = d.ledger.as_ref().expect("the emulator's step ledger");
     eprintln!("live ledger: {l:?}; verdict {:?}", d.verdict);
+    // Measured: 42.8 ms chunk against 13.0 ms decode-only over the 200 s window (and 53.0
+    // against 13.0 from one scrape after 25 s): the ordering holds with a 3x margin.
     let (dec, chunk) = (l.decode_step_ms.unwrap(), l.chunk_step_ms.unwrap());
     assert!(chunk > dec, "chunk {chunk} ms vs decode {dec} ms");
 
