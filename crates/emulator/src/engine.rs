@@ -663,6 +663,45 @@ mod tests {
     }
 
     #[test]
+    fn a_prompt_chunk_holds_the_decode_rows_in_its_step() {
+        // Chunked-prefill interference (spec 000 §9): a decoding request's tokens come one per
+        // step; when a 2048-token chunk of another prompt shares the step, that token waits for
+        // the whole chunk. The step ledger books the step as a chunk step, not a decode step.
+        let mut e = Engine::new(args(), h100_8b());
+        e.add_request(prompt(32, 1), Some(200), 0.0).unwrap();
+        let mut decode_dt = Vec::new();
+        for _ in 0..10 {
+            let o = e.step();
+            if o.prefill_chunks == 0 {
+                decode_dt.push(o.dt);
+            }
+        }
+        let decode_only = decode_dt.last().copied().expect("decode-only steps");
+        let before = e.metrics().inter_token_latency.sum();
+        let steps_decode = e.metrics().steps_decode;
+        e.add_request(prompt(6000, 2), Some(4), e.now()).unwrap();
+        let o = e.step();
+        assert_eq!(
+            o.prefill_chunks, 1,
+            "the long prompt's first chunk joins the step"
+        );
+        assert_eq!(
+            o.tokens.len(),
+            1,
+            "the decoding request still gets its token"
+        );
+        // The decode row's inter-token gap is the chunk step's time, several decode steps long.
+        let waited = e.metrics().inter_token_latency.sum() - before;
+        assert!((waited - o.dt).abs() < 1e-12, "{waited} vs {}", o.dt);
+        assert!(
+            o.dt > 5.0 * decode_only,
+            "chunk step {} vs decode {decode_only}",
+            o.dt
+        );
+        assert_eq!(e.metrics().steps_decode, steps_decode);
+    }
+
+    #[test]
     fn a_shared_prefix_hits_the_cache() {
         let mut e = Engine::new(args(), h100_8b());
         let shared = prompt(640, 7);

@@ -73,6 +73,8 @@ enum Command {
     Attribute(cmd::attribute::Args),
     /// Every replica from a Prometheus store: the rules per replica, the outlier, the imbalance.
     Fleet(cmd::fleet::Args),
+    /// The step-shape census (spec 000 §9): step ledger, decode by prefill, the lag verdict.
+    Census(cmd::census::Args),
     /// PCIe traffic per GPU from `nvidia-smi dmon` output, against the link (spec 000 §4).
     Pcie(cmd::pcie::Args),
     /// A simulated vLLM engine (labelled as one), driven by the same physics as the ceilings.
@@ -110,6 +112,7 @@ fn main() -> ExitCode {
         Command::Gguf(a) => cmd::gguf::run(a),
         Command::Emulate(a) => cmd::emulate::run(a),
         Command::Fleet(a) => cmd::fleet::run(a),
+        Command::Census(a) => cmd::census::run(a),
         Command::Membw(a) => cmd::membw::run(a),
         Command::Attribute(a) => cmd::attribute::run(a),
         Command::Pcie(a) => cmd::pcie::run(a),

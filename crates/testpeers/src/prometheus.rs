@@ -57,6 +57,9 @@ pub fn config(jobs: &[Job]) -> String {
     let mut s = String::from(
         "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nscrape_configs:\n",
     );
+    if jobs.is_empty() {
+        s.push_str("  []\n");
+    }
     for j in jobs {
         s.push_str(&format!(
             "  - job_name: {:?}\n    static_configs:\n      - targets: [{}]\n",
@@ -71,15 +74,62 @@ pub fn config(jobs: &[Job]) -> String {
     s
 }
 
+/// `promtool` (the same Debian package): `HEADROOM_PROMTOOL`, else the one on PATH.
+pub fn promtool() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("HEADROOM_PROMTOOL") {
+        return Some(PathBuf::from(p));
+    }
+    let found = Command::new("promtool")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if found {
+        Some(PathBuf::from("promtool"))
+    } else {
+        missing(
+            "promtool",
+            "apt-get install prometheus, or run scripts/peers.sh",
+        )
+    }
+}
+
 impl Prometheus {
+    /// Start Prometheus on history backfilled from `openmetrics` (timestamped OpenMetrics text)
+    /// with `promtool tsdb create-blocks-from openmetrics`, scraping nothing: days of series
+    /// without waiting days.
+    pub fn start_backfilled(openmetrics: &std::path::Path) -> Option<Prometheus> {
+        let tool = promtool()?;
+        Self::start_with(&[], |data| {
+            let out = Command::new(&tool)
+                .args(["tsdb", "create-blocks-from", "openmetrics"])
+                .arg(openmetrics)
+                .arg(data)
+                .output()
+                .expect("run promtool");
+            assert!(
+                out.status.success(),
+                "promtool backfill of {} failed: {}",
+                openmetrics.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        })
+    }
+
     /// Start Prometheus scraping `jobs`; waits (at most 60 s) until it answers /-/ready.
     pub fn start(jobs: &[Job]) -> Option<Prometheus> {
+        Self::start_with(jobs, |_| {})
+    }
+
+    fn start_with(jobs: &[Job], prepare: impl FnOnce(&std::path::Path)) -> Option<Prometheus> {
         let bin = binary()?;
         let port = free_port();
         let dir =
             std::env::temp_dir().join(format!("headroom-prometheus-{}-{port}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("data")).expect("prometheus temp folder");
+        prepare(&dir.join("data"));
         let cfg = dir.join("prometheus.yml");
         std::fs::write(&cfg, config(jobs)).expect("prometheus config");
         let log = dir.join("prometheus.log");

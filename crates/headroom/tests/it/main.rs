@@ -5,6 +5,7 @@
 mod attribute;
 mod bench;
 mod ceiling;
+mod census;
 mod diagnose;
 mod documents;
 mod fleet;

@@ -1,0 +1,304 @@
+//! `headroom census`: the step-shape census of spec 000 §9, from a Prometheus store's series or
+//! one endpoint's cumulative counters. The reading and the statistics live in the census crate;
+//! this file parses arguments and renders.
+
+use crate::args::parse_duration;
+use crate::output::{self, Exit};
+use anyhow::{bail, Context, Result};
+use census::analysis::Quantile;
+use census::{CensusDoc, RatesFrom};
+use clap::Args as ClapArgs;
+use std::time::Duration;
+
+#[derive(ClapArgs, Debug)]
+#[command(after_help = "\
+On a chunked-prefill engine the unit of interference is the step: a step carrying a prompt \
+chunk takes the chunk's time, and every decode row in it waits. The census splits the step \
+ledger (where the engine exports *:engine_steps_total, *:engine_steps_decode_total, \
+*:engine_step_seconds_total, *:engine_step_seconds_decode_total) into the mean decode-only step \
+and the mean chunk step, with their shares of steps and of step time; buckets decode (per \
+stream: over vllm:num_requests_running) and TTFT by the prefill rate; correlates decode with \
+prefill at lag 0 and at 2-14 min; and names the shape: step-time contention (lag 0 only), \
+residency churn (a lagged tail beyond what prefill's persistence carries), preemption stall \
+(the dip goes with vllm:num_preemptions_total), or undecided with the reason.
+
+Traps handled: latency is read under vllm:, cadence under whatever prefix exports it; the tps \
+gauges (1 s decayed, batch-pooled) are used only at --step 30s or less; a restart or a build \
+change inside the window splits it and only the latest piece is censused; the mean step is \
+shown beside the phase split, never in its place. Without the step counters (stock vLLM) the \
+census says what it cannot compute and does the rest.
+
+Examples:
+  headroom census --prometheus http://127.0.0.1:9090 --selector '{instance=\"10.0.0.7:8000\"}'
+  headroom census --prometheus http://prom:9090 --selector '{job=\"vllm\"}' --since 24h --step 30s
+  headroom census --prometheus http://prom:9090 --since 6h --at -1d --json
+  headroom census --url http://127.0.0.1:8000      # one endpoint's counters since boot
+
+The JSON document (headroom.census/1) is described in docs/json/census.md.")]
+pub struct Args {
+    /// Prometheus (or Thanos, Mimir, VictoriaMetrics) HTTP API root.
+    #[arg(long, conflicts_with = "url", required_unless_present = "url")]
+    pub prometheus: Option<String>,
+    /// One endpoint's /metrics instead of a store: the ledger from its counters since boot.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Label matchers picking one engine, e.g. '{instance="10.0.0.7:8000"}'.
+    #[arg(long, default_value = "{}")]
+    pub selector: String,
+    /// The window, ending at --at (30m, 6h, 24h).
+    #[arg(long, default_value = "24h", value_parser = parse_duration)]
+    pub since: Duration,
+    /// One step of the census (each bucket and each lag is counted in steps).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub step: Duration,
+    /// The window's end: unix seconds, `now`, or a duration ago (-1h).
+    #[arg(long, default_value = "now", allow_hyphen_values = true)]
+    pub at: String,
+    /// Where the rates come from: `counters` (vllm:*_tokens_total), `gauges` (*:*_tokens_per_second),
+    /// or `auto` (counters when the store has them).
+    #[arg(long, default_value = "auto")]
+    pub rates: String,
+    /// Seconds to wait for each query or the scrape.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// One JSON document (schema headroom.census/1) on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_at(s: &str, now: f64) -> Result<f64> {
+    let t = s.trim();
+    if t == "now" {
+        return Ok(now);
+    }
+    if let Some(ago) = t.strip_prefix('-') {
+        let d = parse_duration(ago).map_err(|e| anyhow::anyhow!("--at {s:?}: {e}"))?;
+        return Ok(now - d.as_secs_f64());
+    }
+    match t.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => bail!("--at {s:?}: give unix seconds (1767225600), `now`, or a duration ago (-1h)"),
+    }
+}
+
+pub fn run(a: Args) -> Result<Exit> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let doc = match (&a.prometheus, &a.url) {
+        (_, Some(url)) => rt.block_on(census::url::census(url, a.timeout))?,
+        (Some(p), None) => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs_f64())
+                .unwrap_or(0.0);
+            let rates = match a.rates.as_str() {
+                "auto" => None,
+                "counters" => Some(RatesFrom::Counters),
+                "gauges" => Some(RatesFrom::Gauges),
+                other => bail!("--rates {other:?}: give auto, counters or gauges"),
+            };
+            let req = census::prom::Request {
+                selector: fleet::queries::Selector::parse(&a.selector)?,
+                since_s: a.since.as_secs_f64(),
+                step_s: a.step.as_secs_f64(),
+                at: parse_at(&a.at, now)?,
+                rates,
+            };
+            let prom = fleet::client::Prometheus::new(p, a.timeout)?;
+            rt.block_on(census::prom::census(&prom, &req))?
+        }
+        (None, None) => bail!("give --prometheus URL or --url URL"),
+    };
+    if a.json {
+        output::json(&doc)?;
+    } else {
+        output::emit(&render(&doc))?;
+    }
+    Ok(Exit::Ok)
+}
+
+fn num(v: Option<f64>, digits: usize) -> String {
+    v.map(|x| format!("{x:.digits$}"))
+        .unwrap_or_else(|| "-".into())
+}
+
+fn ms(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.1} ms"))
+        .unwrap_or_else(|| "-".into())
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map(|x| format!("{:.1} %", 100.0 * x))
+        .unwrap_or_else(|| "-".into())
+}
+
+fn quant(q: Option<Quantile>) -> String {
+    match q {
+        None => "-".into(),
+        Some(q) => {
+            let sign = q.bound.map(|b| b.sign()).unwrap_or("");
+            format!("{sign}{}", seconds(q.seconds))
+        }
+    }
+}
+
+fn seconds(s: f64) -> String {
+    if s < 1.0 {
+        format!("{:.0} ms", s * 1e3)
+    } else {
+        format!("{s:.2} s")
+    }
+}
+
+fn render(d: &CensusDoc) -> String {
+    let mut out = String::new();
+    let src = &d.source;
+    match &d.window {
+        Some(w) => out.push_str(&format!(
+            "Census: {}{} at {}  ({} steps of {:.0} s, {} to {}, {} queries)\n",
+            src.instance.as_deref().unwrap_or("?"),
+            src.selector
+                .as_deref()
+                .map(|s| format!(" under {s}"))
+                .unwrap_or_default(),
+            src.url,
+            w.points,
+            w.step_s,
+            w.start as i64,
+            w.end as i64,
+            src.queries.unwrap_or(0)
+        )),
+        None => out.push_str(&format!(
+            "Census: {} (one scrape: counters since boot)\n",
+            src.url
+        )),
+    }
+    out.push_str(&format!(
+        "Prefixes: latency {}, cadence {}\n\n",
+        d.prefixes.latency.as_deref().unwrap_or("-"),
+        d.prefixes.cadence.as_deref().unwrap_or("-")
+    ));
+    if let Some(l) = &d.ledger {
+        out.push_str("Step ledger\n");
+        let mut t = output::plain_table();
+        t.add_row(vec![
+            "decode-only step".to_string(),
+            ms(l.decode_step_ms),
+            format!("{} of steps", pct(l.chunk_share_of_steps.map(|c| 1.0 - c))),
+            format!(
+                "{} of step time",
+                pct(l.chunk_share_of_time.map(|c| 1.0 - c))
+            ),
+        ]);
+        t.add_row(vec![
+            "chunk step".to_string(),
+            ms(l.chunk_step_ms),
+            format!("{} of steps", pct(l.chunk_share_of_steps)),
+            format!("{} of step time", pct(l.chunk_share_of_time)),
+        ]);
+        t.add_row(vec![
+            "mean step (diluted)".to_string(),
+            ms(l.mean_step_ms),
+            format!("{:.0} steps", l.steps),
+            format!("{:.1} s", l.step_seconds),
+        ]);
+        out.push_str(&t.to_string());
+        out.push_str("\n\n");
+    }
+    if !d.buckets.is_empty() {
+        out.push_str("Decode and TTFT by prefill rate\n");
+        let mut t = output::table([
+            "prefill tok/s",
+            "steps",
+            "decode tok/s",
+            "per stream",
+            "running",
+            "preempt",
+            "TTFT p50",
+            "TTFT p95",
+            "decode step",
+            "chunk step",
+        ]);
+        for b in &d.buckets {
+            let range = if b.prefill_hi == 0.0 {
+                "0 (idle)".to_string()
+            } else {
+                format!("{:.0}–{:.0}", b.prefill_lo, b.prefill_hi)
+            };
+            t.add_row(vec![
+                range,
+                b.steps.to_string(),
+                num(b.decode_tps, 1),
+                num(b.decode_tps_per_stream, 2),
+                num(b.running, 1),
+                num(b.preemptions, 0),
+                quant(b.ttft_p50),
+                quant(b.ttft_p95),
+                ms(b.ledger.as_ref().and_then(|l| l.decode_step_ms)),
+                ms(b.ledger.as_ref().and_then(|l| l.chunk_step_ms)),
+            ]);
+        }
+        out.push_str(&t.to_string());
+        out.push_str("\n\n");
+    }
+    if let Some(v) = &d.verdict {
+        out.push_str(&format!("Shape: {}: {}\n", v.shape.name(), v.reason));
+        for e in &v.evidence {
+            out.push_str(&format!("  {e}\n"));
+        }
+        out.push('\n');
+    }
+    let tt = &d.totals;
+    let mut totals = Vec::new();
+    if let Some(g) = tt.generation_tokens {
+        totals.push(format!("{g:.0} generated tokens"));
+    }
+    if let Some(p) = tt.prompt_tokens {
+        totals.push(format!("{p:.0} prompt tokens"));
+    }
+    if let Some(p) = tt.preemptions {
+        totals.push(format!("{p:.0} preemptions"));
+    }
+    if let (Some(s), Some(k)) = (tt.iteration_steps, tt.tokens_per_step) {
+        totals.push(format!("{s:.0} engine steps of {k:.1} tokens on average"));
+    }
+    if !totals.is_empty() {
+        out.push_str(&format!("Totals: {}\n", totals.join(", ")));
+    }
+    if d.segments.len() > 1 {
+        out.push_str("\nPieces of the window:\n");
+        for s in &d.segments {
+            out.push_str(&format!(
+                "  {}–{} ({} steps){}{}\n",
+                s.start as i64,
+                s.end as i64,
+                s.points,
+                if s.censused { " censused" } else { "" },
+                s.ended_by
+                    .as_deref()
+                    .map(|w| format!(", ended by {w}"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    for n in &d.notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    for u in &d.unavailable {
+        out.push_str(&format!("cannot compute: {u}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_forms() {
+        assert_eq!(parse_at("-1m", 100.0).unwrap(), 40.0);
+        assert!(parse_at("soon", 1.0).is_err());
+    }
+}
