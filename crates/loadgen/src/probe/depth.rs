@@ -5,7 +5,7 @@
 //! warm (the same prompt again) are recorded separately; the engine's cached-token count on the
 //! warm run shows whether its cache served the prompt.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Med, Progress};
 use crate::client::{Client, GenCountSource, StreamRequest};
@@ -44,7 +44,7 @@ impl Default for DepthConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
     /// A freshly salted prompt: nothing cached can serve it.
@@ -53,7 +53,7 @@ pub enum Phase {
     Warm,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DepthSample {
     /// The requested depth (tokens).
     pub depth: u64,
@@ -80,7 +80,7 @@ impl DepthSample {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DepthVerdict {
     /// Even the steepest slope the interval allows loses less than `material_drop` over the
@@ -103,7 +103,7 @@ impl DepthVerdict {
 }
 
 /// The fit in the units people read: tok/s per 1k tokens of depth.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DepthFit {
     pub slope_tps_per_1k: f64,
     pub low: f64,
@@ -117,7 +117,7 @@ pub struct DepthFit {
 }
 
 /// Per depth and phase: medians with their sample sizes.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DepthRow {
     pub depth: u64,
     pub cold_ttft_ms: Med,
@@ -128,7 +128,7 @@ pub struct DepthRow {
     pub warm_cached_tokens: Med,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DepthReport {
     pub server: ServerInfo,
     /// How prompt lengths were counted.
