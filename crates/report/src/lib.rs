@@ -15,9 +15,9 @@ mod pages;
 mod probe;
 pub mod svg;
 
-pub use pages::{bench, diagnose, regress, remeasure, standing, trace};
 pub use fleet::fleet;
 pub use logs::logs;
+pub use pages::{bench, diagnose, regress, remeasure, standing, trace};
 pub use probe::probe;
 
 /// The CSS every page carries: light, dark (prefers-color-scheme) and print.

@@ -18,9 +18,7 @@ fn server(info: &ServerInfo, counted: String) -> Markup {
     facts(&[
         (
             "engine",
-            info.engine
-                .map_or("unknown", |e| e.name())
-                .to_string(),
+            info.engine.map_or("unknown", |e| e.name()).to_string(),
         ),
         (
             "model",
@@ -65,11 +63,16 @@ fn depth(r: &DepthReport) -> Markup {
             .collect()
     };
     let conf = format!("{}%", num(f.confidence * 100.0));
-    let by_depth = |name: &str, class, g: fn(&loadgen::probe::depth::DepthRow) -> Option<f64>| Series {
-        name: name.into(),
-        class,
-        points: r.rows.iter().map(|row| (row.depth as f64, g(row))).collect(),
-    };
+    let by_depth =
+        |name: &str, class, g: fn(&loadgen::probe::depth::DepthRow) -> Option<f64>| Series {
+            name: name.into(),
+            class,
+            points: r
+                .rows
+                .iter()
+                .map(|row| (row.depth as f64, g(row)))
+                .collect(),
+        };
     html! {
         div.verdict.none[r.verdict == DepthVerdict::Flat] data-verdict=(r.verdict.as_str()) {
             h2 { "Verdict: " (r.verdict.as_str()) }
@@ -172,14 +175,24 @@ fn turns(r: &TurnsReport) -> Markup {
     let first = |warm: bool| -> Vec<(f64, Option<f64>)> {
         r.records
             .iter()
-            .map(|x| (x.turn as f64, Some(x.ttft_ms).filter(|_| (x.turn > 1) == warm)))
+            .map(|x| {
+                (
+                    x.turn as f64,
+                    Some(x.ttft_ms).filter(|_| (x.turn > 1) == warm),
+                )
+            })
             .collect()
     };
-    let per_turn = |name: &str, class, g: fn(&loadgen::probe::turns::TurnRow) -> Option<f64>| Series {
-        name: name.into(),
-        class,
-        points: r.per_turn.iter().map(|row| (row.turn as f64, g(row))).collect(),
-    };
+    let per_turn =
+        |name: &str, class, g: fn(&loadgen::probe::turns::TurnRow) -> Option<f64>| Series {
+            name: name.into(),
+            class,
+            points: r
+                .per_turn
+                .iter()
+                .map(|row| (row.turn as f64, g(row)))
+                .collect(),
+        };
     html! {
         div.verdict.none[r.warm_faster] data-verdict=(if r.warm_faster { "warm-faster" } else { "warm-not-faster" }) {
             h2 { @if r.warm_faster { "Warm turns reach their first token sooner" } @else { "Warm turns are not faster" } }

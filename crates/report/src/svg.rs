@@ -274,7 +274,11 @@ impl Scatter {
         }
         // A little room either side, never below zero for a quantity that cannot be.
         let pad = (x1 - x0) * 0.04;
-        let x0 = if x0 >= 0.0 { (x0 - pad).max(0.0) } else { x0 - pad };
+        let x0 = if x0 >= 0.0 {
+            (x0 - pad).max(0.0)
+        } else {
+            x0 - pad
+        };
         let x1 = x1 + pad;
         let fit = self.fit.as_ref().filter(|f| {
             [f.intercept, f.slope, f.low, f.high, f.pivot_x]

@@ -206,16 +206,16 @@ fn the_ratio_axis_is_linear_with_the_noise_band() {
         .skip(1)
         .map(|c| c[..c.find('"').unwrap()].parse().unwrap())
         .collect();
-    let one: f64 = {
-        let l = &svg[svg.find("<line class=\"ref\" x1=\"").unwrap() + 22..];
-        l[..l.find('"').unwrap()].parse().unwrap()
+    // The number after the first `pat` in the chart.
+    let after = |pat: &str| -> f64 {
+        let v = &svg[svg.find(pat).unwrap() + pat.len()..];
+        v[..v.find('"').unwrap()].parse().unwrap()
     };
+    let one = after("<line class=\"ref\" x1=\"");
     assert_eq!(cx.len(), 2);
     // 0.5 and 1.5 sit at equal distances either side of 1 (a log axis would not).
     assert!(((one - cx[0]) - (cx[1] - one)).abs() < 0.2, "{cx:?} {one}");
-    let band = &svg[svg.find("<rect class=\"noise\" x=\"").unwrap() + 22..];
-    let x: f64 = band[..band.find('"').unwrap()].parse().unwrap();
-    let w = &band[band.find("width=\"").unwrap() + 7..];
-    let w: f64 = w[..w.find('"').unwrap()].parse().unwrap();
+    let x = after("<rect class=\"noise\" x=\"");
+    let w = after("width=\"");
     assert!(((one - x) - w / 2.0).abs() < 0.2, "band centred on 1");
 }
