@@ -91,7 +91,7 @@ pub fn fleet(d: &FleetDoc) -> String {
         (facts(&[
             ("store", d.prometheus.clone()),
             ("replicas", format!("by `{}` under {}", d.by, d.selector)),
-            ("window", format!("{} s ending at {} (unix s), step {} s, {} sub-windows; {} queries", num(d.window.duration_s), num(d.window.end), num(d.window.step_s), d.window.sub_windows, d.queries)),
+            ("window", format!("{} s ending at {:.0} (unix s), step {} s, {} sub-windows; {} queries", num(d.window.duration_s), d.window.end, num(d.window.step_s), d.window.sub_windows, d.queries)),
         ]))
         div.verdict.none[!found] data-outliers=(d.outliers.len()) data-imbalance=(if d.imbalance.fired { "yes" } else { "no" }) {
             @if d.outliers.is_empty() { h2 { "No outlier" } } @else {

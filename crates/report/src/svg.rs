@@ -524,8 +524,10 @@ pub fn bars_against(
             }
             @for (k, rl) in refs.iter().enumerate().filter(|(_, r)| r.y.is_finite()) {
                 line.ref x1=(coord(px(rl.y))) x2=(coord(px(rl.y))) y1=(coord(TOP - 4.0)) y2=(coord(bottom)) {}
-                // Alternate sides so two labels near each other do not overprint.
-                @let (dx, anchor) = if k % 2 == 0 { (3.0, "start") } else { (-3.0, "end") };
+                // Alternate sides so two labels near each other do not overprint; a line in the
+                // right half keeps its label left of it, inside the chart.
+                @let right_half = px(rl.y) > (left + W) / 2.0;
+                @let (dx, anchor) = if k % 2 == 0 && !right_half { (3.0, "start") } else { (-3.0, "end") };
                 text.reflabel x=(coord(px(rl.y) + dx)) y=(coord(TOP - 8.0)) text-anchor=(anchor) { (rl.label) }
             }
         }
