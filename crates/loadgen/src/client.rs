@@ -138,7 +138,7 @@ impl StreamRequest {
 }
 
 /// Where a count of generated tokens came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GenCountSource {
     /// The server's `usage.completion_tokens`.

@@ -9,7 +9,7 @@ use crate::client::Client;
 use crate::error::{Error, Result};
 
 /// Requests in flight on the server, and which series said so.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Load {
     pub running: f64,
     pub waiting: f64,

@@ -1,6 +1,6 @@
 //! What the server is and how much context one request may use, asked of the server itself.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::client::Client;
@@ -9,16 +9,16 @@ use crate::error::{Error, Result};
 pub use engines::Engine;
 
 /// The most tokens (prompt + generated) one request may hold, and where that figure came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContextLimit {
     pub tokens: u64,
     pub source: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ServerInfo {
     /// None: no endpoint said which engine this is (`"unknown"` in documents).
-    #[serde(serialize_with = "engine_or_unknown")]
+    #[serde(serialize_with = "engine_or_unknown", deserialize_with = "unknown_or_engine")]
     pub engine: Option<Engine>,
     /// The served model's name (first entry of `/v1/models`).
     pub model: Option<String>,
@@ -32,6 +32,17 @@ fn engine_or_unknown<S: serde::Serializer>(
     s: S,
 ) -> std::result::Result<S::Ok, S::Error> {
     s.serialize_str(e.map_or("unknown", Engine::as_str))
+}
+
+fn unknown_or_engine<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<Engine>, D::Error> {
+    use serde::de::IntoDeserializer;
+    let s = String::deserialize(d)?;
+    if s == "unknown" {
+        return Ok(None);
+    }
+    Engine::deserialize(s.as_str().into_deserializer()).map(Some)
 }
 
 /// Ask `/v1/models`, then the engine's own endpoint (llama.cpp `/props`, TGI `/info`).

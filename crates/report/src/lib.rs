@@ -1,6 +1,7 @@
 //! One self-contained HTML page per run, built from the typed run documents (the same records
 //! `--json` prints and the history keeps): `headroom.diagnose/1`, `headroom.remeasure/1`,
-//! `headroom.bench/2`, `headroom.regress/3`, `headroom.trace/1`.
+//! `headroom.bench/2`, `headroom.regress/3`, `headroom.trace/1`, `headroom.probe/1`, `headroom.logs/1`,
+//! `headroom.fleet/1`.
 //!
 //! A page opens from a file with no network: inline CSS and SVG, no script, and a
 //! Content-Security-Policy that forbids any request and any script, so even a string that slipped
@@ -8,10 +9,16 @@
 //! evidence, labels) goes through maud, which escapes it. Every plot has its numbers in a table
 //! under it (`data-for` names the plot it belongs to).
 
+mod fleet;
+mod logs;
 mod pages;
+mod probe;
 pub mod svg;
 
+pub use fleet::fleet;
+pub use logs::logs;
 pub use pages::{bench, diagnose, regress, remeasure, standing, trace};
+pub use probe::probe;
 
 /// The CSS every page carries: light, dark (prefers-color-scheme) and print.
 const CSS: &str = r#"
@@ -20,7 +27,9 @@ const CSS: &str = r#"
 @media (prefers-color-scheme:dark){:root{--bg:#15171b;--fg:#e4e6ea;--muted:#9aa1ab;--grid:#2c3036;--card:#1e2126;--line:#353a41;
 --c1:#6cb4ff;--c2:#ffa657;--c3:#6fd49a;--c4:#ff7b8a;--ref:#a3a9b3;--band:rgba(108,180,255,.07);--ok:#7ee787;--bad:#ff8182;--warn:#e3b341}}
 @media print{:root{--bg:#fff;--fg:#000;--muted:#444;--grid:#ccc;--card:#fff;--line:#999;--band:rgba(0,0,0,.05)}
-body{max-width:none;margin:0}section,figure{break-inside:avoid}details>summary{display:none}}
+body{max-width:none;margin:0}section,figure{break-inside:avoid}details>summary{display:none}
+thead{display:table-header-group}tr{break-inside:avoid}}
+@media print{details::details-content{content-visibility:visible;display:block}}
 *{box-sizing:border-box}
 body{background:var(--bg);color:var(--fg);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:1000px;margin:0 auto;padding:18px}
 h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin:1.4em 0 .4em;border-bottom:1px solid var(--line);padding-bottom:.2em}
@@ -54,6 +63,8 @@ svg .c4 polyline{stroke:var(--c4)}svg .c4 circle{fill:var(--c4)}
 svg .c1 rect.bar{fill:var(--c1)}svg .c2 rect.bar{fill:var(--c2)}svg .c3 rect.bar{fill:var(--c3)}svg .c4 rect.bar{fill:var(--c4)}
 svg circle.outlier{fill:none;stroke:var(--c4);stroke-width:2}
 svg .noise{fill:var(--band);stroke:var(--grid)}
+svg .fit{stroke:var(--fg);stroke-width:1.5}svg .fitband{fill:var(--band);stroke:var(--grid);stroke-dasharray:2 3}
+.swatch.fitswatch{background:var(--fg)}
 svg .whisker{stroke-width:3}
 svg .better .whisker{stroke:var(--ok)}svg .better circle{fill:var(--ok)}
 svg .worse .whisker{stroke:var(--bad)}svg .worse circle{fill:var(--bad)}
@@ -62,6 +73,7 @@ svg .same .whisker{stroke:var(--muted)}svg .same circle{fill:var(--muted)}
 .swatch{display:inline-block;width:14px;height:3px;vertical-align:middle;margin-right:5px}
 .swatch.c1{background:var(--c1)}.swatch.c2{background:var(--c2)}.swatch.c3{background:var(--c3)}.swatch.c4{background:var(--c4)}
 .swatch.refswatch{border-top:2px dashed var(--ref);height:0}
+tfoot th,tfoot td{border-top:2px solid var(--line);font-weight:600}
 footer{margin-top:2em;color:var(--muted);font-size:.85em}
 "#;
 

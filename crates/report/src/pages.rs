@@ -8,20 +8,20 @@ use loadgen::bench_doc::BenchDoc;
 use maud::{html, Markup};
 use regress::RegressDoc;
 
-fn opt(v: Option<f64>) -> String {
+pub(crate) fn opt(v: Option<f64>) -> String {
     v.filter(|x| x.is_finite())
         .map(num)
         .unwrap_or_else(|| "-".into())
 }
 
-fn pct(v: Option<f64>) -> String {
+pub(crate) fn pct(v: Option<f64>) -> String {
     v.filter(|x| x.is_finite())
         .map(|x| format!("{}%", num(x * 100.0)))
         .unwrap_or_else(|| "-".into())
 }
 
 /// A plot's numbers: one row per x, one column per series (`data-series` matches the plot's).
-fn numbers(id: &str, x_label: &str, series: &[Series]) -> Markup {
+pub(crate) fn numbers(id: &str, x_label: &str, series: &[Series]) -> Markup {
     let rows = series.first().map_or(0, |s| s.points.len());
     html! {
         details {
@@ -46,7 +46,7 @@ fn numbers(id: &str, x_label: &str, series: &[Series]) -> Markup {
     }
 }
 
-fn chart(c: LineChart) -> Markup {
+pub(crate) fn chart(c: LineChart) -> Markup {
     html! {
         figure {
             (c.render())
@@ -55,7 +55,7 @@ fn chart(c: LineChart) -> Markup {
     }
 }
 
-fn facts(rows: &[(&str, String)]) -> Markup {
+pub(crate) fn facts(rows: &[(&str, String)]) -> Markup {
     html! {
         table.facts {
             @for (k, v) in rows { tr { th { (k) } td { (v) } } }

@@ -222,6 +222,122 @@ fn legend<'a>(
     }
 }
 
+/// A fitted line `y = intercept + slope·x` with the interval on its slope, drawn as the fan of
+/// lines through the fit's centre `(pivot_x, ŷ(pivot_x))` with the interval's two slopes (least
+/// squares lines all pass through the centroid; the interval is on the slope).
+pub struct Fit {
+    pub label: String,
+    pub intercept: f64,
+    pub slope: f64,
+    pub low: f64,
+    pub high: f64,
+    pub pivot_x: f64,
+}
+
+impl Fit {
+    fn at(&self, x: f64) -> f64 {
+        self.intercept + self.slope * x
+    }
+    fn edge(&self, slope: f64, x: f64) -> f64 {
+        self.at(self.pivot_x) + slope * (x - self.pivot_x)
+    }
+}
+
+/// Points without lines between them (each a circle), and optionally a fit with its interval.
+pub struct Scatter {
+    pub id: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub series: Vec<Series>,
+    pub fit: Option<Fit>,
+}
+
+impl Scatter {
+    pub fn render(&self) -> Markup {
+        let pts: Vec<(f64, f64)> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter_map(|&(x, y)| Some((x, y?)))
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .collect();
+        let (mut x0, mut x1) = pts
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+                (a.min(p.0), b.max(p.0))
+            });
+        if !x0.is_finite() {
+            (x0, x1) = (0.0, 1.0);
+        }
+        if x1 <= x0 {
+            (x0, x1) = (x0 - 1.0, x1 + 1.0);
+        }
+        // A little room either side, never below zero for a quantity that cannot be.
+        let pad = (x1 - x0) * 0.04;
+        let x0 = if x0 >= 0.0 {
+            (x0 - pad).max(0.0)
+        } else {
+            x0 - pad
+        };
+        let x1 = x1 + pad;
+        let fit = self.fit.as_ref().filter(|f| {
+            [f.intercept, f.slope, f.low, f.high, f.pivot_x]
+                .iter()
+                .all(|v| v.is_finite())
+        });
+        let top = pts
+            .iter()
+            .map(|p| p.1)
+            .chain(fit.iter().flat_map(|f| [f.at(x0), f.at(x1)]))
+            .filter(|y| y.is_finite())
+            .fold(0.0f64, f64::max);
+        let f = Frame {
+            x0,
+            x1,
+            y0: 0.0,
+            y1: if top > 0.0 { top * 1.1 } else { 1.0 },
+        };
+        let (l, r, t, b) = (LEFT, W - RIGHT, TOP, H - BOTTOM);
+        let py = |y: f64| f.py(y).clamp(t, b);
+        html! {
+            svg.chart.scatter viewBox={"0 0 " (W) " " (H)} role="img" data-chart=(self.id)
+                aria-label=(format!("{} against {}", self.y_label, self.x_label)) {
+                @for y in ticks(f.y0, f.y1, 4) {
+                    line.grid x1=(l) x2=(r) y1=(coord(f.py(y))) y2=(coord(f.py(y))) {}
+                    text.tick x=(coord(l - 6.0)) y=(coord(f.py(y) + 4.0)) text-anchor="end" { (num(y)) }
+                }
+                @for x in ticks(f.x0, f.x1, 8) {
+                    line.grid.xgrid x1=(coord(f.px(x))) x2=(coord(f.px(x))) y1=(b) y2=(coord(b + 4.0)) {}
+                    text.tick x=(coord(f.px(x))) y=(coord(b + 16.0)) text-anchor="middle" { (num(x)) }
+                }
+                line.axis x1=(l) x2=(r) y1=(b) y2=(b) {}
+                line.axis x1=(l) x2=(l) y1=(t) y2=(b) {}
+                text.axislabel x=(coord((l + r) / 2.0)) y=(coord(H - 3.0)) text-anchor="middle" { (self.x_label) }
+                text.axislabel transform={"translate(12," (coord((t + b) / 2.0)) ") rotate(-90)"} text-anchor="middle" { (self.y_label) }
+                @if let Some(fit) = fit {
+                    @let c = (f.px(fit.pivot_x), py(fit.at(fit.pivot_x)));
+                    polygon.fitband points=(format!("{},{} {},{} {},{} {},{} {},{} {},{}",
+                        coord(f.px(x0)), coord(py(fit.edge(fit.low, x0))), coord(c.0), coord(c.1),
+                        coord(f.px(x1)), coord(py(fit.edge(fit.low, x1))), coord(f.px(x1)), coord(py(fit.edge(fit.high, x1))),
+                        coord(c.0), coord(c.1), coord(f.px(x0)), coord(py(fit.edge(fit.high, x0))))) {}
+                    line.fit x1=(coord(f.px(x0))) x2=(coord(f.px(x1))) y1=(coord(py(fit.at(x0)))) y2=(coord(py(fit.at(x1)))) {}
+                }
+                @for s in &self.series {
+                    g.series.(s.class) data-series=(s.name) data-points=(s.marks()) {
+                        @for (x, y) in s.points.iter().filter_map(|&(x, y)| Some((x, y?))).filter(|(x, y)| x.is_finite() && y.is_finite()) {
+                            circle cx=(coord(f.px(x))) cy=(coord(f.py(y))) r="3.5" {}
+                        }
+                    }
+                }
+            }
+            p.legend {
+                @for s in &self.series { span.key { span.swatch.(s.class) {} (s.name) } }
+                @if let Some(fit) = fit { span.key { span.swatch.fitswatch {} (fit.label) } }
+            }
+        }
+    }
+}
+
 /// One row of a strip plot: a metric's samples on their own axis, the median marked.
 pub struct Strip {
     pub name: String,
@@ -363,11 +479,24 @@ fn shorten(s: &str, max: usize) -> String {
 /// Horizontal bars from zero, one row each, for rankings (device time per kernel). Each bar is
 /// a `<rect class="bar">` inside the series `name`.
 pub fn bars(id: &str, name: &str, unit: &str, rows: &[Bar], class: &'static str) -> Markup {
+    bars_against(id, name, unit, rows, class, &[])
+}
+
+/// Bars with vertical reference lines across them (a fleet median, a threshold).
+pub fn bars_against(
+    id: &str,
+    name: &str,
+    unit: &str,
+    rows: &[Bar],
+    class: &'static str,
+    refs: &[RefLine],
+) -> Markup {
     let row_h = 20.0;
     let h = TOP + rows.len().max(1) as f64 * row_h + BOTTOM;
     let hi = rows
         .iter()
         .map(|r| r.value)
+        .chain(refs.iter().map(|r| r.y))
         .filter(|v| v.is_finite())
         .fold(0.0f64, f64::max);
     let hi = if hi > 0.0 { hi * 1.05 } else { 1.0 };
@@ -393,7 +522,16 @@ pub fn bars(id: &str, name: &str, unit: &str, rows: &[Bar], class: &'static str)
                     rect.bar x=(left) y=(coord(y + 3.0)) width=(coord((px(r.value.max(0.0)) - left).max(0.5))) height=(coord(row_h - 6.0)) {}
                 }
             }
+            @for (k, rl) in refs.iter().enumerate().filter(|(_, r)| r.y.is_finite()) {
+                line.ref x1=(coord(px(rl.y))) x2=(coord(px(rl.y))) y1=(coord(TOP - 4.0)) y2=(coord(bottom)) {}
+                // Alternate sides so two labels near each other do not overprint; a line in the
+                // right half keeps its label left of it, inside the chart.
+                @let right_half = px(rl.y) > (left + W) / 2.0;
+                @let (dx, anchor) = if k % 2 == 0 && !right_half { (3.0, "start") } else { (-3.0, "end") };
+                text.reflabel x=(coord(px(rl.y) + dx)) y=(coord(TOP - 8.0)) text-anchor=(anchor) { (rl.label) }
+            }
         }
+        @if !refs.is_empty() { (legend(std::iter::empty(), refs.iter().map(|r| r.label.as_str()))) }
     }
 }
 

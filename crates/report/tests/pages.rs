@@ -110,3 +110,112 @@ fn a_run_saved_before_timelines_says_so() {
     assert!(page.contains("saved before headroom recorded the window"));
     assert!(!page.contains("data-chart="));
 }
+
+/// `headroom probe … --json` as printed before the probe documents were typed (by the build
+/// before this one, against llama-server; see fixtures/SOURCES.md).
+const PROBES: [(&str, &str); 3] = [
+    ("depth", include_str!("fixtures/probe-depth.json")),
+    ("prefix", include_str!("fixtures/probe-prefix.json")),
+    ("turns", include_str!("fixtures/probe-turns.json")),
+];
+
+#[test]
+fn probe_documents_read_back_byte_for_byte() {
+    for (probe, text) in PROBES {
+        let doc = loadgen::probe::ProbeDoc::read(text).expect("reads as headroom.probe/1");
+        assert_eq!(doc.probe(), probe);
+        // The typed document prints exactly what the untyped envelope printed.
+        let again = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+        assert_eq!(again, text, "{probe}");
+    }
+    let other = PROBES[0].1.replace("headroom.probe/1", "headroom.probe/9");
+    let e = loadgen::probe::ProbeDoc::read(&other).unwrap_err();
+    assert!(e.to_string().contains("headroom.probe/9"), "{e}");
+}
+
+#[test]
+fn probe_pages_plot_every_sample() {
+    for (probe, text) in PROBES {
+        let doc = loadgen::probe::ProbeDoc::read(text).unwrap();
+        let page = report::probe(&doc);
+        assert!(page.len() < 100_000, "{probe}: {} bytes", page.len());
+        assert!(!page.contains("<script"));
+        match &doc.report {
+            loadgen::probe::ProbeReport::Depth(r) => {
+                let rates = r.samples.iter().filter(|s| s.decode_tps.is_some()).count();
+                assert_eq!(
+                    polyline_vertices(&page, "depth", "cold")
+                        + polyline_vertices(&page, "depth", "warm"),
+                    rates
+                );
+                assert!(page.contains("class=\"fit\"") && page.contains("class=\"fitband\""));
+                assert!(page.contains(&format!("data-verdict=\"{}\"", r.verdict.as_str())));
+            }
+            loadgen::probe::ProbeReport::Prefix(r) => {
+                let svg = &page[page.find("data-chart=\"prefix\"").unwrap()..];
+                let svg = &svg[..svg.find("</svg>").unwrap()];
+                assert_eq!(svg.matches("<rect class=\"bar\"").count(), r.runs.len());
+            }
+            loadgen::probe::ProbeReport::Turns(r) => {
+                assert_eq!(
+                    polyline_vertices(&page, "turns", "first turn")
+                        + polyline_vertices(&page, "turns", "warm turns"),
+                    r.records.len()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_hostile_model_name_on_a_probe_page_is_text() {
+    let mut doc = loadgen::probe::ProbeDoc::read(PROBES[0].1).unwrap();
+    let evil = "<script>alert(1)</script>";
+    if let loadgen::probe::ProbeReport::Depth(r) = &mut doc.report {
+        r.server.model = Some(evil.into());
+        r.reason = evil.into();
+    }
+    let page = report::probe(&doc);
+    assert!(!page.contains("<script"));
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+}
+
+/// The regress page's ratio axis is linear: equal ratio steps are equal distances, and the
+/// noise band is drawn symmetric about 1.
+#[test]
+fn the_ratio_axis_is_linear_with_the_noise_band() {
+    let rows = [
+        report::svg::Interval {
+            name: "a".into(),
+            ratio: 0.5,
+            low: 0.4,
+            high: 0.6,
+            class: "worse",
+        },
+        report::svg::Interval {
+            name: "b".into(),
+            ratio: 1.5,
+            low: 1.4,
+            high: 1.6,
+            class: "better",
+        },
+    ];
+    let svg = report::svg::intervals("r", &rows, Some(0.05)).into_string();
+    let cx: Vec<f64> = svg
+        .split("<circle cx=\"")
+        .skip(1)
+        .map(|c| c[..c.find('"').unwrap()].parse().unwrap())
+        .collect();
+    // The number after the first `pat` in the chart.
+    let after = |pat: &str| -> f64 {
+        let v = &svg[svg.find(pat).unwrap() + pat.len()..];
+        v[..v.find('"').unwrap()].parse().unwrap()
+    };
+    let one = after("<line class=\"ref\" x1=\"");
+    assert_eq!(cx.len(), 2);
+    // 0.5 and 1.5 sit at equal distances either side of 1 (a log axis would not).
+    assert!(((one - cx[0]) - (cx[1] - one)).abs() < 0.2, "{cx:?} {one}");
+    let x = after("<rect class=\"noise\" x=\"");
+    let w = after("width=\"");
+    assert!(((one - x) - w / 2.0).abs() < 0.2, "band centred on 1");
+}

@@ -32,7 +32,7 @@ pub use ledger::{
     CachedFrom, Draft, Engine, Instance, Miner, Report, Request, StartReason, MAX_LINE,
 };
 pub use parallel::{mine_parallel, mine_parallel_into};
-pub use vllm::VllmStats;
+pub use vllm::{VllmInterval, VllmStats};
 
 use std::io::Read;
 

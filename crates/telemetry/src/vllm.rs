@@ -273,6 +273,24 @@ pub struct VllmStats {
     pub prefix_cache_hit_pct: Option<Dist>,
     /// The last hit rate printed.
     pub prefix_cache_hit_pct_last: Option<f64>,
+    /// Every stats line's figures in log order: the points behind the distributions (added
+    /// within `/1`; absent in documents written before it).
+    #[serde(default)]
+    pub intervals: Vec<VllmInterval>,
+}
+
+/// One stats line: what vLLM printed for one logging interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VllmInterval {
+    /// Seconds after the series' first stamped line (null: the line has no time, or its time
+    /// goes backwards).
+    pub t_s: Option<u64>,
+    pub prompt_tps: Option<f64>,
+    pub gen_tps: Option<f64>,
+    pub running: Option<u64>,
+    pub waiting: Option<u64>,
+    pub kv_usage_pct: Option<f64>,
 }
 
 /// Stats lines of one engine, as read.
@@ -347,6 +365,20 @@ impl Series {
             swap_usage_pct: dist_f(&|s| s.swap_usage_pct),
             prefix_cache_hit_pct: dist_f(&|s| s.prefix_hit_pct),
             prefix_cache_hit_pct_last: l.iter().rev().find_map(|s| s.prefix_hit_pct),
+            intervals: l
+                .iter()
+                .map(|s| VllmInterval {
+                    t_s: match (times.first(), s.time) {
+                        (Some(&a), Some(t)) => t.checked_sub(a).map(u64::from),
+                        _ => None,
+                    },
+                    prompt_tps: Some(s.prompt_tps).filter(|v| v.is_finite()),
+                    gen_tps: Some(s.gen_tps).filter(|v| v.is_finite()),
+                    running: s.running,
+                    waiting: s.waiting,
+                    kv_usage_pct: s.kv_usage_pct.filter(|v| v.is_finite()),
+                })
+                .collect(),
         })
     }
 }

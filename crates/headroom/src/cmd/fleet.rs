@@ -25,6 +25,7 @@ Examples:
   headroom fleet --prometheus http://127.0.0.1:9090
   headroom fleet --prometheus http://prom:9090 --selector '{job=\"vllm\"}' --window 30m
   headroom fleet --prometheus http://prom:9090 --by pod --at 1767225600 --json
+  headroom fleet --prometheus http://prom:9090 --html fleet.html
   headroom fleet --prometheus http://thanos:10902 --at -1h --window 15m
   headroom fleet --prometheus http://prom:9090 --save-windows w/ && headroom diagnose --replay w/10.0.0.7_8000.jsonl
 
@@ -66,6 +67,10 @@ pub struct Args {
     /// One JSON document (schema headroom.fleet/1) on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Also write a self-contained HTML page (`-` for stdout): one row per replica beside the
+    /// fleet median, the outliers and the imbalance named.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
 }
 
 fn parse_at(s: &str, now: f64) -> Result<f64> {
@@ -130,6 +135,9 @@ pub fn run(a: Args) -> Result<Exit> {
         }
     }
     let doc = reading.doc;
+    if let Some(path) = &a.html {
+        super::report::write_page(path, &::report::fleet(&doc))?;
+    }
     if a.json {
         output::json(&doc)?;
     } else {

@@ -42,6 +42,7 @@ Examples:
   headroom logs --file server.log --requests         # one row per request
   headroom logs --file server.log --json
   headroom logs --journal vllm --since -1h          # vLLM's stats lines
+  headroom logs --file server.log --html logs.html  # the envelope per instance as a page
 
 llama-server prints print_timing at info verbosity (the default, -lv 3); vLLM prints its stats \
 line every 10 s (VLLM_LOG_STATS_INTERVAL) unless started with --disable-log-stats.
@@ -75,6 +76,10 @@ pub struct Args {
     /// document per line: updates with "final": false, then the final one.
     #[arg(long)]
     json: bool,
+    /// Also write a self-contained HTML page (`-` for stdout) with each instance's envelope:
+    /// prompt rate against prompt length, the decode distribution, vLLM's stats over time.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 enum Msg {
@@ -133,7 +138,7 @@ pub fn run(args: Args) -> Result<Exit> {
 /// `--requests`); otherwise each request is folded into its envelope once final, which
 /// gives the same envelope without storing a million requests.
 fn miner(args: &Args) -> Miner {
-    if args.json || args.requests {
+    if args.json || args.requests || args.html.is_some() {
         Miner::new()
     } else {
         Miner::folding()
@@ -424,6 +429,11 @@ fn rotated(_: &Path, _: &File) -> bool {
 }
 
 fn print_final(args: &Args, source: &Source, report: Report, interrupted: bool) -> Result<Exit> {
+    if let Some(path) = &args.html {
+        // The page reads the document --json prints.
+        let doc = LogsDoc::new(source.clone(), true, interrupted, report.clone());
+        super::report::write_page(path, &::report::logs(&doc))?;
+    }
     if args.json {
         let doc = LogsDoc::new(source.clone(), true, interrupted, report);
         if args.follow {

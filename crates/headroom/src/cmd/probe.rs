@@ -9,13 +9,11 @@ use anyhow::{Context, Result};
 use comfy_table::{Cell, CellAlignment, Table};
 use loadgen::probe::depth::Phase;
 use loadgen::probe::{
-    self, DepthConfig, DepthReport, DepthVerdict, Med, PrefixConfig, PrefixReport, Progress,
-    TurnsConfig, TurnsReport,
+    self, DepthConfig, DepthReport, DepthVerdict, Med, PrefixConfig, PrefixReport, ProbeDoc,
+    ProbeReport, Progress, TurnsConfig, TurnsReport,
 };
 use loadgen::{discover, Client, ClientConfig, ServerInfo};
-use serde::Serialize;
-
-pub const SCHEMA: &str = "headroom.probe/1";
+use std::path::PathBuf;
 
 const EXAMPLES: &str = "Examples:
   headroom probe depth  --url http://127.0.0.1:8000 --depths 512,2k,8k,16k --gen 128 --repeats 3
@@ -23,6 +21,7 @@ const EXAMPLES: &str = "Examples:
   headroom probe turns  --url http://127.0.0.1:8000 --turns 8 --conversations 4 --context 2k
   headroom probe depth  --url http://gpu-box:8000 --model Qwen/Qwen3-8B --json > depth.json
   headroom probe turns  --url http://router:9000 --csv > turns.csv
+  headroom probe depth  --url http://127.0.0.1:8000 --html depth.html
 
 Token sizes accept a k suffix (2k = 2048). Progress goes to stderr; --json and --csv go to stdout.";
 
@@ -96,6 +95,10 @@ struct Common {
     /// Print every sample as CSV.
     #[arg(long)]
     csv: bool,
+    /// Also write a self-contained HTML page (`-` for stdout): depth plots tok/s against depth
+    /// with the fit and its interval; prefix and turns plot cold against warm.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// No progress on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -254,7 +257,7 @@ async fn depth(a: DepthArgs) -> Result<()> {
         .await
         .context("depth probe")?;
     s.bar.finish();
-    emit(&a.common, "depth", &r, depth_csv, depth_human)
+    emit(&a.common, r, ProbeReport::Depth, depth_csv, depth_human)
 }
 
 async fn prefix(a: PrefixArgs) -> Result<()> {
@@ -271,7 +274,7 @@ async fn prefix(a: PrefixArgs) -> Result<()> {
         .await
         .context("prefix probe")?;
     s.bar.finish();
-    emit(&a.common, "prefix", &r, prefix_csv, prefix_human)
+    emit(&a.common, r, ProbeReport::Prefix, prefix_csv, prefix_human)
 }
 
 async fn turns(a: TurnsArgs) -> Result<()> {
@@ -287,34 +290,32 @@ async fn turns(a: TurnsArgs) -> Result<()> {
         .await
         .context("turns probe")?;
     s.bar.finish();
-    emit(&a.common, "turns", &r, turns_csv, turns_human)
+    emit(&a.common, r, ProbeReport::Turns, turns_csv, turns_human)
 }
 
-#[derive(Serialize)]
-struct Envelope<'a, T: Serialize> {
-    schema: &'static str,
-    probe: &'static str,
-    #[serde(flatten)]
-    report: &'a T,
-}
-
-fn emit<T: Serialize>(
+/// The typed document (`headroom.probe/1`) goes to --json and to the page; the table or CSV is
+/// rendered from the report before it is wrapped.
+fn emit<T>(
     c: &Common,
-    probe: &'static str,
-    r: &T,
+    r: T,
+    wrap: fn(T) -> ProbeReport,
     csv: fn(&T) -> String,
     human: fn(&T) -> String,
 ) -> Result<()> {
-    if c.json {
-        crate::output::json(&Envelope {
-            schema: SCHEMA,
-            probe,
-            report: r,
-        })
+    let text = if c.json {
+        None
     } else if c.csv {
-        crate::output::emit(&csv(r))
+        Some(csv(&r))
     } else {
-        crate::output::emit(&human(r))
+        Some(human(&r))
+    };
+    let doc = ProbeDoc::new(wrap(r));
+    if let Some(path) = &c.html {
+        super::report::write_page(path, &::report::probe(&doc))?;
+    }
+    match text {
+        None => crate::output::json(&doc),
+        Some(t) => crate::output::emit(&t),
     }
 }
 
@@ -633,7 +634,7 @@ fn prefix_csv(r: &PrefixReport) -> String {
             optf(Some(x.ttft_ms), 3),
             optf(x.decode_tps, 3),
             opt(x.cached_tokens),
-            x.cached_field.unwrap_or("")
+            x.cached_field.as_deref().unwrap_or("")
         ));
     }
     s
@@ -669,7 +670,10 @@ fn prefix_human(r: &PrefixReport) -> String {
             x.cached_tokens
                 .map(|c| c.to_string())
                 .unwrap_or_else(|| "-".into()),
-            x.cached_field.unwrap_or("not reported").to_string(),
+            x.cached_field
+                .as_deref()
+                .unwrap_or("not reported")
+                .to_string(),
         ]);
     }
     right(&mut t, 1);

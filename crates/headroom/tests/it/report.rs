@@ -281,7 +281,9 @@ fn marks_match_tables(dom: &str) -> usize {
                 .iter()
                 .position(|h| attr(h, "data-series") == Some(name))
                 .unwrap_or_else(|| panic!("plot {id}: no column for series {name}"));
+            // Body rows only: a `<tfoot>` (a fleet median) is not a plotted value.
             let tbody = &table[table.find("<tbody").unwrap()..];
+            let tbody = &tbody[..tbody.find("</tbody>").unwrap_or(tbody.len())];
             let values = tbody
                 .split("<tr")
                 .skip(1)
@@ -716,5 +718,272 @@ fn the_harness_sees_console_messages_and_requests() {
         o.requests.iter().any(|r| r.contains("evil.invalid")),
         "requests: {:?}",
         o.requests
+    );
+}
+
+/// The emulator serving OpenAI requests at 10× (for the probes), killed when dropped.
+fn serve() -> (Emulator, String) {
+    let port = testpeers::free_port();
+    let emu = Emulator(
+        headroom()
+            .args(["emulate", "--speed", "10", "--port", &port.to_string()])
+            .args(["--duration", "300"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the emulator"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while testpeers::get(port, "/health").map(|r| r.0) != Some(200) {
+        assert!(Instant::now() < deadline, "the emulator did not come up");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (emu, format!("http://127.0.0.1:{port}"))
+}
+
+/// Reads a printed document as its library type, checks that it prints back the same, and
+/// that docs/json/<page> names every key.
+fn typed<T: serde::de::DeserializeOwned + serde::Serialize>(
+    text: &str,
+    page: &str,
+    maps: &[&str],
+) -> T {
+    let doc: T = serde_json::from_str(text).unwrap_or_else(|e| panic!("{page}: {e}"));
+    assert_eq!(
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+        text,
+        "{page}: the typed document prints what was printed"
+    );
+    let value: Value = serde_json::from_str(text).unwrap();
+    let missing = testpeers::schema::undocumented(&value, page, maps);
+    assert!(
+        missing.is_empty(),
+        "docs/json/{page} does not name {missing:?}"
+    );
+    doc
+}
+
+#[test]
+fn probe_pages_in_a_browser() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (emu, url) = serve();
+    // (probe, its arguments, plotted series: depth's cold and warm rates and TTFTs; prefix's
+    // TTFT bars; turns' first and warm TTFTs and the per-turn tokens)
+    let probes: [(&str, &[&str], usize); 3] = [
+        (
+            "depth",
+            &["--depths", "256,1k,2k", "--gen", "16", "--repeats", "2"],
+            4,
+        ),
+        ("prefix", &["--tokens", "1k", "--repeats", "2"], 1),
+        (
+            "turns",
+            &[
+                "--turns",
+                "3",
+                "--conversations",
+                "2",
+                "--context",
+                "512",
+                "--gen",
+                "8",
+            ],
+            4,
+        ),
+    ];
+    let mut depth = None;
+    for (probe, args, series) in probes {
+        let page = d.join(format!("probe-{probe}.html"));
+        let text = run(&[
+            &["probe", probe, "--url", &url, "--json", "--quiet", "--html"][..],
+            &[page.to_str().unwrap()],
+            args,
+        ]
+        .concat());
+        let doc: loadgen::probe::ProbeDoc = typed(&text, "probe.md", &[]);
+        assert_eq!(doc.probe(), probe);
+        // The page is the one the library makes from the document --json printed.
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), report::probe(&doc));
+        let o = check(&chrome, &page, d, series);
+        assert!(o.dom.contains("data-verdict="), "{probe}: a verdict");
+        eprintln!(
+            "probe {probe} page: {} bytes",
+            std::fs::metadata(&page).unwrap().len()
+        );
+        if probe == "depth" {
+            assert!(o.dom.contains("class=\"fit\"") && o.dom.contains("class=\"fitband\""));
+            depth = Some(doc);
+        }
+    }
+    drop(emu);
+    // A hostile server: its model name and the verdict's words hold markup.
+    let mut doc = depth.unwrap();
+    if let loadgen::probe::ProbeReport::Depth(r) = &mut doc.report {
+        r.server.model = Some(HOSTILE.into());
+        r.reason = HOSTILE.into();
+    }
+    let page = d.join("hostile-probe.html");
+    std::fs::write(&page, report::probe(&doc)).unwrap();
+    let o = check(&chrome, &page, d, 4);
+    assert!(o
+        .dom
+        .contains("&lt;script&gt;console.error(\"pwned\")&lt;/script&gt;"));
+    assert!(!o.dom.contains("<img"));
+}
+
+#[test]
+fn logs_pages_in_a_browser() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Real logs: llama-server 11434 across a restart (two instances of timed requests), and
+    // vLLM 0.32's stats lines.
+    let llama = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../telemetry/tests/data/llama-server-11434-restart.log");
+    let vllm = testpeers::fixture("vllm-0.32/serve.log");
+    let mut docs = Vec::new();
+    for (name, log, series) in [("llama", &llama, 4), ("vllm", &vllm, 5)] {
+        let page = d.join(format!("logs-{name}.html"));
+        let text = run(&[
+            "logs",
+            "--file",
+            log.to_str().unwrap(),
+            "--json",
+            "--html",
+            page.to_str().unwrap(),
+        ]);
+        let doc: telemetry::doc::LogsDoc = typed(&text, "logs.md", &[]);
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), report::logs(&doc));
+        let o = check(&chrome, &page, d, series);
+        assert_eq!(
+            o.dom.matches("<section data-instance=").count(),
+            doc.instances.len()
+        );
+        eprintln!(
+            "logs {name} page: {} bytes",
+            std::fs::metadata(&page).unwrap().len()
+        );
+        docs.push(doc);
+    }
+    // llama-server: one prompt point per timed request, in the band or not.
+    let timed: usize = docs[0]
+        .instances
+        .iter()
+        .map(|i| {
+            i.instance
+                .requests
+                .iter()
+                .filter(|r| r.prompt_tokens.is_some() && r.prompt_tps.is_some())
+                .count()
+        })
+        .sum();
+    assert!(timed >= 4, "{timed} timed requests");
+    // vLLM: one point per stats line.
+    let v = &docs[1].instances[0].vllm_stats[0];
+    assert_eq!(v.intervals.len(), v.lines);
+    // Log lines and file names are untrusted.
+    let mut doc = docs.swap_remove(0);
+    doc.source = telemetry::doc::Source::File {
+        path: HOSTILE.into(),
+    };
+    doc.instances[0].warnings.push(HOSTILE.into());
+    let page = d.join("hostile-logs.html");
+    std::fs::write(&page, report::logs(&doc)).unwrap();
+    let o = check(&chrome, &page, d, 4);
+    assert!(o
+        .dom
+        .contains("&lt;script&gt;console.error(\"pwned\")&lt;/script&gt;"));
+    assert!(!o.dom.contains("<img"));
+}
+
+#[test]
+fn fleet_page_in_a_browser() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A real `headroom fleet --json` over Prometheus scraping three emulated vLLM replicas,
+    // one without prefix caching (crates/report/tests/fixtures/SOURCES.md).
+    let text = include_str!("../../../report/tests/fixtures/fleet-three-replicas.json");
+    let doc: fleet::FleetDoc = typed(text, "fleet.md", &["/imbalance/shares"]);
+    assert!(!doc.outliers.is_empty(), "the fixture names an outlier");
+    let page = d.join("fleet.html");
+    std::fs::write(&page, report::fleet(&doc)).unwrap();
+    // Generation, per-sequence and finished-request bars.
+    let o = check(&chrome, &page, d, 3);
+    assert_eq!(
+        o.dom.matches("<tr data-replica=").count(),
+        doc.replicas.len()
+    );
+    for out in &doc.outliers {
+        assert!(o.dom.contains(&format!("data-outlier=\"{}\"", out.replica)));
+    }
+    assert!(o.dom.contains("fleet median"));
+    // Replica labels come from the store: untrusted.
+    let mut doc = doc;
+    doc.replicas[0].replica = HOSTILE.into();
+    doc.selector = HOSTILE.into();
+    let page = d.join("hostile-fleet.html");
+    std::fs::write(&page, report::fleet(&doc)).unwrap();
+    let o = check(&chrome, &page, d, 3);
+    assert!(o
+        .dom
+        .contains("&lt;script&gt;console.error(\"pwned\")&lt;/script&gt;"));
+    assert!(!o.dom.contains("<img"));
+}
+
+/// Pages in a PDF that chromium prints.
+fn printed_pages(chrome: &Path, page: &Path, dir: &Path) -> usize {
+    let pdf = dir.join("print.pdf");
+    let _ = std::fs::remove_file(&pdf);
+    let out = Command::new(chrome)
+        .args(QUIET)
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.join("profile-print").display()
+        ))
+        .arg("--no-pdf-header-footer")
+        .arg(format!("--print-to-pdf={}", pdf.display()))
+        .arg(format!("file://{}", page.canonicalize().unwrap().display()))
+        .output()
+        .expect("run chromium --print-to-pdf");
+    assert!(
+        out.status.success(),
+        "chromium: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&pdf).expect("PDF written");
+    // Each page object is `/Type /Page` (the tree's root is `/Type /Pages`).
+    let text = String::from_utf8_lossy(&bytes);
+    text.matches("/Type /Page")
+        .count()
+        .saturating_sub(text.matches("/Type /Pages").count())
+}
+
+#[test]
+fn printed_pages_show_the_numbers_tables() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A real diagnose window (the emulator's kv-pressure scenario): five plots, each with a
+    // table of its 60 points folded under a <details> on screen.
+    let r: diagnose::Report = serde_json::from_str(include_str!(
+        "../../../report/tests/fixtures/diagnose-kv-pressure.json"
+    ))
+    .unwrap();
+    let html = report::diagnose(&r);
+    let rule = "@media print{details::details-content{content-visibility:visible;display:block}}";
+    assert!(html.contains(rule), "the print rule is in the page");
+    let page = d.join("print.html");
+    std::fs::write(&page, &html).unwrap();
+    let unfolded = printed_pages(&chrome, &page, d);
+    // The same page without the rule prints the tables folded away: the rule is what shows
+    // them (5 tables × 60 rows is several pages).
+    std::fs::write(&page, html.replace(rule, "")).unwrap();
+    let folded = printed_pages(&chrome, &page, d);
+    assert!(
+        unfolded >= folded + 2,
+        "printed with tables {unfolded} pages, folded {folded}"
     );
 }

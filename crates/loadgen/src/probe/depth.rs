@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Med, Progress};
 use crate::bench_suite::{engine_decode_tps, Clock};
@@ -59,7 +59,7 @@ impl Default for DepthConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
     /// A freshly salted prompt: nothing cached can serve it.
@@ -68,7 +68,7 @@ pub enum Phase {
     Warm,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DepthSample {
     /// The requested depth (tokens).
     pub depth: u64,
@@ -100,7 +100,7 @@ impl DepthSample {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DepthVerdict {
     /// Even the steepest slope the interval allows loses less than `material_drop` over the
@@ -123,7 +123,7 @@ impl DepthVerdict {
 }
 
 /// The fit in the units people read: tok/s per 1k tokens of depth.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DepthFit {
     pub slope_tps_per_1k: f64,
     pub low: f64,
@@ -137,7 +137,7 @@ pub struct DepthFit {
 }
 
 /// Per depth and phase: medians with their sample sizes.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DepthRow {
     pub depth: u64,
     pub cold_ttft_ms: Med,
@@ -149,7 +149,7 @@ pub struct DepthRow {
 }
 
 /// Why the rounds stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DepthStop {
     /// The slope's interval decided (flat or context-bound) at a look.
@@ -160,7 +160,7 @@ pub enum DepthStop {
     MaxTime,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DepthReport {
     pub server: ServerInfo,
     /// How prompt lengths were counted.

@@ -3,10 +3,12 @@
 //! keep their cache.
 
 pub mod depth;
+pub mod doc;
 pub mod prefix;
 pub mod turns;
 
 pub use depth::{run_depth, DepthConfig, DepthReport, DepthSample, DepthStop, DepthVerdict};
+pub use doc::{ProbeDoc, ProbeReport};
 pub use prefix::{run_prefix, CacheVerdict, PrefixConfig, PrefixReport, PrefixRun};
 pub use turns::{run_turns, TurnRecord, TurnsConfig, TurnsReport};
 
@@ -72,7 +74,7 @@ pub struct Quiet;
 impl Progress for Quiet {}
 
 /// Median with its sample size (a number without its n is not reported).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct Med {
     pub median: Option<f64>,
     pub n: usize,

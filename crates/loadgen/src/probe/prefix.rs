@@ -5,7 +5,7 @@
 //! (must miss, because the salt is the first token). The verdict reads the engine's own cached
 //! count where it reports one, else the TTFT ratio; the basis is stated.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Med, Progress};
 use crate::client::{Client, StreamRequest};
@@ -46,7 +46,7 @@ impl Default for PrefixConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RunKind {
     /// Freshly salted: nothing cached can serve it.
@@ -67,7 +67,7 @@ impl RunKind {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PrefixRun {
     pub kind: RunKind,
     pub repeat: u32,
@@ -78,17 +78,17 @@ pub struct PrefixRun {
     pub server_prompt_tokens: Option<u64>,
     /// The engine's cached prompt tokens and the field that said so.
     pub cached_tokens: Option<u64>,
-    pub cached_field: Option<&'static str>,
+    pub cached_field: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CacheVerdict {
     Hit,
     Miss,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum VerdictBasis {
     /// The engine's own cached-token count.
@@ -97,7 +97,7 @@ pub enum VerdictBasis {
     Ttft,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PrefixReport {
     pub server: ServerInfo,
     /// Load read before the first request (None: not readable).
@@ -191,7 +191,7 @@ nothing was sent",
                 prompt_tokens: p.tokens.n,
                 server_prompt_tokens: rec.prompt_tokens,
                 cached_tokens: rec.cached_tokens.as_ref().map(|c| c.n),
-                cached_field: rec.cached_tokens.as_ref().map(|c| c.field),
+                cached_field: rec.cached_tokens.as_ref().map(|c| c.field.to_string()),
             };
             progress.step(&format!(
                 "{} #{repeat}: ttft {:.0} ms, cached {}",
@@ -330,7 +330,7 @@ mod tests {
             prompt_tokens: 1000,
             server_prompt_tokens: Some(1000),
             cached_tokens: cached,
-            cached_field: cached.map(|_| "timings.cache_n"),
+            cached_field: cached.map(|_| "timings.cache_n".to_string()),
         }
     }
 

@@ -4,7 +4,7 @@
 //! context is longer. When it does not, cache hits are being lost (eviction, or a router that
 //! spreads one conversation over replicas).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
@@ -55,7 +55,7 @@ const FOLLOW_UPS: &[&str] = &[
 /// template's markers), used only to refuse conversations that cannot fit.
 const TURN_OVERHEAD_TOKENS: u64 = 48;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TurnRecord {
     /// 1-based.
     pub conversation: u32,
@@ -70,7 +70,7 @@ pub struct TurnRecord {
     pub cached_tokens: Option<u64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TurnRow {
     pub turn: u32,
     pub ttft_ms: Med,
@@ -79,7 +79,7 @@ pub struct TurnRow {
     pub cached_tokens: Med,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TurnsReport {
     pub server: ServerInfo,
     pub turns: u32,
