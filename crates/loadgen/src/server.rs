@@ -18,7 +18,10 @@ pub struct ContextLimit {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ServerInfo {
     /// None: no endpoint said which engine this is (`"unknown"` in documents).
-    #[serde(serialize_with = "engine_or_unknown", deserialize_with = "unknown_or_engine")]
+    #[serde(
+        serialize_with = "engine_or_unknown",
+        deserialize_with = "unknown_or_engine"
+    )]
     pub engine: Option<Engine>,
     /// The served model's name (first entry of `/v1/models`).
     pub model: Option<String>,

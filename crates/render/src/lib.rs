@@ -10,6 +10,7 @@
 pub mod attribute;
 pub mod bench;
 pub mod ceiling;
+pub mod census;
 pub mod demo;
 pub mod diagnose;
 pub mod emulate;

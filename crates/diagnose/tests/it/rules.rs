@@ -425,7 +425,9 @@ fn r3_prompt_share_gate_and_caching_off_outranks_under_batching() {
     assert_eq!(p.rule, RuleId::R3);
     assert_eq!(p.fix[0].flag.as_deref(), Some("--enable-prefix-caching"));
     assert!(
-        p.evidence[0].contains("prompt volume 880 tok/s (below 1000), 8.8× the generated tokens (at least 5×)"),
+        p.evidence[0].contains(
+            "prompt volume 880 tok/s (below 1000), 8.8× the generated tokens (at least 5×)"
+        ),
         "{:?}",
         p.evidence
     );
