@@ -1,7 +1,7 @@
 //! One self-contained HTML page per run, built from the typed run documents (the same records
 //! `--json` prints and the history keeps): `headroom.diagnose/1`, `headroom.remeasure/1`,
 //! `headroom.bench/2`, `headroom.regress/3`, `headroom.trace/1`, `headroom.probe/1`, `headroom.logs/1`,
-//! `headroom.fleet/1`.
+//! `headroom.fleet/1`, `headroom.census/1`.
 //!
 //! A page opens from a file with no network: inline CSS and SVG, no script, and a
 //! Content-Security-Policy that forbids any request and any script, so even a string that slipped
@@ -9,12 +9,14 @@
 //! evidence, labels) goes through maud, which escapes it. Every plot has its numbers in a table
 //! under it (`data-for` names the plot it belongs to).
 
+mod census;
 mod fleet;
 mod logs;
 mod pages;
 mod probe;
 pub mod svg;
 
+pub use census::census;
 pub use fleet::fleet;
 pub use logs::logs;
 pub use pages::{bench, diagnose, regress, remeasure, standing, trace};

@@ -219,3 +219,98 @@ fn the_ratio_axis_is_linear_with_the_noise_band() {
     let w = after("width=\"");
     assert!(((one - x) - w / 2.0).abs() < 0.2, "band centred on 1");
 }
+
+/// `headroom census --prometheus … --json` over a backfilled day (fixtures/SOURCES.md): planted
+/// step-time contention behind a restart, with the step ledger under `radiance:`.
+const CENSUS: &str = include_str!("fixtures/census-contention.json");
+
+fn census_fixture() -> census::CensusDoc {
+    serde_json::from_str(CENSUS).expect("the fixture reads as headroom.census/1")
+}
+
+#[test]
+fn census_document_reads_back_typed() {
+    let doc = census_fixture();
+    assert_eq!(doc.schema, census::SCHEMA);
+    assert_eq!(serde_json::to_string_pretty(&doc).unwrap() + "\n", CENSUS);
+}
+
+#[test]
+fn census_page_plots_every_bucket_and_lag() {
+    let doc = census_fixture();
+    let page = report::census(&doc);
+    eprintln!("census page: {} bytes", page.len());
+    assert!(page.len() < 100_000, "{} bytes", page.len());
+    assert!(!page.contains("<script"));
+    for bad in [" src=", " href=", "url(", "@import"] {
+        assert!(!page.contains(bad), "{bad} in the page");
+    }
+    let per_stream = doc
+        .buckets
+        .iter()
+        .filter(|b| b.decode_tps_per_stream.is_some())
+        .count();
+    assert!(per_stream > 1, "the fixture has per-stream decode");
+    assert_eq!(
+        polyline_vertices(&page, "buckets", "decode tok/s per stream"),
+        per_stream
+    );
+    let lags = doc.lags.as_ref().expect("the fixture has lags");
+    assert!(!lags.lagged.is_empty());
+    assert_eq!(polyline_vertices(&page, "lags", "r"), lags.lagged.len());
+    assert_eq!(
+        polyline_vertices(&page, "lags", "excess"),
+        lags.lagged.len()
+    );
+    // The threshold band is drawn.
+    assert!(page.contains("<rect class=\"noise\""));
+    // One table row per bucket; a quantile that is a bucket bound keeps its sign.
+    let table = &page[page.find("<table class=\"buckets\"").unwrap()..];
+    let table = &table[..table.find("</table>").unwrap()];
+    assert_eq!(table.matches("<tr>").count(), 1 + doc.buckets.len());
+    for b in &doc.buckets {
+        for q in [b.ttft_p50, b.ttft_p95].into_iter().flatten() {
+            let sign = q.bound.map(|b| b.sign()).unwrap_or("");
+            let cell = format!("{sign}{} s", report::svg::num(q.seconds));
+            assert!(table.contains(&cell), "TTFT {cell} in the bucket table");
+        }
+    }
+    assert!(
+        table.contains("≤ "),
+        "the fixture has bucket-bound quantiles"
+    );
+    let v = doc.verdict.as_ref().unwrap();
+    assert!(page.contains(&format!("data-verdict=\"{}\"", v.shape.name())));
+    for e in v.evidence.iter().chain(&doc.unavailable).chain(&doc.notes) {
+        let escaped = e
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
+        assert!(page.contains(&escaped), "{e:?} on the page");
+    }
+    // The ledger's two phases.
+    let l = doc
+        .ledger
+        .as_ref()
+        .expect("the fixture has the step ledger");
+    assert!(page.contains(&format!(
+        "{} ms",
+        report::svg::num(l.chunk_step_ms.unwrap())
+    )));
+}
+
+#[test]
+fn a_hostile_selector_on_the_census_page_is_text() {
+    let mut doc = census_fixture();
+    let evil = "<script>alert(1)</script>\"><img src=x>";
+    doc.source.selector = Some(evil.into());
+    doc.source.instance = Some(evil.into());
+    doc.unavailable.push(evil.into());
+    if let Some(v) = doc.verdict.as_mut() {
+        v.reason = evil.into();
+    }
+    let page = report::census(&doc);
+    assert!(!page.contains("<script"));
+    assert!(!page.contains("<img"));
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x&gt;"));
+}

@@ -32,6 +32,7 @@ Examples:
   headroom census --prometheus http://prom:9090 --selector '{job=\"vllm\"}' --since 24h --step 30s
   headroom census --prometheus http://prom:9090 --since 6h --at -1d --json
   headroom census --url http://127.0.0.1:8000      # one endpoint's counters since boot
+  headroom census --prometheus http://prom:9090 --selector '{job=\"vllm\"}' --html census.html
 
 The JSON document (headroom.census/1) is described in docs/json/census.md.")]
 pub struct Args {
@@ -63,6 +64,9 @@ pub struct Args {
     /// One JSON document (schema headroom.census/1) on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Also write the census as one self-contained HTML page (inline CSS and SVG, no network).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
 }
 
 fn parse_at(s: &str, now: f64) -> Result<f64> {
@@ -110,6 +114,9 @@ pub fn run(a: Args) -> Result<Exit> {
         }
         (None, None) => bail!("give --prometheus URL or --url URL"),
     };
+    if let Some(path) = &a.html {
+        super::report::write_page(path, &::report::census(&doc))?;
+    }
     if a.json {
         output::json(&doc)?;
     } else {

@@ -933,6 +933,38 @@ fn fleet_page_in_a_browser() {
     assert!(!o.dom.contains("<img"));
 }
 
+#[test]
+fn census_page_in_a_browser() {
+    let Some(chrome) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A real `headroom census --prometheus … --json` over a backfilled day with planted
+    // step-time contention behind a restart (crates/report/tests/fixtures/SOURCES.md).
+    let text = include_str!("../../../report/tests/fixtures/census-contention.json");
+    let doc: census::CensusDoc = typed(text, "census.md", &[]);
+    let page = d.join("census.html");
+    std::fs::write(&page, report::census(&doc)).unwrap();
+    // The bucket plot (one series) and the lag plot (r and its excess).
+    let o = check(&chrome, &page, d, 3);
+    let v = doc.verdict.as_ref().expect("the fixture has a verdict");
+    assert!(o
+        .dom
+        .contains(&format!("data-verdict=\"{}\"", v.shape.name())));
+    assert!(o.dom.contains("≤ "), "a bucket-bound TTFT keeps its ≤");
+    // The selector and the instance come from the command line and the store: untrusted.
+    let mut doc = doc;
+    doc.source.instance = Some(HOSTILE.into());
+    doc.source.selector = Some(HOSTILE.into());
+    doc.unavailable.push(HOSTILE.into());
+    let page = d.join("hostile-census.html");
+    std::fs::write(&page, report::census(&doc)).unwrap();
+    let o = check(&chrome, &page, d, 3);
+    assert!(o
+        .dom
+        .contains("&lt;script&gt;console.error(\"pwned\")&lt;/script&gt;"));
+    assert!(!o.dom.contains("<img"));
+}
+
 /// Pages in a PDF that chromium prints.
 fn printed_pages(chrome: &Path, page: &Path, dir: &Path) -> usize {
     let pdf = dir.join("print.pdf");
