@@ -94,7 +94,14 @@ fn lags(d: &CensusDoc) -> Markup {
         "pooled decode"
     };
     let min = |s: f64| s / 60.0;
+    // Lag 0 is its own mark: the lagged line starts at 2 minutes, and a line from lag 0 to it
+    // would draw values nobody measured.
     let series = vec![
+        Series {
+            name: "lag 0".into(),
+            class: "c2",
+            points: vec![(0.0, l.r0)],
+        },
         Series {
             name: "r".into(),
             class: "c1",
@@ -131,11 +138,13 @@ fn lags(d: &CensusDoc) -> Markup {
             figure {
                 (c.render())
                 details {
-                    summary { "Numbers (" (l.lagged.len()) " rows)" }
+                    summary { "Numbers (" (l.lagged.len() + 1) " rows)" }
                     table.numbers data-for="lags" {
-                        thead { tr { th.n { "lag (minutes)" } th.n data-series="r" { "r" } th.n { "inherited" } th.n data-series="excess" { "excess" } th.n { "pairs" } } }
-                        tbody { @for p in &l.lagged { tr.tail[tail == Some(p.lag_s)] {
-                            td.n { (num(min(p.lag_s))) } td.n { (num(p.r)) } td.n { (num(p.inherited)) } td.n { (num(p.excess)) } td.n { (p.pairs) }
+                        thead { tr { th.n { "lag (minutes)" } th.n data-series="lag 0" { "r at lag 0" } th.n data-series="r" { "r" } th.n { "inherited" } th.n data-series="excess" { "excess" } th.n { "pairs" } } }
+                        tbody {
+                            tr { td.n { "0" } td.n { (opt(l.r0)) } td.n {} td.n {} td.n {} td.n { (l.pairs0) } }
+                            @for p in &l.lagged { tr.tail[tail == Some(p.lag_s)] {
+                            td.n { (num(min(p.lag_s))) } td.n {} td.n { (num(p.r)) } td.n { (num(p.inherited)) } td.n { (num(p.excess)) } td.n { (p.pairs) }
                         } } }
                     }
                 }

@@ -258,6 +258,7 @@ fn census_page_plots_every_bucket_and_lag() {
     let lags = doc.lags.as_ref().expect("the fixture has lags");
     assert!(!lags.lagged.is_empty());
     assert_eq!(polyline_vertices(&page, "lags", "r"), lags.lagged.len());
+    assert_eq!(polyline_vertices(&page, "lags", "lag 0"), 1);
     assert_eq!(
         polyline_vertices(&page, "lags", "excess"),
         lags.lagged.len()
