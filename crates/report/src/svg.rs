@@ -535,6 +535,74 @@ pub fn bars_against(
     }
 }
 
+/// Correlations (Pearson r) against lag: r runs −1 … 1, with the band |r| < `threshold` (what
+/// does not count) shaded and zero drawn across. Each series' marks are as in [`LineChart`].
+pub struct Correlogram {
+    pub id: String,
+    pub x_label: String,
+    pub series: Vec<Series>,
+    pub threshold: f64,
+}
+
+impl Correlogram {
+    pub fn render(&self) -> Markup {
+        let xs = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .filter(|x| x.is_finite());
+        let (mut x0, mut x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+        if !x0.is_finite() {
+            (x0, x1) = (0.0, 1.0);
+        }
+        if x1 <= x0 {
+            x1 = x0 + 1.0;
+        }
+        let f = Frame {
+            x0,
+            x1,
+            y0: -1.0,
+            y1: 1.0,
+        };
+        let (l, r, t, b) = (LEFT, W - RIGHT, TOP, H - BOTTOM);
+        let th = self.threshold.clamp(0.0, 1.0);
+        let band = format!("|r| < {} does not count", num(th));
+        html! {
+            svg.chart viewBox={"0 0 " (W) " " (H)} role="img" data-chart=(self.id)
+                aria-label=(format!("r against {}", self.x_label)) {
+                rect.noise x=(coord(l)) y=(coord(f.py(th))) width=(coord(r - l)) height=(coord(f.py(-th) - f.py(th))) {}
+                text.bandlabel x=(coord(r - 4.0)) y=(coord(f.py(th) - 4.0)) text-anchor="end" { (band) }
+                @for y in [-1.0, -0.5, 0.0, 0.5, 1.0] {
+                    line.grid x1=(l) x2=(r) y1=(coord(f.py(y))) y2=(coord(f.py(y))) {}
+                    text.tick x=(coord(l - 6.0)) y=(coord(f.py(y) + 4.0)) text-anchor="end" { (num(y)) }
+                }
+                @for x in ticks(f.x0, f.x1, 8) {
+                    line.grid.xgrid x1=(coord(f.px(x))) x2=(coord(f.px(x))) y1=(b) y2=(coord(b + 4.0)) {}
+                    text.tick x=(coord(f.px(x))) y=(coord(b + 16.0)) text-anchor="middle" { (num(x)) }
+                }
+                line.axis x1=(l) x2=(r) y1=(coord(f.py(0.0))) y2=(coord(f.py(0.0))) {}
+                line.axis x1=(l) x2=(l) y1=(t) y2=(b) {}
+                text.axislabel x=(coord((l + r) / 2.0)) y=(coord(H - 3.0)) text-anchor="middle" { (self.x_label) }
+                text.axislabel transform={"translate(12," (coord((t + b) / 2.0)) ") rotate(-90)"} text-anchor="middle" { "r" }
+                @for s in &self.series {
+                    g.series.(s.class) data-series=(s.name) data-points=(s.marks()) {
+                        @for run in runs(&s.points) {
+                            @if run.len() == 1 {
+                                circle cx=(coord(f.px(run[0].0))) cy=(coord(f.py(run[0].1.clamp(-1.0, 1.0)))) r="2.5" {}
+                            } @else {
+                                polyline points=(run.iter().map(|(x, y)| format!("{},{}", coord(f.px(*x)), coord(f.py(y.clamp(-1.0, 1.0))))).collect::<Vec<_>>().join(" ")) {}
+                            }
+                        }
+                    }
+                }
+            }
+            (legend(self.series.iter().map(|s| (s.name.as_str(), s.class)), std::iter::empty()))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -601,73 +669,5 @@ mod tests {
         assert!(c.contains("data-points=\"2\""));
         assert!(!c.contains("<script>") && c.contains("&lt;script&gt;"));
         assert!(c.contains('…'));
-    }
-}
-
-/// Correlations (Pearson r) against lag: r runs −1 … 1, with the band |r| < `threshold` (what
-/// does not count) shaded and zero drawn across. Each series' marks are as in [`LineChart`].
-pub struct Correlogram {
-    pub id: String,
-    pub x_label: String,
-    pub series: Vec<Series>,
-    pub threshold: f64,
-}
-
-impl Correlogram {
-    pub fn render(&self) -> Markup {
-        let xs = self
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.0))
-            .filter(|x| x.is_finite());
-        let (mut x0, mut x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
-            (a.min(x), b.max(x))
-        });
-        if !x0.is_finite() {
-            (x0, x1) = (0.0, 1.0);
-        }
-        if x1 <= x0 {
-            x1 = x0 + 1.0;
-        }
-        let f = Frame {
-            x0,
-            x1,
-            y0: -1.0,
-            y1: 1.0,
-        };
-        let (l, r, t, b) = (LEFT, W - RIGHT, TOP, H - BOTTOM);
-        let th = self.threshold.clamp(0.0, 1.0);
-        let band = format!("|r| < {} does not count", num(th));
-        html! {
-            svg.chart viewBox={"0 0 " (W) " " (H)} role="img" data-chart=(self.id)
-                aria-label=(format!("r against {}", self.x_label)) {
-                rect.noise x=(coord(l)) y=(coord(f.py(th))) width=(coord(r - l)) height=(coord(f.py(-th) - f.py(th))) {}
-                text.bandlabel x=(coord(r - 4.0)) y=(coord(f.py(th) - 4.0)) text-anchor="end" { (band) }
-                @for y in [-1.0, -0.5, 0.0, 0.5, 1.0] {
-                    line.grid x1=(l) x2=(r) y1=(coord(f.py(y))) y2=(coord(f.py(y))) {}
-                    text.tick x=(coord(l - 6.0)) y=(coord(f.py(y) + 4.0)) text-anchor="end" { (num(y)) }
-                }
-                @for x in ticks(f.x0, f.x1, 8) {
-                    line.grid.xgrid x1=(coord(f.px(x))) x2=(coord(f.px(x))) y1=(b) y2=(coord(b + 4.0)) {}
-                    text.tick x=(coord(f.px(x))) y=(coord(b + 16.0)) text-anchor="middle" { (num(x)) }
-                }
-                line.axis x1=(l) x2=(r) y1=(coord(f.py(0.0))) y2=(coord(f.py(0.0))) {}
-                line.axis x1=(l) x2=(l) y1=(t) y2=(b) {}
-                text.axislabel x=(coord((l + r) / 2.0)) y=(coord(H - 3.0)) text-anchor="middle" { (self.x_label) }
-                text.axislabel transform={"translate(12," (coord((t + b) / 2.0)) ") rotate(-90)"} text-anchor="middle" { "r" }
-                @for s in &self.series {
-                    g.series.(s.class) data-series=(s.name) data-points=(s.marks()) {
-                        @for run in runs(&s.points) {
-                            @if run.len() == 1 {
-                                circle cx=(coord(f.px(run[0].0))) cy=(coord(f.py(run[0].1.clamp(-1.0, 1.0)))) r="2.5" {}
-                            } @else {
-                                polyline points=(run.iter().map(|(x, y)| format!("{},{}", coord(f.px(*x)), coord(f.py(y.clamp(-1.0, 1.0))))).collect::<Vec<_>>().join(" ")) {}
-                            }
-                        }
-                    }
-                }
-            }
-            (legend(self.series.iter().map(|s| (s.name.as_str(), s.class)), std::iter::empty()))
-        }
     }
 }
