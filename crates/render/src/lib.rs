@@ -14,6 +14,7 @@ pub mod census;
 pub mod demo;
 pub mod diagnose;
 pub mod emulate;
+pub mod fleet;
 pub mod gguf;
 pub mod history;
 pub mod membw;
