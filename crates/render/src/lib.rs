@@ -19,6 +19,7 @@ pub mod gguf;
 pub mod history;
 pub mod membw;
 pub mod pcie;
+pub mod regress;
 pub mod route;
 pub mod table;
 pub mod trace;

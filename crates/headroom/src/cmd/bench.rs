@@ -288,7 +288,7 @@ fn pair(
         output::emit("\n")?;
         output::emit(&render::bench::render(&doc.latest, a.verbose))?;
         output::emit("\n")?;
-        output::emit(&super::regress::render(&doc.comparison))?;
+        output::emit(&render::regress::report(&doc.comparison))?;
         if saved[0].is_some() {
             output::emit(&format!(
                 "\nSaved as bench runs {} and {}.\n",
