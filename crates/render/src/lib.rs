@@ -17,6 +17,7 @@ pub mod emulate;
 pub mod fleet;
 pub mod gguf;
 pub mod history;
+pub mod logs;
 pub mod membw;
 pub mod pcie;
 pub mod regress;
