@@ -20,6 +20,7 @@ pub mod history;
 pub mod logs;
 pub mod membw;
 pub mod pcie;
+pub mod probe;
 pub mod regress;
 pub mod route;
 pub mod table;
