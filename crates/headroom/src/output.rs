@@ -123,9 +123,6 @@ pub fn render<R: Render>(r: &R, format: Format) -> anyhow::Result<()> {
     }
 }
 
-// The one table look lives in the render crate (with CSV quoting); commands reach it here.
-pub use ::render::table;
-
 #[cfg(test)]
 mod tests {
     use super::*;

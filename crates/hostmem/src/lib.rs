@@ -120,6 +120,16 @@ pub fn cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The thread counts a sweep measures by default: 1, 2, 4 … below the CPU count, then the
+/// CPU count, so the plateau is found without a run per thread.
+pub fn default_threads(cpus: usize) -> Vec<usize> {
+    let mut t: Vec<usize> = std::iter::successors(Some(1usize), |&n| n.checked_mul(2))
+        .take_while(|&n| n < cpus)
+        .collect();
+    t.push(cpus.max(1));
+    t
+}
+
 /// The largest cache size under `/sys/devices/system/cpu/cpu0/cache` (the last level).
 pub fn last_level_cache() -> Option<u64> {
     let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
@@ -382,6 +392,14 @@ fn triad(a: &mut [u64], b: &[u64], c: &[u64], s: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn default_thread_lists() {
+        assert_eq!(default_threads(1), [1]);
+        assert_eq!(default_threads(2), [1, 2]);
+        assert_eq!(default_threads(12), [1, 2, 4, 8, 12]);
+        assert_eq!(default_threads(16), [1, 2, 4, 8, 16]);
+    }
 
     #[test]
     fn cache_sizes_from_sysfs_text() {

@@ -176,6 +176,43 @@ pub struct StepRange {
     pub last: u64,
 }
 
+/// A step range that does not read as `A..B`, `A..=B` or `#N`; the message says why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct StepRangeError(String);
+
+impl std::str::FromStr for StepRange {
+    type Err = StepRangeError;
+
+    /// `3..7` and `3..=7` (both keep steps 3 through 7), or one step: `#5` or `5`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let num = |x: &str| {
+            x.trim()
+                .trim_start_matches('#')
+                .parse::<u64>()
+                .map_err(|_| {
+                    StepRangeError(format!(
+                        "{x:?} is not a step number (expected A..B, e.g. 3..7)"
+                    ))
+                })
+        };
+        let (first, last) = if let Some((a, b)) = s.split_once("..=") {
+            (num(a)?, num(b)?)
+        } else if let Some((a, b)) = s.split_once("..") {
+            (num(a)?, num(b)?)
+        } else {
+            let n = num(s)?;
+            (n, n)
+        };
+        if last < first {
+            return Err(StepRangeError(format!(
+                "{s}: the last step is before the first"
+            )));
+        }
+        Ok(StepRange { first, last })
+    }
+}
+
 /// The time window the analysis was restricted to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window {
@@ -850,6 +887,20 @@ pub fn is_truncation(stop: &Stop) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn step_ranges() {
+        let p = |s: &str| s.parse::<StepRange>();
+        assert_eq!(p("3..7"), Ok(StepRange { first: 3, last: 7 }));
+        assert_eq!(p("3..=7"), Ok(StepRange { first: 3, last: 7 }));
+        assert_eq!(p("#5"), Ok(StepRange { first: 5, last: 5 }));
+        assert!(p("7..3")
+            .unwrap_err()
+            .to_string()
+            .contains("before the first"));
+        assert!(p("a..b").unwrap_err().to_string().contains("\"a\""));
+        assert!(p("").is_err());
+    }
 
     fn ev(ph: &str, cat: &str, name: &str, ts: f64, dur: f64, extra: &str) -> String {
         format!(

@@ -16,7 +16,7 @@ pub mod union;
 
 pub use analyze::{
     analyze, is_truncation, scan_steps, DeviceCat, NameRow, Options, Report, Stats, Step,
-    StepRange, TraceError, Vendor, Window,
+    StepRange, StepRangeError, TraceError, Vendor, Window,
 };
 pub use scan::{Stop, StopKind};
 

@@ -288,7 +288,7 @@ fn pair(
         output::emit("\n")?;
         output::emit(&render::bench::render(&doc.latest, a.verbose))?;
         output::emit("\n")?;
-        output::emit(&super::regress::render(&doc.comparison))?;
+        output::emit(&render::regress::report(&doc.comparison))?;
         if saved[0].is_some() {
             output::emit(&format!(
                 "\nSaved as bench runs {} and {}.\n",
@@ -475,7 +475,7 @@ taken; rule: {})",
         }
         let mut doc = BenchDoc {
             all_exact: result.all_exact,
-            created: now(),
+            created: super::diagnose::now(),
             engine_counters: counters,
             identity: ident,
             label,
@@ -494,11 +494,4 @@ taken; rule: {})",
         docs.push(doc);
     }
     Ok(docs)
-}
-
-fn now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
 }

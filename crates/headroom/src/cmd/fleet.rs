@@ -1,12 +1,12 @@
 //! `headroom fleet`: every replica a Prometheus store scrapes, judged by the diagnose rules, with
 //! the fleet median, the outlier and the imbalance. The reading and the judging live in the
-//! fleet crate; this file parses arguments and renders.
+//! fleet crate, the table in `render::fleet`; this file parses arguments and emits.
 
 use crate::args::parse_duration;
 use crate::output::{self, Exit};
 use anyhow::{bail, Context, Result};
 use clap::Args as ClapArgs;
-use fleet::{FleetDoc, Request};
+use fleet::Request;
 use std::time::Duration;
 
 #[derive(ClapArgs, Debug)]
@@ -141,7 +141,7 @@ pub fn run(a: Args) -> Result<Exit> {
     if a.json {
         output::json(&doc)?;
     } else {
-        output::emit(&render(&doc))?;
+        output::emit(&render::fleet::report(&doc))?;
     }
     let found = !doc.outliers.is_empty() || doc.imbalance.fired;
     Ok(if found && a.fail_on_outlier {
@@ -149,112 +149,6 @@ pub fn run(a: Args) -> Result<Exit> {
     } else {
         Exit::Ok
     })
-}
-
-fn num(v: Option<f64>, digits: usize) -> String {
-    match v {
-        Some(x) => format!("{x:.digits$}"),
-        None => "-".into(),
-    }
-}
-
-fn pct(v: Option<f64>) -> String {
-    v.map(|x| format!("{:.0}%", 100.0 * x))
-        .unwrap_or_else(|| "-".into())
-}
-
-fn render(d: &FleetDoc) -> String {
-    let mut out = format!(
-        "Fleet: {} replicas by `{}` under {} at {}  (window {:.0} s, step {:.1} s, {} queries)\n\n",
-        d.replicas.len(),
-        d.by,
-        d.selector,
-        d.prometheus,
-        d.window.duration_s,
-        d.window.step_s,
-        d.queries
-    );
-    let mut t = output::table([
-        "replica",
-        "engine",
-        "gen tok/s",
-        "tok/s per seq",
-        "running",
-        "waiting",
-        "KV",
-        "req/s",
-        "primary",
-        "fix",
-    ]);
-    let outlier = |r: &str| d.outliers.iter().any(|o| o.replica == r);
-    for r in &d.replicas {
-        let f = &r.figures;
-        let (primary, fix) = match &r.primary {
-            Some(p) => (
-                format!("{} {}", p.rule.as_str(), p.title),
-                p.fix
-                    .first()
-                    .map(|s| match (&s.flag, &s.value) {
-                        (Some(fl), Some(v)) => format!("{fl} {v}"),
-                        (Some(fl), None) => format!("{fl} ({})", s.text),
-                        _ => s.text.clone(),
-                    })
-                    .unwrap_or_default(),
-            ),
-            None if r.idle => ("idle".into(), String::new()),
-            None => ("none".into(), String::new()),
-        };
-        t.add_row(vec![
-            format!(
-                "{}{}",
-                r.replica,
-                if outlier(&r.replica) { " *" } else { "" }
-            ),
-            r.engine.name().to_string(),
-            num(f.generation_tps, 1),
-            num(f.tps_per_running, 1),
-            num(f.running, 1),
-            num(f.waiting, 1),
-            pct(f.kv_usage),
-            num(f.finished_per_s, 2),
-            primary,
-            fix,
-        ]);
-    }
-    let m = &d.median;
-    t.add_row(vec![
-        "fleet median".into(),
-        String::new(),
-        num(m.generation_tps, 1),
-        num(m.tps_per_running, 1),
-        num(m.running, 1),
-        num(m.waiting, 1),
-        pct(m.kv_usage),
-        num(m.finished_per_s, 2),
-        String::new(),
-        String::new(),
-    ]);
-    out.push_str(&t.to_string());
-    out.push('\n');
-    if d.outliers.is_empty() {
-        out.push_str("\nOutliers: none.\n");
-    } else {
-        out.push_str("\nOutliers (*):\n");
-        for o in &d.outliers {
-            out.push_str(&format!("  {}: {}\n", o.replica, o.reason));
-        }
-    }
-    out.push_str(&format!(
-        "\nImbalance: {}\n",
-        if d.imbalance.fired { "yes" } else { "no" }
-    ));
-    for e in &d.imbalance.evidence {
-        out.push_str(&format!("  {e}\n"));
-    }
-    for f in &d.imbalance.fix {
-        out.push_str(&format!("  fix: {f}\n"));
-    }
-    out
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ pub fn run(a: Args) -> Result<Exit> {
     let cpus = hostmem::cpus();
     let threads = match &a.threads {
         Some(list) => parse_threads(list, cpus)?,
-        None => default_threads(cpus),
+        None => hostmem::default_threads(cpus),
     };
     let m = measure(&Options {
         threads,
@@ -67,7 +67,7 @@ pub fn ram_bandwidth(flag_gbps: Option<f64>, measure_now: bool) -> Result<(f64, 
         (Some(g), false) => Ok((g, Provenance::EngineFlag)),
         (None, true) => {
             let m = measure(&Options {
-                threads: default_threads(hostmem::cpus()),
+                threads: hostmem::default_threads(hostmem::cpus()),
                 buffer_bytes: 1 << 30,
                 passes: 5,
             })?;
@@ -79,15 +79,6 @@ pub fn ram_bandwidth(flag_gbps: Option<f64>, measure_now: bool) -> Result<(f64, 
         }
         (None, false) => bail!("give --bandwidth-gbps GBPS, or --measure to measure it now"),
     }
-}
-
-/// 1, 2, 4 … below the CPU count, then the CPU count.
-fn default_threads(cpus: usize) -> Vec<usize> {
-    let mut t: Vec<usize> = std::iter::successors(Some(1usize), |&n| n.checked_mul(2))
-        .take_while(|&n| n < cpus)
-        .collect();
-    t.push(cpus.max(1));
-    t
 }
 
 fn parse_threads(list: &str, cpus: usize) -> Result<Vec<usize>> {
@@ -119,10 +110,6 @@ mod tests {
         assert!(parse_threads("0", 4).is_err());
         assert!(parse_threads("1,,2", 4).is_err());
         assert!(parse_threads("two", 4).is_err());
-        assert_eq!(default_threads(1), [1]);
-        assert_eq!(default_threads(2), [1, 2]);
-        assert_eq!(default_threads(12), [1, 2, 4, 8, 12]);
-        assert_eq!(default_threads(16), [1, 2, 4, 8, 16]);
     }
 
     #[test]

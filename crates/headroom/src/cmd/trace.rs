@@ -72,7 +72,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "name")]
     pub by: By,
     /// ProfilerSteps to window, inclusive: `3..7` (or `3..=7`), or one step `5`.
-    #[arg(long, value_name = "A..B", value_parser = parse_steps)]
+    #[arg(long, value_name = "A..B")]
     pub steps: Option<StepRange>,
     /// Print JSON (schema headroom.trace/1).
     #[arg(long, conflicts_with = "csv")]
@@ -85,27 +85,6 @@ pub struct Args {
     /// whatever --top says).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-}
-
-fn parse_steps(s: &str) -> Result<StepRange, String> {
-    let num = |x: &str| {
-        x.trim()
-            .trim_start_matches('#')
-            .parse::<u64>()
-            .map_err(|_| format!("{x:?} is not a step number (expected A..B, e.g. 3..7)"))
-    };
-    let (first, last) = if let Some((a, b)) = s.split_once("..=") {
-        (num(a)?, num(b)?)
-    } else if let Some((a, b)) = s.split_once("..") {
-        (num(a)?, num(b)?)
-    } else {
-        let n = num(s)?;
-        (n, n)
-    };
-    if last < first {
-        return Err(format!("{s}: the last step is before the first"));
-    }
-    Ok(StepRange { first, last })
 }
 
 fn open(file: &Path) -> anyhow::Result<(Box<dyn Read + Send>, Encoding)> {
@@ -190,19 +169,4 @@ pub fn run(args: Args) -> anyhow::Result<Exit> {
     };
     output::render(&attribution, Format::from_flags(args.json, args.csv))?;
     Ok(Exit::Ok)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn step_ranges() {
-        assert_eq!(parse_steps("3..7"), Ok(StepRange { first: 3, last: 7 }));
-        assert_eq!(parse_steps("3..=7"), Ok(StepRange { first: 3, last: 7 }));
-        assert_eq!(parse_steps("#5"), Ok(StepRange { first: 5, last: 5 }));
-        assert!(parse_steps("7..3").is_err());
-        assert!(parse_steps("a..b").is_err());
-        assert!(parse_steps("").is_err());
-    }
 }
