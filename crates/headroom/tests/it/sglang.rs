@@ -293,8 +293,9 @@ fn live_sglang_probes_bench_and_regress_between_two_settings() {
         // probe: cold 36.5 s, warm 8.6 s, under load 25) is one sample, and the load moves
         // SGLang's TTFT by several times from request to request. The engine's count decides.
 
-        // probe depth: two depths, each prompt exactly its depth by SGLang's own count, the warm
-        // repeat served from the cache, the context read from /v1/models.
+        // probe depth: two depths, one round (depth is adaptive: `--max-repeats 1` holds it to
+        // the one round this slow engine can afford), each prompt exactly its depth by SGLang's
+        // own count, the warm repeat served from the cache, the context read from /v1/models.
         let j = json_of(&[
             "probe",
             "depth",
@@ -305,6 +306,8 @@ fn live_sglang_probes_bench_and_regress_between_two_settings() {
             "--gen",
             "4",
             "--repeats",
+            "1",
+            "--max-repeats",
             "1",
             "--json",
         ]);
