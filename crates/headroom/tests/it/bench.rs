@@ -321,7 +321,7 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
 
 /// A bench document as `headroom bench` writes it (a real one, reshaped), with synthetic
 /// samples.
-fn doc(build: &str, decode: &[f64], ttft: &[f64], settings: Value) -> Value {
+pub(crate) fn doc(build: &str, decode: &[f64], ttft: &[f64], settings: Value) -> Value {
     use loadgen::bench_suite::{BenchMetric, Better};
     let mut d = loadgen::bench_doc::BenchDoc::read(
         &serde_json::from_str(include_str!("../../../loadgen/tests/data/bench-v1.json")).unwrap(),
@@ -355,7 +355,7 @@ fn doc(build: &str, decode: &[f64], ttft: &[f64], settings: Value) -> Value {
     serde_json::to_value(&d).unwrap()
 }
 
-fn spread(center: f64) -> Vec<f64> {
+pub(crate) fn spread(center: f64) -> Vec<f64> {
     [-0.02, 0.011, 0.0, -0.007, 0.019, -0.013]
         .iter()
         .map(|o| center * (1.0 + o))

@@ -266,3 +266,35 @@ fn diagnose_replay() {
     ]);
     both(&["diagnose", "--replay", s(&rec), "--json"]);
 }
+
+/// The commands that read saved bench runs: regress, history --bench, and report's page on
+/// stdout, over a history of two versions (bench documents as `headroom bench` writes them).
+#[test]
+fn regress_history_and_report_over_saved_bench_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("h.sqlite");
+    let st = store::Store::open(&db).expect("a new history");
+    for (i, (label, decode)) in [("v1", 100.0), ("v2", 80.0)].into_iter().enumerate() {
+        let doc = crate::bench::doc(
+            label,
+            &crate::bench::spread(decode),
+            &crate::bench::spread(100.0),
+            serde_json::json!({}),
+        );
+        st.save(
+            &store::NewRun {
+                kind: "bench",
+                created: 1.0 + i as f64,
+                label: Some(label),
+                ..Default::default()
+            },
+            &doc,
+        )
+        .expect("saved");
+    }
+    drop(st);
+    both(&["regress", "--db", s(&db)]);
+    both(&["regress", "--db", s(&db), "--json"]);
+    both(&["history", "--bench", "--db", s(&db)]);
+    both(&["report", "--latest", "--db", s(&db), "-o", "-"]);
+}
