@@ -83,6 +83,24 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     n.checked_mul(mult).ok_or_else(|| bad("too large"))
 }
 
+/// `--at`: unix seconds, `now`, or a duration ago (`-1h`), against `now` (unix seconds).
+pub fn parse_at(s: &str, now: f64) -> anyhow::Result<f64> {
+    let t = s.trim();
+    if t == "now" {
+        return Ok(now);
+    }
+    if let Some(ago) = t.strip_prefix('-') {
+        let d = parse_duration(ago).map_err(|e| anyhow::anyhow!("--at {s:?}: {e}"))?;
+        return Ok(now - d.as_secs_f64());
+    }
+    match t.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => anyhow::bail!(
+            "--at {s:?}: give unix seconds (1767225600), `now`, or a duration ago (-1h)"
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

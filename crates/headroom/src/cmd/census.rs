@@ -69,21 +69,6 @@ pub struct Args {
     pub html: Option<std::path::PathBuf>,
 }
 
-fn parse_at(s: &str, now: f64) -> Result<f64> {
-    let t = s.trim();
-    if t == "now" {
-        return Ok(now);
-    }
-    if let Some(ago) = t.strip_prefix('-') {
-        let d = parse_duration(ago).map_err(|e| anyhow::anyhow!("--at {s:?}: {e}"))?;
-        return Ok(now - d.as_secs_f64());
-    }
-    match t.parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => bail!("--at {s:?}: give unix seconds (1767225600), `now`, or a duration ago (-1h)"),
-    }
-}
-
 pub fn run(a: Args) -> Result<Exit> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -106,7 +91,7 @@ pub fn run(a: Args) -> Result<Exit> {
                 selector: fleet::queries::Selector::parse(&a.selector)?,
                 since_s: a.since.as_secs_f64(),
                 step_s: a.step.as_secs_f64(),
-                at: parse_at(&a.at, now)?,
+                at: crate::args::parse_at(&a.at, now)?,
                 rates,
             };
             let prom = fleet::client::Prometheus::new(p, a.timeout)?;
@@ -131,7 +116,7 @@ mod tests {
 
     #[test]
     fn at_forms() {
-        assert_eq!(parse_at("-1m", 100.0).unwrap(), 40.0);
-        assert!(parse_at("soon", 1.0).is_err());
+        assert_eq!(crate::args::parse_at("-1m", 100.0).unwrap(), 40.0);
+        assert!(crate::args::parse_at("soon", 1.0).is_err());
     }
 }

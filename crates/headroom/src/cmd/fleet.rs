@@ -73,21 +73,6 @@ pub struct Args {
     pub html: Option<std::path::PathBuf>,
 }
 
-fn parse_at(s: &str, now: f64) -> Result<f64> {
-    let t = s.trim();
-    if t == "now" {
-        return Ok(now);
-    }
-    if let Some(ago) = t.strip_prefix('-') {
-        let d = parse_duration(ago).map_err(|e| anyhow::anyhow!("--at {s:?}: {e}"))?;
-        return Ok(now - d.as_secs_f64());
-    }
-    match t.parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => bail!("--at {s:?}: give unix seconds (1767225600), `now`, or a duration ago (-1h)"),
-    }
-}
-
 pub fn run(a: Args) -> Result<Exit> {
     if a.sub_windows == 0 {
         bail!("--sub-windows must be at least 1");
@@ -100,7 +85,7 @@ pub fn run(a: Args) -> Result<Exit> {
         selector: fleet::queries::Selector::parse(&a.selector)?,
         by: a.by.clone(),
         window_s: a.window.as_secs_f64(),
-        at: parse_at(&a.at, now)?,
+        at: crate::args::parse_at(&a.at, now)?,
         sub_windows: a.sub_windows,
         min_step_s: a.min_step.as_secs_f64().max(0.001),
     };
@@ -157,10 +142,13 @@ mod tests {
 
     #[test]
     fn at_forms() {
-        assert_eq!(parse_at("now", 100.0).unwrap(), 100.0);
-        assert_eq!(parse_at("-1m", 100.0).unwrap(), 40.0);
-        assert_eq!(parse_at("1767225600", 1.0).unwrap(), 1767225600.0);
-        assert!(parse_at("yesterday", 1.0)
+        assert_eq!(crate::args::parse_at("now", 100.0).unwrap(), 100.0);
+        assert_eq!(crate::args::parse_at("-1m", 100.0).unwrap(), 40.0);
+        assert_eq!(
+            crate::args::parse_at("1767225600", 1.0).unwrap(),
+            1767225600.0
+        );
+        assert!(crate::args::parse_at("yesterday", 1.0)
             .unwrap_err()
             .to_string()
             .contains("--at \"yesterday\""));
