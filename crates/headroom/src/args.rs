@@ -154,4 +154,15 @@ mod tests {
             assert_eq!(parse_size(text).ok(), *want, "{text}");
         }
     }
+
+    #[test]
+    fn at_forms() {
+        assert_eq!(parse_at("now", 100.0).unwrap(), 100.0);
+        assert_eq!(parse_at("-1m", 100.0).unwrap(), 40.0);
+        assert_eq!(parse_at("1767225600", 1.0).unwrap(), 1767225600.0);
+        assert!(parse_at("yesterday", 1.0)
+            .unwrap_err()
+            .to_string()
+            .contains("--at \"yesterday\""));
+    }
 }

@@ -109,14 +109,3 @@ pub fn run(a: Args) -> Result<Exit> {
     }
     Ok(Exit::Ok)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn at_forms() {
-        assert_eq!(crate::args::parse_at("-1m", 100.0).unwrap(), 40.0);
-        assert!(crate::args::parse_at("soon", 1.0).is_err());
-    }
-}

@@ -135,22 +135,3 @@ pub fn run(a: Args) -> Result<Exit> {
         Exit::Ok
     })
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn at_forms() {
-        assert_eq!(crate::args::parse_at("now", 100.0).unwrap(), 100.0);
-        assert_eq!(crate::args::parse_at("-1m", 100.0).unwrap(), 40.0);
-        assert_eq!(
-            crate::args::parse_at("1767225600", 1.0).unwrap(),
-            1767225600.0
-        );
-        assert!(crate::args::parse_at("yesterday", 1.0)
-            .unwrap_err()
-            .to_string()
-            .contains("--at \"yesterday\""));
-    }
-}
