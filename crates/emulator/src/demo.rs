@@ -3,9 +3,8 @@
 
 use diagnose::report::{Fired, Report};
 use diagnose::RuleId;
-use loadgen::traffic::{Arrival, LoadShape};
+use loadgen::traffic::{Arrival, DriveReport, LoadShape};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::ArgOverrides;
 
@@ -89,8 +88,23 @@ pub struct ChainStep {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Loads {
-    pub before: Value,
-    pub after: Option<Value>,
+    pub before: LoadReport,
+    pub after: Option<LoadReport>,
+}
+
+/// What the load driver of one run did, tagged by the driver (`driver` in docs/json/demo.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "driver", rename_all = "lowercase", deny_unknown_fields)]
+pub enum LoadReport {
+    /// Replayed inside the engine in simulated time.
+    Engine {
+        /// Requests submitted.
+        sent: u64,
+        /// Refused at the door.
+        refused: u64,
+    },
+    /// Sent over HTTP by loadgen's client.
+    Http(DriveReport),
 }
 
 /// Chooses the first step of the primary's prescription, from `from` on, that the emulator can
@@ -284,5 +298,49 @@ mod tests {
         assert!(n.is_none() && l.is_none());
         assert_eq!(f.kind, FixKind::None);
         assert!(f.text.contains("restructure prompts"));
+    }
+
+    #[test]
+    fn load_reports_keep_their_wire_format() {
+        use serde_json::json;
+        // docs/json/demo.md `load`: the driver is a tag beside the counts, in one flat object.
+        let engine = LoadReport::Engine {
+            sent: 2409,
+            refused: 0,
+        };
+        let http = LoadReport::Http(DriveReport {
+            sent: 4,
+            completed: 3,
+            cut: 1,
+            first_error: Some("timeout".into()),
+            ..Default::default()
+        });
+        assert_eq!(
+            serde_json::to_value(&engine).unwrap(),
+            json!({"driver": "engine", "sent": 2409, "refused": 0})
+        );
+        assert_eq!(
+            serde_json::to_value(&http).unwrap(),
+            json!({"driver": "http", "sent": 4, "completed": 3, "cut": 1, "failed": 0,
+                   "skipped": 0, "first_error": "timeout", "prompt_tokens": 0,
+                   "completion_tokens": 0, "cached_tokens": 0})
+        );
+        for l in [engine, http] {
+            let back: LoadReport =
+                serde_json::from_value(serde_json::to_value(&l).unwrap()).unwrap();
+            assert_eq!(back, l);
+        }
+        for stray in [
+            json!({"driver": "engine", "sent": 1, "refused": 0, "cut": 0}),
+            json!({"driver": "http", "sent": 1, "completed": 1, "cut": 0, "failed": 0,
+                   "skipped": 0, "first_error": null, "prompt_tokens": 0,
+                   "completion_tokens": 0, "cached_tokens": 0, "refused": 0}),
+            json!({"driver": "replay", "sent": 1, "refused": 0}),
+        ] {
+            assert!(
+                serde_json::from_value::<LoadReport>(stray.clone()).is_err(),
+                "{stray}"
+            );
+        }
     }
 }

@@ -288,7 +288,8 @@ async fn stopped(stop: &mut Option<tokio::sync::watch::Receiver<bool>>) {
 }
 
 /// What a drive did.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DriveReport {
     pub sent: u64,
     pub completed: u64,

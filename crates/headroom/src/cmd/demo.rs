@@ -11,14 +11,13 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use diagnose::report::Report;
 use emulator::demo::{
-    choose_fix, AppliedFix, ChainStep, Demo, FixKind, Loads, ScenarioInfo, SCHEMA,
+    choose_fix, AppliedFix, ChainStep, Demo, FixKind, LoadReport, Loads, ScenarioInfo, SCHEMA,
 };
 use emulator::hardware::configure;
 use emulator::scenario::Scenario;
 use emulator::server::{EmulatorServer, ServerConfig};
 use emulator::ArgOverrides;
 use loadgen::traffic::{drive, Arrival, DriveOptions, LoadShape};
-use serde_json::{json, Value};
 
 use super::diagnose::{collect_and_diagnose, Shape, WindowRequest};
 use super::emulate::find_scenario;
@@ -78,7 +77,7 @@ struct Phase {
     doc: Report,
     command_line: String,
     /// What the load driver did (docs/json/demo.md `load`).
-    load: Value,
+    load: LoadReport,
     lags: u64,
 }
 
@@ -195,17 +194,11 @@ async fn phase(
     let _ = stop_tx.send(true);
     let snap = srv.snapshot();
     let load_doc = match driver {
-        Some(d) => {
-            let r = d.await.unwrap_or_default();
-            let mut v = serde_json::to_value(&r)?;
-            v["driver"] = json!("http");
-            v
-        }
-        None => json!({
-            "driver": "engine",
-            "sent": snap.driven_submitted,
-            "refused": snap.driven_rejected,
-        }),
+        Some(d) => LoadReport::Http(d.await.unwrap_or_default()),
+        None => LoadReport::Engine {
+            sent: snap.driven_submitted,
+            refused: snap.driven_rejected,
+        },
     };
     let lags = snap.lags;
     tokio::task::spawn_blocking(move || srv.shutdown()).await?;
