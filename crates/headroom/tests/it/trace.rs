@@ -11,6 +11,7 @@
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+use trace::doc::TraceDoc;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -30,20 +31,23 @@ fn headroom(args: &[&str]) -> Output {
         .expect("run headroom")
 }
 
-fn json(args: &[&str]) -> Value {
+/// The `--json` document, read back as the typed `headroom.trace/1` document.
+fn json(args: &[&str]) -> TraceDoc {
     let out = headroom(args);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("--json prints one JSON object")
+    doc(&out.stdout)
 }
 
-fn close(a: &Value, b: f64) {
-    let a = a
-        .as_f64()
-        .unwrap_or_else(|| panic!("number expected, got {a}"));
+fn doc(stdout: &[u8]) -> TraceDoc {
+    serde_json::from_slice(stdout).expect("--json prints one headroom.trace/1 document")
+}
+
+fn close(a: impl Into<Option<f64>>, b: f64) {
+    let a = a.into().expect("a number, not null");
     assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{a} vs {b}");
 }
 
@@ -76,75 +80,63 @@ fn gunzip(name: &str) -> Vec<u8> {
 fn json_holds_the_hand_counted_mi250_figures() {
     let f = fixture(MI250);
     let j = json(&[f.to_str().unwrap(), "--json"]);
-    assert_eq!(j["schema"], "headroom.trace/1");
-    assert_eq!(j["encoding"], "gzip");
-    assert_eq!(j["complete"], true);
-    assert!(j["stopped"].is_null());
-    assert_eq!(j["vendor"], "rocm");
-    close(&j["device_total_us"], 149.042);
-    close(&j["busy_us"], 149.042);
-    close(&j["overlap_us"], 0.0);
-    close(&j["span_us"], 8911.887);
-    close(&j["busy_fraction"], 149.042 / 8911.887);
-    assert_eq!(j["counts"]["kernel"], 14);
-    assert_eq!(j["counts"]["gpu_memcpy"], 2);
-    assert_eq!(j["counts"]["gpu_memset"], 0);
-    assert_eq!(j["annotation"]["count"], 2);
-    close(&j["annotation"]["total_us"], 1039.851);
-    close(
-        &j["annotation"]["inflation"],
-        (149.042 + 1039.851) / 149.042,
+    assert_eq!(j.schema, trace::doc::SCHEMA);
+    assert_eq!(j.encoding, "gzip");
+    assert!(j.complete);
+    assert!(j.stopped.is_none());
+    assert_eq!(j.vendor, "rocm");
+    close(j.device_total_us, 149.042);
+    close(j.busy_us, 149.042);
+    close(j.overlap_us, 0.0);
+    close(j.span_us, 8911.887);
+    close(j.busy_fraction, 149.042 / 8911.887);
+    assert_eq!(
+        (j.counts.kernel, j.counts.gpu_memcpy, j.counts.gpu_memset),
+        (14, 2, 0)
     );
-    assert_eq!(j["annotation"]["largest"]["name"], "ProfilerStep#1");
+    assert_eq!(j.annotation.count, 2);
+    close(j.annotation.total_us, 1039.851);
+    close(j.annotation.inflation, (149.042 + 1039.851) / 149.042);
+    let largest = j.annotation.largest.as_ref().unwrap();
+    assert_eq!(largest.name, "ProfilerStep#1");
     close(
-        &j["annotation"]["largest"]["naive_percent"],
+        largest.naive_percent,
         1031.368 * 100.0 / (149.042 + 1039.851),
     );
 
-    let k = j["kernels"].as_array().unwrap();
+    let k = &j.kernels;
     assert_eq!(
         k.len(),
         13,
         "13 distinct names (two kernels and the memcpy ran twice)"
     );
-    assert_eq!(j["kernels_total"], 13);
-    assert_eq!(k[0]["name"], "Memcpy HtoD (Host -> Device)");
-    assert_eq!(k[0]["cat"], "gpu_memcpy");
-    assert_eq!(k[0]["count"], 2);
-    close(&k[0]["total_us"], 38.161);
-    close(&k[0]["us_per_call"], 38.161 / 2.0);
-    close(&k[0]["min_us"], 15.72);
-    close(&k[0]["max_us"], 22.441);
-    close(&k[0]["percent"], 38.161 * 100.0 / 149.042);
-    assert!(k[0]["ms_per_token"].is_null());
-    assert_eq!(k[1]["name"].as_str().unwrap().get(..5), Some("Cijk_"));
-    assert_eq!(k[1]["symbol"], "Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs");
-    let pct: f64 = k.iter().map(|r| r["percent"].as_f64().unwrap()).sum();
+    assert_eq!(j.kernels_total, 13);
+    assert_eq!(k[0].name, "Memcpy HtoD (Host -> Device)");
+    assert_eq!(k[0].cat, "gpu_memcpy");
+    assert_eq!(k[0].count, 2);
+    close(k[0].total_us, 38.161);
+    close(k[0].us_per_call, 38.161 / 2.0);
+    close(k[0].min_us, 15.72);
+    close(k[0].max_us, 22.441);
+    close(k[0].percent, 38.161 * 100.0 / 149.042);
+    assert!(k[0].ms_per_token.is_none());
+    assert_eq!(k[1].name.get(..5), Some("Cijk_"));
+    assert_eq!(k[1].symbol, "Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs");
+    let pct: f64 = k.iter().map(|r| r.percent).sum();
     assert!((pct - 100.0).abs() < 1e-9);
     for w in k.windows(2) {
-        assert!(
-            w[0]["total_us"].as_f64() >= w[1]["total_us"].as_f64(),
-            "ranked by total"
-        );
+        assert!(w[0].total_us >= w[1].total_us, "ranked by total");
     }
-    assert_eq!(j["devices"][0]["device"], 2);
-    assert_eq!(j["devices"][0]["name"], "AMD Radeon Graphics");
-    assert_eq!(j["streams"].as_array().unwrap().len(), 1);
-    assert_eq!(j["flows"]["category"], "ac2g");
-    assert_eq!(
-        j["steps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|s| s["on_device"] == false)
-            .count(),
-        2
-    );
-    let v = &j["verdict"];
-    assert_eq!(v["wall_source"], "device_span");
-    close(&v["wall_us"], 8911.887);
-    assert_eq!(v["plan"], false);
-    close(&v["threshold"], 0.9);
+    assert_eq!(j.devices[0].device, 2);
+    assert_eq!(j.devices[0].name.as_deref(), Some("AMD Radeon Graphics"));
+    assert_eq!(j.streams.len(), 1);
+    assert_eq!(j.flows.category.as_deref(), Some("ac2g"));
+    assert_eq!(j.steps.iter().filter(|s| !s.on_device).count(), 2);
+    let v = j.verdict.as_ref().unwrap();
+    assert_eq!(v.wall_source, "device_span");
+    close(v.wall_us, 8911.887);
+    assert!(!v.plan);
+    close(v.threshold, 0.9);
 }
 
 #[test]
@@ -158,30 +150,27 @@ fn steps_and_tokens_give_the_window_and_the_verdict() {
         "--tokens",
         "4",
     ]);
-    let w = &j["window"];
-    assert_eq!(
-        (w["first_step"].as_u64(), w["last_step"].as_u64()),
-        (Some(1), Some(2))
-    );
+    let w = j.window.as_ref().unwrap();
+    assert_eq!((w.first_step, w.last_step), (1, 2));
     // 4203669612512.740 + 49.073 - 4203669603187.439, done in decimal.
-    close(&w["duration_us"], 9374.374);
-    assert_eq!(w["device_events_outside"], 0);
-    let v = &j["verdict"];
-    assert_eq!(v["wall_source"], "profiler_steps");
+    close(w.duration_us, 9374.374);
+    assert_eq!(w.device_events_outside, 0);
+    let v = j.verdict.as_ref().unwrap();
+    assert_eq!(v.wall_source, "profiler_steps");
     let wall = 9374.374;
-    close(&v["wall_us"], wall);
-    close(&v["ratio"], 149.042 / wall);
-    assert_eq!(v["plan"], false);
-    close(&v["kernel_ms_per_token"], 0.149042 / 4.0);
-    close(&v["wall_ms_per_token"], wall / 1e3 / 4.0);
-    close(&v["tokens_per_s"], 4.0 / (wall / 1e6));
-    close(&j["kernels"][0]["ms_per_token"], 0.038161 / 4.0);
+    close(v.wall_us, wall);
+    close(v.ratio, 149.042 / wall);
+    assert!(!v.plan);
+    close(v.kernel_ms_per_token, 0.149042 / 4.0);
+    close(v.wall_ms_per_token, wall / 1e3 / 4.0);
+    close(v.tokens_per_s, 4.0 / (wall / 1e6));
+    close(j.kernels[0].ms_per_token, 0.038161 / 4.0);
 
     // Step #2 holds no device event: the verdict has nothing to judge.
     let j = json(&[f.to_str().unwrap(), "--json", "--steps", "2"]);
-    assert_eq!(j["kernels"].as_array().unwrap().len(), 0);
-    assert_eq!(j["window"]["device_events_outside"], 16);
-    assert!(j["verdict"].is_null());
+    assert!(j.kernels.is_empty());
+    assert_eq!(j.window.unwrap().device_events_outside, 16);
+    assert!(j.verdict.is_none());
 
     // A multi-step training trace: the window leaves steps out.
     let f = fixture(V100);
@@ -193,10 +182,10 @@ fn steps_and_tokens_give_the_window_and_the_verdict() {
         "--top",
         "3",
     ]);
-    assert_eq!(j["kernels"].as_array().unwrap().len(), 3);
-    assert_eq!(j["kernels_total"], 51);
-    assert!(j["window"]["device_events_outside"].as_u64().unwrap() > 1000);
-    assert_eq!(j["verdict"]["wall_source"], "profiler_steps");
+    assert_eq!(j.kernels.len(), 3);
+    assert_eq!(j.kernels_total, 51);
+    assert!(j.window.unwrap().device_events_outside > 1000);
+    assert_eq!(j.verdict.unwrap().wall_source, "profiler_steps");
 }
 
 #[test]
@@ -214,9 +203,10 @@ fn absent_steps_are_named() {
 
 #[test]
 fn steps_after_device_events_take_a_second_pass() {
-    // Move the CPU ProfilerSteps to the end of traceEvents.
-    let mut doc: Value = serde_json::from_slice(&gunzip(MI250)).unwrap();
-    let ev = doc["traceEvents"].as_array_mut().unwrap();
+    // Move the CPU ProfilerSteps to the end of traceEvents. The trace is Kineto's input format,
+    // not a headroom document: it is edited as JSON.
+    let mut kineto: Value = serde_json::from_slice(&gunzip(MI250)).unwrap();
+    let ev = kineto["traceEvents"].as_array_mut().unwrap();
     let (steps, rest): (Vec<Value>, Vec<Value>) = ev.drain(..).partition(|e| {
         e["cat"] == "user_annotation"
             && e["name"]
@@ -227,7 +217,7 @@ fn steps_after_device_events_take_a_second_pass() {
     assert_eq!(steps.len(), 2);
     ev.extend(rest);
     ev.extend(steps);
-    let late = Temp::new("late-steps.json", &serde_json::to_vec(&doc).unwrap());
+    let late = Temp::new("late-steps.json", &serde_json::to_vec(&kineto).unwrap());
     let out = headroom(&[late.path(), "--json", "--steps", "1..1"]);
     assert!(
         out.status.success(),
@@ -235,15 +225,15 @@ fn steps_after_device_events_take_a_second_pass() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("reading the trace twice"));
-    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = doc(&out.stdout);
     let direct = json(&[
         fixture(MI250).to_str().unwrap(),
         "--json",
         "--steps",
         "1..1",
     ]);
-    assert_eq!(j["kernels"], direct["kernels"]);
-    assert_eq!(j["window"], direct["window"]);
+    assert_eq!(j.kernels, direct.kernels);
+    assert_eq!(j.window, direct.window);
 
     // Standard input cannot be read twice.
     let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
@@ -276,9 +266,9 @@ fn gzip_on_standard_input() {
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), &gz).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
-    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
-    close(&j["device_total_us"], 149.042);
-    assert_eq!(j["encoding"], "gzip");
+    let j = doc(&out.stdout);
+    close(j.device_total_us, 149.042);
+    assert_eq!(j.encoding, "gzip");
 }
 
 #[test]
@@ -286,16 +276,8 @@ fn csv_for_every_grouping() {
     let f = fixture(A100);
     let j = json(&[f.to_str().unwrap(), "--json"]);
     for (by, head, rows) in [
-        (
-            "name",
-            "rank,name,symbol,cat,total_us",
-            j["kernels"].as_array().unwrap().len(),
-        ),
-        (
-            "symbol",
-            "rank,symbol,cat,names,total_us",
-            j["symbols"].as_array().unwrap().len(),
-        ),
+        ("name", "rank,name,symbol,cat,total_us", j.kernels.len()),
+        ("symbol", "rank,symbol,cat,names,total_us", j.symbols.len()),
         ("stream", "rank,device,stream,total_us", 2),
         ("device", "device,name,total_us,count,busy_us", 1),
     ] {
@@ -310,7 +292,7 @@ fn csv_for_every_grouping() {
     let out = headroom(&[f.to_str().unwrap(), "--csv", "--top", "1"]);
     let text = String::from_utf8(out.stdout).unwrap();
     let row = text.lines().nth(1).unwrap();
-    let name = j["kernels"][0]["name"].as_str().unwrap();
+    let name = &j.kernels[0].name;
     let quoted = if name.contains(',') {
         format!("\"{name}\"")
     } else {
@@ -365,17 +347,17 @@ fn truncated_trace_reports_where_it_stopped() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("warning") && err.contains("byte"), "{err}");
-    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(j["complete"], false);
-    let s = &j["stopped"];
-    assert_eq!(s["kind"], "truncated");
-    let off = s["byte_offset"].as_u64().unwrap();
+    let j = doc(&out.stdout);
+    assert!(!j.complete);
+    let s = j.stopped.as_ref().unwrap();
+    assert_eq!(s.kind, "truncated");
+    let off = s.byte_offset;
     assert!(
         off <= cut as u64 && off > cut as u64 - 20_000,
         "{off} vs cut {cut}"
     );
-    assert_eq!(s["event_index"], j["events"]);
-    assert!(s["reason"].as_str().unwrap().contains("traceEvents["));
+    assert_eq!(s.event_index, j.events);
+    assert!(s.reason.contains("traceEvents["));
     // The bytes before the stop are whole events.
     assert_eq!(full[off as usize], b'{');
 
@@ -387,15 +369,9 @@ fn truncated_trace_reports_where_it_stopped() {
     let gz = std::fs::read(fixture(A100)).unwrap();
     let t = Temp::new("cut.json.gz", &gz[..gz.len() / 2]);
     let j = json(&[t.path(), "--json"]);
-    assert_eq!(j["complete"], false);
-    assert!(
-        j["stopped"]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("read error"),
-        "{}",
-        j["stopped"]
-    );
+    assert!(!j.complete);
+    let s = j.stopped.unwrap();
+    assert!(s.reason.contains("read error"), "{s:?}");
 }
 
 #[test]
@@ -452,15 +428,16 @@ fn first_generation_kineto_names_are_read() {
 ]}"#,
     );
     let j = json(&[t.path(), "--json", "--steps", "3"]);
-    assert_eq!(j["flows"]["category"], "async_cpu_to_gpu");
-    assert_eq!(j["flows"]["count"], 2);
-    assert_eq!(j["counts"]["kernel"], 1);
-    assert_eq!(j["counts"]["gpu_memcpy"], 1);
-    assert_eq!(j["kernels"][0]["cat"], "kernel");
-    close(&j["device_total_us"], 800.0);
-    assert_eq!(j["runtime"]["launch"]["count"], 1);
-    assert_eq!(j["vendor"], "cuda");
-    close(&j["verdict"]["wall_us"], 900.0);
-    close(&j["verdict"]["ratio"], 800.0 / 900.0);
-    assert_eq!(j["verdict"]["plan"], false);
+    assert_eq!(j.flows.category.as_deref(), Some("async_cpu_to_gpu"));
+    assert_eq!(j.flows.count, 2);
+    assert_eq!(j.counts.kernel, 1);
+    assert_eq!(j.counts.gpu_memcpy, 1);
+    assert_eq!(j.kernels[0].cat, "kernel");
+    close(j.device_total_us, 800.0);
+    assert_eq!(j.runtime.launch.count, 1);
+    assert_eq!(j.vendor, "cuda");
+    let v = j.verdict.unwrap();
+    close(v.wall_us, 900.0);
+    close(v.ratio, 800.0 / 900.0);
+    assert!(!v.plan);
 }
