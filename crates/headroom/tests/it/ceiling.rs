@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use crate::util::headroom_output as headroom;
-use serde_json::Value as Json;
+use physics::doc::{CeilingDoc, DutyDoc, ListDoc, RamDoc};
+use physics::{BitsSource, Mark, Provenance};
+use serde::de::DeserializeOwned;
 
 fn ok_stdout(args: &[&str]) -> String {
     let out = headroom(args);
@@ -17,8 +19,9 @@ fn ok_stdout(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8 stdout")
 }
 
-fn ok_json(args: &[&str]) -> Json {
-    serde_json::from_str(&ok_stdout(args)).expect("stdout is JSON")
+/// The `--json` document, read back as its typed form (physics::doc).
+fn ok_json<T: DeserializeOwned>(args: &[&str]) -> T {
+    serde_json::from_str(&ok_stdout(args)).expect("stdout is the typed document")
 }
 
 /// Three significant figures, in scientific notation: 11.302 → "1.13e1".
@@ -71,20 +74,14 @@ fn ram_worked_example_prints_the_spec_figures() {
     assert!(out.contains("8.5 B"), "{out}");
     let mut args = RAM.to_vec();
     args.push("--json");
-    let j = ok_json(&args);
-    assert_eq!(j["schema"], "headroom.ceiling.ram/1");
-    let r = &j["ram_bound"];
-    assert_eq!(
-        s3(r["bytes_per_token"]["value"].as_f64().unwrap()),
-        "3.72e9"
-    );
-    assert_eq!(r["bytes_per_token"]["unit"], "bytes/token");
-    assert_eq!(s3(r["ceiling_tps"]["value"].as_f64().unwrap()), "1.13e1");
-    assert_eq!(r["ceiling_tps"]["mark"], "est");
-    assert_eq!(
-        r["routed_params_per_token"]["value"].as_f64().unwrap(),
-        240.0 * 35.4e6
-    );
+    let j: RamDoc = ok_json(&args);
+    assert_eq!(j.schema, physics::doc::RAM);
+    let r = &j.ram_bound;
+    assert_eq!(s3(r.bytes_per_token.value), "3.72e9");
+    assert_eq!(r.bytes_per_token.unit, "bytes/token");
+    assert_eq!(s3(r.ceiling_tps.value), "1.13e1");
+    assert_eq!(r.ceiling_tps.mark, Mark::Est);
+    assert_eq!(r.routed_params_per_token.value, 240.0 * 35.4e6);
 }
 
 /// spec 000 §2, the issue's exact line: ≈27 % resident, 821 MiB (0.861 GB) per token over PCIe,
@@ -98,16 +95,13 @@ fn duty_worked_example_prints_the_spec_figures() {
     assert!(out.contains("20 %"), "{out}");
     let mut args = DUTY.to_vec();
     args.push("--json");
-    let j = ok_json(&args);
-    assert_eq!(j["schema"], "headroom.ceiling.duty/1");
-    let d = &j["duty"];
-    assert_eq!(s3(d["resident"]["value"].as_f64().unwrap()), "2.67e1");
-    assert_eq!(s3(d["pcie_mib_per_token"].as_f64().unwrap()), "8.21e2");
-    assert_eq!(
-        s3(d["pcie_bytes_per_token"]["value"].as_f64().unwrap()),
-        "8.61e8"
-    );
-    assert_eq!(d["predicted_duty"]["value"].as_f64().unwrap(), 20.0);
+    let j: DutyDoc = ok_json(&args);
+    assert_eq!(j.schema, physics::doc::DUTY);
+    let d = &j.duty;
+    assert_eq!(s3(d.resident.value), "2.67e1");
+    assert_eq!(s3(d.pcie_mib_per_token), "8.21e2");
+    assert_eq!(s3(d.pcie_bytes_per_token.value), "8.61e8");
+    assert_eq!(d.predicted_duty.value, 20.0);
 }
 
 #[test]
@@ -141,7 +135,7 @@ fn ordinary_form_human() {
 
 #[test]
 fn ordinary_form_json_with_tp_and_dtype() {
-    let j = ok_json(&[
+    let j: CeilingDoc = ok_json(&[
         "ceiling",
         "--gpu",
         "h100 sxm",
@@ -157,35 +151,34 @@ fn ordinary_form_json_with_tp_and_dtype() {
         "2.5",
         "--json",
     ]);
-    assert_eq!(j["schema"], "headroom.ceiling/1");
-    assert_eq!(j["gpu"]["id"], "h100-sxm");
-    assert_eq!(j["model"]["name"], "Llama 3.1 8B");
-    let mf = &j["model_figures"];
-    assert_eq!(mf["bits"]["source"], "dtype_flag");
-    assert_eq!(mf["bits"]["bits"].as_f64().unwrap(), 8.0);
-    let c = &j["ceilings"];
+    assert_eq!(j.schema, physics::doc::CEILING);
+    assert_eq!(j.gpu.get().unwrap().id, "h100-sxm");
+    assert_eq!(j.model.get().unwrap().name, "Llama 3.1 8B");
+    let mf = j.model_figures.as_ref().unwrap();
+    assert_eq!(mf.bits.source, BitsSource::DtypeFlag);
+    assert_eq!(mf.bits.bits, 8.0);
+    let c = j.ceilings.get().unwrap();
     // 3350 × 2 × 8e9 / (8.03e9 × 8) = 834 tok/s.
-    assert_eq!(s3(c["decode_tps"]["value"].as_f64().unwrap()), "8.34e2");
-    assert_eq!(c["decode_tps"]["mark"], "est");
-    assert_eq!(c["compute"]["precision"], "FP8");
-    assert!(c["tp_assumption"].as_str().unwrap().contains("tp 2"));
-    assert!(c["prefill"]["prompts_per_s"]["value"].as_f64().unwrap() > 0.0);
-    assert_eq!(c["prefill"]["seq_len_from"], "prompt tokens");
-    assert_eq!(c["memory"]["fits"], true);
+    assert_eq!(s3(c.decode_tps.value), "8.34e2");
+    assert_eq!(c.decode_tps.mark, Mark::Est);
+    assert_eq!(c.compute.get().unwrap().precision, "FP8");
+    assert!(c.tp_assumption.as_deref().unwrap().contains("tp 2"));
+    let prefill = c.prefill.get().unwrap();
+    assert!(prefill.prompts_per_s.value > 0.0);
+    assert_eq!(prefill.seq_len_from, "prompt tokens");
+    assert!(c.memory.fits);
     // $5/h for two GPUs at 834 tok/s: $1.66 per million.
     assert_eq!(
-        s3(c["cost"]["per_million_at_decode"]["value"]
-            .as_f64()
-            .unwrap()),
+        s3(c.cost.get().unwrap().per_million_at_decode.value),
         "1.66e0"
     );
-    assert_eq!(j["ram_bound"], Json::Null);
+    assert!(j.ram_bound.is_none());
 }
 
 #[test]
 fn no_prompt_length_says_why() {
-    let j = ok_json(&["ceiling", "--gpu", "L40S", "--model", "qwen3-8b", "--json"]);
-    let why = j["ceilings"]["prefill"]["unknown"].as_str().unwrap();
+    let j: CeilingDoc = ok_json(&["ceiling", "--gpu", "L40S", "--model", "qwen3-8b", "--json"]);
+    let why = j.ceilings.get().unwrap().prefill.reason().unwrap();
     assert!(why.contains("--prompt-tokens"), "{why}");
     let out = ok_stdout(&["ceiling", "--gpu", "L40S", "--model", "qwen3-8b"]);
     assert!(out.contains("prefill ceiling"), "{out}");
@@ -200,7 +193,7 @@ fn unknown_gpu_prints_hardware_ceiling_unknown() {
     assert!(!out.contains("tok/s (est)"), "no ceiling may print: {out}");
     // The model's own figures still print.
     assert!(out.contains("16.1 GB"), "{out}");
-    let j = ok_json(&[
+    let j: CeilingDoc = ok_json(&[
         "ceiling",
         "--gpu",
         "Quantum-9000",
@@ -208,19 +201,11 @@ fn unknown_gpu_prints_hardware_ceiling_unknown() {
         "llama-3.1-8b",
         "--json",
     ]);
-    assert!(j["ceilings"]["unknown"]
-        .as_str()
-        .unwrap()
-        .contains("not in the catalog"));
-    assert!(j["gpu"]["unknown"].is_string());
-    assert!(
-        j["model_figures"]["weight_footprint"]["value"]
-            .as_f64()
-            .unwrap()
-            > 1.6e10
-    );
-    let j = ok_json(&["ceiling", "--model", "llama-3.1-8b", "--json"]);
-    assert_eq!(j["ceilings"]["unknown"], "no --gpu given");
+    assert!(j.ceilings.reason().unwrap().contains("not in the catalog"));
+    assert!(j.gpu.reason().is_some());
+    assert!(j.model_figures.unwrap().weight_footprint.value > 1.6e10);
+    let j: CeilingDoc = ok_json(&["ceiling", "--model", "llama-3.1-8b", "--json"]);
+    assert_eq!(j.ceilings.reason(), Some("no --gpu given"));
 }
 
 #[test]
@@ -302,7 +287,7 @@ fn bad_flags_are_errors() {
 
 #[test]
 fn model_form_ram_bound() {
-    let j = ok_json(&[
+    let j: CeilingDoc = ok_json(&[
         "ceiling",
         "--model",
         "deepseek-v3",
@@ -310,9 +295,10 @@ fn model_form_ram_bound() {
         "42",
         "--json",
     ]);
-    let r = &j["ram_bound"];
-    assert_eq!(r["experts_per_token"]["value"].as_f64().unwrap(), 464.0);
-    assert_eq!(s3(r["ceiling_tps"]["value"].as_f64().unwrap()), "1.14e0");
+    let r = j.ram_bound.unwrap();
+    let r = r.get().unwrap();
+    assert_eq!(r.experts_per_token.as_ref().unwrap().value, 464.0);
+    assert_eq!(s3(r.ceiling_tps.value), "1.14e0");
     let out = ok_stdout(&[
         "ceiling",
         "--model",
@@ -338,14 +324,10 @@ fn list_shows_the_catalogs() {
     ] {
         assert!(out.contains(name), "{name} missing");
     }
-    let j = ok_json(&["ceiling", "--list", "--json"]);
-    assert_eq!(j["schema"], "headroom.ceiling.list/1");
-    assert!(j["gpus"].as_array().unwrap().len() >= 21);
-    let g0 = &j["gpus"][0];
-    assert!(g0["bandwidth_gbps"]["source"]
-        .as_str()
-        .unwrap()
-        .contains("datasheet"));
+    let j: ListDoc = ok_json(&["ceiling", "--list", "--json"]);
+    assert_eq!(j.schema, physics::doc::LIST);
+    assert!(j.gpus.len() >= 21);
+    assert!(j.gpus[0].bandwidth_gbps.source.contains("datasheet"));
 }
 
 /// A scratch file removed when the test ends.
@@ -369,7 +351,7 @@ fn user_catalog_adds_a_gpu() {
     )
     .unwrap();
     let path = f.0.to_str().unwrap();
-    let j = ok_json(&[
+    let j: CeilingDoc = ok_json(&[
         "ceiling",
         "--catalog",
         path,
@@ -380,14 +362,11 @@ fn user_catalog_adds_a_gpu() {
         "--json",
     ]);
     assert_eq!(
-        j["gpu"]["bandwidth_gbps"]["source"],
+        j.gpu.get().unwrap().bandwidth_gbps.source,
         format!("user catalog {path}")
     );
     // 500 × 8e9 / (134.5e6 × 16) = 1859 tok/s.
-    assert_eq!(
-        s3(j["ceilings"]["decode_tps"]["value"].as_f64().unwrap()),
-        "1.86e3"
-    );
+    assert_eq!(s3(j.ceilings.get().unwrap().decode_tps.value), "1.86e3");
     std::fs::write(&f.0, "[[gpu]]\nid = 'x'\nbogus = 1\n").unwrap();
     let out = headroom(&["ceiling", "--catalog", path, "--list"]);
     assert!(!out.status.success());
@@ -405,7 +384,7 @@ fn gguf_model_on_rtx_3090() {
     let Some(py) = peer("HEADROOM_PY") else {
         return;
     };
-    let j = ok_json(&[
+    let j: CeilingDoc = ok_json(&[
         "ceiling",
         "--gguf",
         &model,
@@ -415,15 +394,12 @@ fn gguf_model_on_rtx_3090() {
         "2048",
         "--json",
     ]);
-    assert_eq!(j["model"]["provenance"], "model_file");
-    let mf = &j["model_figures"];
-    assert_eq!(mf["bits"]["source"], "model_file");
-    assert_eq!(mf["params_total"]["value"].as_f64().unwrap(), 134_515_008.0);
+    assert_eq!(j.model.get().unwrap().provenance, Provenance::ModelFile);
+    let mf = j.model_figures.as_ref().unwrap();
+    assert_eq!(mf.bits.source, BitsSource::ModelFile);
+    assert_eq!(mf.params_total.value, 134_515_008.0);
     // 30 layers × 3 kv heads × 64 × 2 × 2 bytes.
-    assert_eq!(
-        mf["kv"]["bytes_per_token"]["value"].as_f64().unwrap(),
-        23_040.0
-    );
+    assert_eq!(mf.kv.get().unwrap().bytes_per_token.value, 23_040.0);
 
     // gguf-py: the tensor data runs from the first tensor's data offset to the end of the file.
     let script = "import gguf, os, sys\n\
@@ -440,12 +416,9 @@ fn gguf_model_on_rtx_3090() {
         String::from_utf8_lossy(&out.stderr)
     );
     let data_bytes: f64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
-    assert_eq!(
-        mf["weight_footprint"]["value"].as_f64().unwrap(),
-        data_bytes
-    );
+    assert_eq!(mf.weight_footprint.value, data_bytes);
     // Dense: decode streams every byte; 936 GB/s over them.
-    let decode = j["ceilings"]["decode_tps"]["value"].as_f64().unwrap();
+    let decode = j.ceilings.get().unwrap().decode_tps.value;
     assert_eq!(s3(decode), s3(936e9 / data_bytes));
 
     let human = ok_stdout(&["ceiling", "--gguf", &model, "--gpu", "RTX-3090"]);
@@ -504,11 +477,17 @@ print(json.dumps({"total": total, "per_expert": per_expert, "n_experts": n_exper
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let want: Json = serde_json::from_slice(&out.stdout).unwrap();
-    let per_expert = want["per_expert"].as_f64().unwrap();
+    /// What the script above prints (gguf-py's parameter count).
+    #[derive(serde::Deserialize)]
+    struct GgufPyCount {
+        total: f64,
+        per_expert: f64,
+    }
+    let want: GgufPyCount = serde_json::from_slice(&out.stdout).unwrap();
+    let per_expert = want.per_expert;
     assert_eq!(per_expert, 2.0 * 3.0 * 64.0 * 256.0);
 
-    let j = ok_json(&[
+    let j: CeilingDoc = ok_json(&[
         "ceiling",
         "--gguf",
         path.to_str().unwrap(),
@@ -518,36 +497,21 @@ print(json.dumps({"total": total, "per_expert": per_expert, "n_experts": n_exper
         "42",
         "--json",
     ]);
-    let m = &j["model"];
-    assert_eq!(
-        m["params_total"].as_f64().unwrap(),
-        want["total"].as_f64().unwrap()
-    );
-    assert_eq!(m["moe"]["experts"], 8);
-    assert_eq!(m["moe"]["experts_used"], 2);
-    assert_eq!(
-        m["moe"]["routed_params_total"].as_f64().unwrap(),
-        8.0 * per_expert
-    );
-    let mf = &j["model_figures"];
-    let footprint = mf["weight_footprint"]["value"].as_f64().unwrap();
-    let stream = mf["decode_stream"]["value"].as_f64().unwrap();
+    let m = j.model.get().unwrap();
+    assert_eq!(m.params_total, want.total);
+    let moe = m.moe.as_ref().unwrap();
+    assert_eq!((moe.experts, moe.experts_used), (8, 2));
+    assert_eq!(moe.routed_params_total, 8.0 * per_expert);
+    let mf = j.model_figures.as_ref().unwrap();
+    let footprint = mf.weight_footprint.value;
+    let stream = mf.decode_stream.value;
     // Six of the eight experts' f16 bytes are not read per token.
     assert_eq!(footprint - stream, 6.0 * per_expert * 2.0);
     // 2 layers × 2 kv heads × 64 (256 / 4 heads) × 2 × 2 bytes.
-    assert_eq!(
-        mf["kv"]["bytes_per_token"]["value"].as_f64().unwrap(),
-        1024.0
-    );
-    let r = &j["ram_bound"];
-    assert_eq!(
-        r["routed_params_per_token"]["value"].as_f64().unwrap(),
-        2.0 * per_expert
-    );
-    assert_eq!(r["bytes_per_token"]["value"].as_f64().unwrap(), stream);
-    assert_eq!(
-        s3(r["ceiling_tps"]["value"].as_f64().unwrap()),
-        s3(42e9 / stream)
-    );
-    assert!(r["notes"][0].as_str().unwrap().contains("average"));
+    assert_eq!(mf.kv.get().unwrap().bytes_per_token.value, 1024.0);
+    let r = j.ram_bound.as_ref().unwrap().get().unwrap();
+    assert_eq!(r.routed_params_per_token.value, 2.0 * per_expert);
+    assert_eq!(r.bytes_per_token.value, stream);
+    assert_eq!(s3(r.ceiling_tps.value), s3(42e9 / stream));
+    assert!(r.notes[0].contains("average"));
 }
