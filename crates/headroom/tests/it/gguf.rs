@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::util::headroom_output as headroom;
-use serde_json::Value as Json;
+use gguf::doc::GgufDoc;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use std::collections::BTreeMap;
 
 use testpeers::peer;
 
@@ -27,17 +30,60 @@ impl Drop for Scratch {
     }
 }
 
-fn json_of(path: &Path) -> Json {
+fn json_of(path: &Path) -> GgufDoc {
     let out = headroom(&["gguf", path.to_str().unwrap(), "--json"]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+    serde_json::from_slice(&out.stdout).expect("stdout is a headroom.gguf/1 document")
 }
 
-fn gguf_py(py: &str, args: &[&str]) -> Json {
+/// What gguf_py.py's `read` prints for one file: gguf-py's GGUFReader's view.
+#[derive(Deserialize)]
+struct PyFile {
+    data_offset: u64,
+    alignment: u64,
+    /// Keyed by metadata key; the values are gguf-py's own shapes, and only the keys are read.
+    fields: BTreeMap<String, serde::de::IgnoredAny>,
+    tensors: Vec<PyTensor>,
+}
+
+#[derive(Deserialize)]
+struct PyTensor {
+    name: String,
+    #[serde(rename = "type")]
+    ty: String,
+    shape: Vec<u64>,
+    n_elements: u64,
+    n_bytes: u64,
+    offset: u64,
+}
+
+/// What gguf_py.py's `write` prints: of its fixtures, the split MoE one is read here.
+#[derive(Deserialize)]
+struct PyManifest {
+    split: PySplit,
+}
+
+#[derive(Deserialize)]
+struct PySplit {
+    shards: Vec<String>,
+    params: PyParams,
+    used: u64,
+}
+
+/// gguf-py's `get_total_parameter_count()`.
+#[derive(Deserialize)]
+struct PyParams {
+    total: u64,
+    shared: u64,
+    per_expert: u64,
+    n_experts: u64,
+}
+
+fn gguf_py<T: DeserializeOwned>(py: &str, args: &[&str]) -> T {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../gguf/tests/gguf_py.py");
     let out = Command::new(py)
         .arg(script)
@@ -57,22 +103,16 @@ fn align_up(x: u64, a: u64) -> u64 {
 }
 
 /// Our tensors (those of shard `shard`) against gguf-py's reading of that shard's file.
-fn same_tensors(ours: &Json, shard: u64, theirs: &Json) {
-    let ours: Vec<&Json> = ours["tensors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|t| t["shard"] == shard)
-        .collect();
-    let theirs = theirs["tensors"].as_array().unwrap();
-    assert_eq!(ours.len(), theirs.len());
-    for (o, t) in ours.iter().zip(theirs) {
-        let name = t["name"].as_str().unwrap();
-        assert_eq!(o["name"], t["name"]);
-        assert_eq!(o["type"], t["type"], "{name}");
-        assert_eq!(o["shape"], t["shape"], "{name}");
-        assert_eq!(o["offset"], t["offset"], "{name}");
-        assert_eq!(o["n_elements"], t["n_elements"], "{name}");
+fn same_tensors(ours: &GgufDoc, shard: usize, theirs: &PyFile) {
+    let ours: Vec<_> = ours.tensors.iter().filter(|t| t.shard == shard).collect();
+    assert_eq!(ours.len(), theirs.tensors.len());
+    for (o, t) in ours.iter().zip(&theirs.tensors) {
+        let name = &t.name;
+        assert_eq!(&o.name, name);
+        assert_eq!(o.ty, t.ty, "{name}");
+        assert_eq!(o.shape, t.shape, "{name}");
+        assert_eq!(o.offset, t.offset, "{name}");
+        assert_eq!(o.n_elements, t.n_elements, "{name}");
     }
 }
 
@@ -82,63 +122,42 @@ fn smollm2_json_agrees_with_gguf_py() {
         return;
     };
     let ours = json_of(Path::new(&model));
-    let theirs = &gguf_py(&py, &["read", &model])[0];
-    assert_eq!(ours["schema"], "headroom.gguf/1");
-    assert_eq!(ours["data_offset"], theirs["data_offset"]);
-    assert_eq!(ours["alignment"], theirs["alignment"]);
+    let theirs: Vec<PyFile> = gguf_py(&py, &["read", &model]);
+    let theirs = &theirs[0];
+    assert_eq!(ours.schema, gguf::doc::SCHEMA);
+    assert_eq!(ours.data_offset, theirs.data_offset);
+    assert_eq!(ours.alignment, theirs.alignment);
     same_tensors(&ours, 0, theirs);
-    let a = ours["alignment"].as_u64().unwrap();
+    let a = ours.alignment;
     let mut total = 0;
-    for (o, t) in ours["tensors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(theirs["tensors"].as_array().unwrap())
-    {
-        let n_bytes = t["n_bytes"].as_u64().unwrap();
-        assert_eq!(o["type_size"].as_u64(), Some(n_bytes));
-        assert_eq!(
-            o["size"].as_u64(),
-            Some(align_up(n_bytes, a)),
-            "{}",
-            t["name"]
-        );
-        assert_eq!(o["padding"].as_u64(), Some(align_up(n_bytes, a) - n_bytes));
-        total += t["n_elements"].as_u64().unwrap();
+    for (o, t) in ours.tensors.iter().zip(&theirs.tensors) {
+        let n_bytes = t.n_bytes;
+        assert_eq!(o.type_size, n_bytes);
+        assert_eq!(o.size, align_up(n_bytes, a), "{}", t.name);
+        assert_eq!(o.padding, align_up(n_bytes, a) - n_bytes);
+        total += t.n_elements;
     }
-    assert_eq!(ours["params"]["total"].as_u64(), Some(total));
-    assert_eq!(ours["params"]["active"].as_u64(), Some(total));
-    assert_eq!(ours["params"]["expert"].as_u64(), Some(0));
-    assert_eq!(ours["model"]["architecture"], "llama");
-    assert_eq!(ours["model"]["n_layers"].as_u64(), Some(30));
-    // Metadata: every gguf-py field, in order, with its length.
-    let keys: Vec<&str> = ours["metadata"]
-        .as_array()
-        .unwrap()
+    assert_eq!(ours.params.total, total);
+    assert_eq!(ours.params.active, total);
+    assert_eq!(ours.params.expert, 0);
+    let m = ours.model.as_ref().unwrap();
+    assert_eq!(m.architecture, "llama");
+    assert_eq!(m.n_layers, Some(30));
+    // Metadata: every gguf-py field (a BTreeMap: compared as sets).
+    let mut keys: Vec<&str> = ours.metadata.iter().map(|e| e.key.as_str()).collect();
+    keys.sort();
+    let want: Vec<&str> = theirs.fields.keys().map(String::as_str).collect();
+    assert_eq!(keys, want);
+    // The vocabulary is counted, not kept.
+    let tokens = ours
+        .metadata
         .iter()
-        .map(|e| e["key"].as_str().unwrap())
-        .collect();
-    let mut want: Vec<&str> = theirs["fields"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    let mut sorted_keys = keys.clone();
-    // serde_json may sort gguf-py's object keys: compare as sets.
-    sorted_keys.sort();
-    want.sort();
-    assert_eq!(sorted_keys, want);
-    let tokens = ours["metadata"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["key"] == "tokenizer.ggml.tokens")
+        .find(|e| e.key == "tokenizer.ggml.tokens")
         .unwrap();
-    assert_eq!(
-        (tokens["len"].as_u64(), &tokens["kept"], &tokens["value"]),
-        (Some(49152), &Json::Bool(false), &Json::Null)
-    );
+    match &tokens.value {
+        gguf::Value::Array(a) => assert_eq!((a.len, a.items.is_none()), (49152, true)),
+        other => panic!("tokens are an array, got {other:?}"),
+    }
 }
 
 #[test]
@@ -175,34 +194,30 @@ fn split_json_has_every_shard() {
         return;
     };
     let dir = Scratch::new("split");
-    let manifest = gguf_py(&py, &["write", dir.0.to_str().unwrap()]);
-    let shards: Vec<String> = manifest["split"]["shards"]
-        .as_array()
-        .unwrap()
+    let manifest: PyManifest = gguf_py(&py, &["write", dir.0.to_str().unwrap()]);
+    let shards: Vec<String> = manifest
+        .split
+        .shards
         .iter()
-        .map(|s| dir.0.join(s.as_str().unwrap()).display().to_string())
+        .map(|s| dir.0.join(s).display().to_string())
         .collect();
     let mut args = vec!["read"];
     args.extend(shards.iter().map(String::as_str));
-    let theirs = gguf_py(&py, &args);
+    let theirs: Vec<PyFile> = gguf_py(&py, &args);
     let ours = json_of(Path::new(&shards[1]));
-    let js = ours["shards"].as_array().unwrap();
-    assert_eq!(js.len(), shards.len());
-    for (i, (s, t)) in js.iter().zip(theirs.as_array().unwrap()).enumerate() {
-        assert_eq!(s["path"].as_str(), Some(shards[i].as_str()));
-        assert_eq!(s["data_offset"], t["data_offset"], "shard {i}");
-        assert_eq!(s["split_no"].as_u64(), Some(i as u64));
-        same_tensors(&ours, i as u64, t);
+    assert_eq!(ours.shards.len(), shards.len());
+    for (i, (s, t)) in ours.shards.iter().zip(&theirs).enumerate() {
+        assert_eq!(s.path, shards[i]);
+        assert_eq!(s.data_offset, t.data_offset, "shard {i}");
+        assert_eq!(s.split_no, Some(i as u64));
+        same_tensors(&ours, i, t);
     }
-    let p = &manifest["split"]["params"];
-    assert_eq!(ours["params"]["total"], p["total"]);
-    assert_eq!(ours["params"]["per_expert"], p["per_expert"]);
-    assert_eq!(ours["experts"]["count"], p["n_experts"]);
-    let used = manifest["split"]["used"].as_u64().unwrap();
-    assert_eq!(
-        ours["params"]["active"].as_u64(),
-        Some(p["shared"].as_u64().unwrap() + used * p["per_expert"].as_u64().unwrap())
-    );
+    let p = &manifest.split.params;
+    assert_eq!(ours.params.total, p.total);
+    assert_eq!(ours.params.per_expert, p.per_expert);
+    assert_eq!(ours.experts.count, Some(p.n_experts));
+    let used = manifest.split.used;
+    assert_eq!(ours.params.active, p.shared + used * p.per_expert);
 }
 
 fn header(tensors: u64, kvs: u64) -> Vec<u8> {
