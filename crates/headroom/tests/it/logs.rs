@@ -12,6 +12,8 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use telemetry::doc::{LogsDoc, Source};
+use telemetry::{CachedFrom, Request, SlotSelection, StartReason};
 
 /// A scratch folder removed when the test ends.
 struct Scratch(PathBuf);
@@ -148,8 +150,9 @@ fn http(port: u16, method: &str, path: &str, body: Option<&str>) -> std::io::Res
     Ok((status, body))
 }
 
-/// What the server said about one request (its response's `timings`).
-#[derive(Debug, Clone, Copy)]
+/// What the server said about one request (its response's `timings`; llama-server's own
+/// fields, of which these are read).
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
 struct Timings {
     prompt_n: u64,
     prompt_ms: f64,
@@ -167,15 +170,12 @@ fn chat(port: u16, prompt: &str, max_tokens: u32) -> Timings {
     .to_string();
     let (status, text) = http(port, "POST", "/v1/chat/completions", Some(&body)).unwrap();
     assert_eq!(status, 200, "{text}");
-    let v: Value = serde_json::from_str(&text).unwrap();
-    let t = &v["timings"];
-    Timings {
-        prompt_n: t["prompt_n"].as_u64().unwrap(),
-        prompt_ms: t["prompt_ms"].as_f64().unwrap(),
-        predicted_n: t["predicted_n"].as_u64().unwrap(),
-        predicted_ms: t["predicted_ms"].as_f64().unwrap(),
-        cache_n: t["cache_n"].as_u64().unwrap(),
+    #[derive(serde::Deserialize)]
+    struct Completion {
+        timings: Timings,
     }
+    let c: Completion = serde_json::from_str(&text).unwrap();
+    c.timings
 }
 
 fn metrics(port: u16) -> HashMap<String, f64> {
@@ -299,18 +299,18 @@ fn live_llama_server_log_matches_its_own_counters() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["schema"], "headroom.logs/1");
-    let instances = doc["instances"].as_array().unwrap();
+    let doc: LogsDoc = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc.schema, telemetry::doc::SCHEMA);
+    let instances = &doc.instances;
     assert_eq!(instances.len(), 2, "one instance per server process");
 
     for (k, (inst, run)) in instances.iter().zip([&i1, &i2]).enumerate() {
         let ctx = format!("instance {}", k + 1);
         let sent = &run.all();
         let m = &run.end;
-        assert_eq!(inst["started_by"], "startup", "{ctx}");
-        assert_eq!(inst["model_loaded"], true, "{ctx}");
-        let reqs = inst["requests"].as_array().unwrap();
+        assert_eq!(inst.instance.started_by, StartReason::Startup, "{ctx}");
+        assert!(inst.instance.model_loaded, "{ctx}");
+        let reqs = &inst.instance.requests;
         assert_eq!(
             reqs.len(),
             sent.len(),
@@ -318,14 +318,14 @@ fn live_llama_server_log_matches_its_own_counters() {
         );
 
         // Each request's printed timings match the server's own per-request timings.
-        let mut unmatched: Vec<&Value> = reqs.iter().collect();
+        let mut unmatched: Vec<&Request> = reqs.iter().collect();
         for t in sent.iter() {
             let pos = unmatched.iter().position(|r| {
-                r["prompt_tokens"].as_u64() == Some(t.prompt_n)
-                    && r["gen_tokens"].as_u64() == Some(t.predicted_n)
-                    && (r["prompt_ms"].as_f64().unwrap() - t.prompt_ms).abs() <= 0.005 + 1e-9
-                    && (r["gen_ms"].as_f64().unwrap() - t.predicted_ms).abs() <= 0.005 + 1e-9
-                    && r["cached_tokens"].as_u64() == Some(t.cache_n)
+                r.prompt_tokens.map(u64::from) == Some(t.prompt_n)
+                    && r.gen_tokens.map(u64::from) == Some(t.predicted_n)
+                    && (r.prompt_ms.unwrap() - t.prompt_ms).abs() <= 0.005 + 1e-9
+                    && (r.gen_ms.unwrap() - t.predicted_ms).abs() <= 0.005 + 1e-9
+                    && r.cached_tokens.map(u64::from) == Some(t.cache_n)
             });
             let pos =
                 pos.unwrap_or_else(|| panic!("{ctx}: no log request matches {t:?} in {reqs:#?}"));
@@ -333,30 +333,28 @@ fn live_llama_server_log_matches_its_own_counters() {
         }
 
         // Per instance, the sums equal the server's /metrics counters.
-        let tot = &inst["envelope"]["totals"];
+        let tot = &inst.envelope.totals;
         let n = sent.len();
         let metric = |name: &str| m[&format!("llamacpp:{name}")];
-        assert_eq!(tot["requests"].as_u64(), Some(n as u64), "{ctx}");
+        assert_eq!(tot.requests, n, "{ctx}");
         assert_eq!(
-            tot["prompt_tokens"].as_f64().unwrap(),
+            tot.prompt_tokens as f64,
             metric("prompt_tokens_total"),
             "{ctx}: prompt tokens"
         );
         assert_eq!(
-            tot["gen_tokens"].as_f64().unwrap(),
+            tot.gen_tokens as f64,
             metric("tokens_predicted_total"),
             "{ctx}: generated tokens"
         );
-        let gen_s = tot["gen_ms"].as_f64().unwrap() / 1000.0;
+        let gen_s = tot.gen_ms / 1000.0;
         assert!(
             close(gen_s, metric("tokens_predicted_seconds_total"), n, 1e-3),
             "{ctx}: generation seconds {gen_s} vs {}",
             metric("tokens_predicted_seconds_total")
         );
         assert_eq!(
-            inst["envelope"]["prefix_cache"]["cached_tokens"]
-                .as_f64()
-                .unwrap(),
+            inst.envelope.prefix_cache.cached_tokens as f64,
             metric("prompt_tokens_cached_total"),
             "{ctx}: cached tokens"
         );
@@ -365,7 +363,7 @@ fn live_llama_server_log_matches_its_own_counters() {
         // times each slot from its launch to its first sampled token. Sequential requests:
         // equal up to that scheduling margin. Two prompts sharing batches: each slot counts
         // the shared time, so the log's sum exceeds the counter by the overlap.
-        let prompt_s = tot["prompt_ms"].as_f64().unwrap() / 1000.0;
+        let prompt_s = tot.prompt_ms / 1000.0;
         let seq: Vec<Timings> = run.seq_a.iter().chain(&run.seq_b).copied().collect();
         let seq_log_s = seq.iter().map(|t| t.prompt_ms).sum::<f64>() / 1000.0;
         let d = |a: &HashMap<String, f64>, b: &HashMap<String, f64>| {
@@ -390,38 +388,25 @@ fn live_llama_server_log_matches_its_own_counters() {
             "{ctx}: concurrent prompt seconds {pair_log_s} vs {pair_counter_s}"
         );
 
-        let env = &inst["envelope"];
-        assert_eq!(env["requests_seen"].as_u64(), Some(n as u64), "{ctx}");
-        assert_eq!(env["requests_timed"].as_u64(), Some(n as u64), "{ctx}");
-        assert!(env["decode_tps_median"].as_f64().unwrap() > 0.0, "{ctx}");
-        assert!(
-            env["graphs_reused"]["nonzero"].as_u64().unwrap() > 0,
-            "{ctx}"
-        );
-        let longest = &env["prompt_tps_at_longest"];
+        let env = &inst.envelope;
+        assert_eq!(env.requests_seen, n, "{ctx}");
+        assert_eq!(env.requests_timed, n, "{ctx}");
+        assert!(env.decode_tps_median.unwrap() > 0.0, "{ctx}");
+        assert!(env.graphs_reused.as_ref().unwrap().nonzero > 0, "{ctx}");
+        let longest = env.prompt_tps_at_longest.as_ref().unwrap();
         let max_prompt = sent.iter().map(|t| t.prompt_n).max().unwrap();
-        assert_eq!(
-            longest["prompt_tokens_max"].as_u64(),
-            Some(max_prompt),
-            "{ctx}"
-        );
+        assert_eq!(longest.prompt_tokens_max, max_prompt, "{ctx}");
         // The repeated prompt went to the slot holding it.
-        assert!(
-            env["prefix_cache"]["lcp_selections"].as_u64().unwrap() >= 1,
-            "{ctx}"
-        );
-        assert!(
-            env["prefix_cache"]["cached_tokens"].as_u64().unwrap() > 0,
-            "{ctx}"
-        );
+        assert!(env.prefix_cache.lcp_selections >= 1, "{ctx}");
+        assert!(env.prefix_cache.cached_tokens > 0, "{ctx}");
     }
     // Both instances ran slots 0 and 1 (the concurrent pair).
     for inst in instances {
-        let mut slots: Vec<u64> = inst["requests"]
-            .as_array()
-            .unwrap()
+        let mut slots: Vec<u32> = inst
+            .instance
+            .requests
             .iter()
-            .filter_map(|r| r["slot"].as_u64())
+            .filter_map(|r| r.slot)
             .collect();
         slots.sort();
         slots.dedup();
@@ -475,35 +460,25 @@ fn run_stdin(args: &[&str], input: &str) -> std::process::Output {
 fn stdin_json_follows_the_documented_schema() {
     let out = run_stdin(&["logs", "--json"], SAMPLE);
     assert!(out.status.success());
-    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(d["schema"], "headroom.logs/1");
-    assert_eq!(d["source"]["kind"], "stdin");
-    assert_eq!(d["final"], true);
-    assert_eq!(d["lines"], 16);
-    assert_eq!(d["unparsed_lines"], 0);
-    let i = &d["instances"][0];
-    let r = &i["requests"][1];
-    for (k, v) in [
-        ("slot", 1.0),
-        ("task", 41.0),
-        ("prompt_tokens", 1.0),
-        ("prompt_ms", 11.89),
-        ("gen_tokens", 40.0),
-        ("gen_ms", 447.28),
-        ("cached_tokens", 34.0),
-    ] {
-        assert_eq!(r[k].as_f64(), Some(v), "{k}");
-    }
-    assert_eq!(r["cached_tokens_from"], "derived");
-    assert_eq!(r["selected_by"], "lcp");
-    let e = &i["envelope"];
-    assert_eq!(e["decode_tps_median"].as_f64(), Some((93.80 + 87.19) / 2.0));
-    assert_eq!(e["prompt_tps_at_longest"]["n"], 1);
-    assert_eq!(e["graphs_reused"]["nonzero"], 2);
-    assert!(i["warnings"][0]
-        .as_str()
-        .unwrap()
-        .contains("overhead-dominated"));
+    let d: LogsDoc = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d.schema, telemetry::doc::SCHEMA);
+    assert_eq!(d.source, Source::Stdin);
+    assert!(d.is_final);
+    assert_eq!(d.lines, 16);
+    assert_eq!(d.unparsed_lines, 0);
+    let i = &d.instances[0];
+    let r = &i.instance.requests[1];
+    assert_eq!((r.slot, r.task), (Some(1), Some(41)));
+    assert_eq!((r.prompt_tokens, r.prompt_ms), (Some(1), Some(11.89)));
+    assert_eq!((r.gen_tokens, r.gen_ms), (Some(40), Some(447.28)));
+    assert_eq!(r.cached_tokens, Some(34));
+    assert_eq!(r.cached_tokens_from, Some(CachedFrom::Derived));
+    assert_eq!(r.selected_by, Some(SlotSelection::Lcp));
+    let e = &i.envelope;
+    assert_eq!(e.decode_tps_median, Some((93.80 + 87.19) / 2.0));
+    assert_eq!(e.prompt_tps_at_longest.as_ref().unwrap().n, 1);
+    assert_eq!(e.graphs_reused.as_ref().unwrap().nonzero, 2);
+    assert!(i.warnings[0].contains("overhead-dominated"));
 }
 
 #[test]
@@ -600,12 +575,12 @@ fn follow_prints_updates_then_the_final_report_on_ctrl_c() {
             .status();
     });
     let mut lines = BufReader::new(c.stdout.take().unwrap()).lines();
-    let doc = |l: Option<std::io::Result<String>>| -> Value {
+    let doc = |l: Option<std::io::Result<String>>| -> LogsDoc {
         serde_json::from_str(&l.expect("a JSON line").unwrap()).unwrap()
     };
     let u1 = doc(lines.next());
-    assert_eq!(u1["final"], false);
-    assert_eq!(u1["instances"][0]["requests"].as_array().unwrap().len(), 1);
+    assert!(!u1.is_final);
+    assert_eq!(u1.instances[0].instance.requests.len(), 1);
     std::fs::OpenOptions::new()
         .append(true)
         .open(&path)
@@ -613,18 +588,15 @@ fn follow_prints_updates_then_the_final_report_on_ctrl_c() {
         .write_all(second.as_bytes())
         .unwrap();
     let u2 = doc(lines.next());
-    assert_eq!(u2["instances"][0]["requests"].as_array().unwrap().len(), 2);
+    assert_eq!(u2.instances[0].instance.requests.len(), 2);
     let status = Command::new("kill")
         .args(["-INT", &c.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
     let fin = doc(lines.next());
-    assert_eq!(
-        (fin["final"].as_bool(), fin["interrupted"].as_bool()),
-        (Some(true), Some(true))
-    );
-    assert_eq!(fin["instances"][0]["envelope"]["requests_timed"], 2);
+    assert_eq!((fin.is_final, fin.interrupted), (true, true));
+    assert_eq!(fin.instances[0].envelope.requests_timed, 2);
     assert!(c.wait().unwrap().success());
 }
 
@@ -647,10 +619,11 @@ fn real_vllm_log_json_reads_back_and_is_documented() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The schema-doc check reads the wire format's keys.
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let missing = testpeers::schema::undocumented(&v, "logs.md", &[]);
     assert!(missing.is_empty(), "not in docs/json/logs.md: {missing:?}");
-    let doc: telemetry::doc::LogsDoc = serde_json::from_slice(&out.stdout).unwrap();
+    let doc: LogsDoc = serde_json::from_slice(&out.stdout).unwrap();
     assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
     assert_eq!(doc.instances.len(), 1);
     let i = &doc.instances[0];
