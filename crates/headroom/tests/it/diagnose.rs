@@ -2,6 +2,11 @@
 //! (including the real, truncated vLLM capture).
 
 use crate::util::headroom;
+use diagnose::remeasure::{MoveVerdict, Remeasure};
+use diagnose::report::{ConfigValue, Report};
+use diagnose::RuleId;
+use engines::Engine;
+use engines::{RecordingHeader, ScrapeRecord};
 use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -59,52 +64,38 @@ fn live_llama_server_queue_is_concurrency_saturation_and_throughput_matches_its_
     ]);
     stop.store(true, Ordering::Relaxed);
     assert_eq!(code, 0, "stderr: {err}");
-    let doc: Value = serde_json::from_str(&out).expect("JSON");
-    assert_eq!(doc["schema"], "headroom.diagnose/1");
-    assert_eq!(doc["engine"], "llama.cpp");
-    assert_eq!(doc["requests"]["max_num_seqs"], 2.0);
+    let doc: Report = serde_json::from_str(&out).expect("a headroom.diagnose/1 document");
+    assert_eq!(doc.schema, diagnose::report::SCHEMA);
+    assert_eq!(doc.engine, Engine::LlamaCpp);
+    assert_eq!(doc.requests.max_num_seqs, Some(2.0));
     // Both slots busy with a queue behind them the whole window: concurrency saturation.
-    assert_eq!(
-        doc["primary"]["rule"],
-        "R5",
-        "{}",
-        serde_json::to_string_pretty(&doc).unwrap()
-    );
-    assert!(doc["requests"]["waiting"]["mean"].as_f64().unwrap() >= 2.0);
+    assert_eq!(doc.primary_rule(), Some(RuleId::R5), "{out}");
+    assert!(doc.requests.waiting.as_ref().unwrap().mean >= 2.0);
     // The model file named by /props gave the model's figures.
+    let c = &doc.ceiling;
     assert!(
-        doc["ceiling"]["model_from"]
-            .as_str()
-            .unwrap()
-            .starts_with("model file"),
-        "{}",
-        doc["ceiling"]
+        c.model_from.as_deref().unwrap().starts_with("model file"),
+        "{c:?}"
     );
-    assert!(
-        doc["ceiling"]["model"].as_str().unwrap().contains("135M"),
-        "{}",
-        doc["ceiling"]
-    );
-    assert!(doc["ceiling"]["unknown_reason"]
-        .as_str()
-        .unwrap()
-        .contains("--gpu"));
+    assert!(c.model.as_deref().unwrap().contains("135M"), "{c:?}");
+    assert!(c.unknown_reason.as_deref().unwrap().contains("--gpu"));
 
     // Throughput equals the server's own counter over the same scrapes, computed here from the
     // raw recorded bodies.
-    let lines: Vec<Value> = std::fs::read_to_string(&rec)
+    let lines: Vec<ScrapeRecord> = std::fs::read_to_string(&rec)
         .unwrap()
         .lines()
+        .skip(1) // the header
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let scrapes: Vec<(f64, f64)> = lines[1..]
+    let scrapes: Vec<(f64, f64)> = lines
         .iter()
-        .filter(|l| l["ok"] == true)
+        .filter(|l| l.ok)
         .map(|l| {
             (
-                l["t"].as_f64().unwrap(),
+                l.t,
                 series(
-                    l["body"].as_str().unwrap(),
+                    l.body.as_deref().unwrap(),
                     "llamacpp:tokens_predicted_total",
                 )
                 .unwrap(),
@@ -114,26 +105,21 @@ fn live_llama_server_queue_is_concurrency_saturation_and_throughput_matches_its_
     let (t0, c0) = scrapes[0];
     let (t1, c1) = *scrapes.last().unwrap();
     let expect = (c1 - c0) / (t1 - t0);
-    let got = doc["throughput"]["generation_tokens_per_s"]
-        .as_f64()
-        .unwrap();
+    let got = doc.throughput.generation_tokens_per_s.unwrap();
     assert!(expect > 0.0, "the server generated nothing in the window");
     assert!(
         // Equal up to float summation order (the window sums per-scrape deltas).
         (got - expect).abs() <= 1e-6 * expect.max(1.0),
         "scoreboard {got} vs counters {expect}"
     );
-    assert_eq!(
-        doc["scrapes"]["ok"].as_u64().unwrap() as usize,
-        scrapes.len()
-    );
+    assert_eq!(doc.scrapes.ok, scrapes.len());
 
     // The replay of the recording gives the same analysis.
     let (code, out2, err) = headroom(&["diagnose", "--replay", rec.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{err}");
-    let doc2: Value = serde_json::from_str(&out2).unwrap();
-    assert_eq!(doc2["primary"]["rule"], doc["primary"]["rule"]);
-    assert_eq!(doc2["throughput"], doc["throughput"]);
+    let doc2: Report = serde_json::from_str(&out2).unwrap();
+    assert_eq!(doc2.primary_rule(), doc.primary_rule());
+    assert_eq!(doc2.throughput, doc.throughput);
     for c in clients {
         c.join().unwrap();
     }
@@ -141,12 +127,22 @@ fn live_llama_server_queue_is_concurrency_saturation_and_throughput_matches_its_
 
 fn recording(dir: &std::path::Path, name: &str, bodies: &[(f64, &str)]) -> std::path::PathBuf {
     let p = dir.join(name);
-    let mut s = String::from(
-        r#"{"format":"headroom.recording/1","url":"http://127.0.0.1:1","interval_s":1.0,"started":1000.0,"models":{"data":[{"id":"Qwen/Qwen2.5-Coder-1.5B-Instruct","max_model_len":32768}]}}"#,
-    );
+    let mut header = RecordingHeader::new("http://127.0.0.1:1", 1.0, 1000.0);
+    // The server's own /v1/models body: vLLM's wire format, kept raw in the recording.
+    header.models = Some(serde_json::json!(
+        {"data": [{"id": "Qwen/Qwen2.5-Coder-1.5B-Instruct", "max_model_len": 32768}]}
+    ));
+    let mut s = serde_json::to_string(&header).unwrap();
     s.push('\n');
     for (t, b) in bodies {
-        s.push_str(&serde_json::json!({"t": t, "ok": true, "body": b}).to_string());
+        let line = ScrapeRecord {
+            t: *t,
+            ok: true,
+            error: None,
+            body: Some(b.to_string()),
+            elapsed_s: None,
+        };
+        s.push_str(&serde_json::to_string(&line).unwrap());
         s.push('\n');
     }
     std::fs::write(&p, s).unwrap();
@@ -168,23 +164,28 @@ fn the_real_truncated_vllm_capture_is_salvaged_and_the_cut_is_named() {
     );
     let (code, out, err) = headroom(&["diagnose", "--replay", rec.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{err}");
-    let doc: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(doc["engine"], "vllm");
-    let cut = doc["window"]["truncated"].as_array().unwrap();
+    let doc: Report = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc.engine, Engine::Vllm);
+    let cut = &doc.window.truncated;
     assert!(
         cut.iter()
-            .any(|c| c.as_str().unwrap().contains("vllm:iteration_tokens_total")),
+            .any(|c| c.contains("vllm:iteration_tokens_total")),
         "{cut:?}"
     );
     // What is whole was read: the served name and max_model_len from /v1/models, KV usage.
-    assert_eq!(doc["served_model"], "Qwen/Qwen2.5-Coder-1.5B-Instruct");
-    assert_eq!(doc["config"]["max_model_len"]["value"], 32768);
-    assert!(doc["kv"]["usage"]["mean"].is_number());
+    assert_eq!(
+        doc.served_model.as_deref(),
+        Some("Qwen/Qwen2.5-Coder-1.5B-Instruct")
+    );
+    assert_eq!(doc.config["max_model_len"].value, ConfigValue::Int(32768));
+    assert!(doc.kv.usage.is_some());
     // Identical scrapes: the counters did not move, so no rate is invented.
-    assert_eq!(doc["throughput"]["generation_tokens_per_s"], 0.0);
+    assert_eq!(doc.throughput.generation_tokens_per_s, Some(0.0));
     // No GPU given: the ceiling is unknown with the reason, and no rule guesses.
-    assert!(doc["ceiling"]["unknown_reason"]
-        .as_str()
+    assert!(doc
+        .ceiling
+        .unknown_reason
+        .as_deref()
         .unwrap()
         .contains("--gpu"));
     let (_, text, _) = headroom(&["diagnose", "--replay", rec.to_str().unwrap()]);
@@ -220,11 +221,11 @@ fn a_restart_inside_the_window_is_cut_and_reported() {
     let rec = recording(dir.path(), "restart.jsonl", &refs);
     let (code, out, err) = headroom(&["diagnose", "--replay", rec.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{err}");
-    let doc: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(doc["window"]["resets"], 1);
-    assert_eq!(doc["window"]["cut_by_reset"], 3);
+    let doc: Report = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc.window.resets, 1);
+    assert_eq!(doc.window.cut_by_reset, 3);
     // The longest reset-free run (after the restart): 40 tok/s, never a negative rate.
-    assert_eq!(doc["throughput"]["generation_tokens_per_s"], 40.0);
+    assert_eq!(doc.throughput.generation_tokens_per_s, Some(40.0));
 }
 
 #[test]
@@ -283,12 +284,11 @@ fn save_history_and_remeasure_against_a_replay() {
         "--json",
     ]);
     assert_eq!(code, 0, "{err}");
-    let doc: Value = serde_json::from_str(&out).unwrap();
     // The printed document reads back as the typed struct (unknown fields refused), and every
-    // field it holds is named in docs/json/diagnose.md.
-    let typed: diagnose::Report =
-        serde_json::from_str(&out).expect("a headroom.diagnose/1 document");
-    assert_eq!(typed.primary_rule(), Some(diagnose::RuleId::R5));
+    // field it holds is named in docs/json/diagnose.md (the wire format's keys: read as JSON).
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let typed: Report = serde_json::from_str(&out).expect("a headroom.diagnose/1 document");
+    assert_eq!(typed.primary_rule(), Some(RuleId::R5));
     let missing = testpeers::schema::undocumented(&doc, "diagnose.md", &["/config"]);
     assert!(missing.is_empty(), "undocumented: {missing:?}");
     // R5 prescribes the seat knob, typed.
@@ -304,9 +304,12 @@ fn save_history_and_remeasure_against_a_replay() {
     assert!(hist.contains("primary R5"), "{hist}");
     let (code, hist, _) = headroom(&["history", "--db", db.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0);
+    let typed: store::history::History =
+        serde_json::from_str(&hist).expect("a headroom.history/1 document");
+    assert_eq!(typed.schema, store::history::SCHEMA);
+    assert_eq!(typed.runs[0].id, id);
+    // The schema-doc check reads the wire format's keys.
     let h: Value = serde_json::from_str(&hist).unwrap();
-    assert_eq!(h["schema"], "headroom.history/1");
-    assert_eq!(h["runs"][0]["id"], id);
     let missing = testpeers::schema::undocumented(&h, "history.md", &[]);
     assert!(missing.is_empty(), "undocumented: {missing:?}");
 
@@ -352,17 +355,17 @@ fn save_history_and_remeasure_against_a_replay() {
         "--json",
     ]);
     assert_eq!(code, 0, "{err}");
-    let r: Value = serde_json::from_str(&out).unwrap();
-    let typed: diagnose::remeasure::Remeasure =
-        serde_json::from_str(&out).expect("a headroom.remeasure/1 document");
+    let typed: Remeasure = serde_json::from_str(&out).expect("a headroom.remeasure/1 document");
     assert_eq!(typed.against, id);
+    // The schema-doc check reads the wire format's keys.
+    let r: Value = serde_json::from_str(&out).unwrap();
     let missing = testpeers::schema::undocumented(&r, "diagnose.md", &["/after/config"]);
     assert!(missing.is_empty(), "undocumented: {missing:?}");
-    let c = &r["comparison"];
-    assert_eq!(c["primary_before"], "R5");
-    assert_eq!(c["cleared"], true);
+    let c = &typed.comparison;
+    assert_eq!(c.primary_before, Some(RuleId::R5));
+    assert_eq!(c.cleared, Some(true));
     // 160 against 100 tok/s in every sub-window: far beyond regress's 5 % floor.
-    assert_eq!(c["throughput"]["verdict"], "improved", "{c}");
+    assert_eq!(c.throughput.verdict, MoveVerdict::Improved, "{c:?}");
     // The same window again: no change beyond noise.
     let (_, out, _) = headroom(&[
         "remeasure",
@@ -377,10 +380,7 @@ fn save_history_and_remeasure_against_a_replay() {
         "--json",
         "--no-save",
     ]);
-    let r: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(
-        r["comparison"]["throughput"]["verdict"],
-        "no change beyond noise"
-    );
-    assert_eq!(r["comparison"]["cleared"], false);
+    let r: Remeasure = serde_json::from_str(&out).unwrap();
+    assert_eq!(r.comparison.throughput.verdict, MoveVerdict::Unchanged);
+    assert_eq!(r.comparison.cleared, Some(false));
 }
