@@ -3,7 +3,7 @@
 //! the bytes a step reads) must come out "flat", the counterpart of llama-server's
 //! context-bound slope in tests/probe.rs.
 
-use serde_json::Value;
+use loadgen::probe::{DepthVerdict, ProbeDoc, ProbeReport};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -65,12 +65,15 @@ fn a_weight_bound_server_is_flat() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert_eq!(doc["verdict"], "flat", "fit {}", doc["fit"]);
-    assert_eq!(doc["samples"].as_array().unwrap().len(), 24);
+    let doc = ProbeDoc::read(&String::from_utf8_lossy(&out.stdout)).expect("a probe document");
+    let ProbeReport::Depth(d) = doc.report else {
+        panic!("probe depth printed another probe's report");
+    };
+    assert_eq!(d.verdict, DepthVerdict::Flat, "fit {:?}", d.fit);
+    assert_eq!(d.samples.len(), 24);
     // Flat means the interval excludes a material drop, not merely a small fitted slope.
-    let low = doc["fit"]["low"].as_f64().unwrap();
-    let intercept = doc["fit"]["intercept_tps"].as_f64().unwrap();
+    let low = d.fit.low;
+    let intercept = d.fit.intercept_tps;
     assert!(
         -low * 4.0 < 0.1 * intercept,
         "the interval allows a drop of {:.1} % over 4k",
