@@ -137,6 +137,7 @@ fn attribute(args: &[&str]) -> Report {
         "headroom attribute {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The schema-doc check reads the wire format's keys; the test reads the typed document.
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let missing = testpeers::schema::undocumented(&v, "attribute.md", &[]);
     assert!(missing.is_empty(), "undocumented keys: {missing:?}");
@@ -388,6 +389,7 @@ fn membw_json_is_documented_and_reads_back() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The schema-doc check reads the wire format's keys; the test reads the typed document.
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let missing = testpeers::schema::undocumented(&v, "membw.md", &[]);
     assert!(missing.is_empty(), "undocumented keys: {missing:?}");

@@ -236,3 +236,38 @@ fn emulate_documents_read_back() {
     assert_eq!(doc.scenario.as_deref(), Some("kv-pressure"));
     assert!(doc.simulated && doc.url.starts_with("http://"));
 }
+
+#[test]
+fn demo_documents_read_back() {
+    use emulator::demo::{Demo, LoadReport};
+    // Both load drivers: replayed inside the engine (the default) and sent over HTTP. The
+    // before and after diagnose documents are checked against diagnose.md by the diagnose
+    // tests; here the whole demo document reads back and prints the same JSON again.
+    for http in [false, true] {
+        let mut args = vec!["demo", "--scenario", "kv-pressure", "--json", "--quiet"];
+        if http {
+            args.push("--http-load");
+        }
+        let out = headroom(&args);
+        let doc: Demo = serde_json::from_slice(&out)
+            .unwrap_or_else(|e| panic!("demo.md: the output does not read back: {e}"));
+        // The wire format against the typed document's own printing.
+        let value: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
+        let again: serde_json::Value =
+            serde_json::from_str(&serde_json::to_string(&doc).unwrap()).unwrap();
+        assert_eq!(again, value, "http {http}");
+        assert_eq!(doc.schema, emulator::demo::SCHEMA);
+        for load in std::iter::once(&doc.load.before).chain(doc.load.after.as_ref()) {
+            match (http, load) {
+                (false, LoadReport::Engine { sent, refused }) => {
+                    assert!(*sent > 0 && *refused == 0, "{load:?}")
+                }
+                (true, LoadReport::Http(r)) => {
+                    assert!(r.sent > 0 && r.completed > 0, "{r:?}");
+                    assert_eq!(r.sent, r.completed + r.cut + r.failed, "{r:?}");
+                }
+                _ => panic!("http {http}: {load:?}"),
+            }
+        }
+    }
+}
