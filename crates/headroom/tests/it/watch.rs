@@ -6,7 +6,8 @@
 //! kv-pressure fires R2 in every sub-window of every window we took (KV mean 99 %, preemptions
 //! ~2/s against thresholds of 90 % and > 0), so the two windows agree far beyond noise.
 
-use serde_json::Value;
+use diagnose::report::Report;
+use emulator::doc::EmulateDoc;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -95,8 +96,8 @@ fn watch_shows_the_primary_survives_resizing_and_quits_cleanly() {
     )
     .unwrap();
     let _emu = Emulator(child);
-    let v: Value = serde_json::from_str(&line).expect("emulate prints its deployment");
-    let url = v["url"].as_str().unwrap().to_string();
+    let v: EmulateDoc = serde_json::from_str(&line).expect("emulate prints its deployment");
+    let url = v.url;
     // Warm-up: a minute of simulated time (3 s at 20×).
     std::thread::sleep(Duration::from_secs(4));
     let shape = [
@@ -119,12 +120,10 @@ fn watch_shows_the_primary_survives_resizing_and_quits_cleanly() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rule = doc["primary"]["rule"]
-        .as_str()
-        .expect("kv-pressure has a primary")
-        .to_string();
-    let title = doc["primary"]["title"].as_str().unwrap().to_string();
+    let doc: Report = serde_json::from_slice(&out.stdout).unwrap();
+    let primary = doc.primary.expect("kv-pressure has a primary");
+    let rule = primary.rule.as_str().to_string();
+    let title = primary.title;
 
     let t = Tmux(format!("headroom-watch-{}", std::process::id()));
     let cmd = format!(
