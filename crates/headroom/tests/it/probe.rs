@@ -7,22 +7,47 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use crate::util::headroom_output as headroom;
-use serde_json::Value;
+use loadgen::bench_suite::Clock;
+use loadgen::probe::depth::{DepthFit, Phase};
+use loadgen::probe::prefix::{RunKind, VerdictBasis};
+use loadgen::probe::{
+    CacheVerdict, DepthReport, DepthStop, DepthVerdict, PrefixReport, ProbeDoc, ProbeReport,
+    TurnsReport,
+};
+use loadgen::{CountBasis, GenCountSource};
 use testpeers::LlamaServer;
 
-fn stdout_json(out: &Output) -> Value {
+/// The `--json` document, read back as a user's program reads it.
+fn stdout_json(out: &Output) -> ProbeDoc {
     assert!(
         out.status.success(),
         "headroom failed: {}\n{}",
         String::from_utf8_lossy(&out.stderr),
         String::from_utf8_lossy(&out.stdout)
     );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
+    ProbeDoc::read(&String::from_utf8_lossy(&out.stdout))
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn depth(doc: ProbeDoc) -> DepthReport {
+    match doc.report {
+        ProbeReport::Depth(r) => r,
+        other => panic!("a depth report expected, got {other:?}"),
+    }
+}
+
+fn prefix(doc: ProbeDoc) -> PrefixReport {
+    match doc.report {
+        ProbeReport::Prefix(r) => r,
+        other => panic!("a prefix report expected, got {other:?}"),
+    }
+}
+
+fn turns(doc: ProbeDoc) -> TurnsReport {
+    match doc.report {
+        ProbeReport::Turns(r) => r,
+        other => panic!("a turns report expected, got {other:?}"),
+    }
 }
 
 /// Sum of the llamacpp counters that move when any prompt is processed or token generated.
@@ -78,46 +103,49 @@ fn depth_finds_smollm2_context_bound_and_refuses_beyond_context() {
         "2",
         "--json",
     ]);
-    let j = stdout_json(&out);
+    let doc = stdout_json(&out);
     eprintln!("depth probe took {:?}", t0.elapsed());
-    assert_eq!(j["schema"], "headroom.probe/1");
-    assert_eq!(j["probe"], "depth");
-    assert_eq!(j["prompt_count"]["kind"], "tokenizer");
-    let samples = j["samples"].as_array().unwrap();
+    assert_eq!(doc.schema, loadgen::probe::doc::SCHEMA);
+    let j = depth(doc);
+    assert!(
+        matches!(j.prompt_count, CountBasis::Tokenizer { .. }),
+        "{:?}",
+        j.prompt_count
+    );
+    let samples = &j.samples;
     // At least the 2 rounds asked for; more while the slope's interval has not decided.
-    let rounds = j["repeats"].as_u64().unwrap() as usize;
+    let rounds = j.repeats as usize;
     assert!((2..=12).contains(&rounds), "{rounds}");
     assert_eq!(samples.len(), 4 * 2 * rounds);
-    assert_eq!(j["min_repeats"], 2);
-    assert_eq!(j["decode_clock"], "engine");
+    assert_eq!(j.min_repeats, 2);
+    assert_eq!(j.decode_clock, Clock::Engine);
     for s in samples {
         // Exact prompts: the server counted exactly the requested depth.
-        assert_eq!(s["server_prompt_tokens"], s["depth"], "{s}");
-        assert_eq!(s["gen_tokens"], 32);
-        assert_eq!(s["gen_count"], "usage");
-        assert!(s["ttft_ms"].as_f64().unwrap() > 0.0);
-        assert!(s["decode_tps"].as_f64().unwrap() > 0.0);
-        match s["phase"].as_str().unwrap() {
-            "cold" => assert_eq!(s["cached_tokens"], 0, "cold must not hit: {s}"),
-            "warm" => assert!(
-                s["cached_tokens"].as_u64().unwrap() + 1 >= s["depth"].as_u64().unwrap(),
-                "warm must hit: {s}"
+        assert_eq!(s.server_prompt_tokens, Some(s.depth), "{s:?}");
+        assert_eq!(s.gen_tokens, 32);
+        assert_eq!(s.gen_count, GenCountSource::Usage);
+        assert!(s.ttft_ms > 0.0);
+        assert!(s.decode_tps.unwrap() > 0.0);
+        match s.phase {
+            Phase::Cold => assert_eq!(s.cached_tokens, Some(0), "cold must not hit: {s:?}"),
+            Phase::Warm => assert!(
+                s.cached_tokens.unwrap() + 1 >= s.depth,
+                "warm must hit: {s:?}"
             ),
-            p => panic!("phase {p}"),
         }
     }
     // SmolLM2 on CPU: decode falls steeply from tens of tokens to 2k.
-    let fit = &j["fit"];
-    assert!(fit["high"].as_f64().unwrap() < 0.0, "{fit}");
-    assert!(fit["low"].as_f64().unwrap() <= fit["slope_tps_per_1k"].as_f64().unwrap());
-    assert_eq!(fit["n"], samples.len());
-    assert_eq!(j["stopped"], "decided");
-    assert_eq!(j["verdict"], "context-bound", "{}", j["reason"]);
-    assert!(j["drop_per_10k_tps"].as_f64().unwrap() > 0.0);
-    assert!(j["drop_over_range"].as_f64().unwrap() > 0.10);
-    let rows = j["rows"].as_array().unwrap();
+    let fit: &DepthFit = &j.fit;
+    assert!(fit.high < 0.0, "{fit:?}");
+    assert!(fit.low <= fit.slope_tps_per_1k);
+    assert_eq!(fit.n, samples.len());
+    assert_eq!(j.stopped, DepthStop::Decided);
+    assert_eq!(j.verdict, DepthVerdict::ContextBound, "{}", j.reason);
+    assert!(j.drop_per_10k_tps > 0.0);
+    assert!(j.drop_over_range > 0.10);
+    let rows = &j.rows;
     assert_eq!(rows.len(), 4);
-    assert_eq!(rows[0]["cold_ttft_ms"]["n"], rounds);
+    assert_eq!(rows[0].cold_ttft_ms.n, rounds);
     // Progress went to stderr, one line per request when stderr is not a terminal.
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("  depth ").count(), samples.len(), "{err}");
@@ -140,19 +168,17 @@ fn prefix_hits_warm_misses_salted_and_refuses_a_busy_server() {
         "8",
         "--json",
     ]);
-    let j = stdout_json(&out);
-    assert_eq!(j["probe"], "prefix");
-    assert_eq!(j["load_before"]["running"], 0.0);
-    assert_eq!(j["verdict"], "hit", "{}", j["reason"]);
-    assert_eq!(j["basis"], "engine-count");
-    assert_eq!(j["control"], "miss");
-    let runs = j["runs"].as_array().unwrap();
-    let by = |k: &str| runs.iter().find(|r| r["kind"] == k).unwrap();
-    assert_eq!(by("cold")["cached_tokens"], 0);
-    assert!(by("warm")["cached_tokens"].as_u64().unwrap() >= 511);
-    assert_eq!(by("salted")["cached_tokens"], 0);
-    assert!(by("warm")["ttft_ms"].as_f64().unwrap() < by("cold")["ttft_ms"].as_f64().unwrap());
-    assert_eq!(j["warm_ttft_ms"]["n"], 1);
+    let j = prefix(stdout_json(&out));
+    assert_eq!(j.load_before.as_ref().unwrap().running, 0.0);
+    assert_eq!(j.verdict, CacheVerdict::Hit, "{}", j.reason);
+    assert_eq!(j.basis, VerdictBasis::EngineCount);
+    assert_eq!(j.control, CacheVerdict::Miss);
+    let by = |k: RunKind| j.runs.iter().find(|r| r.kind == k).unwrap();
+    assert_eq!(by(RunKind::Cold).cached_tokens, Some(0));
+    assert!(by(RunKind::Warm).cached_tokens.unwrap() >= 511);
+    assert_eq!(by(RunKind::Salted).cached_tokens, Some(0));
+    assert!(by(RunKind::Warm).ttft_ms < by(RunKind::Cold).ttft_ms);
+    assert_eq!(j.warm_ttft_ms.n, 1);
 
     // Human output names the verdict and the field it read.
     let out = headroom(&[
@@ -295,11 +321,10 @@ fn turns_warm_turns_beat_first_turns() {
         "--json",
         "-q",
     ]);
-    let j = stdout_json(&out);
-    assert_eq!(j["probe"], "turns");
-    assert_eq!(j["warm_faster"], true, "{}", j["summary"]);
-    assert_eq!(j["first_ttft_ms"]["n"], 2);
-    assert_eq!(j["warm_ttft_ms"]["n"], 2);
+    let j = turns(stdout_json(&out));
+    assert!(j.warm_faster, "{}", j.summary);
+    assert_eq!(j.first_ttft_ms.n, 2);
+    assert_eq!(j.warm_ttft_ms.n, 2);
     assert!(out.stderr.is_empty(), "-q leaves stderr empty");
 }
 
