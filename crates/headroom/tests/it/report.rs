@@ -8,6 +8,10 @@
 //! The harness checks are shown to fail: a page with a script that logs and an image from the
 //! network is caught by both (`the_harness_sees_console_messages_and_requests`).
 
+use diagnose::report::Report;
+use diagnose::{Boundary, BoundaryKind};
+use emulator::doc::EmulateDoc;
+use loadgen::bench_doc::BenchDoc;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -90,6 +94,7 @@ fn open(chrome: &Path, page: &Path, dir: &Path) -> Opened {
         .filter(|l| l.contains(":CONSOLE"))
         .map(str::to_string)
         .collect();
+    // Chromium's NetLog: the browser's own format, walked as JSON.
     let log: Value = serde_json::from_slice(&std::fs::read(&net).expect("net log written"))
         .expect("net log is JSON");
     let mut requests: Vec<String> = Vec::new();
@@ -369,9 +374,8 @@ fn emulate() -> (Emulator, String) {
         &mut line,
     )
     .unwrap();
-    let v: Value = serde_json::from_str(&line).expect("emulate prints its deployment");
-    let url = v["url"].as_str().unwrap().to_string();
-    (Emulator(child), url)
+    let v: EmulateDoc = serde_json::from_str(&line).expect("emulate prints its deployment");
+    (Emulator(child), v.url)
 }
 
 fn run(args: &[&str]) -> String {
@@ -394,7 +398,7 @@ fn diagnose_and_remeasure_pages_in_a_browser() {
     // Warm-up: the scenario's load needs a minute of simulated time (3 s at 20×).
     std::thread::sleep(Duration::from_secs(4));
     let diag = d.join("diagnose.html");
-    let doc: Value = serde_json::from_str(&run(&[
+    let doc: Report = serde_json::from_str(&run(&[
         "diagnose",
         "--url",
         &url,
@@ -415,7 +419,7 @@ fn diagnose_and_remeasure_pages_in_a_browser() {
         "--quiet",
     ]))
     .unwrap();
-    let points = doc["timeline"]["points"].as_array().unwrap().len();
+    let points = doc.timeline.points.len();
     assert!(points >= 10, "{points} timeline points");
     let rem = d.join("remeasure.html");
     run(&[
@@ -431,7 +435,7 @@ fn diagnose_and_remeasure_pages_in_a_browser() {
 
     // diagnose: five timeline plots (generation, prompt, running + waiting, KV, preemptions).
     let o = check(&chrome, &diag, d, 6);
-    let primary = doc["primary"]["rule"].as_str().unwrap_or("none");
+    let primary = doc.primary_rule().map_or("none", |r| r.as_str());
     assert!(
         o.dom.contains(&format!("data-primary=\"{primary}\"")),
         "the page names the primary {primary}"
@@ -444,7 +448,7 @@ fn diagnose_and_remeasure_pages_in_a_browser() {
     }
     // The same run from the history is the same page (the document round-trips).
     let again = d.join("again.html");
-    let id = doc["saved_run_id"].as_i64().unwrap().to_string();
+    let id = doc.saved_run_id.unwrap().to_string();
     run(&[
         "report",
         &id,
@@ -512,24 +516,24 @@ fn bench_and_regress_pages_in_a_browser() {
     let url = format!("http://127.0.0.1:{port}");
     let bench = d.join("bench.html");
     let quick = ["--quick", "--repeats", "3", "--quiet", "--json", "--db"];
-    let first: Value = serde_json::from_str(&run(&[
+    let first: BenchDoc = serde_json::from_str(&run(&[
         &["bench", "--url", &url, "--label", "baseline"][..],
         &quick[..],
         &[db.to_str().unwrap(), "--html", bench.to_str().unwrap()],
     ]
     .concat()))
     .unwrap();
-    let metrics = first["metrics"].as_array().unwrap().len();
+    let metrics = first.metrics.len();
     let o = check(&chrome, &bench, d, metrics);
     assert!(o.dom.matches("<section data-metric=").count() == metrics);
-    let second: Value = serde_json::from_str(&run(&[
+    let second: BenchDoc = serde_json::from_str(&run(&[
         &["bench", "--url", &url, "--label", "latest"][..],
         &quick[..],
         &[db.to_str().unwrap()],
     ]
     .concat()))
     .unwrap();
-    let id = second["saved_run_id"].as_i64().unwrap().to_string();
+    let id = second.saved_run_id.flatten().unwrap().to_string();
     let reg = d.join("regress.html");
     run(&[
         "report",
@@ -574,7 +578,7 @@ fn a_hostile_run_renders_as_text() {
     // A real document (a short window of the emulator) with hostile strings where a server or
     // a file supplies them.
     let (emu, url) = emulate();
-    let mut doc: Value = serde_json::from_str(&run(&[
+    let mut doc: Report = serde_json::from_str(&run(&[
         "diagnose",
         "--url",
         &url,
@@ -587,11 +591,15 @@ fn a_hostile_run_renders_as_text() {
     ]))
     .unwrap();
     drop(emu);
-    doc["model"] = HOSTILE.into();
-    doc["served_model"] = HOSTILE.into();
-    doc["scrapes"]["errors"] = serde_json::json!([HOSTILE]);
-    doc["boundary"] = serde_json::json!({"kind": "declined", "text": HOSTILE});
-    doc["primary"] = Value::Null;
+    doc.model = Some(HOSTILE.into());
+    doc.served_model = Some(HOSTILE.into());
+    doc.scrapes.errors = vec![HOSTILE.into()];
+    doc.boundary = Some(Boundary {
+        kind: BoundaryKind::Declined,
+        text: HOSTILE.into(),
+    });
+    doc.primary = None;
+    let doc = serde_json::to_value(&doc).unwrap();
     let st = store::Store::open(&db).unwrap();
     let id = st
         .save(
@@ -634,7 +642,7 @@ fn trace_page_in_a_browser() {
     // one gpu_user_annotation span wrapping the step).
     let trace = testpeers::fixture("traces/tracelens_h100_owlv2.json.gz");
     let page = d.join("trace.html");
-    let doc: Value = serde_json::from_str(&run(&[
+    let doc: trace::doc::TraceDoc = serde_json::from_str(&run(&[
         "trace",
         trace.to_str().unwrap(),
         "--html",
@@ -644,12 +652,12 @@ fn trace_page_in_a_browser() {
     .unwrap();
     // Kernels, families, categories and the annotation trap.
     let o = check(&chrome, &page, d, 4);
-    let total = doc["kernels_total"].as_u64().unwrap() as usize;
+    let total = doc.kernels_total;
     assert!(total > 20, "{total} names: the page shows the top 20");
     let kernels = &o.dom[o.dom.find("data-chart=\"kernels\"").unwrap()..];
     let kernels = &kernels[..kernels.find("</svg>").unwrap()];
     assert_eq!(kernels.matches("<rect class=\"bar\"").count(), 20);
-    let top = doc["kernels"][0]["name"].as_str().unwrap();
+    let top = &doc.kernels[0].name;
     assert!(o.dom.contains(
         &top.replace('&', "&amp;")
             .replace('<', "&lt;")
@@ -754,6 +762,7 @@ fn typed<T: serde::de::DeserializeOwned + serde::Serialize>(
         text,
         "{page}: the typed document prints what was printed"
     );
+    // The schema-doc check reads the wire format's keys.
     let value: Value = serde_json::from_str(text).unwrap();
     let missing = testpeers::schema::undocumented(&value, page, maps);
     assert!(
