@@ -6,8 +6,11 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use diagnose::report::{Fired, Report};
+use diagnose::RuleId;
+use emulator::demo::{Demo, FixKind, LoadReport};
+use emulator::doc::EmulateDoc;
 use emulator::scenario::{all, Scenario};
-use serde_json::Value;
 
 fn headroom() -> Command {
     Command::new(env!("CARGO_BIN_EXE_headroom"))
@@ -75,19 +78,30 @@ fn emulate(s: &Scenario) -> Emulator {
     BufReader::new(child.stdout.take().expect("stdout piped"))
         .read_line(&mut line)
         .expect("emulate prints its deployment");
-    let v: Value = serde_json::from_str(&line)
-        .unwrap_or_else(|e| panic!("{}: not JSON ({e}): {line:?}", s.name));
-    assert_eq!(v["schema"], "headroom.emulate/1");
-    assert_eq!(v["simulated"], true);
+    let v: EmulateDoc = serde_json::from_str(&line).unwrap_or_else(|e| {
+        panic!(
+            "{}: not a headroom.emulate/1 document ({e}): {line:?}",
+            s.name
+        )
+    });
+    assert_eq!(v.schema, emulator::doc::SCHEMA);
+    assert!(v.simulated);
     Emulator {
         child,
-        url: v["url"].as_str().unwrap().to_string(),
-        command_line: v["command_line"].as_str().unwrap().to_string(),
+        url: v.url,
+        command_line: v.command_line,
     }
 }
 
-/// `GET path` with a plain HTTP/1.1 request, the body as JSON.
-fn get_json(url: &str, path: &str) -> Option<Value> {
+/// The one field of the emulator's `GET /emulator` (docs/emulator.md) these tests read; the
+/// endpoint has no typed document of its own, so the rest of it is not read.
+#[derive(serde::Deserialize)]
+struct EmulatorClock {
+    sim_seconds: f64,
+}
+
+/// `GET path` with a plain HTTP/1.1 request, the body deserialized.
+fn get_json<T: serde::de::DeserializeOwned>(url: &str, path: &str) -> Option<T> {
     use std::io::{Read, Write};
     let host = url.strip_prefix("http://")?;
     let mut c = std::net::TcpStream::connect(host).ok()?;
@@ -107,7 +121,7 @@ fn get_json(url: &str, path: &str) -> Option<Value> {
 fn wait_for_warmup(s: &Scenario, e: &Emulator) {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        let t = get_json(&e.url, "/emulator").and_then(|v| v["sim_seconds"].as_f64());
+        let t = get_json::<EmulatorClock>(&e.url, "/emulator").map(|c| c.sim_seconds);
         if t.is_some_and(|t| t >= s.warmup_s) {
             return;
         }
@@ -120,13 +134,13 @@ fn wait_for_warmup(s: &Scenario, e: &Emulator) {
     }
 }
 
-fn diagnose(s: &Scenario, e: &Emulator) -> Value {
+fn diagnose(s: &Scenario, e: &Emulator) -> Report {
     diagnose_with(s, e, true)
 }
 
 /// `flags`: pass `--gpu`, `--model` and `--engine-args`; without them diagnose has only what
 /// the server says about itself.
-fn diagnose_with(s: &Scenario, e: &Emulator, flags: bool) -> Value {
+fn diagnose_with(s: &Scenario, e: &Emulator, flags: bool) -> Report {
     let mut cmd = headroom();
     cmd.args(["diagnose", "--url", &e.url]);
     if flags {
@@ -151,48 +165,41 @@ fn diagnose_with(s: &Scenario, e: &Emulator, flags: bool) -> Value {
         s.name,
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("diagnose --json prints JSON")
+    serde_json::from_slice(&out.stdout)
+        .expect("diagnose --json prints a headroom.diagnose/1 document")
 }
 
-fn rules(list: &Value) -> Vec<String> {
-    list.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|f| f["rule"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
+/// The rule names of fired (or held, or unjudged) rules, as the scenarios spell them.
+fn rules<'a>(list: impl IntoIterator<Item = &'a RuleId>) -> Vec<&'static str> {
+    list.into_iter().map(|r| r.as_str()).collect()
 }
 
-fn check(s: &Scenario, d: &Value) -> Result<(), String> {
+fn primary(d: &Report) -> Option<&'static str> {
+    d.primary_rule().map(RuleId::as_str)
+}
+
+fn check(s: &Scenario, d: &Report) -> Result<(), String> {
     let e = &s.expect;
-    let primary = d["primary"]["rule"].as_str();
-    let held = rules(&d["held"]);
-    let silenced: Vec<(String, String)> = d["silenced"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|x| {
-                    (
-                        x["rule"].as_str().unwrap_or("").to_string(),
-                        x["by"].as_str().unwrap_or("").to_string(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let primary = primary(d);
+    let held = rules(d.held.iter().map(|f: &Fired| &f.rule));
+    let silenced: Vec<(&str, &str)> = d
+        .silenced
+        .iter()
+        .map(|x| (x.rule.as_str(), x.by.as_str()))
+        .collect();
     let fail = |why: String| {
         Err(format!(
-            "{}: {why}\n  primary {primary:?} held {held:?} silenced {silenced:?}\n  quiet {}\n  requests {} kv {} throughput {}",
-            s.name, d["quiet"], d["requests"], d["kv"], d["throughput"]
+            "{}: {why}\n  primary {primary:?} held {held:?} silenced {silenced:?}\n  quiet {:?}\n  requests {:?} kv {:?} throughput {:?}",
+            s.name, d.quiet, d.requests, d.kv, d.throughput
         ))
     };
     if primary != e.primary {
         return fail(format!("primary {primary:?}, want {:?}", e.primary));
     }
     if let Some(v) = e.variant {
-        if d["primary"]["variant"].as_str() != Some(v) {
-            return fail(format!("variant {}, want {v}", d["primary"]["variant"]));
+        let variant = d.primary.as_ref().and_then(|p| p.variant.as_deref());
+        if variant != Some(v) {
+            return fail(format!("variant {variant:?}, want {v}"));
         }
     }
     for (rule, by) in e.silenced {
@@ -265,13 +272,13 @@ fn every_scenario_without_flags_names_no_wrong_primary() {
         wait_for_warmup(&s, &e);
         let d = diagnose_with(&s, &e, false);
         drop(e);
-        let primary = d["primary"]["rule"].as_str();
-        let unjudged = rules(&d["unjudged"]);
+        let primary = primary(&d);
+        let unjudged = rules(d.unjudged.iter().map(|u| &u.rule));
         let ok = primary == s.expect.primary
             || (primary.is_none()
                 && s.expect
                     .primary
-                    .is_some_and(|want| unjudged.iter().any(|u| u == want)));
+                    .is_some_and(|want| unjudged.iter().any(|u| *u == want)));
         eprintln!(
             "{:24} primary {primary:?} unjudged {unjudged:?} want {:?}: {}",
             s.name,
@@ -280,18 +287,18 @@ fn every_scenario_without_flags_names_no_wrong_primary() {
         );
         if !ok {
             failures.push(format!(
-                "{}: primary {primary:?} unjudged {unjudged:?} held {:?}, want {:?}\n  quiet {}",
+                "{}: primary {primary:?} unjudged {unjudged:?} held {:?}, want {:?}\n  quiet {:?}",
                 s.name,
-                rules(&d["held"]),
+                rules(d.held.iter().map(|f| &f.rule)),
                 s.expect.primary,
-                d["quiet"]
+                d.quiet
             ));
         }
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
 }
 
-fn demo(scenario: &str) -> (Value, f64) {
+fn demo(scenario: &str) -> (Demo, f64) {
     let t = Instant::now();
     let out = headroom()
         .args(["demo", "--scenario", scenario, "--json", "--quiet"])
@@ -303,7 +310,7 @@ fn demo(scenario: &str) -> (Value, f64) {
         String::from_utf8_lossy(&out.stderr)
     );
     (
-        serde_json::from_slice(&out.stdout).expect("demo --json prints JSON"),
+        serde_json::from_slice(&out.stdout).expect("demo --json prints a headroom.demo/1 document"),
         t.elapsed().as_secs_f64(),
     )
 }
@@ -314,25 +321,35 @@ fn demo_fixes_kv_pressure_and_remeasures() {
         return;
     }
     let (v, wall) = demo("kv-pressure");
-    assert_eq!(v["schema"], "headroom.demo/1");
-    assert_eq!(v["scenario"]["name"], "kv-pressure");
-    assert_eq!(v["before"]["schema"], "headroom.diagnose/1");
-    assert_eq!(v["before"]["primary"]["rule"], "R2");
-    assert_eq!(v["load"]["before"]["driver"], "engine");
-    assert!(v["load"]["before"]["sent"].as_u64().unwrap() > 100);
-    assert_eq!(v["load"]["before"]["refused"], 0);
-    let fix = &v["applied_fix"];
-    assert_eq!(fix["kind"], "flag");
-    assert_eq!(fix["flag"], "--enable-prefix-caching");
-    assert!(fix["command_line_after"]
-        .as_str()
+    assert_eq!(v.schema, emulator::demo::SCHEMA);
+    assert_eq!(v.scenario.name, "kv-pressure");
+    assert_eq!(v.before.schema, diagnose::report::SCHEMA);
+    assert_eq!(v.before.primary_rule(), Some(RuleId::R2));
+    // Replayed inside the engine: its own counts, nothing refused.
+    match v.load.before {
+        LoadReport::Engine { sent, refused } => {
+            assert!(sent > 100, "{sent}");
+            assert_eq!(refused, 0);
+        }
+        other => panic!("the engine drives the load by default, got {other:?}"),
+    }
+    let fix = &v.applied_fix;
+    assert_eq!(fix.kind, FixKind::Flag);
+    assert_eq!(fix.flag.as_deref(), Some("--enable-prefix-caching"));
+    assert!(fix
+        .command_line_after
+        .as_deref()
         .unwrap()
         .ends_with("--enable-prefix-caching"));
-    let after = &v["after"];
-    assert_eq!(after["schema"], "headroom.diagnose/1");
-    assert_ne!(after["primary"]["rule"], "R2", "the fix did not clear R2");
-    let kv = |d: &Value| d["kv"]["usage"]["mean"].as_f64().unwrap();
-    assert!(kv(after) < kv(&v["before"]), "KV usage did not fall");
+    let after = v.after.as_ref().expect("a re-measure");
+    assert_eq!(after.schema, diagnose::report::SCHEMA);
+    assert_ne!(
+        after.primary_rule(),
+        Some(RuleId::R2),
+        "the fix did not clear R2"
+    );
+    let kv = |d: &Report| d.kv.usage.as_ref().unwrap().mean;
+    assert!(kv(after) < kv(&v.before), "KV usage did not fall");
     assert!(wall < 120.0, "the demo took {wall:.0} s");
 }
 
@@ -342,13 +359,14 @@ fn demo_raises_max_num_seqs_on_saturation() {
         return;
     }
     let (v, wall) = demo("concurrency-saturation");
-    assert_eq!(v["before"]["primary"]["rule"], "R5");
-    assert_eq!(v["applied_fix"]["flag"], "--max-num-seqs");
-    let seats: u32 = v["applied_fix"]["value"].as_str().unwrap().parse().unwrap();
+    assert_eq!(v.before.primary_rule(), Some(RuleId::R5));
+    assert_eq!(v.applied_fix.flag.as_deref(), Some("--max-num-seqs"));
+    let seats: u32 = v.applied_fix.value.as_deref().unwrap().parse().unwrap();
     assert!(seats > 32, "{seats}");
-    assert_ne!(v["after"]["primary"]["rule"], "R5");
-    let waiting = |d: &Value| d["requests"]["waiting"]["mean"].as_f64().unwrap();
-    assert!(waiting(&v["after"]) < waiting(&v["before"]));
+    let after = v.after.as_ref().expect("a re-measure");
+    assert_ne!(after.primary_rule(), Some(RuleId::R5));
+    let waiting = |d: &Report| d.requests.waiting.as_ref().unwrap().mean;
+    assert!(waiting(after) < waiting(&v.before));
     assert!(wall < 120.0, "the demo took {wall:.0} s");
 }
 
