@@ -30,7 +30,9 @@ const MAX_STEPS: usize = 4;
 #[command(after_help = "\
 Everything runs on loopback against headroom's simulated vLLM (docs/emulator.md): no GPU, no \
 set-up. The scenario's load (loadgen's load shapes) is replayed inside the engine in simulated \
-time, so the same --seed gives the same run on any machine; --http-load sends it over HTTP \
+time, so the same --seed gives the same arrivals, prompts and tokens on any machine; the \
+window is scraped on the wall clock, so how many of them fall inside it (and the counts in \
+--json) varies a little with the machine's load. --http-load sends the load over HTTP \
 instead. The diagnosis is the real one: /metrics scraped over HTTP, the engines adapter, the \
 rules of spec 001. The window is 2 minutes of simulated time; at the default --speed 20 the \
 whole demo takes well under a minute.
