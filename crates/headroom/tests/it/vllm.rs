@@ -365,7 +365,7 @@ fn one_block_prompt(i: usize, j: usize) -> String {
     )
 }
 
-/// Measured (n = 21 scrapes a window, two passes at load 1.5-10 and 14-31): R2 both times, on
+/// Measured (n = 21 scrapes a window, two passes at load 4-10 and 14-31): R2 both times, on
 /// KV peak 100 % against its 88 % gate (structural: any two requests fill the pool) with
 /// waiting 3.4 against its gate of 2 (8 clients on ~2 seats; vLLM's own stats line read 5-7
 /// waiting mid-window in the first pass); preemptions 0.000/s in the second pass, so R2 fired
@@ -450,9 +450,12 @@ fn live_vllm_small_kv_pool_is_r2_with_its_own_preemption_counter() {
     }
 }
 
-/// Waits (at most `limit`) until vLLM has finished `n` requests by its own counter. The first
-/// ~510-token prompts after a start stall the engine for 30-50 s (seen at load 0.5 and at 15
-/// alike: one prefill, one token, then nothing), a one-time warm-up no window should measure.
+/// Waits (at most `limit`) until vLLM has finished `n` requests by its own counter, so the
+/// window starts on an engine that has served these prompts. With ~510-token prompts the engine
+/// runs one request, emits one token, then nothing for 40-50 s, and vLLM's 10 s stats line is
+/// silent over the gap (its API server's event loop is blocked); seen at load 0.5 and at 15-18
+/// alike, and it recurs with every batch, so it is not only a start-up cost. Cause not yet
+/// found; short prompts (the other tests) do not show it.
 fn served(port: u16, n: f64, limit: Duration) {
     let deadline = std::time::Instant::now() + limit;
     loop {
@@ -481,7 +484,7 @@ fn shared_prefix_prompt(i: usize, j: usize) -> String {
 }
 
 #[test]
-#[ignore = "not yet seen to pass live: written on a 2-core machine too loaded to run vLLM (load 17-27); run with --ignored on a quiet one, then drop this"]
+#[ignore = "not yet seen to pass live: three runs (load 0.5-4, 14-16, 16-18) all had the engine running one of four requests (mean 0.1-0.7 < R3's 0.75 gate) behind the stall described at `served`; find that first"]
 fn live_vllm_prefix_caching_off_is_r3_and_turning_it_on_clears_it() {
     let _g = testpeers::serial();
     let Some(before_srv) = vllm::start(&["--no-enable-prefix-caching"], None) else {
