@@ -143,11 +143,13 @@ pub fn judge(
     let mut config = to_rule_config(&cfg, last);
     let mut config_sources = config_sources(&cfg, &config);
     // A vLLM command line that was read and left --max-num-seqs out runs vLLM's default, where
-    // the version and the GPU make it certain.
+    // the version and the device (its CPU platform, read from the process, or --gpu) make it
+    // certain.
     let line_read = header.cmdline.is_some() || header.engine_args.is_some();
     if let (true, Some(engines::Engine::Vllm), Some(v)) = (line_read, cfg.engine, &version) {
         let gpu = shape.gpu.as_deref().and_then(|g| catalog.gpu(g).ok());
-        if let Some(d) = crate::defaults::vllm_max_num_seqs(v, &cfg, gpu.map(|g| g.entry)) {
+        let on_cpu = header.vllm_on_cpu;
+        if let Some(d) = crate::defaults::vllm_max_num_seqs(v, &cfg, on_cpu, gpu.map(|g| g.entry)) {
             config.max_num_seqs = Some(d.value);
             config_sources.insert(
                 "max_num_seqs".into(),

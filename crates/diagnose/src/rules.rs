@@ -897,18 +897,23 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             }
         }
         (Some(_), _) | (None, _) => {
-            let text = if kv.is_some_and(|k| k >= 0.8) {
-                "seats are at the wall of the KV pool (usage ≥ 80%): add a replica or reduce per-request context".to_string()
+            let step = if kv.is_some_and(|k| k >= 0.8) {
+                FixStep::text("seats are at the wall of the KV pool (usage ≥ 80%): add a replica or reduce per-request context")
             } else if let Some(bound) = d.seat_target_bound {
-                format!("seats are at the wall of the {bound}: raising them buys nothing; add a replica")
+                FixStep::text(format!("seats are at the wall of the {bound}: raising them buys nothing; add a replica"))
             } else {
-                // No ridge: a seat target would be a guess, so none is named (spec 001).
-                format!(
+                // No ridge: a seat target would be a guess, so none is named (spec 001). The
+                // step still names the flag, so a re-measure can say whether it moved.
+                let text = format!(
                     "every seat ({max_seqs:.0}) is busy with a queue behind it; with the hardware ceiling unknown no seat target is named (pass --gpu): raise {} only if memory allows, else add a replica",
                     fl.unwrap_or("the seat limit")
-                )
+                );
+                match fl {
+                    Some(fl) => FixStep::flagged(Knob::MaxNumSeqs, fl, None, text),
+                    None => FixStep::text(text),
+                }
             };
-            f.fix.push(FixStep::text(text));
+            f.fix.push(step);
         }
     }
     f

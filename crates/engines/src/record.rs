@@ -39,6 +39,11 @@ pub struct RecordingHeader {
     /// The engine's argv from `/proc/<pid>/cmdline`, when `--pid` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cmdline: Option<Vec<String>>,
+    /// vLLM runs on its CPU platform (true) or another (false), as vLLM's own platform
+    /// detection decides it from the process on this host ([`crate::process::vllm_on_cpu`]);
+    /// absent when not read. Some engine defaults differ on CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vllm_on_cpu: Option<bool>,
     /// Raw JSON answers of `GET /v1/models`, `/props`, `/version`, `/slots` (absent when the
     /// endpoint failed; the failure is in `endpoint_errors`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -66,6 +71,7 @@ impl RecordingHeader {
             started,
             engine_args: None,
             cmdline: None,
+            vllm_on_cpu: None,
             models: None,
             props: None,
             version: None,

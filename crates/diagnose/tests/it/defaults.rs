@@ -1,6 +1,6 @@
 //! vLLM's defaults through the whole judge, on the real vLLM 0.32.0 capture
 //! (fixtures/vllm-0.32/): a command line that leaves --max-num-seqs out runs the default the
-//! version and the GPU make certain, labelled as a default with where it was read.
+//! version and the device (vLLM's CPU platform, or the GPU) make certain, labelled as a default with where it was read.
 
 use diagnose::{judge, Shape, Target};
 use engines::{RawScrape, Recording, RecordingHeader, ScrapeRecord};
@@ -77,4 +77,24 @@ fn a_left_out_max_num_seqs_is_the_default_where_certain() {
     let set = "vllm serve /m --max-num-seqs 8";
     let (v, src) = max_num_seqs(&recording(set, "0.32.0"), Some("H100-SXM")).unwrap();
     assert_eq!((v.as_str(), src.as_str()), ("Int(8)", "process_cmdline"));
+}
+
+/// The capture's own server: vLLM's CPU platform, read from the process (the header's
+/// `vllm_on_cpu`), needs no --gpu: 128 seats × one worker, labelled as the default.
+#[test]
+fn on_vllms_cpu_platform_the_default_is_128_per_worker() {
+    let line = "python -m vllm.entrypoints.openai.api_server --model /m --max-model-len 2048";
+    let mut rec = recording(line, "0.32.0");
+    rec.header.vllm_on_cpu = Some(true);
+    let (v, src) = max_num_seqs(&rec, None).expect("claimed");
+    assert_eq!(v, "Int(128)");
+    assert!(src.starts_with("default (vLLM 0.32.0"), "{src}");
+    assert!(src.contains("CPU platform"), "{src}");
+    // Another platform, unread, or the flag on the line: nothing claimed without --gpu.
+    rec.header.vllm_on_cpu = Some(false);
+    assert!(max_num_seqs(&rec, None).is_none());
+    let mut set = recording(&format!("{line} --max-num-seqs 2"), "0.32.0");
+    set.header.vllm_on_cpu = Some(true);
+    let (v, src) = max_num_seqs(&set, None).unwrap();
+    assert_eq!((v.as_str(), src.as_str()), ("Int(2)", "process_cmdline"));
 }

