@@ -8,6 +8,8 @@
 #   HEADROOM_VLLM_MODEL  the SmolLM2 GGUF converted to a Hugging Face directory (bf16), for vLLM
 #   HEADROOM_SGLANG_PY   python of a venv with PyPI's sglang 0.5.23 and torch 2.14.1
 #   HEADROOM_SGLANG_PATH the folder to put first on PYTHONPATH: headroom's sgl_kernel stand-in
+#   HEADROOM_SGLANG_ROUTER_PY  python of a small venv with PyPI's sglang-router 0.3.2 (SGLang's
+#                        own router, route's peer: `python -m sglang_router.launch_router`)
 # and, from Debian when missing: sysbench and likwid (membw's bandwidth peers), linux-perf
 # (attribute's page-fault sampling).
 # Progress goes to stderr. Safe to run again: each step is skipped when its result is cached.
@@ -161,6 +163,8 @@ SGLANG_VERSION="0.5.23"
 sglang_venv="$cache/sglang-$SGLANG_VERSION"
 sglang_py="$sglang_venv/bin/python"
 sglang_path="$cache/sglang-standin"
+SGLANG_ROUTER_VERSION="0.3.2"
+sglang_router_venv="$cache/sglang-router-$SGLANG_ROUTER_VERSION"
 if [ "${HEADROOM_SKIP_SGLANG:-0}" != 1 ]; then
   if [ ! -f "$sglang_venv/.complete" ]; then
     log "SGLang $SGLANG_VERSION venv: several minutes, 11 GB"
@@ -171,6 +175,15 @@ if [ "${HEADROOM_SKIP_SGLANG:-0}" != 1 ]; then
   fi
   mkdir -p "$sglang_path/sgl_kernel"
   cp "$(dirname "$0")/peers/sgl_kernel_standin.py" "$sglang_path/sgl_kernel/__init__.py"
+  # SGLang's own router (a Rust binary in a wheel, 146 MB with its Python launcher), route's
+  # peer in scripts/bench/route-sglang. Its own venv: it pins none of sglang's dependencies.
+  if [ ! -f "$sglang_router_venv/.complete" ]; then
+    log "sglang-router $SGLANG_ROUTER_VERSION venv"
+    rm -rf "$sglang_router_venv"
+    python3 -m venv "$sglang_router_venv"
+    "$sglang_router_venv/bin/pip" install -q "sglang-router==$SGLANG_ROUTER_VERSION" >&2
+    touch "$sglang_router_venv/.complete"
+  fi
 fi
 
 # 6. Debian tools: membw's peers (sysbench memory, likwid-bench), perf for attribute, chromium
@@ -202,4 +215,5 @@ fi
 if [ "${HEADROOM_SKIP_SGLANG:-0}" != 1 ]; then
   echo "export HEADROOM_SGLANG_PY='$sglang_py'"
   echo "export HEADROOM_SGLANG_PATH='$sglang_path'"
+  echo "export HEADROOM_SGLANG_ROUTER_PY='$sglang_router_venv/bin/python'"
 fi

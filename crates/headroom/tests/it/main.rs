@@ -18,6 +18,7 @@ mod probe;
 mod probe_emulated;
 mod report;
 mod route;
+mod route_vllm;
 mod scenarios;
 mod security;
 mod sglang;

@@ -1,0 +1,233 @@
+//! `route` across two real vLLM replicas with prefix caching on (#16): the same shape of
+//! conversations through `--policy shape` and `--policy round-robin`, refereed by vLLM's own
+//! prefix-cache counters (`vllm:prefix_cache_hits_total` / `vllm:prefix_cache_queries_total`,
+//! tokens) on each replica. It asserts what the counters show, never a speed.
+use std::io::{BufRead, BufReader};
+use std::process::{Child, ChildStdout, Command, Stdio};
+
+use router::doc::RouteDoc;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use testpeers::load::series_sum;
+use testpeers::vllm::{self, SERVED_MODEL};
+
+/// Odd, and the requests sent one at a time in a fixed order (every conversation's turn t
+/// before any turn t+1): round-robin then sends each conversation's turns to alternate
+/// replicas, as it does to a lone sequential client, instead of pinning them by accident.
+const CONVERSATIONS: usize = 3;
+const TURNS: usize = 4;
+
+/// `headroom route` on a free port; killed when dropped.
+struct Route {
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    port: u16,
+}
+
+impl Route {
+    fn start(policy: &str, backends: &[&str]) -> Route {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_headroom"));
+        cmd.args([
+            "route",
+            "--listen",
+            "127.0.0.1:0",
+            "--json",
+            "--policy",
+            policy,
+        ]);
+        for b in backends {
+            cmd.args(["--backend", b]);
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("headroom route starts");
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("the listening line");
+        let port = match serde_json::from_str(&line) {
+            Ok(RouteDoc::Listening { listen, .. }) => listen
+                .rsplit_once(':')
+                .and_then(|(_, p)| p.parse().ok())
+                .unwrap_or_else(|| panic!("no port in {listen:?}")),
+            other => panic!("not a listening line ({other:?}): {line:?}"),
+        };
+        Route {
+            child,
+            stdout,
+            port,
+        }
+    }
+
+    /// SIGTERM, then the stopped report: what the router sent where.
+    fn stop(mut self) -> RouteDoc {
+        let ok = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(ok.success());
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("the stopped line");
+        let _ = self.child.wait();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stopped line ({e}): {line:?}"))
+    }
+}
+
+impl Drop for Route {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Deserialize)]
+struct Chat {
+    choices: Vec<Choice>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: Message,
+}
+
+#[derive(Deserialize)]
+struct Message {
+    content: Option<String>,
+}
+
+/// `n` words, the same for the same `seed` (a fixed LCG: no rand dependency for a test).
+fn words(seed: u64, n: usize) -> String {
+    const WORDS: &str = "harbour lighthouse keeper storm signal lantern rope tide north south \
+        ledger cargo anchor gull rock beacon night morning fog bell shore boat oar net salt wind \
+        stair lamp oil glass coast chart";
+    let pool: Vec<&str> = WORDS.split_whitespace().collect();
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            pool[(x >> 59) as usize % pool.len()]
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Each replica's (prefix-cache queries, hits), in tokens, from its own /metrics.
+fn counters(ports: &[u16; 2]) -> [(f64, f64); 2] {
+    ports.map(|p| {
+        let (code, body) = testpeers::get(p, "/metrics").expect("vLLM /metrics answers");
+        assert_eq!(code, 200);
+        let read = |name: &str| {
+            series_sum(&body, name).unwrap_or_else(|| panic!("{name} not in vLLM's /metrics"))
+        };
+        (
+            read("vllm:prefix_cache_queries_total"),
+            read("vllm:prefix_cache_hits_total"),
+        )
+    })
+}
+
+/// The conversations through the router on `port`, every turn re-sending the whole history
+/// (the model's replies included) plus a new user message. `arm` seeds every text, so no arm
+/// finds another's prefixes in the replicas' caches. Returns each replica's (queries, hits)
+/// delta.
+fn converse(port: u16, arm: u64, ports: &[u16; 2]) -> [(f64, f64); 2] {
+    let before = counters(ports);
+    let mut convs: Vec<Vec<Value>> = (0..CONVERSATIONS)
+        .map(|c| {
+            let seed = arm * 1000 + c as u64 * 100;
+            vec![json!({"role": "user", "content": format!("Log {arm}-{c}: {}", words(seed, 100))})]
+        })
+        .collect();
+    for turn in 0..TURNS {
+        for (c, messages) in convs.iter_mut().enumerate() {
+            if turn > 0 {
+                let seed = arm * 1000 + c as u64 * 100 + turn as u64;
+                messages.push(json!({"role": "user", "content": words(seed, 220)}));
+            }
+            let body = json!({"model": SERVED_MODEL, "messages": messages, "max_tokens": 1,
+                              "temperature": 0});
+            let (code, text) =
+                testpeers::post_json(port, "/v1/chat/completions", &body.to_string())
+                    .expect("the router answers");
+            assert_eq!(code, 200, "turn {turn} of conversation {c}: {text}");
+            let chat: Chat = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            let reply = chat
+                .choices
+                .into_iter()
+                .next()
+                .and_then(|c| c.message.content)
+                .unwrap_or_default();
+            messages.push(json!({"role": "assistant", "content": reply}));
+        }
+    }
+    let after = counters(ports);
+    [0, 1].map(|i| (after[i].0 - before[i].0, after[i].1 - before[i].1))
+}
+
+fn hit_rate(d: &[(f64, f64); 2]) -> f64 {
+    let (q, h) = (d[0].0 + d[1].0, d[0].1 + d[1].1);
+    assert!(q > 0.0, "no prefix-cache queries counted: {d:?}");
+    h / q
+}
+
+/// The effect: a turn pinned to the replica of its previous turn finds that whole turn cached,
+/// so shape hits about every earlier turn's tokens; round-robin sends each turn to the other
+/// replica, which holds the conversation only as it stood two turns back. With these sizes
+/// (a ~130-token opening, ~290 new tokens a turn, 4 turns, 12 requests an arm) the geometry
+/// gives about 0.5 against 0.2, in whole KV blocks either way: the counters are deterministic
+/// up to block rounding, and the assertion (shape at least 0.15 above round-robin) sits half
+/// way. Not yet measured live (n = 0): written while two SGLang replicas held this 2-core
+/// machine at load 12-27; run it with --ignored on a quieter one, put the measured hit rates
+/// and their spread over n runs here, then drop the ignore.
+#[test]
+#[ignore = "not yet seen to pass live (n = 0): run with --ignored, record the hit rates above, then drop this"]
+fn live_route_shape_over_two_vllm_replicas_hits_where_round_robin_misses() {
+    let _g = testpeers::serial();
+    let Some(a) = vllm::start(&["--enable-prefix-caching"], None) else {
+        return;
+    };
+    let Some(b) = vllm::start(&["--enable-prefix-caching"], None) else {
+        return;
+    };
+    let ports = [a.port, b.port];
+    let backends = [a.url.as_str(), b.url.as_str()];
+
+    let router = Route::start("shape", &backends);
+    let shape = converse(router.port, 1, &ports);
+    let RouteDoc::Stopped {
+        responses,
+        replicas,
+        ..
+    } = router.stop()
+    else {
+        panic!("not a stopped line")
+    };
+    // Turns 2.. of every conversation go where turn 1 went; the openings are spread.
+    assert_eq!(
+        responses.pinned as usize,
+        CONVERSATIONS * (TURNS - 1),
+        "{responses:?}"
+    );
+    assert!(
+        replicas.iter().all(|r| r.requests > 0),
+        "shape spreads new conversations over both replicas: {replicas:?}"
+    );
+
+    let router = Route::start("round-robin", &backends);
+    let round_robin = converse(router.port, 2, &ports);
+    drop(router);
+
+    let (pinned, spread) = (hit_rate(&shape), hit_rate(&round_robin));
+    eprintln!(
+        "vLLM prefix-cache hit rate: shape {pinned:.3} {shape:?}, round-robin {spread:.3} {round_robin:?}"
+    );
+    assert!(
+        pinned > spread + 0.15,
+        "shape {pinned:.3} {shape:?} against round-robin {spread:.3} {round_robin:?}"
+    );
+}
