@@ -1,7 +1,13 @@
 """Writes OpenMetrics text for N replicas of vLLM V1 (the names headroom's adapters read), one
 sample every 15 s over a span ending at END, for `promtool tsdb create-blocks-from openmetrics`.
-Replica 0 runs with prefix caching off on shared-prefix traffic (R3's shape); replica 1 gets 3x
-the requests of the others (imbalance). Deterministic: no randomness.
+Deterministic: no randomness. The figures agree with one another: mean prompt 800 and output 160
+tokens (the counters and the histograms' sums), Little's law (running = finished/s x e2e), KV
+usage = running x resident tokens / pool.
+- Healthy replicas: 4 req/s, e2e 10 s, so 40 running of a pool that holds 120 such requests
+  (a third of the KV wall: fed well enough that under-batching stays quiet), 70% prefix hits.
+- Replica 0: prefix caching off on the same shared-prefix traffic (R3's shape): no hits, every
+  prompt prefilled whole, so TTFT 1 s rather than 0.25 s and e2e 11 s (44 running).
+- Replica 1: 2.5x the requests of the others at the same latency (imbalance): 100 running.
 Usage: fleet_gen.py N END_UNIX SPAN_S OUT"""
 import sys
 
@@ -11,6 +17,7 @@ times = list(range(end - span, end + 1, step))
 TTFT = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0]
 ITL = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0]
 LEN = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
+E2E = [0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 60.0, 120.0]
 
 
 def name(i):
@@ -23,7 +30,19 @@ def labels(i, extra=""):
 
 def rate(i):
     # finished requests per second
-    return 6.0 if i == 1 else 2.0
+    return 10.0 if i == 1 else 4.0
+
+
+def e2e(i):
+    return 11.0 if i == 0 else 10.0
+
+
+def running(i, t):
+    # Little's law, with a ripple of one request either way
+    return rate(i) * e2e(i) + (t // step) % 3 - 1
+
+
+BLOCKS, BLOCK = 7200, 16  # a pool of 115200 tokens: 120 requests of 960 tokens
 
 
 lines = []
@@ -57,26 +76,29 @@ def hist(fam, bounds, typical, per_s):
             w(f"{fam}_count{labels(i)} {c} {t}")
 
 
-gauge("vllm:num_requests_running", lambda i, t: 24 if i == 1 else 8 + (t // step) % 3)
+# Histograms put 0.8 x the typical value as the mean (see hist): typical = mean / 0.8.
+gauge("vllm:num_requests_running", running)
 gauge("vllm:num_requests_waiting", lambda i, t: 0)
-gauge("vllm:kv_cache_usage_perc", lambda i, t: 0.35)
+# resident tokens per running request: the prompt and half the output on average
+gauge("vllm:kv_cache_usage_perc", lambda i, t: round(running(i, t) * 880 / (BLOCKS * BLOCK), 4))
 counter("vllm:prompt_tokens", lambda i: rate(i) * 800)
-counter("vllm:generation_tokens", lambda i: rate(i) * 200)
+counter("vllm:generation_tokens", lambda i: rate(i) * 160)
 counter("vllm:num_preemptions", lambda i: 0)
 counter("vllm:request_success", rate, ',finished_reason="stop"')
 counter("vllm:prefix_cache_queries", lambda i: rate(i) * 800)
 counter("vllm:prefix_cache_hits", lambda i: 0 if i == 0 else rate(i) * 560)
-hist("vllm:time_to_first_token_seconds", TTFT, lambda i: 0.25, rate)
-hist("vllm:inter_token_latency_seconds", ITL, lambda i: 0.05, lambda i: rate(i) * 200)
-hist("vllm:e2e_request_latency_seconds", TTFT, lambda i: 10.0, rate)
-hist("vllm:request_queue_time_seconds", TTFT, lambda i: 0.01, rate)
+ttft = lambda i: 1.0 if i == 0 else 0.25
+hist("vllm:time_to_first_token_seconds", TTFT, lambda i: ttft(i) / 0.8, rate)
+hist("vllm:inter_token_latency_seconds", ITL, lambda i: (e2e(i) - ttft(i)) / 160 / 0.8, lambda i: rate(i) * 160)
+hist("vllm:e2e_request_latency_seconds", E2E, lambda i: e2e(i) / 0.8, rate)
+hist("vllm:request_queue_time_seconds", TTFT, lambda i: 0.01 / 0.8, rate)
 hist("vllm:request_prompt_tokens", LEN, lambda i: 1000, rate)
 hist("vllm:request_generation_tokens", LEN, lambda i: 200, rate)
 w("# TYPE vllm:cache_config_info gauge")
 for i in range(n):
     pc = "False" if i == 0 else "True"
     for t in times:
-        w(f'vllm:cache_config_info{{instance="{name(i)}",job="bench",engine="0",block_size="16",enable_prefix_caching="{pc}",num_gpu_blocks="20000"}} 1 {t}')
+        w(f'vllm:cache_config_info{{instance="{name(i)}",job="bench",engine="0",block_size="16",enable_prefix_caching="{pc}",num_gpu_blocks="{BLOCKS}"}} 1 {t}')
 w("# EOF")
 with open(out, "w") as f:
     f.write("\n".join(lines) + "\n")

@@ -179,6 +179,8 @@ pub struct Engine {
     running: Vec<ReqId>,
     next_id: ReqId,
     metrics: EngineMetrics,
+    /// The prefix the step ledger is exported under (`vllm` unless set).
+    ledger_prefix: String,
 }
 
 impl Engine {
@@ -204,6 +206,7 @@ impl Engine {
             running: Vec::new(),
             next_id: 0,
             metrics,
+            ledger_prefix: "vllm".to_string(),
         }
     }
 
@@ -573,6 +576,12 @@ impl Engine {
         }
     }
 
+    /// Export the step ledger under `prefix:` (spec 000 §9's `radiance`) rather than `vllm:`;
+    /// latency and the rest stay under `vllm:`, as on the engine the spec measured.
+    pub fn set_ledger_prefix(&mut self, prefix: &str) {
+        self.ledger_prefix = prefix.to_string();
+    }
+
     /// The /metrics body at the current simulated time, with the clock's epoch (unix seconds
     /// at simulated time 0).
     pub fn render_metrics(&self, epoch_unix_s: f64) -> String {
@@ -593,6 +602,7 @@ impl Engine {
                 created_unix_s: epoch_unix_s,
                 clock_unix_s: epoch_unix_s + t.max(self.now),
                 cache_config: &cfg,
+                ledger_prefix: &self.ledger_prefix,
             },
         )
     }

@@ -239,6 +239,9 @@ pub struct Exposition<'a> {
     pub clock_unix_s: f64,
     /// `vllm:cache_config_info` labels, besides `engine`.
     pub cache_config: &'a [(&'a str, String)],
+    /// The prefix the step ledger (the cadence) is exported under: `vllm` by default, or the
+    /// engine's own (spec 000 §9's `radiance`), latency staying under `vllm:`.
+    pub ledger_prefix: &'a str,
 }
 
 struct Out<'a> {
@@ -455,27 +458,27 @@ pub fn render(m: &EngineMetrics, ctx: &Exposition) -> String {
         &m.decode_time,
     );
     o.counter(
-        "vllm:engine_steps",
+        &format!("{}:engine_steps", ctx.ledger_prefix),
         "Engine steps taken (headroom emulator step ledger).",
         m.steps,
     );
     o.counter(
-        "vllm:engine_steps_decode",
+        &format!("{}:engine_steps_decode", ctx.ledger_prefix),
         "Engine steps that carried decode rows only (no prefill chunk).",
         m.steps_decode,
     );
     o.counter(
-        "vllm:engine_step_seconds",
+        &format!("{}:engine_step_seconds", ctx.ledger_prefix),
         "Seconds spent in engine steps.",
         m.step_seconds,
     );
     o.counter(
-        "vllm:engine_step_seconds_decode",
+        &format!("{}:engine_step_seconds_decode", ctx.ledger_prefix),
         "Seconds spent in decode-only engine steps.",
         m.step_seconds_decode,
     );
     o.counter(
-        "vllm:engine_prefill_chunks",
+        &format!("{}:engine_prefill_chunks", ctx.ledger_prefix),
         "Prefill chunks scheduled (one per request per step that carries its prompt tokens).",
         m.prefill_chunks,
     );
@@ -582,6 +585,7 @@ mod tests {
                 created_unix_s: 1.7e9,
                 clock_unix_s: 1_700_000_000.125,
                 cache_config: &cfg,
+                ledger_prefix: "vllm",
             },
         );
         for want in [
@@ -599,6 +603,29 @@ mod tests {
         ] {
             assert!(text.contains(want), "missing {want:?} in\n{text}");
         }
+        // The step ledger under the engine's own prefix: latency stays under vllm:.
+        let radiance = render(
+            &m,
+            &Exposition {
+                model_name: "m",
+                engine: "0",
+                created_unix_s: 1.7e9,
+                clock_unix_s: 1.7e9,
+                cache_config: &cfg,
+                ledger_prefix: "radiance",
+            },
+        );
+        for fam in [
+            "engine_steps",
+            "engine_steps_decode",
+            "engine_step_seconds",
+            "engine_step_seconds_decode",
+            "engine_prefill_chunks",
+        ] {
+            assert!(radiance.contains(&format!("# TYPE radiance:{fam}_total counter\n")));
+            assert!(!radiance.contains(&format!("vllm:{fam}_total")), "{fam}");
+        }
+        assert!(radiance.contains("# TYPE vllm:time_to_first_token_seconds histogram"));
         // Histograms: buckets, then _count, then _sum.
         let c = text.find("vllm:time_to_first_token_seconds_count").unwrap();
         let s = text.find("vllm:time_to_first_token_seconds_sum").unwrap();

@@ -42,6 +42,8 @@ pub struct ServerConfig {
     pub speed: f64,
     /// Load replayed inside the engine in simulated time (no HTTP), with its seed.
     pub drive: Option<(LoadShape, u64)>,
+    /// The prefix the step ledger is exported under (None: `vllm`).
+    pub ledger_prefix: Option<String>,
 }
 
 /// What a token channel carries.
@@ -147,7 +149,10 @@ impl EmulatorServer {
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs_f64())
             .unwrap_or(0.0);
-        let engine = cfg.configured.engine();
+        let mut engine = cfg.configured.engine();
+        if let Some(p) = &cfg.ledger_prefix {
+            engine.set_ledger_prefix(p);
+        }
         let load = cfg
             .drive
             .as_ref()

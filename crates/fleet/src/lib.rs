@@ -199,7 +199,9 @@ fn detect(answer: &[Series], by: &str) -> BTreeMap<String, Engine> {
     best.into_iter().map(|(r, (_, e))| (r, e)).collect()
 }
 
-/// Read the fleet: 5 queries whatever the number of replicas.
+/// Read the fleet: ten queries whatever the number of replicas (engine detection, vLLM's config
+/// labels, every gauge, every counter, one per histogram concept), sent together: none depends
+/// on another's answer, and the store evaluates each on its own core.
 pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetError> {
     if !(req.window_s.is_finite() && req.window_s > 0.0) {
         return Err(FleetError::Window(req.window_s));
@@ -208,7 +210,28 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
     let by = req.by.as_str();
     let sel = &req.selector;
     let sent_before = prom.queries();
-    let engines = detect(&prom.query(&queries::engines(sel, by), req.at).await?, by);
+    let grid = Grid::new(req.at, req.window_s, req.sub_windows, req.min_step_s);
+    let end = grid.end();
+    let hist_step = grid.step_s * grid.hist_every as f64;
+    let (engine_q, cache_q) = (queries::engines(sel, by), queries::cache_config(sel));
+    let (gauge_q, counter_q) = (
+        queries::gauges(sel, by),
+        queries::counters(sel, by, grid.step_s),
+    );
+    let hist_q = queries::histograms(sel, by, hist_step);
+    let (detected, configs, gauges, counters, hists) = futures_util::future::try_join5(
+        prom.query(&engine_q, req.at),
+        prom.query(&cache_q, end),
+        prom.query_range(&gauge_q, grid.start, end, grid.step_s),
+        prom.query_range(&counter_q, grid.t(1), end, grid.step_s),
+        futures_util::future::try_join_all(
+            hist_q
+                .iter()
+                .map(|(_, q)| prom.query_range(q, grid.t(grid.hist_every), end, hist_step)),
+        ),
+    )
+    .await?;
+    let engines = detect(&detected, by);
     if engines.is_empty() {
         return Err(FleetError::NoReplicas {
             selector: sel.as_str(),
@@ -216,33 +239,12 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
             at: req.at,
         });
     }
-    let grid = Grid::new(req.at, req.window_s, req.sub_windows, req.min_step_s);
-    let end = grid.end();
-    let configs = prom.query(&queries::cache_config(sel), end).await?;
-    let gauges = prom
-        .query_range(&queries::gauges(sel, by), grid.start, end, grid.step_s)
-        .await?;
-    let counters = prom
-        .query_range(
-            &queries::counters(sel, by, grid.step_s),
-            grid.t(1),
-            end,
-            grid.step_s,
-        )
-        .await?;
-    let hist_step = grid.step_s * grid.hist_every as f64;
-    let hists = prom
-        .query_range(
-            &queries::histograms(sel, by, hist_step),
-            grid.t(grid.hist_every),
-            end,
-            hist_step,
-        )
-        .await?;
     let mut b = Builder::new(grid, by, &engines);
     b.gauges(&gauges);
     b.counters(&counters);
-    b.histograms(&hists);
+    for ((field, _), h) in hist_q.iter().zip(&hists) {
+        b.histograms(field, h);
+    }
     let mut samples = b.finish();
 
     // vLLM's config labels, on every sample of its replica (the scrape path reads them the same).

@@ -110,22 +110,37 @@ fn combine(c: Combine, by: &str, inner: &str) -> String {
     }
 }
 
+/// `a or b or c …` as a balanced tree. Prometheus evaluates `or` left to right, copying and
+/// re-hashing the left side at every level: a chain of n operands costs O(n²) in the series
+/// carried, a tree O(n log n) (on 100 replicas' histograms: 1.5 CPU-s against 0.9).
+pub fn or_all(parts: &[String]) -> String {
+    match parts {
+        [] => String::new(),
+        [one] => one.clone(),
+        _ => {
+            let (l, r) = parts.split_at(parts.len() / 2);
+            format!("({}) or ({})", or_all(l), or_all(r))
+        }
+    }
+}
+
 /// Renames in preference order: a replica takes a later name only where no earlier one has a
-/// series (`unless on (by)`). Linear in the names, never nesting the whole expression again.
-fn prefer(alts: &[String], on: &str) -> String {
+/// series (`unless on (by)` the earlier names' `presence`, the cheapest expression that has a
+/// series exactly where the name does). Linear in the names, never nesting the whole expression
+/// again.
+fn prefer(alts: &[String], presence: &[String], on: &str) -> String {
     let mut parts: Vec<String> = Vec::new();
     for (i, a) in alts.iter().enumerate() {
         if i == 0 {
-            parts.push(format!("({a})"));
+            parts.push(a.clone());
         } else {
-            let earlier: Vec<String> = alts[..i].iter().map(|e| format!("({e})")).collect();
             parts.push(format!(
-                "(({a}) unless on ({on}) ({}))",
-                earlier.join(" or ")
+                "({a}) unless on ({on}) ({})",
+                or_all(&presence[..i])
             ));
         }
     }
-    parts.join(" or ")
+    or_all(&parts)
 }
 
 fn tag(expr: &str, label: &str, value: &str) -> String {
@@ -137,8 +152,7 @@ fn concept_expr(c: &Concept, sel: &Selector, by: &str, part: &str, step_s: f64) 
     // engine's renames need the preference.
     let mut per_engine = Vec::new();
     for e in c.engines {
-        let mut alts = Vec::new();
-        for name in e.names {
+        let expr = |name: &str, part: &str| {
             let inner = match c.kind {
                 Kind::Gauge => sel.metric(name),
                 Kind::Counter => format!(
@@ -159,26 +173,28 @@ fn concept_expr(c: &Concept, sel: &Selector, by: &str, part: &str, step_s: f64) 
             } else {
                 by.to_string()
             };
-            alts.push(combine(e.combine, &by, &inner));
-        }
-        per_engine.push(prefer(&alts, by));
+            combine(e.combine, &by, &inner)
+        };
+        let alts: Vec<String> = e.names.iter().map(|n| expr(n, part)).collect();
+        // A histogram has its buckets and sum exactly where it has its count: one series per
+        // replica to test rather than one per bucket.
+        let presence: Vec<String> = if c.kind == Kind::Histogram && part != "count" {
+            e.names.iter().map(|n| expr(n, "count")).collect()
+        } else {
+            alts.clone()
+        };
+        per_engine.push(prefer(&alts, &presence, by));
     }
-    per_engine.join(" or ")
+    or_all(&per_engine)
 }
 
 fn all_of(kind: Kind, sel: &Selector, by: &str, step_s: f64) -> String {
-    let mut parts = Vec::new();
-    for c in CONCEPTS.iter().filter(|c| c.kind == kind) {
-        if kind == Kind::Histogram {
-            for part in ["bucket", "sum", "count"] {
-                let e = concept_expr(c, sel, by, part, step_s);
-                parts.push(tag(&tag(&e, FIELD, c.field), PART, part));
-            }
-        } else {
-            parts.push(tag(&concept_expr(c, sel, by, "", step_s), FIELD, c.field));
-        }
-    }
-    parts.join(" or ")
+    let parts: Vec<String> = CONCEPTS
+        .iter()
+        .filter(|c| c.kind == kind)
+        .map(|c| tag(&concept_expr(c, sel, by, "", step_s), FIELD, c.field))
+        .collect();
+    or_all(&parts)
 }
 
 /// Every gauge concept, per replica, as is (a range query reads it at each step).
@@ -191,22 +207,45 @@ pub fn counters(sel: &Selector, by: &str, step_s: f64) -> String {
     all_of(Kind::Counter, sel, by, step_s)
 }
 
-/// Every histogram concept, per replica (and `le`), as the increase over the step before each
-/// point: buckets, sum and count.
-pub fn histograms(sel: &Selector, by: &str, step_s: f64) -> String {
-    all_of(Kind::Histogram, sel, by, step_s)
+/// One query per histogram concept (the Sample field it fills, and the query), per replica (and
+/// `le`), as the increase over the step before each point: buckets, sum and count. Apart, not
+/// one `or` of all: the store's `or` copies its operands at every level, and the histograms'
+/// buckets are most of the series a fleet reading carries (on 100 replicas, 0.56 CPU-s for six
+/// queries against 0.75 for one). The buckets go untagged (their `le` tells them from the
+/// tagged sum and count): relabelling every bucket series cost a third of the query.
+pub fn histograms(sel: &Selector, by: &str, step_s: f64) -> Vec<(&'static str, String)> {
+    CONCEPTS
+        .iter()
+        .filter(|c| c.kind == Kind::Histogram)
+        .map(|c| {
+            let parts = [
+                concept_expr(c, sel, by, "bucket", step_s),
+                tag(&concept_expr(c, sel, by, "sum", step_s), PART, "sum"),
+                tag(&concept_expr(c, sel, by, "count", step_s), PART, "count"),
+            ];
+            (c.field, or_all(&parts))
+        })
+        .collect()
 }
 
 /// Families per replica and engine prefix (the adapters' engine detection: the prefix that names
-/// the most families wins).
+/// the most families wins). The prefix is tagged after the count, on one row per replica, not
+/// by a regex over every series.
 pub fn engines(sel: &Selector, by: &str) -> String {
-    let re: Vec<String> = PREFIXES.iter().map(|(p, _)| format!("{p}.+")).collect();
-    let caps: Vec<&str> = PREFIXES.iter().map(|(p, _)| *p).collect();
-    format!(
-        "count by ({by}, {PREFIX}) (count by ({by}, {PREFIX}, __name__) (label_replace({}, \"{PREFIX}\", \"$1\", \"__name__\", \"({}).*\")))",
-        sel.by_name_re(&re.join("|")),
-        caps.join("|")
-    )
+    let parts: Vec<String> = PREFIXES
+        .iter()
+        .map(|(p, _)| {
+            tag(
+                &format!(
+                    "count by ({by}) (group by ({by}, __name__) ({}))",
+                    sel.by_name_re(&format!("{p}.+"))
+                ),
+                PREFIX,
+                p,
+            )
+        })
+        .collect();
+    or_all(&parts)
 }
 
 /// vLLM's config-as-labels gauge, per series (the adapters read it the same way).
@@ -240,6 +279,18 @@ mod tests {
     }
 
     #[test]
+    fn or_is_a_balanced_tree() {
+        let p = |n: usize| (0..n).map(|i| format!("x{i}")).collect::<Vec<_>>();
+        assert_eq!(or_all(&p(1)), "x0");
+        assert_eq!(or_all(&p(3)), "(x0) or ((x1) or (x2))");
+        assert_eq!(
+            or_all(&p(4)),
+            "((x0) or (x1)) or ((x2) or (x3))",
+            "depth log2(n), not n"
+        );
+    }
+
+    #[test]
     fn one_query_covers_every_concept_and_engine() {
         let sel = Selector::parse(r#"{job="v"}"#).unwrap();
         let g = gauges(&sel, "instance");
@@ -259,6 +310,10 @@ mod tests {
         );
         assert!(c.contains("sum by (pod)"));
         let h = histograms(&sel, "instance", 20.0);
-        assert!(h.contains("sum by (instance, le) (increase(vllm:time_to_first_token_seconds_bucket{job=\"v\"}[20000ms]))"), "{h}");
+        assert_eq!(h.len(), 6, "one query per histogram concept");
+        // The old ITL name counts where the new one has no count series (not no buckets).
+        assert!(h[1].1.contains("(sum by (instance, le) (increase(vllm:time_per_output_token_seconds_bucket{job=\"v\"}[20000ms]))) unless on (instance) (sum by (instance) (increase(vllm:inter_token_latency_seconds_count{job=\"v\"}[20000ms])))"), "{}", h[1].1);
+        assert_eq!(h[0].0, "ttft");
+        assert!(h[0].1.contains("sum by (instance, le) (increase(vllm:time_to_first_token_seconds_bucket{job=\"v\"}[20000ms]))"), "{}", h[0].1);
     }
 }

@@ -139,18 +139,24 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Histogram answers (tagged by part): increases per sub-window.
-    pub fn histograms(&mut self, answer: &[Series]) {
+    /// One histogram's answer (the Sample field `f`): increases per sub-window; sum and count
+    /// tagged by part, buckets by their `le`.
+    pub fn histograms(&mut self, f: &str, answer: &[Series]) {
         for s in answer {
-            let Some((r, f)) = self.key(s) else { continue };
+            let Some(r) = s.labels.get(self.by).map(String::as_str) else {
+                continue;
+            };
             if !self.replicas.contains_key(r) {
                 continue;
             }
-            let part = s.labels.get(PART).map(String::as_str);
             let le = s
                 .labels
                 .get("le")
                 .and_then(|l| engines::prom::parse_value(l));
+            let part = match s.labels.get(PART) {
+                Some(p) => Some(p.as_str()),
+                None => le.map(|_| "bucket"),
+            };
             let points = self.hist.entry((r.to_string(), f.to_string())).or_default();
             for &(t, v) in &s.points {
                 let Some(i) = self.grid.index(t) else {
@@ -260,18 +266,22 @@ mod tests {
             (0..=12).map(|i| (g.t(i), i as f64)).collect(),
         )]);
         let h = |part: &str, le: Option<&str>, v: f64| {
-            let mut l = vec![("instance", "a"), (FIELD, "ttft"), (PART, part)];
-            if let Some(le) = le {
-                l.push(("le", le));
+            let mut l = vec![("instance", "a")];
+            match le {
+                Some(le) => l.push(("le", le)),
+                None => l.push((PART, part)),
             }
             series(&l, (1..=6).map(|j| (g.t(2 * j), v)).collect())
         };
-        b.histograms(&[
-            h("bucket", Some("0.1"), 3.0),
-            h("bucket", Some("+Inf"), 4.0),
-            h("sum", None, 1.0),
-            h("count", None, 4.0),
-        ]);
+        b.histograms(
+            "ttft",
+            &[
+                h("bucket", Some("0.1"), 3.0),
+                h("bucket", Some("+Inf"), 4.0),
+                h("sum", None, 1.0),
+                h("count", None, 4.0),
+            ],
+        );
         let s = b.finish().remove("a").unwrap();
         let w = diagnose::window::stats(&s, None);
         assert_eq!(w.duration_s, 60.0);

@@ -21,6 +21,7 @@ async fn start(o: ArgOverrides) -> EmulatorServer {
             configured: c,
             speed: SPEED,
             drive: None,
+            ledger_prefix: None,
         },
         addr,
     )
@@ -330,6 +331,7 @@ fn a_driven_run_steps_exactly_like_its_virtual_replay() {
                 configured: c.clone(),
                 speed: 200.0,
                 drive: Some((s.load.clone(), s.seed)),
+                ledger_prefix: None,
             },
             "127.0.0.1:0".parse().unwrap(),
         )

@@ -108,6 +108,7 @@ async fn phase(
             speed,
             // Replayed in simulated time, the load is the same on any machine and any --speed.
             drive: (!http_load).then(|| (load.clone(), seed)),
+            ledger_prefix: None,
         },
         addr,
     )

@@ -27,6 +27,7 @@ Examples:
   headroom emulate --gpu L4 --model llama-3.1-8b --no-enable-prefix-caching --speed 20
   headroom emulate --scenario kv-pressure --drive --speed 20     # the pathology, with its load
   headroom emulate --scenario concurrency-saturation --drive --max-num-seqs 100   # what-if
+  headroom emulate --scenario pressed-prefill --drive --ledger-prefix radiance   # spec §9's split
   headroom emulate --list-scenarios
 
 Then, in another terminal:
@@ -104,6 +105,11 @@ pub struct Args {
     /// Print the deployment as JSON (one object, on start) instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Export the step ledger (`PREFIX:engine_steps_total` ...) under this prefix instead of
+    /// `vllm`, latency staying under `vllm:`: the split spec 000 §9 measured (`radiance`), for
+    /// `headroom census` to find.
+    #[arg(long, value_name = "PREFIX", default_value = "vllm")]
+    pub ledger_prefix: String,
 }
 
 fn flag_pair(on: bool, off: bool) -> Option<bool> {
@@ -169,6 +175,13 @@ pub fn run(a: Args) -> Result<Exit> {
     if !(a.speed.is_finite() && a.speed > 0.0) {
         bail!("--speed {}: must be a positive number", a.speed);
     }
+    let p = &a.ledger_prefix;
+    if p.is_empty()
+        || p.starts_with(|c: char| c.is_ascii_digit())
+        || !p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        bail!("--ledger-prefix {p:?}: a metric prefix is letters, digits and underscores, not starting with a digit (e.g. radiance)");
+    }
     let sc = a.scenario.as_deref().map(find_scenario).transpose()?;
     let base = sc.as_ref().map(|s| s.args.clone()).unwrap_or_default();
     let gpu = a
@@ -201,6 +214,7 @@ pub fn run(a: Args) -> Result<Exit> {
                 configured: configured.clone(),
                 speed: a.speed,
                 drive,
+                ledger_prefix: Some(a.ledger_prefix.clone()),
             },
             addr,
         )

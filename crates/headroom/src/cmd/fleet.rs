@@ -11,9 +11,9 @@ use std::time::Duration;
 
 #[derive(ClapArgs, Debug)]
 #[command(after_help = "\
-Reads the store, not the servers: five PromQL queries whatever the number of replicas (engine \
-detection, vLLM's config labels, then every gauge, every counter and every histogram, each one \
-query across all replicas and engines). Counters and histograms are read as increase() per \
+Reads the store, not the servers: ten PromQL queries whatever the number of replicas, sent \
+together (engine detection, vLLM's config labels, every gauge, every counter, and one per \
+histogram, each across all replicas and engines). Counters and histograms are read as increase() per \
 step, so the store handles restarts. Each replica's window goes through the same rules and \
 arbitration as `headroom diagnose` (without a GPU or model: rules that need the physics ceiling \
 stay silent). A replica is named an outlier when its primary differs from the one most \

@@ -215,10 +215,11 @@ impl Drop for Emulator {
     }
 }
 
-fn emulate(scenario: &str) -> Emulator {
+fn emulate(scenario: &str, extra: &[&str]) -> Emulator {
     let mut child = Command::new(crate::util::bin())
         .args(["emulate", "--scenario", scenario, "--drive", "--port", "0"])
         .args(["--speed", "1", "--duration", "600s", "--json"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -241,7 +242,11 @@ fn live_emulator_replicas_through_prometheus_and_one_scrape() {
     if testpeers::prometheus::binary().is_none() {
         return;
     }
-    let reps = [emulate("pressed-prefill"), emulate("healthy")];
+    // The second exports its step ledger under radiance: (spec §9's split), latency under vllm:.
+    let reps = [
+        emulate("pressed-prefill", &[]),
+        emulate("pressed-prefill", &["--ledger-prefix", "radiance"]),
+    ];
     let p = Prometheus::start(&[Job {
         name: "emu",
         targets: reps.iter().map(|r| r.addr.clone()).collect(),
@@ -273,6 +278,29 @@ fn live_emulator_replicas_through_prometheus_and_one_scrape() {
     // Measured: 42.8 ms chunk against 13.0 ms decode-only over the 200 s window (and 53.0
     // against 13.0 from one scrape after 25 s): the ordering holds with a 3x margin.
     let (dec, chunk) = (l.decode_step_ms.unwrap(), l.chunk_step_ms.unwrap());
+    assert!(chunk > dec, "chunk {chunk} ms vs decode {dec} ms");
+
+    // Trap 1 live: the ledger under radiance:, latency under vllm:, joined by one census. The
+    // same scenario and load as above, so the same ordering with the same 3x margin.
+    let sel = format!("{{instance=\"{}\"}}", reps[1].addr);
+    let (r, v) = doc(&[
+        "census",
+        "--prometheus",
+        &p.url,
+        "--selector",
+        &sel,
+        "--since",
+        "200s",
+        "--step",
+        "5s",
+        "--json",
+    ]);
+    assert!(testpeers::schema::undocumented(&v, "census.md", &[]).is_empty());
+    assert_eq!(r.prefixes.cadence.as_deref(), Some("radiance:"), "{r:?}");
+    assert_eq!(r.prefixes.latency.as_deref(), Some("vllm:"), "{r:?}");
+    let lr = r.ledger.as_ref().expect("the ledger under radiance:");
+    eprintln!("live radiance ledger: {lr:?}");
+    let (dec, chunk) = (lr.decode_step_ms.unwrap(), lr.chunk_step_ms.unwrap());
     assert!(chunk > dec, "chunk {chunk} ms vs decode {dec} ms");
 
     // --url: the same engine's counters since boot, and what one scrape cannot give.
