@@ -159,23 +159,22 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
     // a metric moved. -ub 1 slows every prompt: the 96-token prefill (engine clock) and the
     // 16-token prompt of the TTFT request (client clock), so the slowed server is named when
     // either regressed. Why this cannot fail from noise: the engine's own prefill ratio (-ub 1 /
-    // default, 96-token prompt) was measured at 0.645, 0.731, 0.751, 0.755, 0.794 and 0.796 on
-    // this 2-core machine under load 7-17 (a 20-35 % slowdown against the 5 % floor); TTFT's
-    // pair ratio 1.3. The load moves each server's prefill rate by a log-sd of 0.6 from request
-    // to request (15-70 tok/s), which is why five unpaired runs a side could not resolve it;
-    // the ratio of a back-to-back pair has a log-sd of 0.15 (20 pairs beside a cargo build) to
-    // 0.21 (40 rounds under load 9, from its 99.6 % interval −37…−19 %). Paired, at the last
-    // look (80 rounds, confidence 1 − 0.05/4 and Holm's α/4: z = 2.97), with log-sd 0.21: the
-    // median log-ratio's standard error is 1.25 · 0.21 / √80 = 0.029, the critical half-width
-    // 0.087, and at the weakest effect measured (0.79) the interval clears the floor unless the
-    // estimate errs by (ln 0.95 − ln 0.79 − 0.087) / 0.029 = 3.3 standard errors (one-sided
-    // p ≈ 5e-4); at the typical 0.75, by 5.0. The one other way to miss: a false move of decode
-    // at a look before either prompt metric decided stops the run early. Each look holds every
-    // false move of the family to 0.05/4 (Bonferroni, Holm) before the ±5 % floor, which makes
-    // it rarer still (regress-power's A/A trials: none moved either way, BENCHMARKS.md); and the
-    // looks before the prompt metrics decide are one or two (10 pairs already decide a 25 % move
-    // at log-sd 0.15 in most runs). A round takes under 1 s on an idle machine and 3-20 s under
-    // load 9-17, hence the 20-minute cap.
+    // default) was measured at 0.645, 0.731, 0.751, 0.755, 0.767, 0.776, 0.794, 0.796 and 0.837
+    // on this 2-core machine under load 7-20 (a 16-35 % slowdown against the 5 % floor), TTFT's
+    // pair ratio at 1.26-1.38 (scripts/bench/regress-power, BENCHMARKS.md). The load moves each
+    // server's prefill rate by a log-sd of 0.6 from request to request, which is why unpaired
+    // runs could not resolve it; the ratio of a back-to-back pair has a log-sd of 0.15 to 0.21
+    // (prefill) and ~0.23 (TTFT, from a 20-pair interval of 1.09-1.52). Paired, at the last look
+    // (80 rounds, confidence 1 − 0.05/4 and Holm's α/4: z = 2.97): prefill's median log-ratio
+    // has a standard error of 1.25 · 0.21 / √80 = 0.029, the critical half-width 0.087, so at
+    // the typical 0.76 its interval clears the floor unless the estimate errs by 4.5 standard
+    // errors, at the weakest (0.837) by 1.4 (p ≈ 0.08); TTFT's (SE 0.032, half-width 0.094) at
+    // its weakest 1.26 by 2.7 (p ≈ 0.004). Both must miss, on separate requests: ≤ 3e-4 at the
+    // weakest of each, far less at typical values. The other way to miss: a false move of decode
+    // at a look before either prompt metric decided stops the run early; each look holds false
+    // moves of the family to 0.05/4 before the ±5 % floor, which makes them rarer still (none in
+    // regress-power's A/A trials), and 10 pairs already decide a 25 % move in most runs. A round
+    // takes under 1 s on an idle machine and 8-25 s under load 10-20, hence the 20-minute cap.
     let (code, out, err) = headroom(&[
         "bench",
         "--url",
