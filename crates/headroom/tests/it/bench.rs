@@ -161,7 +161,7 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
     // either regressed. Why this cannot fail from noise: the engine's own prefill ratio (-ub 1 /
     // default) was measured at 0.645, 0.731, 0.751, 0.755, 0.767, 0.776, 0.794, 0.796 and 0.837
     // on this 2-core machine under load 7-20 (a 16-35 % slowdown against the 5 % floor), TTFT's
-    // pair ratio at 1.26-1.38 (scripts/bench/regress-power, BENCHMARKS.md). The load moves each
+    // pair ratio at 1.26-1.50 (scripts/bench/regress-power, BENCHMARKS.md). The load moves each
     // server's prefill rate by a log-sd of 0.6 from request to request, which is why unpaired
     // runs could not resolve it; the ratio of a back-to-back pair has a log-sd of 0.15 to 0.21
     // (prefill) and ~0.23 (TTFT, from a 20-pair interval of 1.09-1.52). Paired, at the last look
