@@ -181,11 +181,13 @@ fn hit_rate(d: &[(f64, f64); 2]) -> f64 {
 /// (a ~130-token opening, ~290 new tokens a turn, 4 turns, 12 requests an arm) the geometry
 /// gives about 0.5 against 0.2, in whole KV blocks either way: the counters are deterministic
 /// up to block rounding, and the assertion (shape at least 0.15 above round-robin) sits half
-/// way. Not yet measured live (n = 0): written while two SGLang replicas held this 2-core
-/// machine at load 12-27; run it with --ignored on a quieter one, put the measured hit rates
-/// and their spread over n runs here, then drop the ignore.
+/// way. Measured live once (2026-12-02, load 2-6, n = 1 run of 12 requests an arm): shape
+/// 0.471 (hits 1920 of 3989 and 896 of 1985 query tokens), round-robin 0.213 (640 of 2771 and
+/// 640 of 3247), a gap of 0.258 against the 0.15 asserted. Every hit count is a multiple of
+/// 64 tokens (whole KV blocks) and the order of requests is fixed, so the rates come from the routing and
+/// the block geometry, not from timing: the noise a second run could add is block rounding, a few
+/// hundredths at most.
 #[test]
-#[ignore = "not yet seen to pass live (n = 0): run with --ignored, record the hit rates above, then drop this"]
 fn live_route_shape_over_two_vllm_replicas_hits_where_round_robin_misses() {
     let _g = testpeers::serial();
     let Some(a) = vllm::start(&["--enable-prefix-caching"], None) else {
