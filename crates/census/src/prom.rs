@@ -704,6 +704,12 @@ mod tests {
         assert!(!json.to_lowercase().contains("vllm"), "{json}");
         let back: CensusDoc = serde_json::from_str(&json).unwrap();
         assert_eq!(back, doc);
+        // Every key it carries (the llama.cpp-only ones included) is documented.
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            testpeers::schema::undocumented(&value, "census.md", &[]),
+            Vec::<String>::new()
+        );
     }
 
     #[test]

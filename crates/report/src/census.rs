@@ -62,6 +62,8 @@ fn buckets(d: &CensusDoc) -> Markup {
     } else {
         ("decode tok/s (pooled)", |b| b.decode_tps)
     };
+    // llama.cpp's steps are llama_decode calls, never vLLM's iterations.
+    let calls = b.iter().any(|b| b.tokens_per_decode_call.is_some());
     html! {
         h2 { "Decode and TTFT by prefill" }
         p.sub { "The censused steps grouped by their prefill rate: idle (0), then equal widths up to the 99th percentile, the last on to the maximum. "
@@ -72,12 +74,12 @@ fn buckets(d: &CensusDoc) -> Markup {
         table.buckets {
             thead { tr { th { "prefill tok/s" } th.n { "steps" } th.n { "decode tok/s" } th.n { "per stream" } th.n { "running" }
                 th.n { "preemptions" } th.n { "first tokens" } th.n { "TTFT p50" } th.n { "TTFT p95" }
-                th.n { "decode-only step" } th.n { "chunk step" } th.n { "chunk share of time" } th.n { "tokens per step" } } }
+                th.n { "decode-only step" } th.n { "chunk step" } th.n { "chunk share of time" } th.n { (if calls { "tokens per decode call" } else { "tokens per step" }) } } }
             tbody { @for b in b { tr {
                 td { (range(b)) } td.n { (b.steps) } td.n { (opt(b.decode_tps)) } td.n { (opt(b.decode_tps_per_stream)) } td.n { (opt(b.running)) }
                 td.n { (opt(b.preemptions)) } td.n { (num(b.ttft_requests)) } td.n { (quant(b.ttft_p50)) } td.n { (quant(b.ttft_p95)) }
                 td.n { (ms(b.ledger.as_ref().and_then(|l| l.decode_step_ms))) } td.n { (ms(b.ledger.as_ref().and_then(|l| l.chunk_step_ms))) }
-                td.n { (pct(b.ledger.as_ref().and_then(|l| l.chunk_share_of_time))) } td.n { (opt(b.tokens_per_step)) }
+                td.n { (pct(b.ledger.as_ref().and_then(|l| l.chunk_share_of_time))) } td.n { (opt(b.tokens_per_step.or(b.tokens_per_decode_call))) }
             } } }
         }
         p.sub { "TTFT quantiles stay inside what the histogram's buckets tell: “≤ x” where the quantile falls in the first bucket or the highest holding a sample (x is that bucket's bound), “≥ x” in +Inf." }
@@ -172,7 +174,8 @@ pub fn census(d: &CensusDoc) -> String {
             ("source", format!("{} {}", d.source.kind, d.source.url)),
             ("selector", d.source.selector.clone().unwrap_or_else(|| "-".into())),
             ("window", w.map(|w| format!("{:.0} – {:.0} (unix s), step {} s, {} steps censused", w.start, w.end, num(w.step_s), w.points)).unwrap_or_else(|| "one scrape: the counters since boot".into())),
-            ("prefixes", format!("latency {}, cadence {}", d.prefixes.latency.as_deref().unwrap_or("-"), d.prefixes.cadence.as_deref().unwrap_or("-"))),
+            ("engine", d.engine.map(|e| e.name()).unwrap_or("-").into()),
+            ("prefixes", format!("engine {}, cadence {}", d.prefixes.latency.as_deref().unwrap_or("-"), d.prefixes.cadence.as_deref().unwrap_or("-"))),
             ("rates from", d.rates_from.map(|r| match r { ::census::RatesFrom::Counters => "counters", ::census::RatesFrom::Gauges => "gauges" }).unwrap_or("-").into()),
             ("queries", d.source.queries.map(|q| q.to_string()).unwrap_or_else(|| "-".into())),
         ]))
@@ -203,9 +206,18 @@ pub fn census(d: &CensusDoc) -> String {
             ("generation tokens", opt(d.totals.generation_tokens)),
             ("prompt tokens", opt(d.totals.prompt_tokens)),
             ("preemptions", opt(d.totals.preemptions)),
-            ("engine steps (iteration_tokens_total)", opt(d.totals.iteration_steps)),
-            ("tokens per step", opt(d.totals.tokens_per_step)),
         ]))
+        @if d.totals.decode_calls.is_some() {
+            (facts(&[
+                ("llama_decode calls (n_decode_total)", opt(d.totals.decode_calls)),
+                ("tokens per decode call", opt(d.totals.tokens_per_decode_call)),
+            ]))
+        } @else {
+            (facts(&[
+                ("engine steps (iteration_tokens_total)", opt(d.totals.iteration_steps)),
+                ("tokens per step", opt(d.totals.tokens_per_step)),
+            ]))
+        }
         @if d.segments.len() > 1 {
             h2 { "Pieces of the window" }
             table.segments {
