@@ -318,12 +318,10 @@ pub struct Bucket {
     pub ttft_p95: Option<Quantile>,
     /// The step ledger over these steps.
     pub ledger: Option<Ledger>,
-    /// Mean tokens per engine step (vLLM's `iteration_tokens_total`).
+    /// Mean tokens per engine step (vLLM's `iteration_tokens_total`). None for llama.cpp: its
+    /// decode calls count as they happen, its tokens when a request ends, so a bucket's ratio of
+    /// the two would be no step's contents.
     pub tokens_per_step: Option<f64>,
-    /// Mean tokens per llama_decode call (llama.cpp: prompt plus generated tokens over
-    /// `n_decode_total`); absent for other engines.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokens_per_decode_call: Option<f64>,
 }
 
 fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
@@ -415,7 +413,6 @@ pub fn buckets(s: &Steps) -> Vec<Bucket> {
             ttft_p95: q(&ttft, 0.95),
             ledger: ledger_sum.as_ref().map(ledger::split),
             tokens_per_step: per_step.filter(|_| !calls),
-            tokens_per_decode_call: per_step.filter(|_| calls),
         });
     }
     out

@@ -40,7 +40,9 @@ pub enum StepCount {
     Iterations,
     /// llama.cpp's llama_decode calls (`n_decode_total`), and the prompt plus generated tokens
     /// they carried (each generated token is fed back once, but a request's last one never is:
-    /// the tokens are over by at most one per request finished).
+    /// the tokens are over by at most one per request finished). The calls count as they
+    /// happen, the tokens when a prompt is done and when a request ends: only sums over many
+    /// requests pair them.
     DecodeCalls,
 }
 

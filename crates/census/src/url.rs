@@ -106,7 +106,7 @@ pub fn from_exposition(url: &str, text: &str, t: f64) -> Result<CensusDoc, Censu
     let calls = field(|s| s.decode_calls);
     if let Some(c) = &plan.decode_calls {
         notes.push(format!(
-            "{} counts llama_decode calls (the steps) but neither their time nor their phase: tokens per decode call are (prompt + generated tokens) over it",
+            "{} counts llama_decode calls (the steps) but neither their time nor their phase: tokens per decode call are (prompt + generated tokens) over it; llama.cpp adds a request's generated tokens when it ends, so requests still running are in the calls and not yet in the tokens",
             c.metric
         ));
     }

@@ -62,8 +62,6 @@ fn buckets(d: &CensusDoc) -> Markup {
     } else {
         ("decode tok/s (pooled)", |b| b.decode_tps)
     };
-    // llama.cpp's steps are llama_decode calls, never vLLM's iterations.
-    let calls = b.iter().any(|b| b.tokens_per_decode_call.is_some());
     html! {
         h2 { "Decode and TTFT by prefill" }
         p.sub { "The censused steps grouped by their prefill rate: idle (0), then equal widths up to the 99th percentile, the last on to the maximum. "
@@ -74,12 +72,12 @@ fn buckets(d: &CensusDoc) -> Markup {
         table.buckets {
             thead { tr { th { "prefill tok/s" } th.n { "steps" } th.n { "decode tok/s" } th.n { "per stream" } th.n { "running" }
                 th.n { "preemptions" } th.n { "first tokens" } th.n { "TTFT p50" } th.n { "TTFT p95" }
-                th.n { "decode-only step" } th.n { "chunk step" } th.n { "chunk share of time" } th.n { (if calls { "tokens per decode call" } else { "tokens per step" }) } } }
+                th.n { "decode-only step" } th.n { "chunk step" } th.n { "chunk share of time" } th.n { "tokens per step" } } }
             tbody { @for b in b { tr {
                 td { (range(b)) } td.n { (b.steps) } td.n { (opt(b.decode_tps)) } td.n { (opt(b.decode_tps_per_stream)) } td.n { (opt(b.running)) }
                 td.n { (opt(b.preemptions)) } td.n { (num(b.ttft_requests)) } td.n { (quant(b.ttft_p50)) } td.n { (quant(b.ttft_p95)) }
                 td.n { (ms(b.ledger.as_ref().and_then(|l| l.decode_step_ms))) } td.n { (ms(b.ledger.as_ref().and_then(|l| l.chunk_step_ms))) }
-                td.n { (pct(b.ledger.as_ref().and_then(|l| l.chunk_share_of_time))) } td.n { (opt(b.tokens_per_step.or(b.tokens_per_decode_call))) }
+                td.n { (pct(b.ledger.as_ref().and_then(|l| l.chunk_share_of_time))) } td.n { (opt(b.tokens_per_step)) }
             } } }
         }
         p.sub { "TTFT quantiles stay inside what the histogram's buckets tell: “≤ x” where the quantile falls in the first bucket or the highest holding a sample (x is that bucket's bound), “≥ x” in +Inf." }
