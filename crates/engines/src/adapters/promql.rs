@@ -1,7 +1,7 @@
 //! The adapters' names for a Prometheus server to aggregate: for each concept a [`Sample`] field
 //! holds, every engine's metric names (newest first) and how an engine's series combine. A
-//! reader of a Prometheus store (`headroom fleet`) builds its PromQL from this table and fills the
-//! same `Sample` fields the adapters fill from one scrape; a test below feeds every name here
+//! reader of a Prometheus store (`headroom fleet`, `headroom census`) builds its PromQL from this
+//! table and fills the same `Sample` fields the adapters fill from one scrape; a test below feeds every name here
 //! through the adapters, so the table cannot drift from them.
 //!
 //! Derived concepts the adapters compute from two series (SGLang and TGI KV usage as used over
