@@ -290,22 +290,20 @@ pub async fn census(prom: &Prometheus, req: &Request) -> Result<CensusDoc, Censu
     };
     let mut ledger: Vec<Option<Counters>> = vec![None; n];
     if let Some(v) = &ledger_names {
-        {
-            let mut cols = Vec::new();
-            for name in v {
-                cols.push(grid.values(&range(inc_sum(name.clone())).await?));
-            }
-            for (i, l) in ledger.iter_mut().enumerate() {
-                if let (Some(a), Some(b), Some(c), Some(d)) =
-                    (cols[0][i], cols[1][i], cols[2][i], cols[3][i])
-                {
-                    *l = Some(Counters {
-                        steps: a,
-                        steps_decode: b,
-                        step_seconds: c,
-                        step_seconds_decode: d,
-                    });
-                }
+        let mut cols = Vec::new();
+        for name in v {
+            cols.push(grid.values(&range(inc_sum(name.clone())).await?));
+        }
+        for (i, l) in ledger.iter_mut().enumerate() {
+            if let (Some(a), Some(b), Some(c), Some(d)) =
+                (cols[0][i], cols[1][i], cols[2][i], cols[3][i])
+            {
+                *l = Some(Counters {
+                    steps: a,
+                    steps_decode: b,
+                    step_seconds: c,
+                    step_seconds_decode: d,
+                });
             }
         }
     }
