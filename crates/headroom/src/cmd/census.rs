@@ -31,7 +31,8 @@ Each engine is read under its own names (the adapters' table): vLLM under vllm:,
 llamacpp: (llamacpp:prompt_tokens_total against llamacpp:tokens_predicted_total, per stream over \
 llamacpp:requests_processing, and llamacpp:n_decode_total as the step count: tokens per \
 llama_decode call). llama.cpp exports no step ledger, no TTFT histogram and no preemption \
-counter; the census says so and reads the rest.
+counter, and it adds a request's generated tokens when the request ends, so its generation per \
+step is that of the requests finished in the step; the census says so and reads the rest.
 
 Examples:
   headroom census --prometheus http://127.0.0.1:9090 --selector '{instance=\"10.0.0.7:8000\"}'
