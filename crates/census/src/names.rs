@@ -318,5 +318,14 @@ pub(crate) mod tests {
             sgl[0].combine(&sgl[0].metric),
             "sum(avg without (tp_rank, pp_rank, moe_ep_rank) (sglang:num_running_reqs))"
         );
+        // A histogram keeps its `le` through the engine's combine.
+        let ttft = &exposed(TTFT, Engine::Vllm)[0];
+        assert_eq!(ttft.metric, "vllm:time_to_first_token_seconds_bucket");
+        assert_eq!(ttft.combine_by("le", "x"), "sum by (le) (x)");
+        let sgl = &exposed(TTFT, Engine::Sglang)[0];
+        assert_eq!(
+            sgl.combine_by("le", "x"),
+            "sum by (le) (avg without (tp_rank, pp_rank, moe_ep_rank) (x))"
+        );
     }
 }
