@@ -4,7 +4,7 @@
 //! prefill alone no longer moves decode once the preempted steps are set aside).
 
 use crate::ledger::{self, Counters, Ledger};
-use crate::series::Steps;
+use crate::series::{StepCount, Steps};
 use diagnose::window::{quantile_in_evidence, Bound};
 use serde::{Deserialize, Serialize};
 
@@ -318,7 +318,9 @@ pub struct Bucket {
     pub ttft_p95: Option<Quantile>,
     /// The step ledger over these steps.
     pub ledger: Option<Ledger>,
-    /// Mean tokens per engine step (`iteration_tokens_total`).
+    /// Mean tokens per engine step (vLLM's `iteration_tokens_total`). None for llama.cpp: its
+    /// decode calls count as they happen, its tokens when a request ends, so a bucket's ratio of
+    /// the two would be no step's contents.
     pub tokens_per_step: Option<f64>,
 }
 
@@ -395,6 +397,8 @@ pub fn buckets(s: &Steps) -> Vec<Bucket> {
             },
         );
         let preempt: Vec<f64> = idx.iter().filter_map(|&i| s.preemptions[i]).collect();
+        let per_step = iters.filter(|(c, _)| *c > 0.0).map(|(c, x)| x / c);
+        let calls = s.step_count == StepCount::DecodeCalls;
         out.push(Bucket {
             prefill_lo: lo,
             prefill_hi: hi,
@@ -408,7 +412,7 @@ pub fn buckets(s: &Steps) -> Vec<Bucket> {
             ttft_p50: q(&ttft, 0.5),
             ttft_p95: q(&ttft, 0.95),
             ledger: ledger_sum.as_ref().map(ledger::split),
-            tokens_per_step: iters.filter(|(c, _)| *c > 0.0).map(|(c, x)| x / c),
+            tokens_per_step: per_step.filter(|_| !calls),
         });
     }
     out

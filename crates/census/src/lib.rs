@@ -26,7 +26,7 @@ pub enum CensusError {
     Prometheus(#[from] fleet::client::PromError),
     #[error(transparent)]
     Selector(#[from] fleet::queries::SelectorError),
-    #[error("no engine series under {selector} between {start} and {end} (looked for vllm:generation_tokens_total, vllm:prompt_tokens_total and the cadence families *:engine_steps_total, *:decode_tokens_per_second ...); check --selector, --at, --since and that the store scrapes the server")]
+    #[error("no engine series under {selector} between {start} and {end} (looked for each engine's token counters, e.g. vllm:generation_tokens_total, llamacpp:tokens_predicted_total, and the cadence families *:engine_steps_total, *:decode_tokens_per_second ...); check --selector, --at, --since and that the store scrapes the server")]
     NoSeries {
         selector: String,
         start: f64,
@@ -37,10 +37,10 @@ pub enum CensusError {
         selector: String,
         instances: Vec<String>,
     },
-    #[error("--step {step_s} s: rates come from the tps gauges ({gauge}), which are 1 s decayed, batch-pooled windows; a step above 30 s samples a sliver of it (one scrape in eight at a 15 s scrape and a 120 s step). Use --step 30s or less, or a store that has vllm:generation_tokens_total")]
+    #[error("--step {step_s} s: rates come from the tps gauges ({gauge}), which are 1 s decayed, batch-pooled windows; a step above 30 s samples a sliver of it (one scrape in eight at a 15 s scrape and a 120 s step). Use --step 30s or less, or a store that has the engine's token counters")]
     GaugeStep { step_s: f64, gauge: String },
-    #[error("--rates counters: no vllm:generation_tokens_total / vllm:prompt_tokens_total under {selector}")]
-    NoCounters { selector: String },
+    #[error("--rates counters: {why} under {selector}")]
+    NoCounters { selector: String, why: String },
     #[error("--rates gauges: no *:decode_tokens_per_second / *:prefill_tokens_per_second under {selector}")]
     NoGauges { selector: String },
     #[error("--since {since_s} s at --step {step_s} s is {points} points per series; Prometheus answers at most 11000: raise --step or shorten --since")]
@@ -68,7 +68,7 @@ pub enum CensusError {
 /// Where the rates come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RatesFrom {
-    /// increase() of vLLM's token counters per step: exact step means.
+    /// increase() of the engine's token counters per step: exact step means.
     #[serde(rename = "counters")]
     Counters,
     /// The engine's tps gauges, averaged over each step's scrapes.
@@ -81,6 +81,10 @@ pub enum RatesFrom {
 #[serde(deny_unknown_fields)]
 pub struct CensusDoc {
     pub schema: String,
+    /// The engine whose series were read (by their prefix); absent when none was (a store with
+    /// only cadence series, e.g. `radiance:`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<engines::Engine>,
     pub source: Source,
     /// The window read (Prometheus mode).
     pub window: Option<Window>,
@@ -128,7 +132,8 @@ pub struct Window {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Prefixes {
-    /// Where the latency histograms, running gauge and preemption counter were found (`vllm:`).
+    /// The engine's prefix, where its token counters, running gauge, preemption counter and
+    /// latency histograms were found (`vllm:`, `llamacpp:`).
     pub latency: Option<String>,
     /// Where the step ledger and tps gauges were found (`radiance:`, or `vllm:` on the emulator).
     pub cadence: Option<String>,
@@ -139,12 +144,19 @@ pub struct Prefixes {
 pub struct Totals {
     pub generation_tokens: Option<f64>,
     pub prompt_tokens: Option<f64>,
-    /// `vllm:num_preemptions_total` (the count; never the instant depth gauge).
+    /// The engine's preemption counter (vLLM `num_preemptions_total`; never the instant depth
+    /// gauge).
     pub preemptions: Option<f64>,
     /// Engine steps from `vllm:iteration_tokens_total`'s count.
     pub iteration_steps: Option<f64>,
     /// Its sum over its count.
     pub tokens_per_step: Option<f64>,
+    /// llama.cpp's llama_decode calls (`llamacpp:n_decode_total`): its step count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_calls: Option<f64>,
+    /// (prompt + generated tokens) / decode calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_per_decode_call: Option<f64>,
     /// Seconds the totals cover (the piece, or since the counters were created).
     pub seconds: Option<f64>,
 }

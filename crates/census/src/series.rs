@@ -24,10 +24,26 @@ pub struct Steps {
     pub ttft: Vec<Vec<(f64, f64)>>,
     /// The step ledger's increase in the step.
     pub ledger: Vec<Option<Counters>>,
-    /// `iteration_tokens_total` histogram: (count, sum) increase in the step.
+    /// Engine steps and the tokens in them, increase in the step; what they count is
+    /// `step_count`.
     pub iterations: Vec<Option<(f64, f64)>>,
+    pub step_count: StepCount,
     /// Counter resets seen in the step (a restart).
     pub resets: Vec<f64>,
+}
+
+/// What [`Steps::iterations`] counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StepCount {
+    /// vLLM's `iteration_tokens_total` histogram: (engine iterations, tokens scheduled).
+    #[default]
+    Iterations,
+    /// llama.cpp's llama_decode calls (`n_decode_total`), and the prompt plus generated tokens
+    /// they carried (each generated token is fed back once, but a request's last one never is:
+    /// the tokens are over by at most one per request finished). The calls count as they
+    /// happen, the tokens when a prompt is done and when a request ends: only sums over many
+    /// requests pair them.
+    DecodeCalls,
 }
 
 /// A piece of the window between two shape changes.
@@ -64,6 +80,7 @@ impl Steps {
             ttft: self.ttft[a..b].to_vec(),
             ledger: self.ledger[a..b].to_vec(),
             iterations: self.iterations[a..b].to_vec(),
+            step_count: self.step_count,
             resets: self.resets[a..b].to_vec(),
         }
     }
@@ -146,6 +163,7 @@ pub(crate) mod tests {
             ttft: vec![Vec::new(); n],
             ledger: vec![None; n],
             iterations: vec![None; n],
+            step_count: StepCount::Iterations,
             resets: vec![0.0; n],
         }
     }

@@ -65,10 +65,19 @@ pub fn from_exposition(url: &str, text: &str, t: f64) -> Result<CensusDoc, Censu
             }
         }
         _ => unavailable.push(format!(
-            "the step ledger: no *:{STEPS}, *:{STEPS_DECODE}, *:{STEP_SECONDS}, *:{STEP_SECONDS_DECODE} in this scrape (stock vLLM exports none of them)"
+            "the step ledger: no *:{STEPS}, *:{STEPS_DECODE}, *:{STEP_SECONDS}, *:{STEP_SECONDS_DECODE} in this scrape ({})",
+            match engines::detect_engine(&e) {
+                Some(x) => format!("stock {} exports none of them", x.name()),
+                None => "no engine series either".into(),
+            }
         )),
     }
-    let preemptions = total(&e, PREEMPTIONS);
+    // The engine's own series, through its adapter (names and how its splits combine).
+    let sample = engines::to_sample(&e, t).ok();
+    let engine = sample.as_ref().map(|s| s.engine);
+    let plan = Plan::resolve(engine, &|n| total(&e, n).is_some());
+    let field = |f: fn(&engines::Sample) -> Option<f64>| sample.as_ref().and_then(f);
+    let preemptions = field(|s| s.preemptions);
     if preemptions.is_none() {
         let depth = e
             .samples()
@@ -80,14 +89,31 @@ pub fn from_exposition(url: &str, text: &str, t: f64) -> Result<CensusDoc, Censu
                 )
             })
             .unwrap_or_default();
-        unavailable.push(format!("preemptions: no {PREEMPTIONS}{depth}"));
+        unavailable.push(format!(
+            "preemptions: {}{depth}",
+            plan.lacks(PREEMPTIONS, "preemption counter")
+        ));
     }
-    let count = total(&e, ITERATION_COUNT);
-    let sum = total(&e, ITERATION_SUM);
+    if plan.ttft_bucket.is_none() && engine.is_some() {
+        unavailable.push(format!("TTFT: {}", plan.lacks(TTFT, "TTFT histogram")));
+    }
+    let (count, sum) = match &plan.iterations {
+        Some((c, s)) => (total(&e, c), total(&e, s)),
+        None => (None, None),
+    };
+    let generation = field(|s| s.generation_tokens);
+    let prompt = field(|s| s.prompt_tokens);
+    let calls = field(|s| s.decode_calls);
+    if let Some(c) = &plan.decode_calls {
+        notes.push(format!(
+            "{} counts llama_decode calls (the steps) but neither their time nor their phase: tokens per decode call are (prompt + generated tokens) over it; llama.cpp adds a request's generated tokens when it ends, so requests still running are in the calls and not yet in the tokens",
+            c.metric
+        ));
+    }
     let start = total(&e, "process_start_time_seconds");
-    let has_latency = total(&e, GENERATION).is_some();
     Ok(CensusDoc {
         schema: SCHEMA.into(),
+        engine,
         source: Source {
             kind: "url".into(),
             url: url.to_string(),
@@ -97,7 +123,7 @@ pub fn from_exposition(url: &str, text: &str, t: f64) -> Result<CensusDoc, Censu
         },
         window: None,
         prefixes: Prefixes {
-            latency: has_latency.then(|| "vllm:".to_string()),
+            latency: engine.map(|e| names::prefix(e).to_string()),
             cadence: ledger_prefix.map(|p| format!("{p}:")),
         },
         rates_from: None,
@@ -107,12 +133,17 @@ pub fn from_exposition(url: &str, text: &str, t: f64) -> Result<CensusDoc, Censu
         lags: None,
         verdict: None,
         totals: Totals {
-            generation_tokens: total(&e, GENERATION),
-            prompt_tokens: total(&e, PROMPT),
+            generation_tokens: generation,
+            prompt_tokens: prompt,
             preemptions,
             iteration_steps: count,
             tokens_per_step: match (count, sum) {
                 (Some(c), Some(s)) if c > 0.0 => Some(s / c),
+                _ => None,
+            },
+            decode_calls: calls,
+            tokens_per_decode_call: match (calls, prompt, generation) {
+                (Some(c), Some(p), Some(g)) if c > 0.0 => Some((p + g) / c),
                 _ => None,
             },
             seconds: start.map(|s| t - s).filter(|s| *s > 0.0),
@@ -184,6 +215,42 @@ vllm:iteration_tokens_total_sum 2000
         assert_eq!(d.totals.preemptions, Some(3.0));
         assert_eq!(d.totals.iteration_steps, Some(40.0));
         assert_eq!(d.totals.tokens_per_step, Some(50.0));
+    }
+
+    /// The real llama-server's scrape (its first instance in the recorded capture): totals from
+    /// its adapter, steps from its llama_decode calls, and what it lacks said in its own terms.
+    #[test]
+    fn a_real_llama_server_scrape() {
+        let text = crate::names::tests::LLAMA_SERVER;
+        let first = &text[..text.find("# instance 2").unwrap()];
+        let d = from_exposition("http://127.0.0.1:8080/metrics", first, 0.0).unwrap();
+        assert_eq!(d.engine, Some(engines::Engine::LlamaCpp));
+        assert_eq!(d.prefixes.latency.as_deref(), Some("llamacpp:"));
+        assert_eq!(
+            (d.totals.prompt_tokens, d.totals.generation_tokens),
+            (Some(136.0), Some(240.0))
+        );
+        assert_eq!(d.totals.decode_calls, Some(217.0));
+        // (136 + 240) / 217.
+        let k = d.totals.tokens_per_decode_call.unwrap();
+        assert!((k - 376.0 / 217.0).abs() < 1e-12, "{k}");
+        assert_eq!(
+            (d.totals.iteration_steps, d.totals.preemptions),
+            (None, None)
+        );
+        for want in [
+            "stock llama.cpp exports none",
+            "llama.cpp exports no preemption counter",
+            "llama.cpp exports no TTFT histogram",
+        ] {
+            assert!(
+                d.unavailable.iter().any(|u| u.contains(want)),
+                "{want}: {:?}",
+                d.unavailable
+            );
+        }
+        let json = serde_json::to_string(&d).unwrap();
+        assert!(!json.to_lowercase().contains("vllm"), "{json}");
     }
 
     #[test]

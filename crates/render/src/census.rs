@@ -61,7 +61,8 @@ pub fn render(d: &CensusDoc) -> String {
         )),
     }
     out.push_str(&format!(
-        "Prefixes: latency {}, cadence {}\n\n",
+        "Engine: {}; prefixes: engine {}, cadence {}\n\n",
+        d.engine.map(|e| e.name()).unwrap_or("-"),
         d.prefixes.latency.as_deref().unwrap_or("-"),
         d.prefixes.cadence.as_deref().unwrap_or("-")
     ));
@@ -149,6 +150,11 @@ pub fn render(d: &CensusDoc) -> String {
     if let (Some(s), Some(k)) = (tt.iteration_steps, tt.tokens_per_step) {
         totals.push(format!("{s:.0} engine steps of {k:.1} tokens on average"));
     }
+    if let (Some(s), Some(k)) = (tt.decode_calls, tt.tokens_per_decode_call) {
+        totals.push(format!(
+            "{s:.0} llama_decode calls of {k:.1} tokens on average"
+        ));
+    }
     if !totals.is_empty() {
         out.push_str(&format!("Totals: {}\n", totals.join(", ")));
     }
@@ -175,4 +181,32 @@ pub fn render(d: &CensusDoc) -> String {
         out.push_str(&format!("cannot compute: {u}\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A llama.cpp scrape's census names its engine and its decode calls, and says what it
+    /// cannot compute.
+    #[test]
+    fn llama_cpp_scrape() {
+        let text = "llamacpp:prompt_tokens_total 136\nllamacpp:tokens_predicted_total 240\n\
+llamacpp:n_decode_total 217\nllamacpp:requests_processing 0\n";
+        let d = census::url::from_exposition("http://h/metrics", text, 0.0).unwrap();
+        let r = render(&d);
+        assert!(
+            r.contains("Engine: llama.cpp; prefixes: engine llamacpp:, cadence -"),
+            "{r}"
+        );
+        assert!(
+            r.contains("217 llama_decode calls of 1.7 tokens on average"),
+            "{r}"
+        );
+        assert!(
+            r.contains("cannot compute: TTFT: llama.cpp exports no TTFT histogram"),
+            "{r}"
+        );
+        assert!(!r.contains("vllm"), "{r}");
+    }
 }

@@ -172,7 +172,8 @@ pub fn census(d: &CensusDoc) -> String {
             ("source", format!("{} {}", d.source.kind, d.source.url)),
             ("selector", d.source.selector.clone().unwrap_or_else(|| "-".into())),
             ("window", w.map(|w| format!("{:.0} – {:.0} (unix s), step {} s, {} steps censused", w.start, w.end, num(w.step_s), w.points)).unwrap_or_else(|| "one scrape: the counters since boot".into())),
-            ("prefixes", format!("latency {}, cadence {}", d.prefixes.latency.as_deref().unwrap_or("-"), d.prefixes.cadence.as_deref().unwrap_or("-"))),
+            ("engine", d.engine.map(|e| e.name()).unwrap_or("-").into()),
+            ("prefixes", format!("engine {}, cadence {}", d.prefixes.latency.as_deref().unwrap_or("-"), d.prefixes.cadence.as_deref().unwrap_or("-"))),
             ("rates from", d.rates_from.map(|r| match r { ::census::RatesFrom::Counters => "counters", ::census::RatesFrom::Gauges => "gauges" }).unwrap_or("-").into()),
             ("queries", d.source.queries.map(|q| q.to_string()).unwrap_or_else(|| "-".into())),
         ]))
@@ -203,9 +204,18 @@ pub fn census(d: &CensusDoc) -> String {
             ("generation tokens", opt(d.totals.generation_tokens)),
             ("prompt tokens", opt(d.totals.prompt_tokens)),
             ("preemptions", opt(d.totals.preemptions)),
-            ("engine steps (iteration_tokens_total)", opt(d.totals.iteration_steps)),
-            ("tokens per step", opt(d.totals.tokens_per_step)),
         ]))
+        @if d.totals.decode_calls.is_some() {
+            (facts(&[
+                ("llama_decode calls (n_decode_total)", opt(d.totals.decode_calls)),
+                ("tokens per decode call", opt(d.totals.tokens_per_decode_call)),
+            ]))
+        } @else {
+            (facts(&[
+                ("engine steps (iteration_tokens_total)", opt(d.totals.iteration_steps)),
+                ("tokens per step", opt(d.totals.tokens_per_step)),
+            ]))
+        }
         @if d.segments.len() > 1 {
             h2 { "Pieces of the window" }
             table.segments {

@@ -1,7 +1,7 @@
 //! The adapters' names for a Prometheus server to aggregate: for each concept a [`Sample`] field
 //! holds, every engine's metric names (newest first) and how an engine's series combine. A
-//! reader of a Prometheus store (`headroom fleet`) builds its PromQL from this table and fills the
-//! same `Sample` fields the adapters fill from one scrape; a test below feeds every name here
+//! reader of a Prometheus store (`headroom fleet`, `headroom census`) builds its PromQL from this
+//! table and fills the same `Sample` fields the adapters fill from one scrape; a test below feeds every name here
 //! through the adapters, so the table cannot drift from them.
 //!
 //! Derived concepts the adapters compute from two series (SGLang and TGI KV usage as used over
@@ -159,6 +159,11 @@ pub const CONCEPTS: &[Concept] = &[
         ],
     },
     Concept {
+        field: "decode_calls",
+        kind: Kind::Counter,
+        engines: &[n(&["llamacpp:n_decode"], SUM)],
+    },
+    Concept {
         field: "ttft",
         kind: Kind::Histogram,
         engines: &[
@@ -232,6 +237,7 @@ pub fn set_scalar(s: &mut Sample, field: &str, v: f64) -> bool {
         "prefix_queries" => &mut s.prefix_queries,
         "prefix_hits" => &mut s.prefix_hits,
         "cached_prompt_tokens" => &mut s.cached_prompt_tokens,
+        "decode_calls" => &mut s.decode_calls,
         _ => return false,
     };
     *slot = Some(v);
@@ -265,6 +271,7 @@ pub fn scalar(s: &Sample, field: &str) -> Option<f64> {
         "prefix_queries" => s.prefix_queries,
         "prefix_hits" => s.prefix_hits,
         "cached_prompt_tokens" => s.cached_prompt_tokens,
+        "decode_calls" => s.decode_calls,
         _ => None,
     }
 }
@@ -400,7 +407,9 @@ mod tests {
             s.waiting = Some(1.0);
             s.generation_tokens = Some(1234.5);
             s.prompt_tokens = Some(1e7);
-            if engine != crate::Engine::LlamaCpp {
+            if engine == crate::Engine::LlamaCpp {
+                s.decode_calls = Some(217.0);
+            } else {
                 s.ttft = Some(Histogram {
                     buckets: vec![(0.1, 2.0), (1.0, 5.0), (f64::INFINITY, 6.0)],
                     sum: 3.25,
@@ -414,7 +423,13 @@ mod tests {
             }
             let text = exposition(&s);
             let back = crate::parse_metrics(&text, 12.5).unwrap().sample;
-            for f in ["running", "waiting", "generation_tokens", "prompt_tokens"] {
+            for f in [
+                "running",
+                "waiting",
+                "generation_tokens",
+                "prompt_tokens",
+                "decode_calls",
+            ] {
                 assert_eq!(scalar(&back, f), scalar(&s, f), "{engine:?} {f}\n{text}");
             }
             assert_eq!(back.ttft, s.ttft, "{engine:?}\n{text}");

@@ -16,7 +16,7 @@ chunk takes the chunk's time, and every decode row in it waits. The census split
 ledger (where the engine exports *:engine_steps_total, *:engine_steps_decode_total, \
 *:engine_step_seconds_total, *:engine_step_seconds_decode_total) into the mean decode-only step \
 and the mean chunk step, with their shares of steps and of step time; buckets decode (per \
-stream: over vllm:num_requests_running) and TTFT by the prefill rate; correlates decode with \
+stream: over the engine's running gauge) and TTFT by the prefill rate; correlates decode with \
 prefill at lag 0 and at 2-14 min; and names the shape: step-time contention (lag 0 only), \
 residency churn (a lagged tail beyond what prefill's persistence carries), preemption stall \
 (the dip goes with vllm:num_preemptions_total), or undecided with the reason.
@@ -27,11 +27,19 @@ change inside the window splits it and only the latest piece is censused; the me
 shown beside the phase split, never in its place. Without the step counters (stock vLLM) the \
 census says what it cannot compute and does the rest.
 
+Each engine is read under its own names (the adapters' table): vLLM under vllm:, llama.cpp under \
+llamacpp: (llamacpp:prompt_tokens_total against llamacpp:tokens_predicted_total, per stream over \
+llamacpp:requests_processing, and llamacpp:n_decode_total as the step count: tokens per \
+llama_decode call). llama.cpp exports no step ledger, no TTFT histogram and no preemption \
+counter, and it adds a request's generated tokens when the request ends, so its generation per \
+step is that of the requests finished in the step; the census says so and reads the rest.
+
 Examples:
   headroom census --prometheus http://127.0.0.1:9090 --selector '{instance=\"10.0.0.7:8000\"}'
   headroom census --prometheus http://prom:9090 --selector '{job=\"vllm\"}' --since 24h --step 30s
   headroom census --prometheus http://prom:9090 --since 6h --at -1d --json
   headroom census --url http://127.0.0.1:8000      # one endpoint's counters since boot
+  headroom census --prometheus http://prom:9090 --selector '{job=\"llama\"}' --since 6h
   headroom census --prometheus http://prom:9090 --selector '{job=\"vllm\"}' --html census.html
 
 The JSON document (headroom.census/1) is described in docs/json/census.md.")]
@@ -54,7 +62,7 @@ pub struct Args {
     /// The window's end: unix seconds, `now`, or a duration ago (-1h).
     #[arg(long, default_value = "now", allow_hyphen_values = true)]
     pub at: String,
-    /// Where the rates come from: `counters` (vllm:*_tokens_total), `gauges` (*:*_tokens_per_second),
+    /// Where the rates come from: `counters` (the engine's token counters), `gauges` (*:*_tokens_per_second),
     /// or `auto` (counters when the store has them).
     #[arg(long, default_value = "auto")]
     pub rates: String,
