@@ -112,3 +112,66 @@ impl RouteDoc {
         }
     }
 }
+
+/// The body of an error the router answers itself, shaped like OpenAI's so clients print the
+/// message (docs/json/route.md § Error bodies).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorBody {
+    pub error: RouteError,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteError {
+    pub message: String,
+    /// Always `headroom_route`: tells the router's errors from a replica's.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// One of the `reason`s of `headroom_route_rejected_total`.
+    pub code: String,
+    /// 413: the `--max-body` in force, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_body: Option<usize>,
+    /// 503: every replica and whether it is live.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<Vec<ReplicaState>>,
+    /// 503: one per try that failed before the first byte.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<Vec<Attempt>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Attempt {
+    pub replica: String,
+    /// A sentence: why the try failed.
+    pub failure: String,
+}
+
+impl ErrorBody {
+    pub fn new(code: &str, message: String) -> ErrorBody {
+        ErrorBody {
+            error: RouteError {
+                message,
+                kind: "headroom_route".to_string(),
+                code: code.to_string(),
+                max_body: None,
+                replicas: None,
+                attempts: None,
+            },
+        }
+    }
+}
+
+/// The body of the router's own `GET /health`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HealthBody {
+    /// `ok`, `no_live_replica` or `draining`.
+    pub status: String,
+    /// Replicas live now.
+    pub live: usize,
+    /// Replicas configured.
+    pub replicas: usize,
+}

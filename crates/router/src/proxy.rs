@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use crate::doc::{Attempt, ErrorBody, HealthBody, ReplicaState};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -713,7 +713,7 @@ async fn read_request(
                 shared.metrics.reject(Rejection::BadRequest);
                 let msg =
                     format!("request head not received within {timeout:?} (--client-timeout)");
-                return Err(Answer::error(408, Rejection::BadRequest, msg, None));
+                return Err(Answer::error(408, Rejection::BadRequest, msg));
             }
         }
     };
@@ -724,12 +724,9 @@ async fn read_request(
         let msg = format!(
             "request body is {size}; the router accepts at most {max} bytes (--max-body). Raise --max-body to accept it."
         );
-        Answer::error(
-            413,
-            Rejection::BodyTooLarge,
-            msg,
-            Some(json!({"max_body": max})),
-        )
+        let mut body = ErrorBody::new(Rejection::BodyTooLarge.as_str(), msg);
+        body.error.max_body = Some(max);
+        Answer::body(413, body)
     };
     let framing = head.framing();
     if let Framing::Length(n) = framing {
@@ -744,13 +741,11 @@ async fn read_request(
                 408,
                 Rejection::BodyUnreadable,
                 format!("request body not received within {timeout:?} (--client-timeout)"),
-                None,
             ),
             Some(e) => Answer::error(
                 400,
                 Rejection::BodyUnreadable,
                 format!("could not read the request body: {e}"),
-                None,
             ),
         }
     };
@@ -824,7 +819,7 @@ fn bad_head(shared: &Shared, e: HeadError) -> Answer {
         HeadError::Framing(ref why) if why.contains("not supported") => 501,
         _ => 400,
     };
-    Answer::error(status, Rejection::BadRequest, e.to_string(), None)
+    Answer::error(status, Rejection::BadRequest, e.to_string())
 }
 
 /// Answers one request: the router's own paths, or a replica's response relayed.
@@ -853,7 +848,7 @@ async fn exchange(
             "headroom route forwards /v1/* to the replicas; {} is not routed (the router itself serves /metrics and /health)",
             String::from_utf8_lossy(path)
         );
-        Some(Answer::error(404, Rejection::NotFound, msg, None))
+        Some(Answer::error(404, Rejection::NotFound, msg))
     } else {
         None
     };
@@ -901,7 +896,7 @@ async fn proxy(
     let method = &buf[req.head.method.clone()];
     let head_request = method == b"HEAD";
     let mut excluded: Vec<usize> = Vec::new();
-    let mut attempts: Vec<serde_json::Value> = Vec::new();
+    let mut attempts: Vec<Attempt> = Vec::new();
     while let Some(decision) = shared.policy.choose(
         &facts,
         &View {
@@ -954,7 +949,10 @@ async fn proxy(
                 );
                 shared.metrics.failure(r, FailureKind::Timeout);
                 shared.demote(r, &why);
-                attempts.push(json!({"replica": shared.names[r], "failure": why}));
+                attempts.push(Attempt {
+                    replica: shared.names[r].clone(),
+                    failure: why,
+                });
                 excluded.push(r);
             }
             Err(_) => {
@@ -964,7 +962,7 @@ async fn proxy(
                     "{} sent no first byte within --first-byte-timeout ({:?}); not retried, the replica may still be working on it",
                     shared.names[r], shared.config.first_byte_timeout
                 );
-                let mut answer = Answer::error(504, Rejection::UpstreamTimeout, msg, None);
+                let mut answer = Answer::error(504, Rejection::UpstreamTimeout, msg);
                 answer.replica = Some(shared.names[r].clone());
                 answer.route = route.as_str();
                 return match answer.write(client, out, false).await {
@@ -974,13 +972,19 @@ async fn proxy(
             }
             Ok(Err(why)) => {
                 shared.fail(r, FailureKind::Connection, &why);
-                attempts.push(json!({"replica": shared.names[r], "failure": why}));
+                attempts.push(Attempt {
+                    replica: shared.names[r].clone(),
+                    failure: why,
+                });
                 excluded.push(r);
             }
             Ok(Ok(up)) if up.head.status == 502 || up.head.status == 503 => {
                 let why = format!("answered {} before the first byte", up.head.status);
                 shared.fail(r, FailureKind::Status, &why);
-                attempts.push(json!({"replica": shared.names[r], "failure": why}));
+                attempts.push(Attempt {
+                    replica: shared.names[r].clone(),
+                    failure: why,
+                });
                 excluded.push(r);
             }
             Ok(Ok(up)) => {
@@ -996,7 +1000,10 @@ async fn proxy(
     }
     shared.metrics.reject(Rejection::NoLiveReplica);
     let replicas: Vec<_> = (0..shared.backends.len())
-        .map(|r| json!({"replica": shared.names[r], "live": shared.health.is_live(r)}))
+        .map(|r| ReplicaState {
+            replica: shared.names[r].clone(),
+            live: shared.health.is_live(r),
+        })
         .collect();
     let msg = if attempts.is_empty() {
         format!(
@@ -1006,12 +1013,10 @@ async fn proxy(
     } else {
         format!("no live replica: {} attempt(s) failed before the first byte and no other replica is live", attempts.len())
     };
-    let answer = Answer::error(
-        503,
-        Rejection::NoLiveReplica,
-        msg,
-        Some(json!({"replicas": replicas, "attempts": attempts})),
-    );
+    let mut body = ErrorBody::new(Rejection::NoLiveReplica.as_str(), msg);
+    body.error.replicas = Some(replicas);
+    body.error.attempts = Some(attempts);
+    let answer = Answer::body(503, body);
     match answer.write(client, out, false).await {
         Ok(()) => After::KeepAlive,
         Err(_) => After::Close,
@@ -1243,8 +1248,13 @@ fn router_health(shared: &Shared) -> Answer {
     } else {
         (200, "ok")
     };
-    let body = json!({"status": state, "live": live, "replicas": total});
-    Answer::local(status, "application/json", body.to_string())
+    let body = HealthBody {
+        status: state.to_string(),
+        live,
+        replicas: total,
+    };
+    let text = serde_json::to_string(&body).unwrap_or_default();
+    Answer::local(status, "application/json", text)
 }
 
 /// A response the router writes itself.
@@ -1269,23 +1279,14 @@ impl Answer {
     }
 
     /// An OpenAI-shaped error body, so clients print the message: see docs/json/route.md.
-    fn error(
-        status: u16,
-        code: Rejection,
-        message: String,
-        extra: Option<serde_json::Value>,
-    ) -> Answer {
-        let mut error =
-            json!({"message": message, "type": "headroom_route", "code": code.as_str()});
-        if let (Some(serde_json::Value::Object(extra)), Some(obj)) = (extra, error.as_object_mut())
-        {
-            obj.extend(extra);
-        }
-        Answer::local(
-            status,
-            "application/json",
-            json!({"error": error}).to_string(),
-        )
+    fn error(status: u16, code: Rejection, message: String) -> Answer {
+        Answer::body(status, ErrorBody::new(code.as_str(), message))
+    }
+
+    /// An error body with its extra fields filled in.
+    fn body(status: u16, body: ErrorBody) -> Answer {
+        let text = serde_json::to_string(&body).unwrap_or_default();
+        Answer::local(status, "application/json", text)
     }
 
     async fn write(

@@ -17,6 +17,7 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use router::doc::{ErrorBody, HealthBody, RouteError};
 use router::{Config, Event, PolicyKind, Router, Summary};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
@@ -284,9 +285,11 @@ impl Outcome {
             .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
             .collect()
     }
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.text())
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+    /// The router's own error body, deserialized (docs/json/route.md § Error bodies).
+    fn error(&self) -> RouteError {
+        serde_json::from_str::<ErrorBody>(&self.text())
+            .unwrap_or_else(|e| panic!("not an error body ({e}): {}", self.text()))
+            .error
     }
 }
 
@@ -691,13 +694,11 @@ async fn oversized_bodies_get_a_413_with_a_json_message() {
     let out = send(router.addr, "/v1/chat/completions", big, &[]).await;
     assert_eq!(out.status, 413);
     assert_eq!(out.route.as_deref(), Some("local"));
-    let err = &out.json()["error"];
-    assert_eq!(err["code"], "body_too_large");
-    assert_eq!(err["max_body"], 1024);
-    assert!(
-        err["message"].as_str().unwrap().contains("--max-body"),
-        "{err}"
-    );
+    let err = out.error();
+    assert_eq!(err.code, "body_too_large");
+    assert_eq!(err.kind, "headroom_route");
+    assert_eq!(err.max_body, Some(1024));
+    assert!(err.message.contains("--max-body"), "{err:?}");
     assert_eq!(a.requests(), 0, "nothing forwarded");
     let small = send(
         router.addr,
@@ -740,17 +741,19 @@ async fn no_live_replica_gives_a_503_with_a_json_body() {
     .await;
     assert_eq!(out.status, 503);
     assert_eq!(out.headers.get("content-type").unwrap(), "application/json");
-    let err = &out.json()["error"];
-    assert_eq!(err["code"], "no_live_replica");
-    assert_eq!(err["replicas"].as_array().unwrap().len(), 2);
-    assert!(err["replicas"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|r| r["live"] == false));
+    let err = out.error();
+    assert_eq!(err.code, "no_live_replica");
+    let replicas = err.replicas.expect("a 503 lists the replicas");
+    assert_eq!(replicas.len(), 2);
+    assert!(replicas.iter().all(|r| !r.live), "{replicas:?}");
     let (status, health) = get(router.addr, "/health").await;
     assert_eq!(status, 503);
-    assert!(health.contains("no_live_replica"), "{health}");
+    let health: HealthBody =
+        serde_json::from_str(&health).unwrap_or_else(|e| panic!("/health body ({e}): {health}"));
+    assert_eq!(
+        (health.status.as_str(), health.live, health.replicas),
+        ("no_live_replica", 0, 2)
+    );
     let startup_demotions = router
         .events
         .lock()

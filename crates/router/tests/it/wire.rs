@@ -6,8 +6,9 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use router::doc::ErrorBody;
 use router::{Config, Router};
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -320,7 +321,7 @@ async fn head_requests_get_no_body() {
 async fn malformed_heads_get_a_json_error_and_a_close() {
     let replica = Raw::start(Framing::Length, "x").await;
     let (addr, _stop) = router(vec![replica.url()]).await;
-    let body_of = |got: &str| -> Value {
+    let body_of = |got: &str| -> ErrorBody {
         serde_json::from_str(&got[got.find("\r\n\r\n").unwrap() + 4..]).unwrap()
     };
     let cases: [(&[u8], &str); 4] = [
@@ -347,7 +348,7 @@ async fn malformed_heads_get_a_json_error_and_a_close() {
         let got = exchange(addr, raw, None).await;
         assert!(got.starts_with(status), "{status}: {got}");
         assert!(got.contains("connection: close\r\n"), "{got}");
-        assert_eq!(body_of(&got)["error"]["code"], "bad_request", "{got}");
+        assert_eq!(body_of(&got).error.code, "bad_request", "{got}");
     }
     assert!(
         replica.requests().is_empty(),
