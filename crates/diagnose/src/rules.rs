@@ -973,8 +973,17 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             } else {
                 // No ridge: a seat target would be a guess, so none is named (spec 001). The
                 // step still names the flag, so a re-measure can say whether it moved.
+                // Fired on refusals alone, there is no queue: the server turned it away.
+                let behind = if queued {
+                    "with a queue behind it".to_string()
+                } else {
+                    format!(
+                        "and the server refused {:.0} requests at its queue limit",
+                        rejected.unwrap_or(0.0)
+                    )
+                };
                 let text = format!(
-                    "every seat ({max_seqs:.0}) is busy with a queue behind it; with the hardware ceiling unknown no seat target is named (pass --gpu): raise {} only if memory allows, else add a replica",
+                    "every seat ({max_seqs:.0}) is busy {behind}; with the hardware ceiling unknown no seat target is named (pass --gpu): raise {} only if memory allows, else add a replica",
                     fl.unwrap_or("the seat limit")
                 );
                 match fl {

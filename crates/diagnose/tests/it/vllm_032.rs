@@ -186,6 +186,21 @@ fn admission_rejections_are_counted_and_fire_r5_with_every_seat_taken() {
     // A queue the limit cuts at three in flight cannot hold the two waiting R5's queue path
     // needs; the refusals with the seats taken are what fire it.
     assert_eq!(fired(&doc, RuleId::R5), full, "{ev:?}");
+    // Its fix says what was seen: seats taken and requests turned away, not a queue.
+    let r5 = doc
+        .primary
+        .iter()
+        .chain(&doc.held)
+        .find(|f| f.rule == RuleId::R5)
+        .expect("R5 fired");
+    let step = &r5.fix[0];
+    assert_eq!(step.flag.as_deref(), Some("--max-num-seqs"), "{step:?}");
+    assert!(
+        step.text.contains(&format!(
+            "every seat (2) is busy and the server refused {rejected:.0} requests at its queue limit"
+        )),
+        "{step:?}"
+    );
 }
 
 /// The committed capture of a healthy run (no limit set, nothing preempted): the figures read
