@@ -357,9 +357,16 @@ const PREEMPTIONS_PER_REQUEST: f64 = 0.1;
 
 fn kv_near_full(w: &WindowStats) -> Option<(bool, String)> {
     let kv = w.kv_usage?;
+    let full = kv.mean >= KV_NEAR_FULL || kv.peak >= KV_NEAR_FULL;
     Some((
-        kv.mean >= KV_NEAR_FULL || kv.peak >= KV_NEAR_FULL,
-        format!("KV mean {} peak {}", pct(kv.mean), pct(kv.peak)),
+        full,
+        format!(
+            "KV mean {} peak {}: {} at least {}",
+            pct(kv.mean),
+            pct(kv.peak),
+            if full { "one is" } else { "neither is" },
+            pct(KV_NEAR_FULL)
+        ),
     ))
 }
 

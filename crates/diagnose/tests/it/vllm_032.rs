@@ -136,6 +136,24 @@ fn per_request_preemptions_are_the_histograms_own_deltas() {
             finished - le1
         )
     );
+    // The KV line: the gauge's mean and peak over the two scrapes, against 88%.
+    let (ka, kb) = (
+        raw(A, "vllm:kv_cache_usage_perc", None),
+        raw(B, "vllm:kv_cache_usage_perc", None),
+    );
+    let (mean, peak) = ((ka + kb) / 2.0, ka.max(kb));
+    let full = mean >= 0.88 || peak >= 0.88;
+    let kv_line = format!(
+        "KV mean {:.0}% peak {:.0}%: {} at least 88%",
+        mean * 100.0,
+        peak * 100.0,
+        if full { "one is" } else { "neither is" }
+    );
+    assert!(
+        evidence(&doc, RuleId::R2).contains(&kv_line),
+        "{kv_line} in {:?}",
+        evidence(&doc, RuleId::R2)
+    );
     // And the counter's rate line is the counter's own rate, against its gate.
     let rate = d("vllm:num_preemptions_total", None) / GAP_S;
     let is = if rate > 0.02 { "is" } else { "is not" };
