@@ -490,6 +490,8 @@ fn report(
             queue_ratio: w.queue_ratio,
             finished_per_s: w.finished_per_s,
             finished: w.finished,
+            preemptions_per_request: w.preemptions_per_request,
+            admission_rejections: w.admission_rejections,
         },
         latency: Latency {
             ttft_s: dist(w.ttft),

@@ -8,7 +8,7 @@
 
 use crate::arbitrate::{Boundary, Silenced};
 use crate::rules::{FixStep, RuleId};
-use crate::window::{Dist, GaugeStats};
+use crate::window::{Dist, GaugeStats, PreemptionsPerRequest};
 use engines::Engine;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -199,6 +199,14 @@ pub struct Requests {
     pub queue_ratio: Option<f64>,
     pub finished_per_s: Option<f64>,
     pub finished: Option<f64>,
+    /// Preemptions of the requests that finished in the window (vLLM 0.32's per-request
+    /// histogram); null where the engine does not export it.
+    #[serde(default)]
+    pub preemptions_per_request: Option<PreemptionsPerRequest>,
+    /// Requests the server refused at admission in the window (vLLM 0.32's queue limits);
+    /// null where the engine does not export it.
+    #[serde(default)]
+    pub admission_rejections: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

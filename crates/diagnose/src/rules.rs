@@ -350,11 +350,23 @@ pub fn r1(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
 
 const KV_NEAR_FULL: f64 = 0.88;
 
+/// R2's per-request eviction gate: the requests that finished went through at least one
+/// preemption per ten of them (the counter's gate, 0.02/s, is a rate and misses requests
+/// preempted before the window that finish inside it).
+const PREEMPTIONS_PER_REQUEST: f64 = 0.1;
+
 fn kv_near_full(w: &WindowStats) -> Option<(bool, String)> {
     let kv = w.kv_usage?;
+    let full = kv.mean >= KV_NEAR_FULL || kv.peak >= KV_NEAR_FULL;
     Some((
-        kv.mean >= KV_NEAR_FULL || kv.peak >= KV_NEAR_FULL,
-        format!("KV mean {} peak {}", pct(kv.mean), pct(kv.peak)),
+        full,
+        format!(
+            "KV mean {} peak {}: {} at least {}",
+            pct(kv.mean),
+            pct(kv.peak),
+            if full { "one is" } else { "neither is" },
+            pct(KV_NEAR_FULL)
+        ),
     ))
 }
 
@@ -367,14 +379,49 @@ pub fn r2(inp: &Inputs, w: &WindowStats) -> Finding {
     let preempt = w.preemptions_per_s.unwrap_or(0.0);
     let swapped = w.swapped.map_or(0.0, |g| g.mean);
     let waiting = w.waiting.map_or(0.0, |g| g.mean);
-    let evict = preempt > 0.02 || swapped >= 2.0;
+    // Preemptions the requests finishing in the window went through (vLLM 0.32's per-request
+    // histogram): evidence of eviction even where the counter did not move inside the window.
+    let per_request = w
+        .preemptions_per_request
+        .and_then(|p| p.mean.map(|m| (m, p)));
+    let per_request_evict = per_request.is_some_and(|(m, _)| m >= PREEMPTIONS_PER_REQUEST);
+    let evict = preempt > 0.02 || swapped >= 2.0 || per_request_evict;
     let fired = full && (evict || waiting > 2.0);
+    let is = |b: bool| if b { "is" } else { "is not" };
     // SGLang's word for a preempted request is a retraction, and it never swaps.
     let evicted = match inp.engine {
-        Engine::Sglang => format!("retractions {preempt:.3}/s"),
-        _ => format!("preemptions {preempt:.3}/s, swapped {swapped:.1}"),
+        Engine::Sglang => format!(
+            "retractions {preempt:.3}/s {} above 0.02/s",
+            is(preempt > 0.02)
+        ),
+        _ => format!(
+            "preemptions {preempt:.3}/s {} above 0.02/s, swapped {swapped:.1} {} at least 2",
+            is(preempt > 0.02),
+            is(swapped >= 2.0)
+        ),
     };
-    let ev = vec![kv_ev, format!("{evicted}, waiting {waiting:.1}")];
+    let mut ev = vec![
+        kv_ev,
+        format!(
+            "{evicted}, waiting {waiting:.1} {} above 2",
+            is(waiting > 2.0)
+        ),
+    ];
+    if let Some((mean, p)) = per_request {
+        let twice = p
+            .at_least_twice
+            .map(|t| format!(", {t:.0} preempted twice or more"))
+            .unwrap_or_default();
+        ev.push(gate(
+            format!(
+                "preemptions per finished request {mean:.2} ({:.0} over {:.0} finished{twice})",
+                p.preemptions, p.finished
+            ),
+            per_request_evict,
+            "at least",
+            PREEMPTIONS_PER_REQUEST,
+        ));
+    }
     let mut f = Finding::judged(id, fired, ev);
     f.fix = kv_family_fix(inp, true);
     // SGLang admits on an estimate of what running requests will still generate; retracting
@@ -856,8 +903,16 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
     let (Some(wait), Some(qr)) = (w.waiting, w.queue_ratio) else {
         return Finding::silent(id, "waiting requests not exported");
     };
-    let fired = wall && wait.mean >= 2.0 && qr >= 0.30;
-    let ev = vec![
+    let queued = wall && wait.mean >= 2.0 && qr >= 0.30;
+    // Requests the server refused at its own queue limit (vLLM's --max-num-queued-reqs or
+    // --max-num-queued-tokens) while every seat was taken: the queue that would show
+    // saturation was cut short, so the refusals are the evidence.
+    let band = (0.05 * max_seqs).max(1.0);
+    let seats_full = w.running.is_some_and(|r| r.peak >= max_seqs - band);
+    let rejected = w.admission_rejections.filter(|n| *n > 0.0);
+    let refused = rejected.is_some() && seats_full;
+    let fired = queued || refused;
+    let mut ev = vec![
         format!(
             "a scrape had running at max_num_seqs {max_seqs:.0} with waiting ≥ 2: {}",
             if wall { "yes" } else { "no" }
@@ -875,6 +930,27 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             "30%",
         ),
     ];
+    if let Some(n) = w.admission_rejections {
+        let rate = if w.duration_s > 0.0 {
+            n / w.duration_s
+        } else {
+            0.0
+        };
+        ev.push(gate(
+            format!("admission rejections {n:.0} ({rate:.3}/s, refused with HTTP 503 at the server's queue limit)"),
+            n > 0.0,
+            "above",
+            0,
+        ));
+        if let (Some(_), Some(r)) = (rejected, w.running) {
+            ev.push(gate(
+                format!("running peak {:.0}", r.peak),
+                seats_full,
+                "within",
+                format!("{band:.0} of max_num_seqs {max_seqs:.0}"),
+            ));
+        }
+    }
     let mut f = Finding::judged(id, fired, ev);
     let kv = w.kv_usage.map(|k| k.mean);
     let fl = flag(inp.engine, Knob::MaxNumSeqs);
@@ -904,8 +980,17 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             } else {
                 // No ridge: a seat target would be a guess, so none is named (spec 001). The
                 // step still names the flag, so a re-measure can say whether it moved.
+                // Fired on refusals alone, there is no queue: the server turned it away.
+                let behind = if queued {
+                    "with a queue behind it".to_string()
+                } else {
+                    format!(
+                        "and the server refused {:.0} requests at its queue limit",
+                        rejected.unwrap_or(0.0)
+                    )
+                };
                 let text = format!(
-                    "every seat ({max_seqs:.0}) is busy with a queue behind it; with the hardware ceiling unknown no seat target is named (pass --gpu): raise {} only if memory allows, else add a replica",
+                    "every seat ({max_seqs:.0}) is busy {behind}; with the hardware ceiling unknown no seat target is named (pass --gpu): raise {} only if memory allows, else add a replica",
                     fl.unwrap_or("the seat limit")
                 );
                 match fl {

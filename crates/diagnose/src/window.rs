@@ -50,6 +50,24 @@ impl Bound {
     }
 }
 
+/// The per-request preemption histogram over a window. vLLM observes each finished request's
+/// preemption count into buckets 1, 2, 3, 4, 5, 10, 20: the first holds never-preempted and
+/// once-preempted requests together, so how many were preempted at all is not known, only how
+/// many were preempted twice or more, and the total (the histogram's sum).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreemptionsPerRequest {
+    /// Requests that finished in the window (the histogram's count).
+    pub finished: f64,
+    /// Preemptions those requests went through, in all (the histogram's sum).
+    pub preemptions: f64,
+    /// preemptions ÷ finished; null when nothing finished.
+    pub mean: Option<f64>,
+    /// Requests preempted at least twice (count less the `le="1"` bucket). Null when the
+    /// buckets do not start at 1.
+    pub at_least_twice: Option<f64>,
+}
+
 /// What the server did over one window. `None` where the engine does not export the metric or
 /// the window holds too few scrapes to take a rate.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -67,6 +85,14 @@ pub struct WindowStats {
     pub generation_tps: Option<f64>,
     pub prompt_tps: Option<f64>,
     pub preemptions_per_s: Option<f64>,
+    /// Preemptions of the requests that finished in the window, from the engine's per-request
+    /// histogram (vLLM 0.32 request_num_preemptions). None where it is not exported.
+    #[serde(default)]
+    pub preemptions_per_request: Option<PreemptionsPerRequest>,
+    /// Requests the server refused at admission in the window (vLLM 0.32
+    /// admission_rejections_total: its queue limits, answered with HTTP 503).
+    #[serde(default)]
+    pub admission_rejections: Option<f64>,
     /// Finished requests per second.
     pub finished_per_s: Option<f64>,
     /// Finished requests in the window.
@@ -241,6 +267,30 @@ pub fn quantile_in_evidence(buckets: &[(f64, f64)], q: f64) -> Option<(f64, Opti
     Some((prev.0, Some(Bound::AtLeast)))
 }
 
+/// The per-request preemption histogram between the first and last sample that carry it.
+fn preemptions_per_request(samples: &[Sample]) -> Option<PreemptionsPerRequest> {
+    let first = samples
+        .iter()
+        .find_map(|s| s.preemptions_per_request.as_ref())?;
+    let last = samples
+        .iter()
+        .rev()
+        .find_map(|s| s.preemptions_per_request.as_ref())?;
+    let finished = (last.count - first.count).max(0.0);
+    let preemptions = (last.sum - first.sum).max(0.0);
+    let le1 = |h: &Histogram| h.buckets.iter().find(|(le, _)| *le == 1.0).map(|b| b.1);
+    let at_least_twice = match (le1(first), le1(last)) {
+        (Some(a), Some(b)) => Some((finished - (b - a)).max(0.0)),
+        _ => None,
+    };
+    Some(PreemptionsPerRequest {
+        finished,
+        preemptions,
+        mean: (finished > 0.0).then(|| preemptions / finished),
+        at_least_twice,
+    })
+}
+
 /// Prometheus-style histogram_quantile: linear interpolation inside the bucket that holds the
 /// rank. A rank that lands in the +Inf bucket returns the highest finite bound.
 pub fn quantile(buckets: &[(f64, f64)], q: f64) -> Option<f64> {
@@ -327,6 +377,8 @@ pub fn stats(samples: &[Sample], max_num_seqs: Option<f64>) -> WindowStats {
         generation_tps: rate(&|s| s.generation_tokens),
         prompt_tps: rate(&|s| s.prompt_tokens),
         preemptions_per_s: rate(&|s| s.preemptions),
+        preemptions_per_request: preemptions_per_request(samples),
+        admission_rejections: increase(samples, |s| s.admission_rejections),
         finished_per_s: rate(&|s| s.requests_finished),
         finished,
         prefix_hit_rate,
@@ -537,5 +589,41 @@ mod tests {
             .map(|w| w.generation_tps.unwrap() * w.duration_s)
             .sum();
         assert_eq!(total, 120.0);
+    }
+
+    fn with_preemptions(t: f64, buckets: &[(f64, f64)], sum: f64) -> Sample {
+        let mut s = sample(t, 0.0, 0.0, 0.0);
+        s.preemptions_per_request = Some(Histogram {
+            buckets: buckets.to_vec(),
+            sum,
+            count: buckets.last().map_or(0.0, |b| b.1),
+        });
+        s
+    }
+
+    /// vLLM's buckets (1, 2, 3, 4, 5, 10, 20): the first holds never- and once-preempted
+    /// requests, so only "twice or more" is known beside the total.
+    #[test]
+    fn preemptions_per_request_are_bucket_deltas() {
+        let inf = f64::INFINITY;
+        let a = with_preemptions(0.0, &[(1.0, 10.0), (2.0, 11.0), (inf, 12.0)], 5.0);
+        let b = with_preemptions(10.0, &[(1.0, 16.0), (2.0, 19.0), (inf, 20.0)], 15.0);
+        let p = stats(&[a.clone(), b], None)
+            .preemptions_per_request
+            .unwrap();
+        assert_eq!(p.finished, 8.0);
+        assert_eq!(p.preemptions, 10.0);
+        assert_eq!(p.mean, Some(1.25));
+        // 8 finished, 6 of them in the first bucket.
+        assert_eq!(p.at_least_twice, Some(2.0));
+        // Nothing finished: no mean; buckets that do not start at 1: no "twice or more".
+        let p = stats(&[a.clone(), a], None)
+            .preemptions_per_request
+            .unwrap();
+        assert_eq!((p.finished, p.mean), (0.0, None));
+        let c = with_preemptions(0.0, &[(5.0, 1.0), (inf, 1.0)], 0.0);
+        let d = with_preemptions(1.0, &[(5.0, 3.0), (inf, 3.0)], 2.0);
+        let p = stats(&[c, d], None).preemptions_per_request.unwrap();
+        assert_eq!((p.mean, p.at_least_twice), (Some(1.0), None));
     }
 }

@@ -224,10 +224,15 @@ pub fn render(r: &Report, verbose: bool) -> String {
         &mut o,
         "Traffic",
         format!(
-            "{} finished · prompt {} · output {}",
+            "{} finished · prompt {} · output {}{}",
             opt(r.requests.finished_per_s, " req/s"),
             opt(r.traffic.mean_prompt_tokens, " tokens"),
-            opt(r.traffic.mean_output_tokens, " tokens")
+            opt(r.traffic.mean_output_tokens, " tokens"),
+            // Requests the server turned away never show in finished or waiting.
+            match r.requests.admission_rejections {
+                Some(n) if n > 0.0 => format!(" · {n:.0} refused at the queue limit (HTTP 503)"),
+                _ => String::new(),
+            }
         ),
     );
     let _ = writeln!(o);

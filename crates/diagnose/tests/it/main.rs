@@ -3,3 +3,4 @@
 mod defaults;
 mod props;
 mod rules;
+mod vllm_032;

@@ -33,6 +33,8 @@ fn base() -> Inputs {
         generation_tps: Some(2520.0),
         prompt_tps: Some(2000.0),
         preemptions_per_s: Some(0.0),
+        preemptions_per_request: None,
+        admission_rejections: None,
         finished_per_s: Some(10.0),
         finished: Some(600.0),
         prefix_hit_rate: Some(0.5),
