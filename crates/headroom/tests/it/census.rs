@@ -591,7 +591,9 @@ fn live_llama_server_through_prometheus_under_prompt_bursts() {
     // 13.97 calls/s, sd 1.65 and 1.61, n 34 and 32, against 0.62/s with a prompt in flight
     // (7 calls of 62 tokens for each 424-token prompt), n 48: effects of 8.6 and 8.3 sd; the
     // census's lag-0 r = −0.58 and −0.90 over 42–43 steps against a threshold of 0.46. That
-    // spread of r is why the chunk is now 14 tokens.
+    // spread of r is why the chunk is now 14 tokens. At -b 16 (load 7–13): quiet 19.72 calls/s,
+    // sd 1.99, n 41, against 3.40/s with a prompt in flight, n 36: 8.2 sd; r = −0.75 over 45
+    // steps against 0.45.
     if quiet.len() >= 5 && busy.len() >= 5 && effect >= 5.0 * noise {
         assert_eq!(verdict.shape, Shape::StepTimeContention, "{verdict:?}");
         assert!(lags.r0.unwrap() <= -lags.threshold, "{lags:?}");
