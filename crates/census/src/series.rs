@@ -14,8 +14,16 @@ pub struct Steps {
     pub step_s: f64,
     /// Prompt (prefill) tokens per second.
     pub prefill: Vec<Option<f64>>,
-    /// Generated (decode) tokens per second, pooled over the batch.
+    /// Generated (decode) tokens per second, pooled over the batch, as the engine's counter
+    /// credits them (llama.cpp: when a request ends).
     pub decode: Vec<Option<f64>>,
+    /// The decode cadence per stream where the engine counts its steps as they happen and its
+    /// generated tokens only when a request ends (llama.cpp): engine steps (llama_decode calls)
+    /// per second, in the steps where a request was in process at every scrape. Each call gives
+    /// every generating slot one token (the server caps a step's batch at n_batch, so one step
+    /// is one call), so this is the token rate of a stream that generates through the step.
+    /// None for engines whose token counter counts as it happens.
+    pub cadence: Option<Vec<Option<f64>>>,
     /// Mean running sequences in the step.
     pub running: Vec<Option<f64>>,
     /// Preemptions counted in the step (`vllm:num_preemptions_total`).
@@ -75,6 +83,7 @@ impl Steps {
             step_s: self.step_s,
             prefill: self.prefill[a..b].to_vec(),
             decode: self.decode[a..b].to_vec(),
+            cadence: self.cadence.as_ref().map(|c| c[a..b].to_vec()),
             running: self.running[a..b].to_vec(),
             preemptions: self.preemptions[a..b].to_vec(),
             ttft: self.ttft[a..b].to_vec(),
@@ -158,6 +167,7 @@ pub(crate) mod tests {
             step_s,
             prefill: vec![Some(0.0); n],
             decode: vec![Some(100.0); n],
+            cadence: None,
             running: vec![Some(4.0); n],
             preemptions: vec![Some(0.0); n],
             ttft: vec![Vec::new(); n],

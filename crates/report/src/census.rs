@@ -57,7 +57,13 @@ fn ledger(l: &Ledger) -> Markup {
 fn buckets(d: &CensusDoc) -> Markup {
     let b = &d.buckets;
     let per_stream = b.iter().any(|b| b.decode_tps_per_stream.is_some());
-    let (name, get): (&str, fn(&Bucket) -> Option<f64>) = if per_stream {
+    let cadence = d.lags.as_ref().and_then(|l| l.decode_series)
+        == Some(::census::analysis::DecodeSeries::DecodeCallsPerS);
+    let (name, get): (&str, fn(&Bucket) -> Option<f64>) = if cadence {
+        ("decode per stream (llama_decode calls/s)", |b| {
+            b.decode_tps_per_stream
+        })
+    } else if per_stream {
         ("decode tok/s per stream", |b| b.decode_tps_per_stream)
     } else {
         ("decode tok/s (pooled)", |b| b.decode_tps)
@@ -88,10 +94,10 @@ fn lags(d: &CensusDoc) -> Markup {
     let Some(l) = &d.lags else {
         return html! {};
     };
-    let what = if l.per_stream {
-        "decode per stream"
-    } else {
-        "pooled decode"
+    let what = match (l.decode_series, l.per_stream) {
+        (Some(d), _) => d.words(),
+        (None, true) => "decode per stream",
+        (None, false) => "pooled decode",
     };
     let min = |s: f64| s / 60.0;
     // Lag 0 is its own mark: the lagged line starts at 2 minutes, and a line from lag 0 to it

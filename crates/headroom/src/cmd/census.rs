@@ -28,11 +28,16 @@ shown beside the phase split, never in its place. Without the step counters (sto
 census says what it cannot compute and does the rest.
 
 Each engine is read under its own names (the adapters' table): vLLM under vllm:, llama.cpp under \
-llamacpp: (llamacpp:prompt_tokens_total against llamacpp:tokens_predicted_total, per stream over \
-llamacpp:requests_processing, and llamacpp:n_decode_total as the step count: tokens per \
-llama_decode call). llama.cpp exports no step ledger, no TTFT histogram and no preemption \
-counter, and it adds a request's generated tokens when the request ends, so its generation per \
-step is that of the requests finished in the step; the census says so and reads the rest.
+llamacpp:. llama.cpp adds a request's generated tokens to llamacpp:tokens_predicted_total when \
+the request ends, so that counter's rate in a step is the finished requests', and a dip would \
+show where they end; its decode is read as its cadence instead: llamacpp:n_decode_total per \
+second (one llama_decode call is one step and gives every generating stream one token), over the \
+steps with llamacpp:requests_processing at least 1 at every scrape, against \
+llamacpp:prompt_tokens_total per second. llama.cpp exports no step ledger, no TTFT histogram and \
+no preemption counter; the census says so and reads the rest.
+
+Counters are read as their raw values at each step's edges and differenced, so a piece's totals \
+are each counter's own change over it; all queries after the first go to the store together.
 
 Examples:
   headroom census --prometheus http://127.0.0.1:9090 --selector '{instance=\"10.0.0.7:8000\"}'

@@ -317,3 +317,287 @@ fn live_emulator_replicas_through_prometheus_and_one_scrape() {
     assert!(u.verdict.is_none() && u.buckets.is_empty());
     assert!(u.unavailable.iter().any(|x| x.contains("time series")));
 }
+
+/// llama-server's own counters, read from one /metrics body without the project's parser.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct LlamaCounters {
+    decode_calls: f64,
+    prompt: f64,
+    predicted: f64,
+    processing: f64,
+}
+
+fn llama_counters(port: u16) -> Option<LlamaCounters> {
+    let (code, body) = testpeers::get(port, "/metrics")?;
+    let v = |n: &str| testpeers::load::series_sum(&body, n);
+    (code == 200).then_some(())?;
+    Some(LlamaCounters {
+        decode_calls: v("llamacpp:n_decode_total")?,
+        prompt: v("llamacpp:prompt_tokens_total")?,
+        predicted: v("llamacpp:tokens_predicted_total")?,
+        processing: v("llamacpp:requests_processing")?,
+    })
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs_f64()
+}
+
+/// A long prompt, different for each `j` from its first token (so no cached prefix is reused).
+fn long_prompt(j: usize) -> String {
+    const WORDS: [&str; 24] = [
+        "harbour", "lantern", "granite", "tide", "gull", "rope", "ledger", "winter", "signal",
+        "keeper", "storm", "island", "copper", "salt", "window", "ferry", "anchor", "cliff",
+        "morning", "engine", "north", "river", "stone", "letter",
+    ];
+    let mut s = format!("Record {j}:");
+    for k in 0..420 {
+        s.push(' ');
+        s.push_str(WORDS[(k * 7 + j * 5 + k / 24) % WORDS.len()]);
+    }
+    s
+}
+
+/// A real llama-server scraped every second by a real Prometheus, under two streams that decode
+/// throughout while long prompts arrive on a third slot. `-b 16 -ub 16` makes llama-server chunk
+/// each prompt into 14-token pieces that ride in the same llama_decode calls as the two decode
+/// rows, so every call that carries a chunk takes the chunk's time and both streams wait for it:
+/// the step-time contention of spec §9, on a real engine. The chunk is small so that a chunk's
+/// call stays well inside a 3 s step even at a load of 15–30 (a call longer than the step leaves
+/// steps with no call and no prompt token credited, which blurs the lag-0 correlation). Checked
+/// beside this test at load ~13: a 424-token prompt alone took 27 calls at `-b 16` and 7 at
+/// `-b 64`; beside two streams, 2–3 calls/s while it was processed against 15/s without it.
+#[test]
+fn live_llama_server_through_prometheus_under_prompt_bursts() {
+    let _serial = testpeers::serial();
+    if testpeers::prometheus::binary().is_none() {
+        return;
+    }
+    let Some(server) = testpeers::LlamaServer::start(&[
+        "--metrics",
+        "-np",
+        "3",
+        "-c",
+        "4096",
+        "-b",
+        "16",
+        "-ub",
+        "16",
+    ]) else {
+        return;
+    };
+    let target = format!("127.0.0.1:{}", server.port);
+    let p = Prometheus::start(&[Job {
+        name: "llama",
+        targets: vec![target.clone()],
+    }])
+    .expect("prometheus");
+    p.wait_targets_up(1, Duration::from_secs(30));
+    const STEP: f64 = 3.0;
+    // Idle before the load, for longer than a step: the window's first edge falls here, where
+    // the counters hold still.
+    std::thread::sleep(Duration::from_secs(STEP as u64 + 4));
+    let before = llama_counters(server.port).expect("llama-server /metrics");
+    let t_load = unix_now();
+
+    // The referee: llama-server's counters every second, read by this test itself.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let scraper = {
+        let (stop, port) = (stop.clone(), server.port);
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let t = unix_now();
+                if let Some(c) = llama_counters(port) {
+                    v.push((t, c));
+                }
+                std::thread::sleep(Duration::from_secs_f64((t + 1.0 - unix_now()).max(0.0)));
+            }
+            v
+        })
+    };
+    let streams = testpeers::load::Load::start(server.port, "smollm2", 2, 120);
+    // Long prompts, one at a time, a pause of three steps after each: (sent, answered).
+    let prompts = {
+        let (stop, port) = (stop.clone(), server.port);
+        std::thread::spawn(move || {
+            let mut spans = Vec::new();
+            let mut j = 0;
+            std::thread::sleep(Duration::from_secs(9));
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let body = serde_json::json!({
+                    "prompt": long_prompt(j), "n_predict": 1, "cache_prompt": false,
+                });
+                let t0 = unix_now();
+                let ok = testpeers::post_json(port, "/completion", &body.to_string())
+                    .is_some_and(|(c, _)| c == 200);
+                spans.push((t0, unix_now(), ok));
+                j += 1;
+                std::thread::sleep(Duration::from_secs(9));
+            }
+            spans
+        })
+    };
+    std::thread::sleep(Duration::from_secs(120));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let spans = prompts.join().expect("prompt thread");
+    streams.stop();
+    let scrapes = scraper.join().expect("scraper thread");
+    // Settle: every request has ended (llama.cpp credits its generated tokens then) and the
+    // counters hold still across two reads a second apart.
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    let after = loop {
+        let a = llama_counters(server.port).expect("llama-server /metrics");
+        std::thread::sleep(Duration::from_secs(1));
+        let b = llama_counters(server.port).expect("llama-server /metrics");
+        if a == b && b.processing == 0.0 {
+            break b;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "llama-server never went idle: {b:?}"
+        );
+    };
+    // Prometheus scrapes the settled values before the window's end.
+    std::thread::sleep(Duration::from_secs(4));
+    let end = unix_now().floor();
+    let steps = ((end - t_load) / STEP).ceil();
+    let (d, v) = doc(&[
+        "census",
+        "--prometheus",
+        &p.url,
+        "--selector",
+        &format!("{{instance=\"{target}\"}}"),
+        "--since",
+        &format!("{}s", steps * STEP),
+        "--step",
+        "3s",
+        "--at",
+        &format!("{end}"),
+        "--json",
+    ]);
+    assert!(testpeers::schema::undocumented(&v, "census.md", &[]).is_empty());
+    assert!(
+        spans.iter().filter(|s| s.2).count() >= 2,
+        "prompts: {spans:?}"
+    );
+
+    // Read as llama.cpp, under its own names, one shape.
+    assert_eq!(d.engine, Some(engines::Engine::LlamaCpp), "{d:?}");
+    assert_eq!(d.prefixes.latency.as_deref(), Some("llamacpp:"));
+    assert_eq!(d.rates_from, Some(RatesFrom::Counters));
+    assert_eq!(d.segments.len(), 1, "{:?}", d.segments);
+    let lags = d.lags.as_ref().expect("lags");
+    assert_eq!(
+        lags.decode_series,
+        Some(census::analysis::DecodeSeries::DecodeCallsPerS)
+    );
+
+    // The totals are llama.cpp's own counters' change, read by this test from /metrics before
+    // and after the load. Exact: the window opens and closes where the server was idle and the
+    // counters still, the census differences the raw values the store scraped (the steps
+    // telescope; no extrapolation), and both read the same printed numbers.
+    let t = &d.totals;
+    let exact = |got: Option<f64>, want: f64, what: &str| {
+        let got = got.unwrap_or_else(|| panic!("no {what} in {t:?}"));
+        assert!(
+            (got - want).abs() < 1e-6,
+            "{what}: census {got}, llama-server {want}"
+        );
+    };
+    exact(
+        t.decode_calls,
+        after.decode_calls - before.decode_calls,
+        "decode calls",
+    );
+    exact(
+        t.prompt_tokens,
+        after.prompt - before.prompt,
+        "prompt tokens",
+    );
+    exact(
+        t.generation_tokens,
+        after.predicted - before.predicted,
+        "generated tokens",
+    );
+    assert!(t.decode_calls.unwrap() > 0.0 && t.generation_tokens.unwrap() > 0.0);
+
+    // What llama.cpp lacks, said in its terms.
+    let lacks = |s: &str| d.unavailable.iter().any(|u| u.contains(s));
+    assert!(lacks("stock llama.cpp exports none"), "{:?}", d.unavailable);
+    assert!(
+        lacks("llama.cpp exports no preemption counter"),
+        "{:?}",
+        d.unavailable
+    );
+    assert!(
+        lacks("llama.cpp exports no TTFT histogram"),
+        "{:?}",
+        d.unavailable
+    );
+    assert!(lacks("when the request ends"), "{:?}", d.unavailable);
+
+    // The effect, measured by this test from its own scrapes: the cadence (llama_decode calls
+    // per second) over 3 s windows with a prompt in flight throughout, against windows with none
+    // in flight and both streams in process; the noise is the spread of the quiet windows.
+    let in_flight = |a: f64, b: f64| spans.iter().any(|s| s.0 <= a && b <= s.1);
+    let clear = |a: f64, b: f64| spans.iter().all(|s| s.1 < a || b < s.0);
+    let (mut busy, mut quiet) = (Vec::new(), Vec::new());
+    for w in scrapes.windows(4) {
+        let (a, b) = (&w[0], &w[3]);
+        let rate = (b.1.decode_calls - a.1.decode_calls) / (b.0 - a.0);
+        if w.iter().all(|x| x.1.processing >= 2.0) {
+            if in_flight(a.0, b.0) {
+                busy.push(rate);
+            } else if clear(a.0, b.0) {
+                quiet.push(rate);
+            }
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let sd = |v: &[f64]| {
+        let m = mean(v);
+        (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len().max(2) - 1) as f64).sqrt()
+    };
+    let effect = mean(&quiet) - mean(&busy);
+    let noise = sd(&quiet);
+    let verdict = d.verdict.as_ref().expect("a verdict");
+    eprintln!(
+        "llama census: cadence quiet {:.2}/s (sd {noise:.2}, n {}) against {:.2}/s with a prompt in flight (n {}); effect {effect:.2}/s = {:.1} sd; r0 {:?} over {} steps (threshold {:.2}); {:?}; totals {t:?}; load {}",
+        mean(&quiet),
+        quiet.len(),
+        mean(&busy),
+        busy.len(),
+        effect / noise.max(1e-9),
+        lags.r0,
+        lags.pairs0,
+        lags.threshold,
+        verdict,
+        std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim()
+    );
+    // A two-minute window cannot check the 2–14 min lags, and llama.cpp counts no
+    // preemptions: neither of the other two shapes can be claimed, and the reason says so.
+    assert!(
+        matches!(verdict.shape, Shape::StepTimeContention | Shape::Undecided),
+        "{verdict:?}"
+    );
+    assert!(verdict.reason.contains("not checked"), "{verdict:?}");
+    // The dip is asserted only where it is far beyond the noise: at least 5 sd of the quiet
+    // windows' cadence, over at least 5 windows of each kind (sliding 3 s windows, so not
+    // independent). Measured at -b 64 (load 12–16, 2 cores shared), two runs: quiet 14.74 and
+    // 13.97 calls/s, sd 1.65 and 1.61, n 34 and 32, against 0.62/s with a prompt in flight
+    // (7 calls of 62 tokens for each 424-token prompt), n 48: effects of 8.6 and 8.3 sd; the
+    // census's lag-0 r = −0.58 and −0.90 over 42–43 steps against a threshold of 0.46. That
+    // spread of r is why the chunk is now 14 tokens. At -b 16 (load 7–13): quiet 19.72 calls/s,
+    // sd 1.99, n 41, against 3.40/s with a prompt in flight, n 36: 8.2 sd; r = −0.75 over 45
+    // steps against 0.45.
+    if quiet.len() >= 5 && busy.len() >= 5 && effect >= 5.0 * noise {
+        assert_eq!(verdict.shape, Shape::StepTimeContention, "{verdict:?}");
+        assert!(lags.r0.unwrap() <= -lags.threshold, "{lags:?}");
+    } else {
+        eprintln!("SKIPPED the contention assertion: the effect is not 5 sd beyond the noise");
+    }
+}
