@@ -5,7 +5,7 @@
 use loadgen::traffic::LoadShape;
 use serde::{Deserialize, Serialize};
 
-use crate::cost::Layout;
+use crate::cost::{Figures, Layout};
 use crate::hardware::Configured;
 use crate::scenario::Scenario;
 use crate::{ArgOverrides, EngineArgs};
@@ -88,19 +88,52 @@ impl EmulateDoc {
             args: c.args.clone(),
             warnings: layout.warnings.clone(),
             layout,
-            figures: StepFigures {
-                decode_ceiling_tps: f.decode_ceiling_tps(),
-                ridge_batch: f.ridge_batch(),
-                bandwidth_bytes_per_s: f.bandwidth,
-                flops: f.flops,
-                compute_precision: f.compute_precision.clone(),
-                weight_bytes: f.weight_bytes,
-                stream_bytes: f.stream_bytes,
-                kv_bytes_per_token: f.kv_bytes_per_token,
-                sources: f.sources.clone(),
-            },
+            figures: StepFigures::of(f),
         }
     }
+}
+
+impl StepFigures {
+    pub fn of(f: &Figures) -> StepFigures {
+        StepFigures {
+            decode_ceiling_tps: f.decode_ceiling_tps(),
+            ridge_batch: f.ridge_batch(),
+            bandwidth_bytes_per_s: f.bandwidth,
+            flops: f.flops,
+            compute_precision: f.compute_precision.clone(),
+            weight_bytes: f.weight_bytes,
+            stream_bytes: f.stream_bytes,
+            kv_bytes_per_token: f.kv_bytes_per_token,
+            sources: f.sources.clone(),
+        }
+    }
+}
+
+/// `GET /emulator`: the deployment as the emulator models it, and its live clock
+/// (docs/json/emulate.md § `GET /emulator`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmulatorState {
+    /// Always true.
+    pub simulated: bool,
+    /// Simulated seconds per wall second.
+    pub speed: f64,
+    /// Unix time of simulated second 0.
+    pub epoch_unix_s: f64,
+    /// Simulated seconds since the start.
+    pub sim_seconds: f64,
+    /// Times the simulation fell behind the wall clock and was re-anchored (the CPU could not
+    /// keep up: simulated time slows rather than skips).
+    pub lags: u64,
+    /// The scenario's load is replayed inside the engine.
+    pub drive: bool,
+    pub gpu: String,
+    pub model: String,
+    /// The deployment as a vLLM command line.
+    pub command_line: String,
+    pub args: EngineArgs,
+    pub layout: Layout,
+    pub figures: StepFigures,
 }
 
 /// `headroom.emulate.scenarios/1`: the scenario suite.

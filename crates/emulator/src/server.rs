@@ -26,6 +26,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::api::{self, BadRequest, GenRequest, Kind, Meta};
+use crate::doc::{EmulatorState, StepFigures};
 use crate::engine::{Engine, FinishReason, IdMap, ReqId, Usage};
 use crate::hardware::Configured;
 use crate::sim::SimLoad;
@@ -352,12 +353,16 @@ fn engine_loop(s: &Shared) {
     }
 }
 
-fn json_response(status: StatusCode, v: &Value) -> Response<BoxBody<Bytes, Infallible>> {
+fn json_response<T: serde::Serialize>(
+    status: StatusCode,
+    v: &T,
+) -> Response<BoxBody<Bytes, Infallible>> {
+    let body = serde_json::to_string(v).unwrap_or_default();
     Response::builder()
         .status(status)
         .header("content-type", "application/json")
         .header("server", "headroom-emulator")
-        .body(Full::new(Bytes::from(v.to_string())).boxed())
+        .body(Full::new(Bytes::from(body)).boxed())
         .expect("static response parts")
 }
 
@@ -455,25 +460,24 @@ async fn handle(s: &Arc<Shared>, req: Request<Incoming>) -> Response<BoxBody<Byt
     }
 }
 
-/// The deployment as the emulator models it (`GET /emulator`).
-fn info(s: &Shared) -> Value {
+/// The deployment as the emulator models it, and its clock (`GET /emulator`).
+fn info(s: &Shared) -> EmulatorState {
     let c = s.lock();
-    json!({
-        "simulated": true,
-        "speed": s.speed,
-        "epoch_unix_s": s.epoch,
-        "sim_seconds": c.now(),
-        "lags": c.lags,
-        "gpu": s.configured.hardware.figures.gpu,
-        "model": s.configured.hardware.figures.model,
-        "command_line": s.configured.command_line(),
-        "args": s.configured.args,
-        "layout": c.engine.layout(),
-        "figures": s.configured.hardware.figures,
-        "decode_ceiling_tps": s.configured.hardware.figures.decode_ceiling_tps(),
-        "ridge_batch": s.configured.hardware.figures.ridge_batch(),
-        "drive": c.load.is_some(),
-    })
+    let f = &s.configured.hardware.figures;
+    EmulatorState {
+        simulated: true,
+        speed: s.speed,
+        epoch_unix_s: s.epoch,
+        sim_seconds: c.now(),
+        lags: c.lags,
+        drive: c.load.is_some(),
+        gpu: f.gpu.clone(),
+        model: f.model.clone(),
+        command_line: s.configured.command_line(),
+        args: s.configured.args.clone(),
+        layout: c.engine.layout().clone(),
+        figures: StepFigures::of(f),
+    }
 }
 
 fn tokenize(s: &Shared, body: &[u8]) -> Response<BoxBody<Bytes, Infallible>> {

@@ -68,6 +68,16 @@ fn openai_endpoints_and_usage() {
         assert_eq!(info.context.unwrap().tokens, 4096);
         let v = c.get_json("/version").await.unwrap();
         assert_eq!(v["simulated"], true);
+        // Its own document, typed, unknown keys refused.
+        let state: emulator::doc::EmulatorState =
+            serde_json::from_value(c.get_json("/emulator").await.unwrap()).unwrap();
+        assert!(state.simulated);
+        assert_eq!(state.args.max_model_len, 4096);
+        assert!(
+            state.command_line.contains("--max-model-len 4096"),
+            "{state:?}"
+        );
+        assert!(state.figures.decode_ceiling_tps > 0.0 && state.sim_seconds >= 0.0);
         assert!(c.get_text("/health").await.unwrap().is_empty());
 
         // Tokenize: one token per word.

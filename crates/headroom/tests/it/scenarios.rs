@@ -93,13 +93,6 @@ fn emulate(s: &Scenario) -> Emulator {
     }
 }
 
-/// The one field of the emulator's `GET /emulator` (docs/emulator.md) these tests read; the
-/// endpoint has no typed document of its own, so the rest of it is not read.
-#[derive(serde::Deserialize)]
-struct EmulatorClock {
-    sim_seconds: f64,
-}
-
 /// `GET path` with a plain HTTP/1.1 request, the body deserialized.
 fn get_json<T: serde::de::DeserializeOwned>(url: &str, path: &str) -> Option<T> {
     use std::io::{Read, Write};
@@ -121,7 +114,8 @@ fn get_json<T: serde::de::DeserializeOwned>(url: &str, path: &str) -> Option<T> 
 fn wait_for_warmup(s: &Scenario, e: &Emulator) {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        let t = get_json::<EmulatorClock>(&e.url, "/emulator").map(|c| c.sim_seconds);
+        let t =
+            get_json::<emulator::doc::EmulatorState>(&e.url, "/emulator").map(|c| c.sim_seconds);
         if t.is_some_and(|t| t >= s.warmup_s) {
             return;
         }
