@@ -44,7 +44,8 @@ says which). Decode tok/s is the engine's own (llama-server's timings) where eve
 carries it, else the streamed token arrival times after the first token; the output says which.
 After --repeats rounds, and after each round past them, the slope is judged (each look at its
 share of 5 %); rounds stop when it decides, at --max-repeats, or at --max-time.
-Verdict: flat (context is not the cost: KV/attention tuning is ruled out), context-bound (the
+Verdict: flat (up to the deepest depth probed, context is not the cost: KV/attention tuning can
+win back at most the interval's worst fall there), context-bound (the
 drop per 10k tokens is reported), or inconclusive (the interval is too wide; the fall it could
 have detected is said).
 Depths beyond the server's context are refused before anything is sent.")]

@@ -1,7 +1,8 @@
 //! The flat-depth probe (spec 000 §1): sweep decode across context depth and fit a line.
 //!
-//! Flat ⇒ attention over history is not the cost (per-token weight or expert movement is), and
-//! KV/attention tuning is ruled out. A clear downward slope ⇒ context-bound. Cold (salted) and
+//! Flat ⇒ over the probed depths attention over history is not the cost (per-token weight or
+//! expert movement is), and KV/attention tuning can win back at most the interval's worst fall
+//! there; it says nothing of deeper contexts. A clear downward slope ⇒ context-bound. Cold (salted) and
 //! warm (the same prompt again) are recorded separately; the engine's cached-token count on the
 //! warm run shows whether its cache served the prompt.
 //!
@@ -289,10 +290,12 @@ interval on the slope is below zero: attention over history costs decode time",
             drop,
             format!(
                 "even the steepest slope the {conf}% interval allows loses {:.1}% from depth \
-{d_min:.0} to {d_max:.0} (< {:.0}%): context is not the cost; per-token weight or expert \
-movement is, and KV/attention tuning is ruled out",
+{d_min:.0} to {d_max:.0} (< {:.0}%): up to {d_max:.0} tokens, context is not the cost; per-token \
+weight or expert movement is, and KV/attention tuning can win back at most {:.1}% at these \
+depths (deeper contexts were not probed)",
                 pct(worst.max(0.0)),
-                pct(material)
+                pct(material),
+                pct(worst.max(0.0)),
             ),
         )
     } else {
