@@ -4,13 +4,17 @@
 //! streams it had started (not retried), everything else fails over; the restarted replica
 //! comes back by itself; 413 and 503 carry JSON; SIGTERM lets an open stream finish.
 //! Deterministic failure timing is tested against loopback replicas in crates/router/tests.
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use router::doc::{ErrorBody, RouteDoc, RouteError};
+use serde::Deserialize;
 use serde_json::{json, Value};
+
+use crate::util::RouteProc;
 use testpeers::{free_port, peer};
 
 struct Llama {
@@ -86,78 +90,41 @@ impl Drop for Llama {
     }
 }
 
-struct RouterProc {
-    child: Child,
-    stdout: BufReader<ChildStdout>,
-    addr: SocketAddr,
+/// The value of one series on the router's own /metrics.
+fn metric(addr: SocketAddr, series: &str) -> f64 {
+    let text = String::from_utf8(http(addr, "GET", "/metrics", None, &[]).unwrap().body).unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix(series).and_then(|r| r.strip_prefix(' ')))
+        .unwrap_or_else(|| panic!("{series} not in /metrics:\n{text}"))
+        .parse()
+        .unwrap()
 }
 
-impl RouterProc {
-    fn start(backends: &[String], extra: &[&str]) -> RouterProc {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_headroom"));
-        cmd.args([
-            "route",
-            "--listen",
-            "127.0.0.1:0",
-            "--json",
-            "--probe-interval",
-            "200ms",
-        ]);
-        for b in backends {
-            cmd.args(["--backend", b]);
-        }
-        let mut child = cmd
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        let v: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("startup line not JSON ({e}): {line:?}"));
-        assert_eq!(v["schema"], "headroom.route/1");
-        assert_eq!(v["event"], "listening");
-        assert_eq!(v["replicas"].as_array().unwrap().len(), backends.len());
-        let addr = v["listen"].as_str().unwrap().parse().unwrap();
-        RouterProc {
-            child,
-            stdout,
-            addr,
-        }
-    }
-
-    /// SIGTERM, then the "stopped" report.
-    fn terminate(mut self) -> Value {
-        let ok = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(ok.success());
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        let _ = self.child.wait();
-        serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("stopped line not JSON ({e}): {line:?}"))
-    }
-
-    fn metric(&self, series: &str) -> f64 {
-        let text =
-            String::from_utf8(http(self.addr, "GET", "/metrics", None, &[]).unwrap().body).unwrap();
-        text.lines()
-            .find_map(|l| l.strip_prefix(series).and_then(|r| r.strip_prefix(' ')))
-            .unwrap_or_else(|| panic!("{series} not in /metrics:\n{text}"))
-            .parse()
-            .unwrap()
-    }
+/// The parts of an OpenAI chat completion these checks read.
+#[derive(Deserialize, Debug)]
+struct Chat {
+    choices: Vec<Choice>,
+    usage: Option<Usage>,
 }
 
-impl Drop for RouterProc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+#[derive(Deserialize, Debug)]
+struct Choice {
+    message: Message,
+}
+
+#[derive(Deserialize, Debug)]
+struct Message {
+    content: Option<String>,
+}
+
+#[derive(Deserialize, Debug)]
+struct Usage {
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize, Debug)]
+struct PromptDetails {
+    cached_tokens: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -176,9 +143,19 @@ impl Resp {
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    /// The body, deserialized as `T`.
+    fn parse<T: serde::de::DeserializeOwned>(&self) -> T {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "not the expected JSON ({e}): {}",
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+
+    /// The router's own error body.
+    fn error(&self) -> RouteError {
+        self.parse::<ErrorBody>().error
     }
 }
 
@@ -294,7 +271,10 @@ fn continuations_pin_new_conversations_spread_and_limits_hold() {
     let _one = testpeers::serial();
     let a = Llama::start(&server, &model, free_port());
     let b = Llama::start(&server, &model, free_port());
-    let router = RouterProc::start(&[a.url(), b.url()], &["--max-body", "64KiB"]);
+    let router = RouteProc::start(
+        &[a.url(), b.url()],
+        &["--probe-interval", "200ms", "--max-body", "64KiB"],
+    );
     // The three openings of the brief: a few words, a system prompt longer than the 4 KiB
     // identity, and a tool call with a content array. Plus a fourth few-words one.
     let long_system = "You answer in one short sentence and never use lists. ".repeat(80);
@@ -330,7 +310,7 @@ fn continuations_pin_new_conversations_spread_and_limits_hold() {
             );
             let replica = r.header("x-headroom-replica").unwrap().to_string();
             let route = r.header("x-headroom-route").unwrap().to_string();
-            let v = r.json();
+            let v: Chat = r.parse();
             match &home {
                 None => {
                     assert_eq!(route, "spread", "conversation {i} opens spread");
@@ -343,19 +323,23 @@ fn continuations_pin_new_conversations_spread_and_limits_hold() {
                         "conversation {i} turn {turn}"
                     );
                     // The engine confirms what pinning is for: the earlier turns were cached.
-                    let cached = v["usage"]["prompt_tokens_details"]["cached_tokens"]
-                        .as_u64()
+                    let cached = v
+                        .usage
+                        .as_ref()
+                        .and_then(|u| u.prompt_tokens_details.as_ref())
+                        .and_then(|d| d.cached_tokens)
                         .unwrap_or(0);
                     assert!(
                         cached > 0,
-                        "conversation {i} turn {turn}: no cached tokens on its own replica: {v}"
+                        "conversation {i} turn {turn}: no cached tokens on its own replica: {v:?}"
                     );
                 }
             }
-            let reply = v["choices"][0]["message"]["content"]
-                .as_str()
-                .unwrap_or("")
-                .to_string();
+            let reply = v
+                .choices
+                .first()
+                .and_then(|c| c.message.content.clone())
+                .unwrap_or_default();
             msgs.push(json!({"role": "assistant", "content": reply}));
             msgs.push(json!({"role": "user", "content": format!("And then? ({turn})")}));
         }
@@ -367,13 +351,13 @@ fn continuations_pin_new_conversations_spread_and_limits_hold() {
         "openings spread over both: {homes:?}"
     );
     assert_eq!(
-        router.metric(&format!(
-            "headroom_route_pins_total{{replica=\"{}\"}}",
-            a.url()
-        )) + router.metric(&format!(
-            "headroom_route_pins_total{{replica=\"{}\"}}",
-            b.url()
-        )),
+        metric(
+            router.addr,
+            &format!("headroom_route_pins_total{{replica=\"{}\"}}", a.url())
+        ) + metric(
+            router.addr,
+            &format!("headroom_route_pins_total{{replica=\"{}\"}}", b.url())
+        ),
         8.0
     );
 
@@ -386,9 +370,9 @@ fn continuations_pin_new_conversations_spread_and_limits_hold() {
     );
     let r = http(router.addr, "POST", "/v1/chat/completions", Some(&big), &[]).unwrap();
     assert_eq!(r.status, 413);
-    let e = r.json();
-    assert_eq!(e["error"]["code"], "body_too_large");
-    assert_eq!(e["error"]["max_body"], 65536);
+    let e = r.error();
+    assert_eq!(e.code, "body_too_large");
+    assert_eq!(e.max_body, Some(65536));
 
     // SIGTERM while a stream is open: it finishes, then the router reports and exits.
     let addr = router.addr;
@@ -407,13 +391,18 @@ fn continuations_pin_new_conversations_spread_and_limits_hold() {
         .unwrap()
     });
     thread::sleep(Duration::from_millis(300));
-    let stopped = router.terminate();
+    let stopped = router.stop();
     let r = stream.join().unwrap();
     assert!(r.complete, "the stream was cut by the shutdown: {r:?}");
     assert!(String::from_utf8_lossy(&r.body).contains("data: [DONE]"));
-    assert_eq!(stopped["event"], "stopped");
-    assert_eq!(stopped["drained"], true);
-    assert_eq!(stopped["responses"]["pinned"], 8);
+    let RouteDoc::Stopped {
+        drained, responses, ..
+    } = stopped
+    else {
+        panic!("not a stopped line: {stopped:?}")
+    };
+    assert!(drained);
+    assert_eq!(responses.pinned, 8);
 }
 
 #[test]
@@ -424,7 +413,7 @@ fn killed_replica_fails_only_started_streams_and_comes_back() {
     let _one = testpeers::serial();
     let mut a = Llama::start(&server, &model, free_port());
     let mut b = Llama::start(&server, &model, free_port());
-    let router = RouterProc::start(&[a.url(), b.url()], &[]);
+    let router = RouteProc::start(&[a.url(), b.url()], &["--probe-interval", "200ms"]);
     let addr = router.addr;
     // 8 concurrent new conversations: 4 per replica; with one slot each, one streams and
     // three wait. Kill a as soon as one of its streams has produced bytes.
@@ -477,20 +466,23 @@ fn killed_replica_fails_only_started_streams_and_comes_back() {
         "nothing was waiting on the killed replica: {outs:?}"
     );
     // No hidden retry: every attempt is a response, or a failover's failed first try.
-    let attempts = router.metric(&format!(
-        "headroom_route_requests_total{{replica=\"{}\"}}",
-        a.url()
-    )) + router.metric(&format!(
-        "headroom_route_requests_total{{replica=\"{}\"}}",
-        b.url()
-    ));
+    let attempts = metric(
+        router.addr,
+        &format!("headroom_route_requests_total{{replica=\"{}\"}}", a.url()),
+    ) + metric(
+        router.addr,
+        &format!("headroom_route_requests_total{{replica=\"{}\"}}", b.url()),
+    );
     assert_eq!(
         attempts as usize,
         outs.len() + failovers,
         "a cut stream was retried"
     );
     assert_eq!(
-        router.metric(&format!("headroom_route_live{{replica=\"{}\"}}", a.url())),
+        metric(
+            router.addr,
+            &format!("headroom_route_live{{replica=\"{}\"}}", a.url())
+        ),
         0.0
     );
 
@@ -531,7 +523,11 @@ fn killed_replica_fails_only_started_streams_and_comes_back() {
     // Restart a on its port: the prober brings it back, new conversations reach it again.
     a.spawn();
     let deadline = Instant::now() + Duration::from_secs(20);
-    while router.metric(&format!("headroom_route_live{{replica=\"{}\"}}", a.url())) != 1.0 {
+    while metric(
+        router.addr,
+        &format!("headroom_route_live{{replica=\"{}\"}}", a.url()),
+    ) != 1.0
+    {
         assert!(
             Instant::now() < deadline,
             "the restarted replica never came back"
@@ -567,12 +563,9 @@ fn killed_replica_fails_only_started_streams_and_comes_back() {
     )
     .unwrap();
     assert_eq!(r.status, 503);
-    let e = r.json();
-    assert_eq!(e["error"]["code"], "no_live_replica", "{e}");
-    assert!(e["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("no live replica"));
+    let e = r.error();
+    assert_eq!(e.code, "no_live_replica", "{e:?}");
+    assert!(e.message.contains("no live replica"), "{e:?}");
 }
 
 /// A streaming request that signals `started` once bytes of a's stream arrive.

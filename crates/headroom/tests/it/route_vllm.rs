@@ -2,9 +2,7 @@
 //! conversations through `--policy shape` and `--policy round-robin`, refereed by vLLM's own
 //! prefix-cache counters (`vllm:prefix_cache_hits_total` / `vllm:prefix_cache_queries_total`,
 //! tokens) on each replica. It asserts what the counters show, never a speed.
-use std::io::{BufRead, BufReader};
-use std::process::{Child, ChildStdout, Command, Stdio};
-
+use crate::util::RouteProc;
 use router::doc::RouteDoc;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -16,70 +14,6 @@ use testpeers::vllm::{self, SERVED_MODEL};
 /// replicas, as it does to a lone sequential client, instead of pinning them by accident.
 const CONVERSATIONS: usize = 3;
 const TURNS: usize = 4;
-
-/// `headroom route` on a free port; killed when dropped.
-struct Route {
-    child: Child,
-    stdout: BufReader<ChildStdout>,
-    port: u16,
-}
-
-impl Route {
-    fn start(policy: &str, backends: &[&str]) -> Route {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_headroom"));
-        cmd.args([
-            "route",
-            "--listen",
-            "127.0.0.1:0",
-            "--json",
-            "--policy",
-            policy,
-        ]);
-        for b in backends {
-            cmd.args(["--backend", b]);
-        }
-        let mut child = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("headroom route starts");
-        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
-        let mut line = String::new();
-        stdout.read_line(&mut line).expect("the listening line");
-        let port = match serde_json::from_str(&line) {
-            Ok(RouteDoc::Listening { listen, .. }) => listen
-                .rsplit_once(':')
-                .and_then(|(_, p)| p.parse().ok())
-                .unwrap_or_else(|| panic!("no port in {listen:?}")),
-            other => panic!("not a listening line ({other:?}): {line:?}"),
-        };
-        Route {
-            child,
-            stdout,
-            port,
-        }
-    }
-
-    /// SIGTERM, then the stopped report: what the router sent where.
-    fn stop(mut self) -> RouteDoc {
-        let ok = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("kill runs");
-        assert!(ok.success());
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).expect("the stopped line");
-        let _ = self.child.wait();
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stopped line ({e}): {line:?}"))
-    }
-}
-
-impl Drop for Route {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 #[derive(Deserialize)]
 struct Chat {
@@ -199,8 +133,8 @@ fn live_route_shape_over_two_vllm_replicas_hits_where_round_robin_misses() {
     let ports = [a.port, b.port];
     let backends = [a.url.as_str(), b.url.as_str()];
 
-    let router = Route::start("shape", &backends);
-    let shape = converse(router.port, 1, &ports);
+    let router = RouteProc::start(&backends, &["--policy", "shape"]);
+    let shape = converse(router.port(), 1, &ports);
     let RouteDoc::Stopped {
         responses,
         replicas,
@@ -220,8 +154,8 @@ fn live_route_shape_over_two_vllm_replicas_hits_where_round_robin_misses() {
         "shape spreads new conversations over both replicas: {replicas:?}"
     );
 
-    let router = Route::start("round-robin", &backends);
-    let round_robin = converse(router.port, 2, &ports);
+    let router = RouteProc::start(&backends, &["--policy", "round-robin"]);
+    let round_robin = converse(router.port(), 2, &ports);
     drop(router);
 
     let (pinned, spread) = (hit_rate(&shape), hit_rate(&round_robin));

@@ -1,6 +1,10 @@
 //! What every module of this test binary shares: the binary under test and how to run it.
 
-use std::process::{Command, Output};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, ChildStdout, Command, Output, Stdio};
+
+use router::doc::RouteDoc;
 
 /// The headroom binary built for these tests.
 pub fn bin() -> &'static str {
@@ -23,4 +27,71 @@ pub fn headroom_output(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run headroom")
+}
+
+/// `headroom route --listen 127.0.0.1:0 --json` in front of `backends`, with `extra` flags; its
+/// startup line read back as the typed document. Killed when dropped.
+pub struct RouteProc {
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    pub addr: SocketAddr,
+}
+
+impl RouteProc {
+    pub fn start<S: AsRef<str>>(backends: &[S], extra: &[&str]) -> RouteProc {
+        let mut cmd = Command::new(bin());
+        cmd.args(["route", "--listen", "127.0.0.1:0", "--json"]);
+        for b in backends {
+            cmd.args(["--backend", b.as_ref()]);
+        }
+        let mut child = cmd
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("headroom route starts");
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("the listening line");
+        let addr = match serde_json::from_str(&line) {
+            Ok(RouteDoc::Listening {
+                listen, replicas, ..
+            }) => {
+                assert_eq!(replicas.len(), backends.len(), "{line}");
+                listen
+                    .parse()
+                    .unwrap_or_else(|e| panic!("listen {listen:?} ({e})"))
+            }
+            other => panic!("not a listening line ({other:?}): {line:?}"),
+        };
+        RouteProc {
+            child,
+            stdout,
+            addr,
+        }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// SIGTERM, then the stopped report: what the router sent where.
+    pub fn stop(mut self) -> RouteDoc {
+        let ok = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(ok.success());
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("the stopped line");
+        let _ = self.child.wait();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stopped line ({e}): {line:?}"))
+    }
+}
+
+impl Drop for RouteProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
