@@ -252,11 +252,15 @@ fn saturated_by_prefill() -> Inputs {
 fn r1_quiet_when_prefill_saturates_and_r3_prescribes_the_cache() {
     let b = saturated_by_prefill();
     let f = r1_finding(&b);
-    // R1's own gates hold (8/128 seats = 6 % < 25 %, waiting 0): only the guard refuses it.
-    assert!(f
-        .evidence
-        .iter()
-        .any(|e| e.starts_with("occupancy 6% of the config (max_num_seqs) wall is below 25%")));
+    // R1's own gates hold (8 running on 52 requests' worth of KV pool, 15 % < 25 %; waiting 0):
+    // only the guard refuses it.
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.starts_with("occupancy 15% of the memory (KV pool) wall is below 25%")),
+        "{:?}",
+        f.evidence
+    );
     assert!(!f.fired, "{:?}", f.evidence);
     // 40 s of 42 s in the engine is prefill (95 %), 0.19/s × 40 s = 7.60 requests in prefill.
     assert!(
