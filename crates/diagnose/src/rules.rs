@@ -298,9 +298,10 @@ const PREFILL_IN_FLIGHT: f64 = 1.0;
 /// Whether the engine, not the client, limits what runs: requests held before the engine
 /// (queue time a large share of TTFT), or its steps full of prefill (prefill most of a
 /// request's time in the engine, with a prefill in flight on average). From the per-request
-/// histograms, which a long engine step does not leave stale the way it leaves vLLM's
-/// scheduler gauges (they are set only when a step returns). Each measured figure is an
-/// evidence line against its threshold; nothing is claimed where a histogram is missing.
+/// histograms, which time each request from its own timestamps; vLLM's scheduler gauges are
+/// set only when a step returns, so through a long prefill step they hold the step before's
+/// count. Each measured figure is an evidence line against its threshold; nothing is claimed
+/// where a histogram is missing.
 pub struct EngineHeld {
     pub held: bool,
     pub evidence: Vec<String>,
@@ -320,7 +321,7 @@ pub fn engine_held(w: &WindowStats) -> EngineHeld {
         let queued = share >= HELD_QUEUE_SHARE;
         out.evidence.push(gate(
             format!(
-                "queue time {queue:.3} s of mean TTFT {ttft:.3} s ({}): requests held before the engine",
+                "queue time {queue:.3} s of mean TTFT {ttft:.3} s: the share held before the engine, {},",
                 pct(share)
             ),
             queued,

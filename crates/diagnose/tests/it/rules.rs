@@ -175,7 +175,7 @@ fn r1_fires_when_under_fed_and_says_the_engine_holds_nothing() {
     // Both guard lines are true statements on the quiet side of their thresholds.
     assert!(
         f.evidence.iter().any(|e| e.starts_with(
-            "queue time 0.005 s of mean TTFT 0.200 s (2%): requests held before the engine is not at least 50%"
+            "queue time 0.005 s of mean TTFT 0.200 s: the share held before the engine, 2%, is not at least 50%"
         )),
         "{:?}",
         f.evidence
@@ -203,7 +203,7 @@ fn r1_quiet_when_requests_wait_before_the_engine() {
     assert!(!f.fired, "{:?}", f.evidence);
     assert_eq!(f.variant.as_deref(), Some(diagnose::rules::ENGINE_HELD));
     assert!(f.evidence.iter().any(|e| e.starts_with(
-        "queue time 0.120 s of mean TTFT 0.200 s (60%): requests held before the engine is at least 50%"
+        "queue time 0.120 s of mean TTFT 0.200 s: the share held before the engine, 60%, is at least 50%"
     )));
     assert!(f
         .evidence
