@@ -489,9 +489,9 @@ fn shared_prefix_prompt(i: usize, j: usize) -> String {
 /// were in the engine: the "stall". /metrics answered in 30-120 ms throughout (the API server
 /// is not blocked), and the 10 s stats line is silent because vLLM logs it at DEBUG when two
 /// intervals in a row counted no tokens. fp32 and a 256-token budget keep each step near a
-/// second, so the gauges are refreshed at about the scrape rate. Passed live twice so
-/// (06:08 UTC, 330 s, load 17.8 falling to 10.8; 06:27 UTC, 284 s, load 13.1-13.6) after
-/// three failures under the peer's defaults.
+/// second, so the gauges are refreshed at about the scrape rate. Passed live three times so
+/// (330 s at load 17.8 falling to 10.8; 284 s at load 13.1-13.6; 259 s at load 10.7-8.4)
+/// after three failures under the peer's defaults.
 const PREFIX_TEST_ARGS: [&str; 4] = ["--dtype", "float32", "--max-num-batched-tokens", "256"];
 
 #[test]
@@ -535,9 +535,9 @@ fn live_vllm_prefix_caching_off_is_r3_and_turning_it_on_clears_it() {
         "caching off: {:?} {:?}, running {:?}, prompt/gen {:?}",
         primary.rule, primary.evidence, doc.requests.running, doc.efficiency.prompt_gen_ratio
     );
-    // R3's gates against what was measured (two passing runs, 21 scrapes each, load 13-18):
-    // running 3.38 both times (gate > 0.75, 4.5×), mean prompt 507 tokens (gate 20), prompt
-    // tokens 27.7× the generated ones (gate 5×; 507/16 = 32 per finished request, so a window
+    // R3's gates against what was measured (three passing runs, 21 scrapes each, load 8-18):
+    // running 3.38-3.43 (gate > 0.75, 4.5×), mean prompt 507 tokens (gate 20), prompt tokens
+    // 27.7-35.2× the generated ones (gate 5×; 507/16 = 32 per finished request, so a window
     // cutting requests in half still clears it). The crowning over R1 is arbitration (caching
     // confirmed off ranks R3 with the broken layer), and R1 itself stays quiet when the
     // engine holds the requests (rules::engine_held).
@@ -585,7 +585,7 @@ fn live_vllm_prefix_caching_off_is_r3_and_turning_it_on_clears_it() {
     assert_eq!(mv.applied, Some(true), "{mv:?}");
     // The referee: vLLM's own prefix-cache counters say the cache now hits. Every request
     // after the first shares ~495 of its ~507 tokens, of which whole 128-token blocks (384)
-    // can hit: 0.757 measured in both passing runs (n = 2, identical to 3 places, as the
+    // can hit: 0.757 measured in all three passing runs (identical to 3 places, as the
     // block arithmetic says it must be), against 0.5 here and R3's 0.35 gate.
     assert!(
         r.after.prefix.hit_rate.is_some_and(|h| h > 0.5),
