@@ -214,7 +214,13 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
     // Soft under-fed inject: R1's gates missed, the field is soft, and prefill would own the page.
     let mut inject = None;
     if d.soft_field && !fired(RuleId::R1, &findings) && fired(RuleId::R6, &findings) {
-        let r1 = findings.iter().find(|f| f.rule == RuleId::R1).cloned();
+        // Not when R1 was refused because the engine holds the requests: that is no soft field.
+        let r1 = findings
+            .iter()
+            .find(|f| {
+                f.rule == RuleId::R1 && f.variant.as_deref() != Some(crate::rules::ENGINE_HELD)
+            })
+            .cloned();
         if let Some(mut r1) = r1 {
             r1.fired = true;
             r1.variant = Some("soft-underfed".into());
@@ -393,7 +399,8 @@ fn suspects(inp: &Inputs, d: &Derived, quiet: &[Finding]) -> Vec<crate::Unjudged
             let r1_fired = !quiet.iter().any(|f| f.rule == RuleId::R1);
             let soft_possible = inp.physics.is_none()
                 && w.waiting.is_some_and(|g| g.mean < 2.0)
-                && w.kv_usage.is_none_or(|k| k.mean < 0.8);
+                && w.kv_usage.is_none_or(|k| k.mean < 0.8)
+                && !crate::rules::engine_held(w).held;
             if soft_possible && !r1_fired && !out.iter().any(|u| u.rule == RuleId::R1) {
                 out.push(crate::Unjudged {
                     rule: RuleId::R1,

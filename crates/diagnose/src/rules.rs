@@ -3,7 +3,7 @@
 //! Rules fire on evidence of harm, never on heat.
 
 use crate::inputs::{Inputs, PoolCap};
-use crate::window::WindowStats;
+use crate::window::{Dist, WindowStats};
 use engines::Engine;
 use serde::{Deserialize, Serialize};
 
@@ -281,6 +281,75 @@ pub fn derive(inp: &Inputs, w: &WindowStats) -> Derived {
     d
 }
 
+/// R1's variant when its gates held but the engine holds the requests (see [`engine_held`]).
+pub const ENGINE_HELD: &str = "engine-held";
+
+/// Queue time at least this share of TTFT: requests wait before the engine longer than they
+/// take to be prefilled (the share R6's inferred path reads as a queue the prefill holds).
+const HELD_QUEUE_SHARE: f64 = TTFT_QUEUE_SHARE;
+/// Prefill (TTFT less queue time) at least this share of a request's time in the engine (e2e
+/// less queue time): requests spend more of it being prefilled than decoded.
+const PREFILL_TIME_SHARE: f64 = 0.5;
+/// Requests in prefill at once, by Little's law (finished/s × mean prefill time), at least
+/// this: on average a prefill is in every step. One client with long prompts on an idle engine
+/// stays below it (spec 001's light-load prefill, which is not the setup wall).
+const PREFILL_IN_FLIGHT: f64 = 1.0;
+
+/// Whether the engine, not the client, limits what runs: requests held before the engine
+/// (queue time a large share of TTFT), or its steps full of prefill (prefill most of a
+/// request's time in the engine, with a prefill in flight on average). From the per-request
+/// histograms, which time each request from its own timestamps; vLLM's scheduler gauges are
+/// set only when a step returns, so through a long prefill step they hold the step before's
+/// count. Each measured figure is an evidence line against its threshold; nothing is claimed
+/// where a histogram is missing.
+pub struct EngineHeld {
+    pub held: bool,
+    pub evidence: Vec<String>,
+}
+
+pub fn engine_held(w: &WindowStats) -> EngineHeld {
+    let mut out = EngineHeld {
+        held: false,
+        evidence: Vec::new(),
+    };
+    let seen = |d: Option<Dist>| d.filter(|d| d.count > 0.0).map(|d| d.mean);
+    let (Some(ttft), Some(queue)) = (seen(w.ttft), seen(w.queue_time)) else {
+        return out;
+    };
+    if ttft > 0.0 {
+        let share = queue / ttft;
+        let queued = share >= HELD_QUEUE_SHARE;
+        out.evidence.push(gate(
+            format!(
+                "queue time {queue:.3} s of mean TTFT {ttft:.3} s: the share held before the engine, {},",
+                pct(share)
+            ),
+            queued,
+            "at least",
+            pct(HELD_QUEUE_SHARE),
+        ));
+        out.held |= queued;
+    }
+    if let (Some(e2e), Some(fin)) = (seen(w.e2e), w.finished_per_s) {
+        let (prefill, engine) = ((ttft - queue).max(0.0), e2e - queue);
+        if engine > 0.0 {
+            let share = prefill / engine;
+            let in_flight = fin * prefill;
+            let busy = share >= PREFILL_TIME_SHARE && in_flight >= PREFILL_IN_FLIGHT;
+            out.evidence.push(format!(
+                "prefill (TTFT less queue) {prefill:.3} s of {engine:.3} s in the engine ({}, {} at least {}) with {in_flight:.2} requests in prefill at once ({fin:.2}/s × {prefill:.3} s, {} at least {PREFILL_IN_FLIGHT:.0}): {}",
+                pct(share),
+                if share >= PREFILL_TIME_SHARE { "is" } else { "is not" },
+                pct(PREFILL_TIME_SHARE),
+                if in_flight >= PREFILL_IN_FLIGHT { "is" } else { "is not" },
+                if busy { "the engine's steps are full of prefill" } else { "prefill does not fill the engine's steps" },
+            ));
+            out.held |= busy;
+        }
+    }
+    out
+}
+
 /// R1 Under-batching.
 pub fn r1(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
     let id = RuleId::R1;
@@ -333,7 +402,20 @@ pub fn r1(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
         ));
         waiting < 2.0 && occ < 0.25
     };
-    let mut f = Finding::judged(id, fired, ev);
+    // Free seats say the engine could run more; they do not say the client sends too few. When
+    // requests are held before the engine, or its steps are full of prefill, the engine is the
+    // limit and more clients only queue longer: R1 does not fire, and says which.
+    let held = engine_held(w);
+    ev.extend(held.evidence);
+    let refused = fired && held.held;
+    if refused {
+        ev.push("not fired: the engine, not the client, holds the requests; more concurrency would queue longer, not batch more".into());
+    }
+    let mut f = Finding::judged(id, fired && !refused, ev);
+    // Marked whether or not the gates held: the soft under-fed inject must not revive it.
+    if held.held {
+        f.variant = Some(ENGINE_HELD.into());
+    }
     let wall = d.occupancy_wall.unwrap_or("unknown");
     f.fix = vec![FixStep::text(format!(
         "batch more requests or raise client concurrency in steps; the binding wall is {wall}"
@@ -1237,7 +1319,7 @@ pub fn r1_suspect(inp: &Inputs, w: &WindowStats, d: &Derived) -> Option<String> 
     }
     let waiting = w.waiting?.mean;
     let occ = d.occupancy?;
-    (waiting < 2.0 && occ < 0.25).then(|| {
+    (waiting < 2.0 && occ < 0.25 && !engine_held(w).held).then(|| {
         format!(
             "waiting {waiting:.1} and running {:.1}, {} of the {} wall: under-fed, unless the unread seat limit is lower",
             w.running.map_or(0.0, |r| r.mean),

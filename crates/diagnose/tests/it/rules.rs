@@ -150,6 +150,183 @@ fn r1_names_the_binding_wall() {
     assert!(p.fix[0].text.contains("--max-num-seqs 64"), "{:?}", p.fix);
 }
 
+/// Under-fed with the per-request histograms read: 20 of 64 seats, requests admitted at once
+/// (queue 5 ms of a 200 ms TTFT) and mostly decoding (prefill 0.195 s of 5.2 s in the engine).
+fn underfed_timed() -> Inputs {
+    let mut b = underfed(20.0, 900.0);
+    b.window.queue_time = dist(600.0, 0.005);
+    b.window.ttft = dist(600.0, 0.2);
+    b.window.e2e = dist(600.0, 5.2);
+    b
+}
+
+fn r1_finding(b: &Inputs) -> diagnose::Finding {
+    diagnose::rules::evaluate(b, &b.window)
+        .1
+        .into_iter()
+        .find(|f| f.rule == RuleId::R1)
+        .expect("R1 judged")
+}
+
+#[test]
+fn r1_fires_when_under_fed_and_says_the_engine_holds_nothing() {
+    let b = underfed_timed();
+    let f = r1_finding(&b);
+    assert!(f.fired, "{:?}", f.evidence);
+    assert_eq!(f.variant, None);
+    // Both guard lines are true statements on the quiet side of their thresholds.
+    assert!(
+        f.evidence.iter().any(|e| e.starts_with(
+            "queue time 0.005 s of mean TTFT 0.200 s: the share held before the engine, 2%, is not at least 50%"
+        )),
+        "{:?}",
+        f.evidence
+    );
+    // 10/s × 0.195 s = 1.95 in prefill at once, but prefill is 4% of the time in the engine.
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.contains("(4%, is not at least 50%)")
+                && e.contains("1.95 requests in prefill at once")
+                && e.ends_with("prefill does not fill the engine's steps")),
+        "{:?}",
+        f.evidence
+    );
+    assert_eq!(diagnose(&b).primary.map(|p| p.rule), Some(RuleId::R1));
+}
+
+#[test]
+fn r1_quiet_when_requests_wait_before_the_engine() {
+    // Same seats, but requests spend 0.12 s of a 0.2 s TTFT queued (60 %): the scheduler holds
+    // them with seats free, so more clients would queue longer.
+    let mut b = underfed_timed();
+    b.window.queue_time = dist(600.0, 0.12);
+    let f = r1_finding(&b);
+    assert!(!f.fired, "{:?}", f.evidence);
+    assert_eq!(f.variant.as_deref(), Some(diagnose::rules::ENGINE_HELD));
+    assert!(f.evidence.iter().any(|e| e.starts_with(
+        "queue time 0.120 s of mean TTFT 0.200 s: the share held before the engine, 60%, is at least 50%"
+    )));
+    assert!(f
+        .evidence
+        .iter()
+        .any(|e| e.starts_with("not fired: the engine")));
+    // Just under the share, it fires.
+    b.window.queue_time = dist(600.0, 0.099);
+    assert!(r1_finding(&b).fired);
+    let v = diagnose(&{
+        let mut q = underfed_timed();
+        q.window.queue_time = dist(600.0, 0.12);
+        q
+    });
+    assert!(v.primary.is_none_or(|p| p.rule != RuleId::R1));
+}
+
+/// The case seen on a real vLLM (issue 16): a CPU build (no GPU ceiling), prefix caching off,
+/// 8 clients with 881-token prompts sharing a prefix for 16-token answers. 8 of 128 seats run,
+/// nothing waits at the scrapes, and each request spends ~40 s being prefilled and ~2 s decoding.
+fn saturated_by_prefill() -> Inputs {
+    let mut b = base();
+    b.physics = None;
+    b.config.max_num_seqs = Some(128.0);
+    b.config.prefix_caching = Some(false);
+    b.config.kv_capacity_tokens = Some(46_592.0);
+    b.config.max_model_len = Some(2048.0);
+    b.window.running = g(8.0, 8.0);
+    b.window.waiting = g(0.0, 0.0);
+    b.window.kv_usage = g(0.15, 0.16);
+    b.window.finished_per_s = Some(0.19);
+    b.window.finished = Some(11.4);
+    b.window.prompt_tps = Some(0.19 * 881.0);
+    b.window.generation_tps = Some(0.19 * 16.0);
+    b.window.prefix_hit_rate = None;
+    b.window.prefix_hit_tps = None;
+    b.window.prompt_len = dist(11.0, 881.0);
+    b.window.gen_len = dist(11.0, 16.0);
+    b.window.queue_time = dist(11.0, 0.4);
+    b.window.ttft = dist(11.0, 40.4);
+    b.window.e2e = dist(11.0, 42.4);
+    b.window.itl = dist(165.0, 0.13);
+    b
+}
+
+#[test]
+fn r1_quiet_when_prefill_saturates_and_r3_prescribes_the_cache() {
+    let b = saturated_by_prefill();
+    let f = r1_finding(&b);
+    // R1's own gates hold (8 running on 52 requests' worth of KV pool, 15 % < 25 %; waiting 0):
+    // only the guard refuses it.
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.starts_with("occupancy 15% of the memory (KV pool) wall is below 25%")),
+        "{:?}",
+        f.evidence
+    );
+    assert!(!f.fired, "{:?}", f.evidence);
+    // 40 s of 42 s in the engine is prefill (95 %), 0.19/s × 40 s = 7.60 requests in prefill.
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.contains("(95%, is at least 50%)")
+                && e.contains("7.60 requests in prefill at once")
+                && e.ends_with("the engine's steps are full of prefill")),
+        "{:?}",
+        f.evidence
+    );
+    let v = diagnose(&b);
+    let p = v.primary.expect("a primary");
+    assert_eq!(p.rule, RuleId::R3, "{p:?}");
+    assert_eq!(p.fix[0].flag.as_deref(), Some("--enable-prefix-caching"));
+    assert!(v.held.iter().all(|f| f.rule != RuleId::R1));
+    // Nor is R1 named as an unjudged suspect with the seat limit unread.
+    let mut unread = b.clone();
+    unread.config.max_num_seqs = None;
+    assert!(diagnose(&unread)
+        .unjudged
+        .iter()
+        .all(|u| u.rule != RuleId::R1));
+}
+
+#[test]
+fn r1_fires_on_one_client_with_long_prompts_on_an_idle_engine() {
+    // Light-load prefill is not the setup wall: prefill is most of each request's time, but
+    // with 1.6/s × 0.5 s = 0.80 requests in prefill on average the engine is often idle.
+    let mut b = saturated_by_prefill();
+    b.config.prefix_caching = Some(true);
+    b.window.running = g(1.0, 1.0);
+    b.window.finished_per_s = Some(1.6);
+    b.window.queue_time = dist(96.0, 0.002);
+    b.window.ttft = dist(96.0, 0.502);
+    b.window.e2e = dist(96.0, 0.602);
+    let f = r1_finding(&b);
+    assert!(f.fired, "{:?}", f.evidence);
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.contains("0.80 requests in prefill at once")
+                && e.contains("is not at least 1"))
+    );
+}
+
+#[test]
+fn soft_underfed_inject_not_when_the_engine_holds_requests() {
+    // The soft inject's case (R1's gates miss, R6 fires), but requests queue 60 % of TTFT: the
+    // inject does not revive R1's concurrency advice.
+    let mut b = base();
+    b.window.running = g(40.0, 41.0);
+    b.window.generation_tps = Some(0.61 * 50.0 * 64.0);
+    b.window.prefix_hit_tps = Some(0.0);
+    b.window.prompt_tps = Some(6.0 * 0.61 * 50.0 * 64.0);
+    b.window.itl = dist(1000.0, 0.2);
+    b.physics.as_mut().unwrap().ridge_batch = 200.0;
+    b.window.queue_time = dist(600.0, 0.12);
+    let v = diagnose(&b);
+    let p = v.primary.unwrap();
+    assert_eq!(p.rule, RuleId::R6, "{p:?}");
+    assert!(v.held.iter().all(|f| f.rule != RuleId::R1));
+}
+
 /// A pool fixed by an explicit size (vLLM's block override or byte budget) is grown by that
 /// setting, never by the memory share, which does nothing while it is set.
 #[test]
