@@ -8,7 +8,7 @@ pub mod queries;
 pub mod window;
 
 use client::{PromError, Prometheus, Series};
-use diagnose::{Inputs, RuleId, WindowStats};
+use diagnose::{Inputs, RuleId};
 use engines::{Engine, EngineConfig};
 use queries::{Selector, SelectorError};
 use serde::{Deserialize, Serialize};
@@ -303,7 +303,8 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
         let sub_windows = diagnose::window::sub_windows(s, req.sub_windows, config.max_num_seqs);
         let (ceiling, physics) = match &req.target {
             Some(t) => {
-                let known = |k: &Option<engines::Known<String>>| k.as_ref().map(|k| k.value.clone());
+                let known =
+                    |k: &Option<engines::Known<String>>| k.as_ref().map(|k| k.value.clone());
                 let served = last
                     .model
                     .clone()

@@ -157,8 +157,8 @@ fn target(t: &super::diagnose::Target) -> Result<Option<fleet::Target>> {
     }
     let spec = match &t.gguf {
         Some(p) => {
-            let facts = gguf::read_model_facts(p)
-                .with_context(|| format!("--gguf {}", p.display()))?;
+            let facts =
+                gguf::read_model_facts(p).with_context(|| format!("--gguf {}", p.display()))?;
             Some(
                 ::physics::ModelSpec::from_gguf(&facts, &p.display().to_string(), &mut Vec::new())
                     .with_context(|| format!("--gguf {}", p.display()))?,

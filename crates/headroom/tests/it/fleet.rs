@@ -296,20 +296,42 @@ fn gpu_and_model_give_each_replica_its_ceiling() {
     let r = &bare.replicas[0];
     assert!(r.ceiling.is_none(), "{r:#?}");
     assert!(r.figures.efficiency.is_none(), "{r:#?}");
-    assert_ne!(r.primary.as_ref().map(|p| p.rule), Some(diagnose::RuleId::R4), "{r:#?}");
+    assert_ne!(
+        r.primary.as_ref().map(|p| p.rule),
+        Some(diagnose::RuleId::R4),
+        "{r:#?}"
+    );
 
     let target = ["--gpu", "H100-SXM", "--model", "llama-3.1-70b"];
     let (doc, value) = fleet_json_with(&prom, sel, "20s", &target);
     let r = &doc.replicas[0];
-    let c = r.ceiling.as_ref().expect("a ceiling with --gpu and --model");
+    let c = r
+        .ceiling
+        .as_ref()
+        .expect("a ceiling with --gpu and --model");
     assert_eq!(c.unknown_reason, None, "{c:#?}");
     assert!(c.decode_tps.is_some_and(|d| d > 0.0), "{c:#?}");
-    assert_eq!(r.primary.as_ref().map(|p| p.rule), Some(diagnose::RuleId::R4), "{r:#?}");
+    assert_eq!(
+        r.primary.as_ref().map(|p| p.rule),
+        Some(diagnose::RuleId::R4),
+        "{r:#?}"
+    );
     let undocumented = testpeers::schema::undocumented(&value, "fleet.md", &["/imbalance/shares"]);
-    assert!(undocumented.is_empty(), "not in docs/json/fleet.md: {undocumented:?}");
+    assert!(
+        undocumented.is_empty(),
+        "not in docs/json/fleet.md: {undocumented:?}"
+    );
 
     // The table names the ceiling and gives the column for it.
-    let mut args = vec!["fleet", "--prometheus", &prom.url, "--selector", sel, "--window", "20s"];
+    let mut args = vec![
+        "fleet",
+        "--prometheus",
+        &prom.url,
+        "--selector",
+        sel,
+        "--window",
+        "20s",
+    ];
     args.extend_from_slice(&target);
     let out = headroom(&args);
     let text = String::from_utf8_lossy(&out.stdout);
@@ -321,9 +343,15 @@ fn gpu_and_model_give_each_replica_its_ceiling() {
 
     // --gpu alone: the model is the name the engine serves, or the ceiling says why not.
     let (doc, _) = fleet_json_with(&prom, sel, "20s", &["--gpu", "H100-SXM"]);
-    let c = doc.replicas[0].ceiling.as_ref().expect("a ceiling object with --gpu");
+    let c = doc.replicas[0]
+        .ceiling
+        .as_ref()
+        .expect("a ceiling object with --gpu");
     assert!(
-        c.unknown_reason.is_none() || c.unknown_reason.as_deref().is_some_and(|w| w.contains("model")),
+        c.unknown_reason.is_none()
+            || c.unknown_reason
+                .as_deref()
+                .is_some_and(|w| w.contains("model")),
         "{c:#?}"
     );
 }
@@ -338,6 +366,9 @@ fn bad_gpu_or_model_names_are_clear_errors() {
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert!(err.contains(&format!("{flag} \"{name}\"")), "{err}");
         assert!(err.contains("not in the catalog"), "{err}");
-        assert!(!err.contains("/api/v1/query"), "queried before checking: {err}");
+        assert!(
+            !err.contains("/api/v1/query"),
+            "queried before checking: {err}"
+        );
     }
 }

@@ -20,16 +20,16 @@ use testpeers::vllm::SERVED_MODEL;
 const WINDOW_S: u64 = 60;
 /// Closed-loop clients on shared-prefix prompts.
 const CLIENTS: usize = 4;
-/// Long prompts sent together every BURST_EVERY.
-const BURST: usize = 4;
+/// Prompts sent together every BURST_EVERY.
+const BURST: usize = 6;
 const BURST_EVERY: Duration = Duration::from_secs(12);
 
-/// A system text every client's prompt starts with (~150 tokens): prefix caching serves it.
-const PREFIX: &str = "You are the keeper of a lighthouse on a rocky northern coast. Each night you \
-light the lamp, wind the clockwork that turns the lens, and write in the log the weather, the \
-ships that passed, and anything strange you saw on the water. The log is read by the harbour \
-master every spring. Write plainly, in short sentences, and never leave a night out. Tonight the \
-wind is from the north-east, the sea is heavy, and a fishing boat has not come home. ";
+/// A system text every client's prompt starts with (~45 tokens): prefix caching serves it.
+/// Prompts stay short (every prompt here under ~130 tokens): with ~510-token prompts this CPU
+/// build stalls 40-50 s after one token (see `served` in vllm.rs), and a first run here with
+/// ~700-token burst prompts saw exactly that: one request running, no token in 60 s.
+const PREFIX: &str = "You are the keeper of a lighthouse on a rocky northern coast. Each night \
+you light the lamp and write in the log the weather and the ships that passed. ";
 
 fn shared_prefix(i: usize, j: usize) -> String {
     format!("{PREFIX}Entry {j} by keeper {i}: ")
@@ -70,8 +70,8 @@ fn scrape(port: u16) -> Counters {
     }
 }
 
-/// Every BURST_EVERY, BURST long prompts at once (max_tokens 4): prefill spikes the census
-/// buckets against.
+/// Every BURST_EVERY, BURST ~110-token prompts at once (max_tokens 4): prefill spikes the
+/// census buckets against.
 fn bursts(port: u16, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<usize> {
     std::thread::spawn(move || {
         let mut sent = 0;
@@ -82,7 +82,7 @@ fn bursts(port: u16, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<usize> {
                 .map(|b| {
                     let prompt = format!(
                         "Burst {k} prompt {b}: {}",
-                        "the tide rose over the rocks and fell back again, ".repeat(60)
+                        "the tide rose over the rocks and fell back again, ".repeat(9)
                     );
                     std::thread::spawn(move || {
                         let body = serde_json::json!({
@@ -134,8 +134,23 @@ fn fleet_and_census_read_a_real_vllm_through_prometheus() {
     let load = Load::with_prompt(port, SERVED_MODEL, CLIENTS, 48, shared_prefix);
     let stop = Arc::new(AtomicBool::new(false));
     let burst = bursts(port, stop.clone());
-    // Let the load settle and the store hold a few scrapes before the window opens.
-    std::thread::sleep(Duration::from_secs(8));
+    // The window opens on an engine that has served requests (at most 180 s), and the store
+    // holds a few scrapes of it.
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let done = testpeers::get(port, "/metrics")
+            .and_then(|(_, body)| series_sum(&body, "vllm:request_success_total"))
+            .unwrap_or(0.0);
+        if done >= CLIENTS as f64 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "vLLM finished {done} requests in 180 s"
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    std::thread::sleep(Duration::from_secs(5));
     let started = Instant::now();
     let first = scrape(port);
     let mut running = vec![first.running];
@@ -198,7 +213,10 @@ fn fleet_and_census_read_a_real_vllm_through_prometheus() {
         100.0 * rel(fleet_gen, gen),
         100.0 * rel(fleet_prompt, prompt)
     );
-    assert!(rel(fleet_gen, gen) < 0.15, "generation {fleet_gen} vs {gen}");
+    assert!(
+        rel(fleet_gen, gen) < 0.15,
+        "generation {fleet_gen} vs {gen}"
+    );
     assert!(
         rel(fleet_prompt, prompt) < 0.25,
         "prompt {fleet_prompt} vs {prompt}"
