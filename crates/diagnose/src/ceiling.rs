@@ -137,3 +137,44 @@ pub(crate) fn resolve(
     };
     (info, Some(phys))
 }
+
+/// The GPU and model a window read elsewhere (a fleet replica, from a store) is set against, as
+/// the user named them: the same resolution `judge` makes, and the same "unknown, because"
+/// when a piece is missing.
+#[derive(Debug, Clone, Default)]
+pub struct Named {
+    pub gpu: Option<String>,
+    pub model: Option<String>,
+    /// The model's figures from a file (`--gguf`), in place of `model`.
+    pub spec: Option<ModelSpec>,
+    pub tp: Option<u32>,
+    pub dtype: Option<String>,
+    pub quantization: Option<String>,
+}
+
+/// The ceiling of one window against `named`: `served_model` (the name the engine reports) when
+/// no model is named, and the engine's own dtype and quantization where the user named none.
+pub fn ceiling_of(
+    named: &Named,
+    served_model: Option<&str>,
+    engine_dtype: Option<&str>,
+    engine_quantization: Option<&str>,
+    catalog: &Catalog,
+    config: &Config,
+    window: &WindowStats,
+) -> (CeilingInfo, Option<Physics>) {
+    resolve(
+        &Wanted {
+            gpu: named.gpu.as_deref(),
+            model: named.model.as_deref(),
+            served_model,
+            spec: named.spec.clone(),
+            catalog,
+            tp: named.tp,
+            dtype: named.dtype.as_deref().or(engine_dtype),
+            quantization: named.quantization.as_deref().or(engine_quantization),
+        },
+        config,
+        window,
+    )
+}

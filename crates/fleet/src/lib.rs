@@ -8,7 +8,7 @@ pub mod queries;
 pub mod window;
 
 use client::{PromError, Prometheus, Series};
-use diagnose::{Inputs, RuleId, WindowStats};
+use diagnose::{Inputs, RuleId};
 use engines::{Engine, EngineConfig};
 use queries::{Selector, SelectorError};
 use serde::{Deserialize, Serialize};
@@ -46,6 +46,17 @@ pub struct Request {
     pub sub_windows: usize,
     /// A counter's increase is taken over at least this many seconds (two scrapes at least).
     pub min_step_s: f64,
+    /// One GPU and model for every replica (the common fleet of like replicas), for the physics
+    /// ceiling the rules that need it read; None: those rules stay silent, as in `diagnose`
+    /// without `--gpu`.
+    pub target: Option<Target>,
+}
+
+/// The GPU and model every replica runs, and the catalog they are looked up in.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub named: diagnose::Named,
+    pub catalog: physics::Catalog,
 }
 
 /// The `headroom.fleet/1` document.
@@ -93,10 +104,15 @@ pub struct Figures {
     pub kv_usage: Option<f64>,
     /// Generated tokens per second per running sequence (generation_tps / running).
     pub tps_per_running: Option<f64>,
+    /// Generation over the ceiling's aggregate at the ridge batch, 0–1, as `diagnose` reports
+    /// `efficiency`; None without a known ceiling (or where measured decode beats the roof).
+    #[serde(default)]
+    pub efficiency: Option<f64>,
 }
 
 impl Figures {
-    fn of(w: &WindowStats) -> Figures {
+    fn of(inp: &Inputs) -> Figures {
+        let w = &inp.window;
         let running = w.running.map(|g| g.mean);
         Figures {
             generation_tps: w.generation_tps,
@@ -109,6 +125,7 @@ impl Figures {
                 (Some(g), Some(r)) if r > 0.0 => Some(g / r),
                 _ => None,
             },
+            efficiency: diagnose::rules::derive(inp, w).efficiency,
         }
     }
 }
@@ -131,6 +148,10 @@ pub struct Replica {
     pub primary: Option<Primary>,
     /// Rules that fired and lost to the primary.
     pub held: Vec<RuleId>,
+    /// The ceiling the rules read, as `diagnose` reports it; None when no `--gpu`/`--model` was
+    /// given (every rule that needs it stays silent).
+    #[serde(default)]
+    pub ceiling: Option<diagnose::report::CeilingInfo>,
     /// The window was idle (nothing generated, prompted, finished, running or waiting).
     pub idle: bool,
 }
@@ -280,22 +301,45 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
         let config = diagnose::to_rule_config(&cfg, last);
         let window = diagnose::window::stats(s, config.max_num_seqs);
         let sub_windows = diagnose::window::sub_windows(s, req.sub_windows, config.max_num_seqs);
+        let (ceiling, physics) = match &req.target {
+            Some(t) => {
+                let known =
+                    |k: &Option<engines::Known<String>>| k.as_ref().map(|k| k.value.clone());
+                let served = last
+                    .model
+                    .clone()
+                    .or_else(|| known(&cfg.served_model_name))
+                    .or_else(|| known(&cfg.model));
+                let (info, physics) = diagnose::ceiling_of(
+                    &t.named,
+                    served.as_deref(),
+                    known(&cfg.dtype).as_deref(),
+                    known(&cfg.quantization).as_deref(),
+                    &t.catalog,
+                    &config,
+                    &window,
+                );
+                (Some(info), physics)
+            }
+            None => (None, None),
+        };
         let inp = Inputs {
             engine: last.engine,
             window,
             sub_windows,
             config,
-            physics: None,
+            physics,
         };
         let v = diagnose::diagnose(&inp);
         replicas.push(Replica {
             replica: name.clone(),
             engine: last.engine,
-            figures: Figures::of(&inp.window),
+            figures: Figures::of(&inp),
             points_read: s.iter().filter(|x| x.running.is_some()).count(),
             points: s.len(),
             primary: v.primary.as_ref().map(Primary::from),
             held: v.held.iter().map(|f| f.rule).collect(),
+            ceiling,
             idle: inp.window.idle(),
         });
         inputs.insert(name.clone(), inp);
@@ -382,6 +426,7 @@ pub fn median_figures(rs: &[Replica]) -> Figures {
         waiting: median_of(rs, |f| f.waiting),
         kv_usage: median_of(rs, |f| f.kv_usage),
         tps_per_running: median_of(rs, |f| f.tps_per_running),
+        efficiency: median_of(rs, |f| f.efficiency),
     }
 }
 
@@ -565,6 +610,7 @@ mod tests {
                 seen_in: None,
             }),
             held: vec![],
+            ceiling: None,
             idle: false,
         }
     }

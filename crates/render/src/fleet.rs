@@ -15,6 +15,44 @@ fn pct(v: Option<f64>) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
+/// The ceilings the replicas were judged against, one line per distinct one with the replicas
+/// it holds for ("" when none was asked for).
+fn ceilings(d: &FleetDoc) -> String {
+    let mut lines: Vec<(String, Vec<&str>)> = Vec::new();
+    for r in &d.replicas {
+        let Some(c) = &r.ceiling else { continue };
+        let line = match &c.unknown_reason {
+            Some(why) => format!("Ceiling unknown: {why}"),
+            None => format!(
+                "Ceiling: {} on {} (TP {}): {} tok/s per sequence, ridge batch {}, {} tok/s at the ridge",
+                c.model.as_deref().unwrap_or("?"),
+                c.gpu.as_deref().unwrap_or("?"),
+                c.tp,
+                num(c.decode_tps, 1),
+                num(c.ridge_batch, 0),
+                num(c.aggregate_at_ridge_tps, 0)
+            ),
+        };
+        match lines.iter_mut().find(|(l, _)| *l == line) {
+            Some((_, rs)) => rs.push(&r.replica),
+            None => lines.push((line, vec![&r.replica])),
+        }
+    }
+    let mut out = String::new();
+    let all = lines.len() == 1 && lines[0].1.len() == d.replicas.len();
+    for (line, rs) in &lines {
+        if all {
+            out.push_str(&format!("{line} (every replica)\n"));
+        } else {
+            out.push_str(&format!("{line} ({})\n", rs.join(", ")));
+        }
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
 /// The fleet as text, ending with a newline.
 pub fn report(d: &FleetDoc) -> String {
     let mut out = format!(
@@ -27,7 +65,10 @@ pub fn report(d: &FleetDoc) -> String {
         d.window.step_s,
         d.queries
     );
-    let mut t = crate::table([
+    out.push_str(&ceilings(d));
+    // The ceiling column only when a ceiling was asked for (--gpu/--model).
+    let with_ceiling = d.replicas.iter().any(|r| r.ceiling.is_some());
+    let mut header = vec![
         "replica",
         "engine",
         "gen tok/s",
@@ -36,9 +77,12 @@ pub fn report(d: &FleetDoc) -> String {
         "waiting",
         "KV",
         "req/s",
-        "primary",
-        "fix",
-    ]);
+    ];
+    if with_ceiling {
+        header.push("of ceiling");
+    }
+    header.extend(["primary", "fix"]);
+    let mut t = crate::table(header);
     let outlier = |r: &str| d.outliers.iter().any(|o| o.replica == r);
     for r in &d.replicas {
         let f = &r.figures;
@@ -57,7 +101,7 @@ pub fn report(d: &FleetDoc) -> String {
             None if r.idle => ("idle".into(), String::new()),
             None => ("none".into(), String::new()),
         };
-        t.add_row(vec![
+        let mut row = vec![
             format!(
                 "{}{}",
                 r.replica,
@@ -70,12 +114,15 @@ pub fn report(d: &FleetDoc) -> String {
             num(f.waiting, 1),
             pct(f.kv_usage),
             num(f.finished_per_s, 2),
-            primary,
-            fix,
-        ]);
+        ];
+        if with_ceiling {
+            row.push(pct(f.efficiency));
+        }
+        row.extend([primary, fix]);
+        t.add_row(row);
     }
     let m = &d.median;
-    t.add_row(vec![
+    let mut row = vec![
         "fleet median".into(),
         String::new(),
         num(m.generation_tps, 1),
@@ -84,9 +131,12 @@ pub fn report(d: &FleetDoc) -> String {
         num(m.waiting, 1),
         pct(m.kv_usage),
         num(m.finished_per_s, 2),
-        String::new(),
-        String::new(),
-    ]);
+    ];
+    if with_ceiling {
+        row.push(pct(m.efficiency));
+    }
+    row.extend([String::new(), String::new()]);
+    t.add_row(row);
     out.push_str(&t.to_string());
     out.push('\n');
     if d.outliers.is_empty() {

@@ -15,8 +15,10 @@ Reads the store, not the servers: ten PromQL queries whatever the number of repl
 together (engine detection, vLLM's config labels, every gauge, every counter, and one per \
 histogram, each across all replicas and engines). Counters and histograms are read as increase() per \
 step, so the store handles restarts. Each replica's window goes through the same rules and \
-arbitration as `headroom diagnose` (without a GPU or model: rules that need the physics ceiling \
-stay silent). A replica is named an outlier when its primary differs from the one most \
+arbitration as `headroom diagnose`. --gpu and --model name the GPU and model every replica \
+runs (one for the whole fleet: replicas alike, the common case), as diagnose takes them; each \
+replica's ceiling then comes from its own config (tensor parallel size, max_model_len, KV dtype) \
+and the rules that need the physics ceiling judge. Without them those rules stay silent. A replica is named an outlier when its primary differs from the one most \
 replicas share (3 replicas at least), or when its generation per running sequence is below \
 half its peers' median. Imbalance: the busiest replica carries at least 2× the other \
 replicas' median of finished requests per second.
@@ -24,6 +26,7 @@ replicas' median of finished requests per second.
 Examples:
   headroom fleet --prometheus http://127.0.0.1:9090
   headroom fleet --prometheus http://prom:9090 --selector '{job=\"vllm\"}' --window 30m
+  headroom fleet --prometheus http://prom:9090 --gpu H100-SXM --model llama-3.1-8b
   headroom fleet --prometheus http://prom:9090 --by pod --at 1767225600 --json
   headroom fleet --prometheus http://prom:9090 --html fleet.html
   headroom fleet --prometheus http://thanos:10902 --at -1h --window 15m
@@ -61,6 +64,8 @@ pub struct Args {
     /// `headroom diagnose --replay`.
     #[arg(long)]
     pub save_windows: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub target: super::diagnose::Target,
     /// Exit with status 2 when an outlier or an imbalance is found.
     #[arg(long)]
     pub fail_on_outlier: bool,
@@ -88,6 +93,7 @@ pub fn run(a: Args) -> Result<Exit> {
         at: crate::args::parse_at(&a.at, now)?,
         sub_windows: a.sub_windows,
         min_step_s: a.min_step.as_secs_f64().max(0.001),
+        target: target(&a.target)?,
     };
     let prom = fleet::client::Prometheus::new(&a.prometheus, a.timeout)?;
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -134,4 +140,41 @@ pub fn run(a: Args) -> Result<Exit> {
     } else {
         Exit::Ok
     })
+}
+
+/// The fleet's GPU and model, each name checked against the catalog here so a typo is an error
+/// naming the flag, not a ceiling "unknown" on every replica. None when neither is given.
+fn target(t: &super::diagnose::Target) -> Result<Option<fleet::Target>> {
+    if t.gpu.is_none() && t.model.is_none() && t.gguf.is_none() {
+        return Ok(None);
+    }
+    let catalog = super::diagnose::catalog(t.catalog.as_deref())?;
+    if let Some(g) = &t.gpu {
+        catalog.gpu(g).with_context(|| format!("--gpu {g:?}"))?;
+    }
+    if let Some(m) = &t.model {
+        catalog.model(m).with_context(|| format!("--model {m:?}"))?;
+    }
+    let spec = match &t.gguf {
+        Some(p) => {
+            let facts =
+                gguf::read_model_facts(p).with_context(|| format!("--gguf {}", p.display()))?;
+            Some(
+                ::physics::ModelSpec::from_gguf(&facts, &p.display().to_string(), &mut Vec::new())
+                    .with_context(|| format!("--gguf {}", p.display()))?,
+            )
+        }
+        None => None,
+    };
+    Ok(Some(fleet::Target {
+        named: diagnose::Named {
+            gpu: t.gpu.clone(),
+            model: t.model.clone(),
+            spec,
+            tp: t.tp,
+            dtype: t.dtype.clone(),
+            quantization: t.quantization.clone(),
+        },
+        catalog,
+    }))
 }

@@ -52,7 +52,16 @@ fn emulate(scenario: &str) -> Emulator {
 }
 
 fn fleet_json(prom: &Prometheus, selector: &str, window: &str) -> (FleetDoc, serde_json::Value) {
-    let out = headroom(&[
+    fleet_json_with(prom, selector, window, &[])
+}
+
+fn fleet_json_with(
+    prom: &Prometheus,
+    selector: &str,
+    window: &str,
+    extra: &[&str],
+) -> (FleetDoc, serde_json::Value) {
+    let mut args = vec![
         "fleet",
         "--prometheus",
         &prom.url,
@@ -61,7 +70,9 @@ fn fleet_json(prom: &Prometheus, selector: &str, window: &str) -> (FleetDoc, ser
         "--window",
         window,
         "--json",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let out = headroom(&args);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -255,4 +266,109 @@ fn clear_errors_without_a_store() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("label matchers in braces"), "{err}");
+}
+
+/// `--gpu`/`--model` give every replica the physics ceiling, as `diagnose` takes them: a rule
+/// that needs it judges only then. The emulated replica serves Llama 3.1 70B in bf16 (141 GB of
+/// weights) on one 80 GB H100: R4's weights-overflow needs the ceiling's memory figures, so
+/// without --gpu it is silent and with it it fires. The result is decided by the catalog's
+/// figures against the config, not by a measured rate, so no noise enters it.
+#[test]
+fn gpu_and_model_give_each_replica_its_ceiling() {
+    let _serial = testpeers::serial();
+    if testpeers::prometheus::binary().is_none() {
+        return;
+    }
+    let replica = emulate("weights-dont-fit");
+    let jobs = [Job {
+        name: "emu",
+        targets: vec![replica.addr.clone()],
+    }];
+    let Some(prom) = Prometheus::start(&jobs) else {
+        return;
+    };
+    prom.wait_targets_up(1, Duration::from_secs(60));
+    std::thread::sleep(Duration::from_secs(25));
+    let sel = r#"{job="emu"}"#;
+
+    let (bare, _) = fleet_json(&prom, sel, "20s");
+    assert_eq!(bare.replicas.len(), 1, "{bare:#?}");
+    let r = &bare.replicas[0];
+    assert!(r.ceiling.is_none(), "{r:#?}");
+    assert!(r.figures.efficiency.is_none(), "{r:#?}");
+    assert_ne!(
+        r.primary.as_ref().map(|p| p.rule),
+        Some(diagnose::RuleId::R4),
+        "{r:#?}"
+    );
+
+    let target = ["--gpu", "H100-SXM", "--model", "llama-3.1-70b"];
+    let (doc, value) = fleet_json_with(&prom, sel, "20s", &target);
+    let r = &doc.replicas[0];
+    let c = r
+        .ceiling
+        .as_ref()
+        .expect("a ceiling with --gpu and --model");
+    assert_eq!(c.unknown_reason, None, "{c:#?}");
+    assert!(c.decode_tps.is_some_and(|d| d > 0.0), "{c:#?}");
+    assert_eq!(
+        r.primary.as_ref().map(|p| p.rule),
+        Some(diagnose::RuleId::R4),
+        "{r:#?}"
+    );
+    let undocumented = testpeers::schema::undocumented(&value, "fleet.md", &["/imbalance/shares"]);
+    assert!(
+        undocumented.is_empty(),
+        "not in docs/json/fleet.md: {undocumented:?}"
+    );
+
+    // The table names the ceiling and gives the column for it.
+    let mut args = vec![
+        "fleet",
+        "--prometheus",
+        &prom.url,
+        "--selector",
+        sel,
+        "--window",
+        "20s",
+    ];
+    args.extend_from_slice(&target);
+    let out = headroom(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Ceiling: "), "{text}");
+    assert!(text.contains("(every replica)"), "{text}");
+    assert!(text.contains("of ceiling"), "{text}");
+    assert!(text.contains("R4 "), "{text}");
+
+    // --gpu alone: the model is the name the engine serves, or the ceiling says why not.
+    let (doc, _) = fleet_json_with(&prom, sel, "20s", &["--gpu", "H100-SXM"]);
+    let c = doc.replicas[0]
+        .ceiling
+        .as_ref()
+        .expect("a ceiling object with --gpu");
+    assert!(
+        c.unknown_reason.is_none()
+            || c.unknown_reason
+                .as_deref()
+                .is_some_and(|w| w.contains("model")),
+        "{c:#?}"
+    );
+}
+
+#[test]
+fn bad_gpu_or_model_names_are_clear_errors() {
+    // Checked before any query: no store needed.
+    let dead = format!("http://127.0.0.1:{}", testpeers::free_port());
+    for (flag, name) in [("--gpu", "H999-XL"), ("--model", "llama-9-9000b")] {
+        let out = headroom(&["fleet", "--prometheus", &dead, flag, name]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(&format!("{flag} \"{name}\"")), "{err}");
+        assert!(err.contains("not in the catalog"), "{err}");
+        assert!(
+            !err.contains("/api/v1/query"),
+            "queried before checking: {err}"
+        );
+    }
 }

@@ -16,6 +16,7 @@ mod pcie;
 mod pipes;
 mod probe;
 mod probe_emulated;
+mod prom_vllm;
 mod report;
 mod route;
 mod route_vllm;
