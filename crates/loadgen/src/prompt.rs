@@ -612,18 +612,22 @@ async fn sized<C: Count>(
     target: u64,
     cpt: f64,
 ) -> Result<(String, u64)> {
-    if !fits.contains_key(&target) {
-        let (body, ends) = corpus_body(target, cpt);
-        let f = first_fit(c, head, &body, &ends, target, cpt).await?;
-        fits.insert(target, (body, ends, f));
-    } else {
-        let (body, ends, last) = fits.get_mut(&target).expect("checked above");
-        *last = match refit(c, head, body, ends, target, last).await? {
-            Some(f) => f,
-            None => first_fit(c, head, body, ends, target, cpt).await?,
-        };
-    }
-    let (body, ends, f) = &fits[&target];
+    let (body, ends, f) = match fits.entry(target) {
+        std::collections::hash_map::Entry::Vacant(e) => {
+            let (body, ends) = corpus_body(target, cpt);
+            let f = first_fit(c, head, &body, &ends, target, cpt).await?;
+            let (body, ends, f) = e.insert((body, ends, f));
+            (body, ends, f)
+        }
+        std::collections::hash_map::Entry::Occupied(e) => {
+            let (body, ends, last) = e.into_mut();
+            *last = match refit(c, head, body, ends, target, last).await? {
+                Some(f) => f,
+                None => first_fit(c, head, body, ends, target, cpt).await?,
+            };
+            (body, ends, last)
+        }
+    };
     Ok((format!("{head}{}{}", &body[..ends[f.words]], f.filler), f.n))
 }
 
