@@ -2,7 +2,7 @@
 //! settings, so two runs differ only in the server they measured.
 //!
 //! Constant settings: temperature 0 (greedy), `ignore_eos` so every request generates exactly
-//! its length, prompts of exact token lengths from the built-in corpus ([`build_prompt`]; only
+//! its length, prompts of exact token lengths from the built-in corpus ([`PromptSizer`]; only
 //! the five-word salt at the front differs, so no cache can serve a prompt), llama.cpp's
 //! `cache_prompt: false`. What is measured, per repeat and interleaved so slow drift of the
 //! machine spreads over every metric alike:
@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::client::{Client, GenCountSource, StreamRecord, StreamRequest};
 use crate::error::{Error, Result};
 use crate::probe::Progress;
-use crate::prompt::{build_prompt, new_salt};
+use crate::prompt::{new_salt, PromptSizer};
 use crate::server::{Engine, ServerInfo};
 use crate::tokenize::{CountBasis, TokenCounter};
 use crate::vllm_clock::{self, VllmLedger};
@@ -396,6 +396,8 @@ pub struct SuiteRun {
     client: Client,
     info: ServerInfo,
     counter: TokenCounter,
+    /// Sizes this server's prompts, keeping each length's fit across repeats and looks.
+    sizer: PromptSizer,
     cfg: SuiteConfig,
     model: Option<String>,
     done: usize,
@@ -437,6 +439,7 @@ impl SuiteRun {
             client: client.clone(),
             info: info.clone(),
             counter: counter.clone(),
+            sizer: PromptSizer::new(counter),
             model,
             done: 0,
             decode: Vec::new(),
@@ -476,7 +479,7 @@ impl SuiteRun {
     }
 
     async fn prompt(&mut self, target: u64) -> Result<String> {
-        let p = build_prompt(&self.counter, target, &new_salt()).await?;
+        let p = self.sizer.build(target, &new_salt()).await?;
         self.all_exact &= p.is_exact();
         Ok(p.text)
     }
@@ -547,7 +550,7 @@ impl SuiteRun {
         // Prefill at each length.
         for k in 0..self.cfg.prefill_lengths.len() {
             let len = self.cfg.prefill_lengths[k];
-            let p = build_prompt(&self.counter, len, &new_salt()).await?;
+            let p = self.sizer.build(len, &new_salt()).await?;
             self.all_exact &= p.is_exact();
             let rec = self
                 .client

@@ -24,6 +24,6 @@ pub use client::{
 pub use conversation::Conversation;
 pub use error::{Error, Result};
 pub use load::{current_load, Load};
-pub use prompt::{build_prompt, new_salt, BuiltPrompt};
+pub use prompt::{build_prompt, new_salt, BuiltPrompt, PromptSizer};
 pub use server::{discover, ContextLimit, Engine, ServerInfo};
 pub use tokenize::{CountBasis, TokenCounter, Tokens};

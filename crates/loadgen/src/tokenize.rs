@@ -77,6 +77,8 @@ pub struct TokenCounter {
     model: Option<String>,
     api: Option<Api>,
     basis: CountBasis,
+    /// /tokenize calls made through this counter and its clones (what prompt sizing costs).
+    calls: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl TokenCounter {
@@ -94,6 +96,7 @@ impl TokenCounter {
             basis: CountBasis::Default {
                 chars_per_token: DEFAULT_CHARS_PER_TOKEN,
             },
+            calls: Default::default(),
         };
         for api in order {
             match counter
@@ -141,6 +144,7 @@ impl TokenCounter {
             model: None,
             api: None,
             basis: CountBasis::Default { chars_per_token },
+            calls: Default::default(),
         }
     }
 
@@ -179,7 +183,14 @@ impl TokenCounter {
         }
     }
 
+    /// /tokenize calls made so far through this counter and its clones.
+    pub fn tokenize_calls(&self) -> u64 {
+        self.calls.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     async fn tokenize_with(&self, api: Api, text: &str) -> Result<u64> {
+        self.calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let url = self.client.url("/tokenize");
         let v = match api {
             Api::LlamaCpp => {

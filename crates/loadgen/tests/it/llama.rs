@@ -4,7 +4,7 @@
 use crate::util::rt;
 use loadgen::{
     build_prompt, current_load, discover, new_salt, Client, ClientConfig, CountBasis, Engine,
-    StreamRequest, TokenCounter,
+    PromptSizer, StreamRequest, TokenCounter,
 };
 
 #[test]
@@ -53,6 +53,39 @@ fn exact_prompts_limits_timing_and_cache() {
                 assert!(w.n + 1 >= target, "warm cached {} of {target}", w.n);
             }
         }
+
+        // A sizer kept across rounds (as bench keeps one a server): every prompt exact by the
+        // server's own count, the kept fits far cheaper than a search each. Not timing: the
+        // calls depend only on the tokenizer and the salts (measured: a search of these
+        // lengths 6-10 calls, a kept fit 1, or 2-4 when the salt counts differently; the bound,
+        // half a search's calls a prompt, holds even with three fallbacks to a full search).
+        let mut sizer = PromptSizer::new(&counter);
+        let (mut searches, mut kept) = (0, 0);
+        for round in 0..12 {
+            for target in [16u64, 96] {
+                let before = counter.tokenize_calls();
+                let p = sizer.build(target, &new_salt()).await.unwrap();
+                let calls = counter.tokenize_calls() - before;
+                assert!(p.is_exact(), "target {target}: built {} tokens", p.tokens.n);
+                assert!(p.text.starts_with(&format!("{}:", p.salt)));
+                if round == 0 {
+                    searches += calls;
+                } else {
+                    kept += calls;
+                }
+                if round % 4 == 1 {
+                    let mut req = StreamRequest::text(p.text.clone(), 1);
+                    req.ignore_eos = true;
+                    let rec = client.stream(&req).await.unwrap();
+                    assert_eq!(rec.prompt_tokens, Some(target), "usage.prompt_tokens");
+                }
+            }
+        }
+        assert!(searches >= 12, "two first searches took {searches} calls");
+        assert!(
+            kept * 4 <= 22 * searches,
+            "22 kept-fit prompts took {kept} calls, two searches {searches}"
+        );
 
         let load = current_load(&client).await.unwrap().unwrap();
         assert!(load.is_idle(), "{load:?}");
