@@ -51,6 +51,10 @@ pub struct Config {
     pub client_timeout: Duration,
     /// How often demoted replicas are probed.
     pub probe_interval: Duration,
+    /// How long a health probe waits for its answer. SGLang's `/health` generates a token and
+    /// answers only at the scheduler's next report (up to 20 s while a long prefill runs), so a
+    /// short wait would call a busy replica hung.
+    pub probe_timeout: Duration,
     /// On SIGINT/SIGTERM, how long open responses may take to finish.
     pub drain: Duration,
     /// Accept loops, one thread and one runtime each (thread per core).
@@ -70,6 +74,7 @@ impl Default for Config {
             first_byte_timeout: Duration::from_secs(300),
             client_timeout: Duration::from_secs(60),
             probe_interval: Duration::from_secs(2),
+            probe_timeout: Duration::from_secs(30),
             drain: Duration::from_secs(30),
             workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }

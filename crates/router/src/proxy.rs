@@ -22,7 +22,6 @@ use crate::policy::{Policy, Route};
 use crate::pool::{write_two, Buf, Conn, Pool};
 use crate::{Config, RouteError};
 
-const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Room for a replica's response head and the first body bytes read with it.
 const UPSTREAM_BUF: usize = h1::MAX_HEAD + (16 << 10);
 
@@ -227,8 +226,9 @@ impl Shared {
     /// GET /health, then /v1/models where /health is not served: 2xx means healthy.
     async fn probe(&self, r: usize) -> Result<(), String> {
         for path in ["/health", "/v1/models"] {
-            let status = match tokio::time::timeout(PROBE_TIMEOUT, self.get(r, path)).await {
-                Err(_) => return Err(format!("probe {path}: no answer in {PROBE_TIMEOUT:?}")),
+            let wait = self.config.probe_timeout;
+            let status = match tokio::time::timeout(wait, self.get(r, path)).await {
+                Err(_) => return Err(format!("probe {path}: no answer in {wait:?}")),
                 Ok(Err(e)) => return Err(format!("probe {path}: {e}")),
                 Ok(Ok(status)) => status,
             };

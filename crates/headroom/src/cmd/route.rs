@@ -67,8 +67,10 @@ pub struct Args {
     /// Time to open a connection to a replica (500ms, 2s ...).
     #[arg(long, default_value = "2s", value_name = "DURATION", value_parser = parse_duration)]
     connect_timeout: Duration,
-    /// Time from sending a request to a replica to its first response byte; past it the client
-    /// gets a 504 (not retried: the replica may still be prefilling a long prompt).
+    /// Time from sending a request to a replica to its first response byte. Past it the replica
+    /// is probed: if the probe answers, the client gets a 504 and nothing is retried (the replica
+    /// may still be prefilling a long prompt); if not, the replica is demoted as hung and the
+    /// request fails over.
     #[arg(long, default_value = "300s", value_name = "DURATION", value_parser = parse_duration)]
     first_byte_timeout: Duration,
     /// Time a client has to send its request head and body.
@@ -77,6 +79,11 @@ pub struct Args {
     /// How often demoted replicas are probed.
     #[arg(long, default_value = "2s", value_name = "DURATION", value_parser = parse_duration)]
     probe_interval: Duration,
+    /// How long a health probe (GET /health, else /v1/models) waits for its answer before the
+    /// replica counts as down. SGLang's /health generates a token and can take up to 20 s while
+    /// a long prefill runs; vLLM's and llama.cpp's answer at once.
+    #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = parse_duration)]
+    probe_timeout: Duration,
     /// On SIGINT/SIGTERM, how long open responses may take to finish before they are cut.
     #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = parse_duration)]
     drain: Duration,
@@ -123,6 +130,7 @@ async fn serve(args: Args) -> Result<()> {
         first_byte_timeout: args.first_byte_timeout,
         client_timeout: args.client_timeout,
         probe_interval: args.probe_interval,
+        probe_timeout: args.probe_timeout,
         drain: args.drain,
         workers: args.workers.map_or(Config::default().workers, usize::from),
     };

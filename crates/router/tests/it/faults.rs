@@ -36,6 +36,9 @@ const HALF_CLOSE_MID_BODY: u8 = 5;
 const INJECT: u8 = 6;
 /// Answers with headers the router sets itself, and hop-by-hop ones.
 const SPOOF: u8 = 7;
+/// As SLOW, and /health answers only after 1 s: SGLang's /health generates a token and answers
+/// at its scheduler's next report, which a long prefill step delays (up to 20 s).
+const SLOW_HEALTH: u8 = 8;
 
 struct Static {
     addr: SocketAddr,
@@ -152,6 +155,9 @@ async fn answer(
             if mode == HANG {
                 std::future::pending::<()>().await;
             }
+            if mode == SLOW_HEALTH {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
             sock.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
                 .await?;
             continue;
@@ -187,7 +193,7 @@ async fn answer(
             }
             _ => {}
         }
-        if mode == SLOW {
+        if mode == SLOW || mode == SLOW_HEALTH {
             tokio::time::sleep(Duration::from_secs(3)).await;
         }
         sock.write_all(
@@ -405,6 +411,9 @@ fn config(backends: Vec<String>) -> Config {
         first_byte_timeout: Duration::from_secs(10),
         client_timeout: Duration::from_secs(5),
         probe_interval: Duration::from_millis(200),
+        // A hung replica's probe gives up in 1 s here, not the default 30 s (kept for SGLang's
+        // slow /health): these tests' replicas answer /health at once unless hung.
+        probe_timeout: Duration::from_secs(1),
         drain: Duration::from_secs(2),
         workers: 1,
         ..Config::default()
@@ -563,6 +572,48 @@ async fn a_busy_replica_that_still_answers_its_probe_gets_a_504_and_no_retry() {
     assert!(r.demoted().is_empty(), "a busy replica is not demoted");
     r.stop().await;
     assert_eq!((busy.requests(), other.requests()), (1, 0));
+}
+
+/// A busy replica whose /health is slow to answer (SGLang's) is busy, not hung, as long as the
+/// probe waits for it: with --probe-timeout 10 s (a 1 s answer; a 9 s margin no scheduler delay
+/// on this machine comes near) it gets a 504 and stays live; with 0.3 s (shorter than the 1 s
+/// sleep, which no load can shorten) the same replica is called hung, demoted, and the request
+/// fails over: the prefill would run twice, which is why the default wait is 30 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_replica_with_a_slow_health_answer_is_busy_while_the_probe_waits_for_it() {
+    for (wait, demoted) in [
+        (Duration::from_secs(10), false),
+        (Duration::from_millis(300), true),
+    ] {
+        let busy = Static::start(3, Duration::from_millis(1)).await;
+        let other = Static::start(3, Duration::from_millis(1)).await;
+        let mut cfg = config(vec![busy.url(), other.url()]);
+        cfg.policy = PolicyKind::Pin;
+        cfg.first_byte_timeout = Duration::from_millis(500);
+        cfg.probe_timeout = wait;
+        let r = start_router(cfg).await;
+        busy.set(SLOW_HEALTH);
+        let reply = exchange(r.addr, &post("/v1/chat/completions", &chat(), ""), LIMIT).await;
+        if demoted {
+            assert_eq!(reply.status, 200, "{reply:?}");
+            assert_eq!(
+                reply.header("x-headroom-route").as_deref(),
+                Some("failover")
+            );
+            assert_eq!(r.demoted(), vec![busy.url()]);
+        } else {
+            assert_eq!(reply.status, 504, "{reply:?}");
+            assert!(reply.text().contains("upstream_timeout"));
+            assert!(r.demoted().is_empty(), "a busy replica is not demoted");
+        }
+        r.stop().await;
+        let others = usize::from(demoted);
+        assert_eq!(
+            (busy.requests(), other.requests()),
+            (1, others),
+            "probe wait {wait:?}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
