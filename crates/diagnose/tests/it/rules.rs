@@ -313,13 +313,7 @@ fn r1_fires_on_one_client_with_long_prompts_on_an_idle_engine() {
 fn soft_underfed_inject_not_when_the_engine_holds_requests() {
     // The soft inject's case (R1's gates miss, R6 fires), but requests queue 60 % of TTFT: the
     // inject does not revive R1's concurrency advice.
-    let mut b = base();
-    b.window.running = g(40.0, 41.0);
-    b.window.generation_tps = Some(0.61 * 50.0 * 64.0);
-    b.window.prefix_hit_tps = Some(0.0);
-    b.window.prompt_tps = Some(6.0 * 0.61 * 50.0 * 64.0);
-    b.window.itl = dist(1000.0, 0.2);
-    b.physics.as_mut().unwrap().ridge_batch = 200.0;
+    let mut b = soft_underfed();
     b.window.queue_time = dist(600.0, 0.12);
     let v = diagnose(&b);
     let p = v.primary.unwrap();
@@ -834,10 +828,10 @@ fn soft_field_under_batching_owns_first_fire() {
     assert!(v.silenced.is_empty());
 }
 
-#[test]
-fn soft_underfed_inject_reuses_r1_fix() {
-    // Soft field, R1's gates miss (efficiency 61 % of min(64, 80) seats), prefill would own the page.
-    // Ridge 200 ≫ 64 seats: efficiency against the ridge is 0.61 × 64/200 = 20 %.
+/// The soft under-fed field: no queue, R1's gates miss (efficiency 61 % of min(64, 80) seats),
+/// prefill would own the page. Ridge 200 ≫ 64 seats: efficiency against the ridge is
+/// 0.61 × 64/200 = 20 %.
+fn soft_underfed() -> Inputs {
     let mut b = base();
     b.window.running = g(40.0, 41.0);
     b.window.generation_tps = Some(0.61 * 50.0 * 64.0);
@@ -845,6 +839,12 @@ fn soft_underfed_inject_reuses_r1_fix() {
     b.window.prompt_tps = Some(6.0 * 0.61 * 50.0 * 64.0);
     b.window.itl = dist(1000.0, 0.2);
     b.physics.as_mut().unwrap().ridge_batch = 200.0;
+    b
+}
+
+#[test]
+fn soft_underfed_inject_reuses_r1_fix() {
+    let b = soft_underfed();
     let (d, fs) = diagnose::rules::evaluate(&b, &b.window);
     assert!(d.soft_field);
     assert!(!fs.iter().any(|f| f.rule == RuleId::R1 && f.fired));

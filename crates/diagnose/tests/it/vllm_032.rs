@@ -38,9 +38,15 @@ fn raw(body: &str, name: &str, label: Option<&str>) -> f64 {
 fn report() -> Report {
     let mut header = RecordingHeader::new("http://127.0.0.1:18433", 1.0, 1000.0);
     header.cmdline = Some(CMDLINE.split_whitespace().map(str::to_string).collect());
-    header.version = Some(serde_json::json!({ "version": "0.32.0" }));
     header.vllm_on_cpu = Some(true);
-    let scrape = |t: f64, body: &str| {
+    judged(header, [(1000.0, A), (1000.0 + GAP_S, B)])
+}
+
+/// The whole judge over two scrapes of vLLM 0.32 (as `diagnose --replay` reads a recording),
+/// the window between them, no GPU or model named.
+fn judged(mut header: RecordingHeader, scrapes: [(f64, &str); 2]) -> Report {
+    header.version = Some(serde_json::json!({ "version": "0.32.0" }));
+    let scrape = |(t, body): (f64, &str)| {
         ScrapeRecord::from_fetch(
             &Ok(RawScrape {
                 t,
@@ -50,15 +56,16 @@ fn report() -> Report {
             t,
         )
     };
+    let gap = scrapes[1].0 - scrapes[0].0;
     let rec = Recording {
         header,
-        scrapes: vec![scrape(1000.0, A), scrape(1000.0 + GAP_S, B)],
+        scrapes: scrapes.map(scrape).to_vec(),
         truncated_tail: None,
     };
     let shape = Shape {
         url: None,
-        duration_s: GAP_S,
-        interval_s: GAP_S,
+        duration_s: gap,
+        interval_s: gap,
         gpu: None,
         model: None,
         gguf: None,
@@ -227,48 +234,8 @@ fn admission_rejections_are_counted_and_fire_r5_with_every_seat_taken() {
 fn a_healthy_capture_reads_zeros() {
     let idle = include_str!("../../../../fixtures/vllm-0.32/metrics-idle.prom");
     let busy = include_str!("../../../../fixtures/vllm-0.32/metrics-8-clients.prom");
-    let mut header = RecordingHeader::new("http://127.0.0.1:18100", 1.0, 1000.0);
-    header.version = Some(serde_json::json!({ "version": "0.32.0" }));
-    let scrape = |t: f64, body: &str| {
-        ScrapeRecord::from_fetch(
-            &Ok(RawScrape {
-                t,
-                body: body.to_string(),
-                elapsed_s: 0.01,
-            }),
-            t,
-        )
-    };
-    let rec = Recording {
-        header,
-        scrapes: vec![scrape(1000.0, idle), scrape(1040.0, busy)],
-        truncated_tail: None,
-    };
-    let shape = Shape {
-        url: None,
-        duration_s: 40.0,
-        interval_s: 40.0,
-        gpu: None,
-        model: None,
-        gguf: None,
-        engine_args: None,
-        tp: None,
-        dtype: None,
-        quantization: None,
-        price_per_hour: None,
-        sub_windows: 0,
-    };
-    let catalog = physics::Catalog::embedded().unwrap();
-    let doc = judge(
-        &rec,
-        &Target {
-            shape,
-            replay: None,
-        },
-        &catalog,
-    )
-    .unwrap()
-    .report;
+    let header = RecordingHeader::new("http://127.0.0.1:18100", 1.0, 1000.0);
+    let doc = judged(header, [(1000.0, idle), (1040.0, busy)]);
     let p = doc.requests.preemptions_per_request.unwrap();
     assert_eq!(
         p.finished,

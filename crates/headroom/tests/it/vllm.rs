@@ -623,6 +623,20 @@ fn probe_doc(args: &[&str]) -> loadgen::probe::ProbeDoc {
     loadgen::probe::ProbeDoc::read(&out).unwrap_or_else(|e| panic!("{args:?}: {e}\n{out}"))
 }
 
+/// `probe prefix` with a 600-token prompt (four whole 128-token blocks and a tail), between two
+/// reads of vLLM's own counters.
+fn prefix_probe(srv: &vllm::VllmServer) -> (Counters, loadgen::probe::PrefixReport, Counters) {
+    let before = Counters::read(srv.port);
+    let doc = probe_doc(&[
+        "probe", "prefix", "--url", &srv.url, "--tokens", "600", "--gen", "2", "--json",
+    ]);
+    let after = Counters::read(srv.port);
+    let loadgen::probe::ProbeReport::Prefix(j) = doc.report else {
+        panic!("a prefix report expected");
+    };
+    (before, j, after)
+}
+
 /// What a Hugging Face directory's identity must hash, read here without the project's code:
 /// `config.json` whole, then each safetensors file's 8-byte length and JSON header. Returns
 /// (files, bytes, tensors).
@@ -677,14 +691,7 @@ fn live_vllm_probes_bench_and_regress_between_two_settings() {
         // probe prefix: a 600-token prompt is four whole 128-token blocks and a tail; the warm
         // repeat is served from those blocks, the salted control from none, and every count the
         // answers carry is one vLLM's own counters moved by.
-        let before = Counters::read(srv.port);
-        let doc = probe_doc(&[
-            "probe", "prefix", "--url", &srv.url, "--tokens", "600", "--gen", "2", "--json",
-        ]);
-        let after = Counters::read(srv.port);
-        let ProbeReport::Prefix(j) = doc.report else {
-            panic!("a prefix report expected");
-        };
+        let (before, j, after) = prefix_probe(&srv);
         assert_eq!(j.server.engine, Some(Engine::Vllm));
         let load = j.load_before.as_ref().expect("vLLM's gauges read");
         assert_eq!((load.running, load.waiting), (0.0, 0.0), "{load:?}");
@@ -815,14 +822,7 @@ fn live_vllm_probes_bench_and_regress_between_two_settings() {
         // back to TTFT and names the switch that would make it count. Whether TTFT calls it a
         // hit is noise here (the cache is off, confirmed by vLLM's hit counter not moving; with
         // vLLM's default, caching on, the first run saw it move by the warm prompt's 512).
-        let before = Counters::read(srv.port);
-        let doc = probe_doc(&[
-            "probe", "prefix", "--url", &srv.url, "--tokens", "600", "--gen", "2", "--json",
-        ]);
-        let after = Counters::read(srv.port);
-        let ProbeReport::Prefix(j) = doc.report else {
-            panic!("a prefix report expected");
-        };
+        let (before, j, after) = prefix_probe(&srv);
         assert_eq!(j.basis, VerdictBasis::Ttft, "{}", j.reason);
         assert!(
             j.reason.contains("--enable-prompt-tokens-details"),
