@@ -5,11 +5,15 @@
 //! a history of synthetic versions (spec 003's 36 → 17 → 35 tok/s story).
 
 use crate::util::headroom;
+use loadgen::bench_doc::BenchDoc;
+use loadgen::bench_suite::{BenchMetric, Clock};
+use regress::report::MetricComparison;
+use regress::{RegressDoc, Verdict};
 use serde_json::{json, Value};
 use testpeers::LlamaServer;
 
 /// One bench run of the quick suite; `repeats` overrides its 5.
-pub(crate) fn bench(url: &str, label: &str, db: &str, repeats: u32) -> Value {
+pub(crate) fn bench(url: &str, label: &str, db: &str, repeats: u32) -> BenchDoc {
     let r = repeats.to_string();
     let (code, out, err) = headroom(&[
         "bench",
@@ -27,24 +31,22 @@ pub(crate) fn bench(url: &str, label: &str, db: &str, repeats: u32) -> Value {
     ]);
     assert_eq!(code, 0, "bench {label}: {err}");
     let v = serde_json::from_str(&out).unwrap_or_else(|e| panic!("bench {label}: {e}: {out}"));
-    strict_bench(&v);
-    v
+    strict_bench(&v)
 }
 
-pub(crate) fn regress(db: &str, extra: &[&str]) -> Value {
+pub(crate) fn regress(db: &str, extra: &[&str]) -> RegressDoc {
     let mut args = vec!["regress", "--db", db, "--json"];
     args.extend_from_slice(extra);
     let (code, out, err) = headroom(&args);
     assert_eq!(code, 0, "regress {extra:?}: {err}");
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("regress: {e}: {out}"));
-    strict_regress(&v);
-    v
+    strict_regress(&v)
 }
 
 /// A printed bench document reads back as the one typed document (unknown fields refused),
 /// and docs/json/bench.md names every field.
-fn strict_bench(v: &Value) {
-    let d = loadgen::bench_doc::BenchDoc::read(v).unwrap_or_else(|e| panic!("{e}"));
+fn strict_bench(v: &Value) -> BenchDoc {
+    let d = BenchDoc::read(v).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         &serde_json::to_value(&d).unwrap(),
         v,
@@ -55,12 +57,12 @@ fn strict_bench(v: &Value) {
         missing.is_empty(),
         "undocumented in docs/json/bench.md: {missing:?}"
     );
+    d
 }
 
 /// The same for a regress document and docs/json/regress.md.
-fn strict_regress(v: &Value) {
-    let d: regress::RegressDoc =
-        serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("{e}: {v:#}"));
+fn strict_regress(v: &Value) -> RegressDoc {
+    let d: RegressDoc = serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("{e}: {v:#}"));
     assert_eq!(
         &serde_json::to_value(&d).unwrap(),
         v,
@@ -71,13 +73,21 @@ fn strict_regress(v: &Value) {
         missing.is_empty(),
         "undocumented in docs/json/regress.md: {missing:?}"
     );
+    d
 }
 
-pub(crate) fn metric<'a>(doc: &'a Value, name: &str) -> &'a Value {
-    doc["metrics"]
-        .as_array()
-        .and_then(|ms| ms.iter().find(|m| m["name"] == name))
-        .unwrap_or_else(|| panic!("no metric {name} in {doc:#}"))
+/// A bench document's metric by name.
+fn metric<'a>(doc: &'a BenchDoc, name: &str) -> &'a BenchMetric {
+    doc.metric(name)
+        .unwrap_or_else(|| panic!("no metric {name} in {:#?}", doc.metrics))
+}
+
+/// A regress document's comparison of one metric by name.
+fn compared<'a>(doc: &'a RegressDoc, name: &str) -> &'a MetricComparison {
+    doc.metrics
+        .iter()
+        .find(|m| m.name == name)
+        .unwrap_or_else(|| panic!("no metric {name} in {:#?}", doc.metrics))
 }
 
 /// The engine's own prefill rate (llama.cpp `timings.prompt_per_second`) of a 1-token request
@@ -121,39 +131,41 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
     let aa = bench(&fast.url, "aa", db, 1);
     bench(&fast.url, "aa again", db, 1);
     let same = regress(db, &["--baseline", "aa", "--latest", "aa again"]);
-    assert_eq!(same["schema"], "headroom.regress/3");
-    assert_eq!(same["changed"], json!([]), "{:#}", same["changed"]);
+    assert_eq!(same.schema, "headroom.regress/3");
+    assert!(same.changed.is_empty(), "{:#?}", same.changed);
     let d = &aa;
-    assert_eq!(d["schema"], "headroom.bench/2");
-    assert_eq!(d["suite"]["warmup_repeats"], 1);
-    assert_eq!(d["suite"]["preset"], "custom (from quick)");
-    assert_eq!(d["suite"]["repeats"], 1);
-    assert!(d.get("sampling").is_none(), "--repeats fixes the count");
-    assert_eq!(d["identity"]["engine"], "llama.cpp");
+    assert_eq!(d.schema, "headroom.bench/2");
+    assert_eq!(d.suite.warmup_repeats, 1);
+    assert_eq!(d.suite.preset, "custom (from quick)");
+    assert_eq!(d.suite.repeats, 1);
+    assert!(d.sampling.is_none(), "--repeats fixes the count");
+    assert_eq!(d.identity.engine, Some(engines::Engine::LlamaCpp));
     // The peer's llama-server is built from PyPI's sdist: build_info "b0-unknown", which is no
     // version at all; the identity says so instead of recording it as a build.
-    assert!(d["identity"]["build"].is_null(), "{}", d["identity"]);
+    assert!(d.identity.build.is_none(), "{:?}", d.identity);
     assert!(
-        d["identity"]["notes"].to_string().contains("b0-unknown"),
-        "{}",
-        d["identity"]
+        d.identity.notes.iter().any(|n| n.contains("b0-unknown")),
+        "{:?}",
+        d.identity
     );
-    assert!(d["saved_run_id"].is_i64());
-    for m in d["metrics"].as_array().unwrap() {
-        assert_eq!(m["n"], 1, "{m}");
-        assert!(m["median"].as_f64().unwrap() > 0.0, "{m}");
-        assert_eq!(m["warmup"].as_array().unwrap().len(), 1, "{m}");
+    assert!(
+        matches!(d.saved_run_id, Some(Some(_))),
+        "{:?}",
+        d.saved_run_id
+    );
+    for m in &d.metrics {
+        assert_eq!(m.n, 1, "{m:?}");
+        assert!(m.median.is_some_and(|x| x > 0.0), "{m:?}");
+        assert_eq!(m.warmup.as_ref().map(Vec::len), Some(1), "{m:?}");
     }
     // llama-server reports its own per-request timings: decode and prefill use them.
-    assert_eq!(metric(d, "decode_tps")["clock"], "engine");
-    assert_eq!(metric(d, "prefill_tps_p96")["clock"], "engine");
-    assert_eq!(metric(d, "ttft_ms")["clock"], "client");
-    assert!(d["summary"].as_str().unwrap().starts_with("decode "));
-    assert_eq!(
-        d["all_exact"], true,
-        "prompts sized by the server's tokenizer"
-    );
-    assert!(d["identity"]["host"]["loadavg_1m_start"].is_number());
+    assert_eq!(metric(d, "decode_tps").clock, Some(Clock::Engine));
+    assert_eq!(metric(d, "prefill_tps_p96").clock, Some(Clock::Engine));
+    assert_eq!(metric(d, "ttft_ms").clock, Some(Clock::Client));
+    assert!(d.summary.starts_with("decode "), "{}", d.summary);
+    assert!(d.all_exact, "prompts sized by the server's tokenizer");
+    let host = d.identity.host.as_ref().expect("the host's load recorded");
+    assert!(host.loadavg_1m_start.is_finite(), "{host:?}");
 
     // The two servers in alternation, compared as they go; bench stops at the first look where
     // a metric moved. -ub 1 slows every prompt: the 96-token prefill (engine clock) and the
@@ -228,39 +240,38 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
             assert_eq!(m.n, s.repeats as usize, "one sample per round: {m:?}");
         }
     }
-    let (a, b) = (v["baseline"].clone(), v["latest"].clone());
-    let hash = |d: &Value| d["identity"]["model_file"]["header_fnv1a64"].clone();
-    assert!(hash(&a).is_string(), "{}", a["identity"]);
-    assert_eq!(hash(&a), hash(&b), "the same model file");
-    let argv = b["identity"]["process"]["argv"].to_string();
-    assert!(argv.contains("\"-ub\",\"1\""), "{argv}");
-    assert_eq!(b["identity"]["settings"]["ubatch"]["value"], "1");
+    let (a, b) = (&pair.baseline.identity, &pair.latest.identity);
+    let hash =
+        |i: &engines::identity::Identity| i.model_file.as_ref().map(|f| f.header_fnv1a64.clone());
+    assert!(hash(a).is_some(), "{a:?}");
+    assert_eq!(hash(a), hash(b), "the same model file");
+    let argv = &b.process.as_ref().expect("the process found").argv;
+    assert!(argv.windows(2).any(|w| w == ["-ub", "1"]), "{argv:?}");
+    let ubatch = b.settings.get("ubatch").expect("ubatch recorded");
+    assert_eq!(ubatch.value, "1");
+    assert_eq!(ubatch.source, "process_cmdline");
     assert_eq!(
-        b["identity"]["settings"]["ubatch"]["source"],
-        "process_cmdline"
+        a.settings.get("threads").map(|s| s.value.as_str()),
+        Some("1"),
+        "{a:?}"
     );
-    assert_eq!(
-        a["identity"]["settings"]["threads"]["value"], "1",
-        "{}",
-        a["identity"]
-    );
-    let c = &v["comparison"];
-    strict_regress(c);
-    let p = metric(c, "prefill_tps_p96");
-    eprintln!("bench --against prefill: {p:#}");
-    eprintln!("bench --against TTFT: {:#}", metric(c, "ttft_ms"));
-    assert_eq!(p["test"], "Wilcoxon signed-rank", "{p:#}");
+    // The comparison reads back unchanged and is documented in docs/json/regress.md.
+    assert_eq!(strict_regress(&v["comparison"]), pair.comparison);
+    let c = &pair.comparison;
+    let p = compared(c, "prefill_tps_p96");
+    eprintln!("bench --against prefill: {p:#?}");
+    eprintln!("bench --against TTFT: {:#?}", compared(c, "ttft_ms"));
+    assert_eq!(p.test, "Wilcoxon signed-rank", "{p:#?}");
     let named: Vec<&str> = ["prefill_tps_p96", "ttft_ms"]
         .into_iter()
-        .filter(|n| metric(c, n)["verdict"] == "regressed")
+        .filter(|n| compared(c, n).verdict == Verdict::Regressed)
         .collect();
-    assert!(!named.is_empty(), "-ub 1 not named: {c:#}");
+    assert!(!named.is_empty(), "-ub 1 not named: {c:#?}");
     for n in &named {
-        let m = metric(c, n);
-        let (lo, hi) = (m["low"].as_f64().unwrap(), m["high"].as_f64().unwrap());
-        assert!(hi < 0.95 || lo > 1.05, "{m:#}");
+        let m = compared(c, n);
+        assert!(m.high < 0.95 || m.low > 1.05, "{m:#?}");
     }
-    let ratio = p["ratio"].as_f64().unwrap();
+    let ratio = p.ratio;
 
     // The engine's own view, outside headroom: 16 back-to-back pairs (drift cancels in each).
     let ratios: Vec<f64> = (0..16)
@@ -279,27 +290,24 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
     // The stored runs read back as the same pair: regress compares them pair by pair too, at
     // its own 95 % (a verdict at bench's stricter per-look level holds at 95 %).
     let r = regress(db, &["--baseline", "base", "--latest", "ub1"]);
-    let rp = metric(&r, "prefill_tps_p96");
-    assert_eq!(rp["test"], "Wilcoxon signed-rank", "{rp:#}");
-    assert_eq!(rp["ratio"], p["ratio"]);
+    let rp = compared(&r, "prefill_tps_p96");
+    assert_eq!(rp.test, "Wilcoxon signed-rank", "{rp:#?}");
+    assert_eq!(rp.ratio, p.ratio);
     for n in &named {
-        let m = metric(&r, n);
-        assert_eq!(m["verdict"], "regressed", "{m:#}");
-        assert!(
-            m["sentence"].as_str().unwrap().contains(" regressed by "),
-            "{m:#}"
-        );
+        let m = compared(&r, n);
+        assert_eq!(m.verdict, Verdict::Regressed, "{m:#?}");
+        assert!(m.sentence.contains(" regressed by "), "{m:#?}");
     }
-    let changed = r["changed"].as_array().unwrap();
+    let changed = &r.changed;
     let ub = changed
         .iter()
-        .find(|c| c["field"] == "settings.ubatch")
+        .find(|c| c.field == "settings.ubatch")
         .unwrap_or_else(|| panic!("ubatch not named: {changed:#?}"));
-    assert_eq!(ub["latest"], "1");
+    assert_eq!(ub.latest.as_deref(), Some("1"), "{ub:?}");
     assert!(
         !changed
             .iter()
-            .any(|c| c["field"] == "build" || c["field"] == "model_header_fnv1a64"),
+            .any(|c| c.field == "build" || c.field == "model_header_fnv1a64"),
         "same build and file: {changed:#?}"
     );
 
@@ -412,61 +420,52 @@ fn version_history_points_at_the_first_bad_version() {
 
     // Default: the newest version against the one before it — the fix shows as improved.
     let r = regress(db, &[]);
-    assert_eq!(r["latest"]["key"], "0.1.40.4");
-    assert_eq!(r["baseline"]["key"], "0.1.40.3");
-    let d = metric(&r, "decode_tps");
-    assert_eq!(d["verdict"], "improved", "{d:#}");
-    assert_eq!(metric(&r, "ttft_ms")["verdict"], "unchanged");
-    let fields: Vec<&str> = r["changed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|c| c["field"].as_str())
-        .collect();
+    assert_eq!(r.latest.key, "0.1.40.4");
+    assert_eq!(r.baseline.key, "0.1.40.3");
+    let d = compared(&r, "decode_tps");
+    assert_eq!(d.verdict, Verdict::Improved, "{d:#?}");
+    assert_eq!(compared(&r, "ttft_ms").verdict, Verdict::Unchanged);
+    let fields: Vec<&str> = r.changed.iter().map(|c| c.field.as_str()).collect();
     assert_eq!(fields, ["build", "settings.default.speculative.types"]);
 
     // The bad upgrade: regressed by about 53 %, in the words.
     let r = regress(db, &["--baseline", "0.1.40.1", "--latest", "0.1.40.2"]);
-    let d = metric(&r, "decode_tps");
-    assert_eq!(d["verdict"], "regressed");
-    let slow = d["slowdown_pct"].as_f64().unwrap();
-    assert!((slow - (1.0 - 17.0 / 36.2) * 100.0).abs() < 2.0, "{d:#}");
-    assert!(d["low"].as_f64().unwrap() <= d["ratio"].as_f64().unwrap());
-    let s = d["sentence"].as_str().unwrap();
+    let d = compared(&r, "decode_tps");
+    assert_eq!(d.verdict, Verdict::Regressed);
+    let slow = d.slowdown_pct;
+    assert!((slow - (1.0 - 17.0 / 36.2) * 100.0).abs() < 2.0, "{d:#?}");
+    assert!(d.low <= d.ratio, "{d:#?}");
+    let s = &d.sentence;
     // The interval printed is the one that decided: at Holm's level for the first of two
     // metrics, 1 − 0.05/2 = 97.5 %.
     assert!(
         s.starts_with("decode, 1 stream regressed by 53 % (97.5 % CI "),
         "{s}"
     );
-    assert_eq!(d["confidence"], 0.975);
+    assert_eq!(d.confidence, 0.975);
 
     // The series: five versions, the first move at 0.1.40.2, the fix at 0.1.40.4.
-    let series = &r["series"];
-    assert_eq!(series["versions"].as_array().unwrap().len(), 5);
-    let dm = series["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "decode_tps")
-        .unwrap();
-    assert_eq!(dm["first_move"]["to"], "0.1.40.2", "{dm:#}");
-    assert_eq!(dm["first_move"]["from"], "0.1.40.1");
-    assert_eq!(dm["first_move"]["verdict"], "regressed");
-    let moves: Vec<&str> = dm["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|m| m["to"].as_str())
-        .collect();
+    let series = r.series.as_ref().expect("a version series");
+    assert_eq!(series.versions.len(), 5);
+    let series_metric = |name: &str| {
+        series
+            .metrics
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap_or_else(|| panic!("no {name} in the series: {series:#?}"))
+    };
+    let dm = series_metric("decode_tps");
+    let first = dm
+        .first_move
+        .as_ref()
+        .unwrap_or_else(|| panic!("no first move: {dm:#?}"));
+    assert_eq!(first.to, "0.1.40.2", "{dm:#?}");
+    assert_eq!(first.from, "0.1.40.1");
+    assert_eq!(first.verdict, Verdict::Regressed);
+    let moves: Vec<&str> = dm.moves.iter().map(|m| m.to.as_str()).collect();
     assert_eq!(moves, ["0.1.40.2", "0.1.40.4"]);
-    let tm = series["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "ttft_ms")
-        .unwrap();
-    assert!(tm["first_move"].is_null(), "{tm:#}");
+    let tm = series_metric("ttft_ms");
+    assert!(tm.first_move.is_none(), "{tm:#?}");
 
     // The human report: the table, the sentence, what changed, the series with its boundary.
     let (code, out, err) = headroom(&[

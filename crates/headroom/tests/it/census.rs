@@ -228,11 +228,11 @@ fn emulate(scenario: &str, extra: &[&str]) -> Emulator {
     BufReader::new(child.stdout.take().expect("stdout piped"))
         .read_line(&mut line)
         .expect("emulate prints its deployment");
-    let v: serde_json::Value = serde_json::from_str(&line).expect("emulate's first line is JSON");
-    let url = v["url"].as_str().expect("url").to_string();
+    let v: emulator::doc::EmulateDoc =
+        serde_json::from_str(&line).expect("emulate's first line is its deployment document");
     Emulator {
         child,
-        addr: url.trim_start_matches("http://").to_string(),
+        addr: v.url.trim_start_matches("http://").to_string(),
     }
 }
 

@@ -231,10 +231,11 @@ fn cached_tokens_total(port: u16) -> f64 {
     series_sum(&body, "sglang:cached_tokens_total").unwrap_or(0.0)
 }
 
-fn json_of(args: &[&str]) -> serde_json::Value {
+/// A `probe --json` document, read back as the typed document.
+fn probe_doc(args: &[&str]) -> loadgen::probe::ProbeDoc {
     let (code, out, err) = headroom(args);
     assert_eq!(code, 0, "headroom {args:?}: {err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}\n{out}"))
+    loadgen::probe::ProbeDoc::read(&out).unwrap_or_else(|e| panic!("{args:?}: {e}\n{out}"))
 }
 
 /// `probe prefix`, `probe depth` and `bench` against one SGLang (`--enable-cache-report`, so
@@ -244,6 +245,10 @@ fn json_of(args: &[&str]) -> serde_json::Value {
 /// engine counts (cached tokens, prompt tokens, the settings that differ), never a speed.
 #[test]
 fn live_sglang_probes_bench_and_regress_between_two_settings() {
+    use loadgen::bench_suite::Clock;
+    use loadgen::probe::depth::Phase;
+    use loadgen::probe::prefix::{RunKind, VerdictBasis};
+    use loadgen::probe::{CacheVerdict, ProbeReport};
     let _g = testpeers::serial();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h.sqlite");
@@ -256,34 +261,29 @@ fn live_sglang_probes_bench_and_regress_between_two_settings() {
         // probe prefix: the warm prompt is served from the radix cache, the salted one is not,
         // and SGLang's own counter saw at least the cached tokens the answers reported.
         let before = cached_tokens_total(srv.port);
-        let j = json_of(&[
+        let doc = probe_doc(&[
             "probe", "prefix", "--url", &srv.url, "--tokens", "128", "--gen", "2", "--json",
         ]);
         let after = cached_tokens_total(srv.port);
-        assert_eq!(j["probe"], "prefix");
+        let ProbeReport::Prefix(j) = doc.report else {
+            panic!("a prefix report expected");
+        };
         assert_eq!(
-            j["load_before"]["source"]
-                .as_str()
-                .map(|s| s.contains("num_running_reqs")),
+            j.load_before
+                .as_ref()
+                .map(|l| l.source.contains("num_running_reqs")),
             Some(true),
-            "{}",
-            j["load_before"]
+            "{:?}",
+            j.load_before
         );
-        assert_eq!(j["basis"], "engine-count", "{}", j["reason"]);
-        assert_eq!(j["verdict"], "hit", "{}", j["reason"]);
-        assert_eq!(j["control"], "miss", "{}", j["reason"]);
-        let runs = j["runs"].as_array().unwrap();
-        let by = |k: &str| runs.iter().find(|r| r["kind"] == k).unwrap();
-        let warm = &by("warm");
-        let prompt = warm["server_prompt_tokens"]
-            .as_f64()
-            .expect("SGLang's prompt count");
-        let warm_cached = warm["cached_tokens"].as_f64().unwrap();
-        assert!(warm_cached >= 0.9 * prompt, "{warm}");
-        let reported: f64 = runs
-            .iter()
-            .filter_map(|r| r["cached_tokens"].as_f64())
-            .sum();
+        assert_eq!(j.basis, VerdictBasis::EngineCount, "{}", j.reason);
+        assert_eq!(j.verdict, CacheVerdict::Hit, "{}", j.reason);
+        assert_eq!(j.control, CacheVerdict::Miss, "{}", j.reason);
+        let warm = j.runs.iter().find(|r| r.kind == RunKind::Warm).unwrap();
+        let prompt = warm.server_prompt_tokens.expect("SGLang's prompt count") as f64;
+        let warm_cached = warm.cached_tokens.unwrap() as f64;
+        assert!(warm_cached >= 0.9 * prompt, "{warm:?}");
+        let reported = j.runs.iter().filter_map(|r| r.cached_tokens).sum::<u64>() as f64;
         assert!(
             after - before >= reported,
             "SGLang counted {} cached, the answers {reported}",
@@ -296,7 +296,7 @@ fn live_sglang_probes_bench_and_regress_between_two_settings() {
         // probe depth: two depths, one round (depth is adaptive: `--max-repeats 1` holds it to
         // the one round this slow engine can afford), each prompt exactly its depth by SGLang's
         // own count, the warm repeat served from the cache, the context read from /v1/models.
-        let j = json_of(&[
+        let doc = probe_doc(&[
             "probe",
             "depth",
             "--url",
@@ -311,31 +311,35 @@ fn live_sglang_probes_bench_and_regress_between_two_settings() {
             "1",
             "--json",
         ]);
-        assert_eq!(j["probe"], "depth");
-        assert_eq!(j["server"]["context"]["tokens"], 2048, "{}", j["server"]);
-        let samples = j["samples"].as_array().unwrap();
-        assert_eq!(samples.len(), 4, "a cold and a warm request per depth");
-        for s in samples {
-            let depth = s["depth"].as_f64().unwrap();
-            let server = s["server_prompt_tokens"]
-                .as_f64()
-                .expect("usage.prompt_tokens");
-            assert!((server - depth).abs() <= 0.02 * depth, "{s}");
-            if s["phase"] == "warm" {
-                assert!(s["cached_tokens"].as_f64().unwrap() >= 0.9 * depth, "{s}");
+        let ProbeReport::Depth(d) = doc.report else {
+            panic!("a depth report expected");
+        };
+        assert_eq!(
+            d.server.context.as_ref().map(|c| c.tokens),
+            Some(2048),
+            "{:?}",
+            d.server
+        );
+        assert_eq!(d.samples.len(), 4, "a cold and a warm request per depth");
+        for s in &d.samples {
+            let depth = s.depth as f64;
+            let server = s.server_prompt_tokens.expect("usage.prompt_tokens") as f64;
+            assert!((server - depth).abs() <= 0.02 * depth, "{s:?}");
+            if s.phase == Phase::Warm {
+                assert!(s.cached_tokens.unwrap() as f64 >= 0.9 * depth, "{s:?}");
             }
-            assert_eq!(s["gen_tokens"], 4, "{s}");
+            assert_eq!(s.gen_tokens, 4, "{s:?}");
         }
-        assert_eq!(j["rows"].as_array().unwrap().len(), 2);
+        assert_eq!(d.rows.len(), 2);
 
         // bench: the quick suite once (and its warm-up), on the client's clock (SGLang reports
         // no per-request timings).
         let a = crate::bench::bench(&srv.url, "sglang default", db, 1);
-        assert_eq!(a["identity"]["engine"], "sglang", "{}", a["identity"]);
-        for m in a["metrics"].as_array().unwrap() {
-            assert_eq!(m["n"], 1, "{m}");
-            assert!(m["median"].as_f64().unwrap() > 0.0, "{m}");
-            assert_eq!(m["clock"], "client", "{m}");
+        assert_eq!(a.identity.engine, Some(Engine::Sglang), "{:?}", a.identity);
+        for m in &a.metrics {
+            assert_eq!(m.n, 1, "{m:?}");
+            assert!(m.median.is_some_and(|x| x > 0.0), "{m:?}");
+            assert_eq!(m.clock, Some(Clock::Client), "{m:?}");
         }
     }
     {
@@ -357,21 +361,21 @@ fn live_sglang_probes_bench_and_regress_between_two_settings() {
             "sglang one seat",
         ],
     );
-    let changed = r["changed"].as_array().unwrap();
+    let changed = &r.changed;
     let seats = changed
         .iter()
-        .find(|c| c["field"] == "settings.max_num_seqs")
+        .find(|c| c.field == "settings.max_num_seqs")
         .unwrap_or_else(|| panic!("the seat limit not named: {changed:#?}"));
-    assert_eq!(seats["latest"], "1", "{seats}");
-    assert!(seats["baseline"].is_null(), "{seats}");
+    assert_eq!(seats.latest.as_deref(), Some("1"), "{seats:?}");
+    assert!(seats.baseline.is_none(), "{seats:?}");
     assert!(
         changed
             .iter()
-            .any(|c| c["field"] == "argv.--max-running-requests"),
+            .any(|c| c.field == "argv.--max-running-requests"),
         "{changed:#?}"
     );
-    for m in r["metrics"].as_array().unwrap() {
-        assert_eq!(m["verdict"], "unchanged", "{m}");
+    for m in &r.metrics {
+        assert_eq!(m.verdict, regress::Verdict::Unchanged, "{m:?}");
     }
 }
 

@@ -779,9 +779,8 @@ fn live_vllm_probes_bench_and_regress_between_two_settings() {
         // bench: the quick suite once (and its warm-up). The identity is vLLM's own: its
         // version, the model directory hashed as config.json and the safetensors headers.
         let before = Counters::read(srv.port);
-        let v = crate::bench::bench(&srv.url, "vllm default", db, 1);
+        let a = crate::bench::bench(&srv.url, "vllm default", db, 1);
         let after = Counters::read(srv.port);
-        let a = loadgen::bench_doc::BenchDoc::read(&v).unwrap();
         assert_eq!(a.identity.engine, Some(Engine::Vllm), "{:?}", a.identity);
         assert_eq!(a.identity.version.as_deref(), Some("0.32.0"));
         assert_eq!(a.identity.served_model.as_deref(), Some(SERVED_MODEL));
@@ -842,11 +841,10 @@ fn live_vllm_probes_bench_and_regress_between_two_settings() {
 
     // regress names the settings that differ, read from vLLM's command lines, and with one
     // sample a side no rank test can reach its level: nothing is called changed.
-    let v = crate::bench::regress(
+    let r = crate::bench::regress(
         db,
         &["--baseline", "vllm default", "--latest", "vllm one seat"],
     );
-    let r: regress::RegressDoc = serde_json::from_value(v).unwrap();
     let change = |field: &str| r.changed.iter().find(|c| c.field == field);
     let seats = change("settings.max_num_seqs")
         .unwrap_or_else(|| panic!("the seat limit not named: {:#?}", r.changed));
