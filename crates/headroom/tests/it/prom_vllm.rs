@@ -228,8 +228,14 @@ fn fleet_and_census_read_a_real_vllm_through_prometheus() {
         100.0 * rel(fleet_prompt, prompt)
     );
     // 1e-9: the rate times the duration, in floating point.
-    assert!(rel(fleet_gen, store_gen) < 1e-9, "generation {fleet_gen} vs {store_gen}");
-    assert!(rel(fleet_prompt, store_prompt) < 1e-9, "prompt {fleet_prompt} vs {store_prompt}");
+    assert!(
+        rel(fleet_gen, store_gen) < 1e-9,
+        "generation {fleet_gen} vs {store_gen}"
+    );
+    assert!(
+        rel(fleet_prompt, store_prompt) < 1e-9,
+        "prompt {fleet_prompt} vs {store_prompt}"
+    );
     // And the store against vLLM's own counters read by this test at the window's edges: the
     // store's last sample before each edge is up to one scrape interval (1 s) older than this
     // test's read. Generation moves a few tokens every ~0.4 s, so that is a few percent of the
@@ -303,7 +309,10 @@ fn fleet_and_census_read_a_real_vllm_through_prometheus() {
     // the censused piece, exactly (the piece is the whole window: nothing restarted).
     let c_window = c.window.as_ref().expect("the censused piece");
     let store_cp = stored("vllm:prompt_tokens_total", c_window.start, c_window.end);
-    assert!(rel(cp, store_cp) < 1e-9, "census prompt {cp} vs the store's {store_cp}");
+    assert!(
+        rel(cp, store_cp) < 1e-9,
+        "census prompt {cp} vs the store's {store_cp}"
+    );
     assert!(rel(steps, raw_steps) < 0.2, "steps {steps} vs {raw_steps}");
     assert_eq!(
         t.preemptions,
