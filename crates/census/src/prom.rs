@@ -1,8 +1,8 @@
 //! Reading one engine's window from a Prometheus store: one discovery query (which names, under
 //! which prefixes, at which steps), then one range query per series, each summed over the
-//! engine's own label splits (`engine`, `model_name`). Counters are read as increase() per step,
-//! so the store handles counter resets; a counter's raw value dropping marks the restarts that
-//! split the window.
+//! engine's own label splits (`engine`, `model_name`). Counters are read as their raw value at
+//! each step edge and differenced here, so the steps add up to each counter's own change; a
+//! counter's raw value dropping marks the restarts that split the window.
 
 use crate::analysis;
 use crate::ledger::{self, Counters};
@@ -113,25 +113,9 @@ impl Batch {
     }
 }
 
-/// Per-step increases from a counter's raw values at the step edges (`n + 1` values, the first
-/// at the first step's start), and the restarts: a value below the last present one before it,
-/// however long the scrape gap between them. A step whose two edges are not both present has no
-/// increase; a step holding a restart counts from zero (the segments drop it).
-pub(crate) fn deltas(raw: &[Option<f64>]) -> (Vec<Option<f64>>, Vec<f64>) {
-    let n = raw.len().saturating_sub(1);
-    let mut d = vec![None; n];
-    let mut resets = vec![0.0; n];
-    let mut last = raw.first().copied().flatten();
-    for k in 0..n {
-        let Some(b) = raw[k + 1] else { continue };
-        if last.is_some_and(|l| b < l) {
-            resets[k] = 1.0;
-        }
-        last = Some(b);
-        d[k] = raw[k].map(|a| if b >= a { b - a } else { b });
-    }
-    (d, resets)
-}
+/// Per-step increases from raw values, and the restarts (the segments drop a step holding one):
+/// the fleet reader's rule, one for both.
+pub(crate) use fleet::window::deltas;
 
 /// Reads the window and censuses its latest piece of one shape.
 pub async fn census(prom: &Prometheus, req: &Request) -> Result<CensusDoc, CensusError> {

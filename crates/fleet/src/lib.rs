@@ -44,7 +44,8 @@ pub struct Request {
     pub at: f64,
     /// Sub-windows for "seen in N% of windows", as diagnose.
     pub sub_windows: usize,
-    /// A counter's increase is taken over at least this many seconds (two scrapes at least).
+    /// Grid points are at least this many seconds apart (a scrape interval at least, so each
+    /// point reads a sample of its own).
     pub min_step_s: f64,
     /// One GPU and model for every replica (the common fleet of like replicas), for the physics
     /// ceiling the rules that need it read; None: those rules stay silent, as in `diagnose`
@@ -235,20 +236,17 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
     let end = grid.end();
     let hist_step = grid.step_s * grid.hist_every as f64;
     let (engine_q, cache_q) = (queries::engines(sel, by), queries::cache_config(sel));
-    let (gauge_q, counter_q) = (
-        queries::gauges(sel, by),
-        queries::counters(sel, by, grid.step_s),
-    );
-    let hist_q = queries::histograms(sel, by, hist_step);
+    let (gauge_q, counter_q) = (queries::gauges(sel, by), queries::counters(sel, by));
+    let hist_q = queries::histograms(sel, by);
     let (detected, configs, gauges, counters, hists) = futures_util::future::try_join5(
         prom.query(&engine_q, req.at),
         prom.query(&cache_q, end),
         prom.query_range(&gauge_q, grid.start, end, grid.step_s),
-        prom.query_range(&counter_q, grid.t(1), end, grid.step_s),
+        prom.query_range(&counter_q, grid.start, end, grid.step_s),
         futures_util::future::try_join_all(
             hist_q
                 .iter()
-                .map(|(_, q)| prom.query_range(q, grid.t(grid.hist_every), end, hist_step)),
+                .map(|(_, q)| prom.query_range(q, grid.start, end, hist_step)),
         ),
     )
     .await?;
@@ -371,8 +369,8 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
 
 /// A replica's window as a `headroom.recording/1` (one scrape line per grid point, each body the
 /// engine's own exposition of the sample), so `headroom diagnose --replay` judges it by the same
-/// path as a live window. Counters start at zero at the window's start (the store's increases,
-/// summed).
+/// path as a live window. Counters start at zero at the window's start (their raw values
+/// differenced, restarts counted from zero).
 pub fn recording(
     prometheus: &str,
     replica: &str,

@@ -89,10 +89,6 @@ pub fn check_label(l: &str) -> Result<(), SelectorError> {
     }
 }
 
-fn dur(s: f64) -> String {
-    format!("{}ms", (s * 1000.0).round().max(1.0) as u64)
-}
-
 /// `inner` combined per replica (`by`), the engine's way.
 fn combine(c: Combine, by: &str, inner: &str) -> String {
     match c {
@@ -147,26 +143,21 @@ fn tag(expr: &str, label: &str, value: &str) -> String {
     format!("label_replace({expr}, \"{label}\", \"{value}\", \"\", \"\")")
 }
 
-fn concept_expr(c: &Concept, sel: &Selector, by: &str, part: &str, step_s: f64) -> String {
+fn concept_expr(c: &Concept, sel: &Selector, by: &str, part: &str) -> String {
     // Engines never share a replica, so their expressions join with a plain `or`; only one
     // engine's renames need the preference.
     let mut per_engine = Vec::new();
     for e in c.engines {
         let expr = |name: &str, part: &str| {
+            // Counters and histograms raw: their value at each point, differenced by the reader
+            // (window::deltas), so a window's increase is the counter's own change between its
+            // edges. increase() per step would tile the window: a counter that jumps (prompt
+            // tokens in bursts, llama.cpp's counters credited when a request ends) counts 0 or
+            // ~1.25× by where the jump falls against the step's samples.
             let inner = match c.kind {
                 Kind::Gauge => sel.metric(name),
-                Kind::Counter => format!(
-                    "increase({}[{}])",
-                    sel.by_name_re(&format!("{name}_total|{name}")),
-                    dur(step_s)
-                ),
-                Kind::Histogram => {
-                    format!(
-                        "increase({}[{}])",
-                        sel.metric(&format!("{name}_{part}")),
-                        dur(step_s)
-                    )
-                }
+                Kind::Counter => sel.by_name_re(&format!("{name}_total|{name}")),
+                Kind::Histogram => sel.metric(&format!("{name}_{part}")),
             };
             let by = if c.kind == Kind::Histogram && part == "bucket" {
                 format!("{by}, le")
@@ -188,40 +179,40 @@ fn concept_expr(c: &Concept, sel: &Selector, by: &str, part: &str, step_s: f64) 
     or_all(&per_engine)
 }
 
-fn all_of(kind: Kind, sel: &Selector, by: &str, step_s: f64) -> String {
+fn all_of(kind: Kind, sel: &Selector, by: &str) -> String {
     let parts: Vec<String> = CONCEPTS
         .iter()
         .filter(|c| c.kind == kind)
-        .map(|c| tag(&concept_expr(c, sel, by, "", step_s), FIELD, c.field))
+        .map(|c| tag(&concept_expr(c, sel, by, ""), FIELD, c.field))
         .collect();
     or_all(&parts)
 }
 
 /// Every gauge concept, per replica, as is (a range query reads it at each step).
 pub fn gauges(sel: &Selector, by: &str) -> String {
-    all_of(Kind::Gauge, sel, by, 0.0)
+    all_of(Kind::Gauge, sel, by)
 }
 
-/// Every counter concept, per replica, as its increase over the step before each point.
-pub fn counters(sel: &Selector, by: &str, step_s: f64) -> String {
-    all_of(Kind::Counter, sel, by, step_s)
+/// Every counter concept, per replica, as its raw value at each point.
+pub fn counters(sel: &Selector, by: &str) -> String {
+    all_of(Kind::Counter, sel, by)
 }
 
 /// One query per histogram concept (the Sample field it fills, and the query), per replica (and
-/// `le`), as the increase over the step before each point: buckets, sum and count. Apart, not
+/// `le`), as raw values at each point: buckets, sum and count. Apart, not
 /// one `or` of all: the store's `or` copies its operands at every level, and the histograms'
 /// buckets are most of the series a fleet reading carries (on 100 replicas, 0.56 CPU-s for six
 /// queries against 0.75 for one). The buckets go untagged (their `le` tells them from the
 /// tagged sum and count): relabelling every bucket series cost a third of the query.
-pub fn histograms(sel: &Selector, by: &str, step_s: f64) -> Vec<(&'static str, String)> {
+pub fn histograms(sel: &Selector, by: &str) -> Vec<(&'static str, String)> {
     CONCEPTS
         .iter()
         .filter(|c| c.kind == Kind::Histogram)
         .map(|c| {
             let parts = [
-                concept_expr(c, sel, by, "bucket", step_s),
-                tag(&concept_expr(c, sel, by, "sum", step_s), PART, "sum"),
-                tag(&concept_expr(c, sel, by, "count", step_s), PART, "count"),
+                concept_expr(c, sel, by, "bucket"),
+                tag(&concept_expr(c, sel, by, "sum"), PART, "sum"),
+                tag(&concept_expr(c, sel, by, "count"), PART, "count"),
             ];
             (c.field, or_all(&parts))
         })
@@ -303,17 +294,26 @@ mod tests {
         }
         // Preference: the old name counts only where the new one is absent.
         assert!(g.contains("unless on (instance)"), "{g}");
-        let c = counters(&sel, "pod", 10.0);
+        let c = counters(&sel, "pod");
         assert!(
-            c.contains(r#"increase({__name__=~"vllm:prompt_tokens_total|vllm:prompt_tokens",job="v"}[10000ms])"#),
+            c.contains(r#"sum by (pod) ({__name__=~"vllm:prompt_tokens_total|vllm:prompt_tokens",job="v"})"#),
             "{c}"
         );
-        assert!(c.contains("sum by (pod)"));
-        let h = histograms(&sel, "instance", 20.0);
+        assert!(
+            !c.contains("increase("),
+            "raw values, differenced by the reader: {c}"
+        );
+        let h = histograms(&sel, "instance");
         assert_eq!(h.len(), 6, "one query per histogram concept");
         // The old ITL name counts where the new one has no count series (not no buckets).
-        assert!(h[1].1.contains("(sum by (instance, le) (increase(vllm:time_per_output_token_seconds_bucket{job=\"v\"}[20000ms]))) unless on (instance) (sum by (instance) (increase(vllm:inter_token_latency_seconds_count{job=\"v\"}[20000ms])))"), "{}", h[1].1);
+        assert!(h[1].1.contains("(sum by (instance, le) (vllm:time_per_output_token_seconds_bucket{job=\"v\"})) unless on (instance) (sum by (instance) (vllm:inter_token_latency_seconds_count{job=\"v\"}))"), "{}", h[1].1);
         assert_eq!(h[0].0, "ttft");
-        assert!(h[0].1.contains("sum by (instance, le) (increase(vllm:time_to_first_token_seconds_bucket{job=\"v\"}[20000ms]))"), "{}", h[0].1);
+        assert!(
+            h[0].1.contains(
+                "sum by (instance, le) (vllm:time_to_first_token_seconds_bucket{job=\"v\"})"
+            ),
+            "{}",
+            h[0].1
+        );
     }
 }

@@ -1,10 +1,14 @@
 //! Store answers → the same typed samples a scrape gives → the one window type diagnose judges.
 //!
 //! Each replica gets a grid of samples over the window. Gauges are read at each point as is;
-//! counters and histograms as the store's `increase` over the step before each point, summed
-//! back into cumulative values that start at zero (the store has already handled resets, so the
-//! run is reset-free). Histograms are read at the sub-window boundaries only: a window's
-//! distribution is the difference of its two ends, so nothing between them is needed.
+//! counters and histograms as their raw value at each point (the store's last sample at or
+//! before it), differenced here ([`deltas`]) and summed back into cumulative values that start
+//! at zero: a window's increase is then the counter's own change between the window's edges,
+//! whatever its jumps in between. A value below the one before it is a restart, counted from
+//! zero, as Prometheus' own `increase` counts it; a restart hidden inside one step (the counter
+//! back above its old value by the next point) is not seen. Histograms are read at the
+//! sub-window boundaries only: a window's distribution is the difference of its two ends, so
+//! nothing between them is needed.
 
 use crate::client::Series;
 use crate::queries::{FIELD, PART};
@@ -25,7 +29,7 @@ pub struct Grid {
 
 impl Grid {
     /// A grid for `window_s` ending at `end`, split into `subs` sub-windows, each cut into steps
-    /// of at least `min_step_s` (a counter's increase needs two scrapes inside its step) and at
+    /// of at least `min_step_s` (a scrape interval, so each point reads a sample of its own) and at
     /// most 10 per sub-window (enough for a gauge's mean and peak; more only costs points).
     pub fn new(end: f64, window_s: f64, subs: usize, min_step_s: f64) -> Grid {
         let subs = subs.max(1);
@@ -116,31 +120,31 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Counter answers: increases per step, summed into a cumulative run from zero.
+    /// Counter answers: raw values at the points, differenced into a cumulative run from zero.
     pub fn counters(&mut self, answer: &[Series]) {
         for s in answer {
             let Some((r, f)) = self.key(s) else { continue };
             let Some(samples) = self.replicas.get_mut(r) else {
                 continue;
             };
-            let mut inc = vec![0.0; self.grid.steps + 1];
+            let mut raw = vec![None; self.grid.steps + 1];
             for &(t, v) in &s.points {
                 if let (Some(i), true) = (self.grid.index(t), v.is_finite()) {
-                    if i > 0 {
-                        inc[i] = v.max(0.0);
-                    }
+                    raw[i] = Some(v);
                 }
             }
+            let (d, _) = deltas(&raw);
             let mut total = 0.0;
-            for (i, d) in inc.iter().enumerate() {
-                total += d;
-                set_scalar(&mut samples[i], f, total);
+            set_scalar(&mut samples[0], f, total);
+            for (i, d) in d.iter().enumerate() {
+                total += d.unwrap_or(0.0);
+                set_scalar(&mut samples[i + 1], f, total);
             }
         }
     }
 
-    /// One histogram's answer (the Sample field `f`): increases per sub-window; sum and count
-    /// tagged by part, buckets by their `le`.
+    /// One histogram's answer (the Sample field `f`): raw values at the sub-window boundaries;
+    /// sum and count tagged by part, buckets by their `le`.
     pub fn histograms(&mut self, f: &str, answer: &[Series]) {
         for s in answer {
             let Some(r) = s.labels.get(self.by).map(String::as_str) else {
@@ -162,7 +166,7 @@ impl<'a> Builder<'a> {
                 let Some(i) = self.grid.index(t) else {
                     continue;
                 };
-                if i == 0 || !v.is_finite() {
+                if !v.is_finite() {
                     continue;
                 }
                 let p = points.entry(i).or_default();
@@ -176,56 +180,95 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The samples, histograms summed into cumulative ones from zero at the first point.
+    /// The samples, histograms differenced into cumulative ones from zero at the first point.
     pub fn finish(mut self) -> BTreeMap<String, Vec<Sample>> {
+        let at: Vec<usize> = (0..=self.grid.steps)
+            .step_by(self.grid.hist_every.max(1))
+            .collect();
         for ((r, f), points) in std::mem::take(&mut self.hist) {
             let Some(samples) = self.replicas.get_mut(&r) else {
                 continue;
             };
-            // The bounds every point shares (a bucket absent at one point counts 0 there).
+            // Without a sum the mean is unknown: leave the histogram unread (as the adapters do).
+            if points.values().all(|p| p.sum.is_none()) {
+                continue;
+            }
+            // The bounds any point has (a bucket absent at a point is unread there).
             let mut les: Vec<f64> = points
                 .values()
                 .flat_map(|p| p.buckets.iter().map(|b| b.0))
                 .collect();
             les.sort_by(f64::total_cmp);
             les.dedup();
+            let raw = |part: &dyn Fn(&HistPoint) -> Option<f64>| -> Vec<Option<f64>> {
+                at.iter().map(|i| points.get(i).and_then(part)).collect()
+            };
+            let count = raw(&|p: &HistPoint| {
+                p.count
+                    .or_else(|| p.buckets.iter().find(|b| b.0.is_infinite()).map(|b| b.1))
+            });
+            // A histogram restarts whole: its count falling marks the restart for every part
+            // (a sum may fall on its own where observations are negative).
+            let (count_d, restarts) = deltas(&count);
+            let part_deltas = |v: Vec<Option<f64>>| -> Vec<f64> {
+                (0..restarts.len())
+                    .map(|k| match (v[k], v[k + 1]) {
+                        (Some(_), Some(b)) if restarts[k] > 0.0 => b,
+                        (Some(a), Some(b)) => b - a,
+                        _ => 0.0,
+                    })
+                    .collect()
+            };
+            let sum_d = part_deltas(raw(&|p: &HistPoint| p.sum));
+            let bucket_d: Vec<Vec<f64>> = les
+                .iter()
+                .map(|&le| {
+                    part_deltas(raw(&|p: &HistPoint| {
+                        p.buckets.iter().find(|b| b.0 == le).map(|b| b.1)
+                    }))
+                })
+                .collect();
             let mut cum = Histogram {
                 buckets: les.iter().map(|&le| (le, 0.0)).collect(),
                 sum: 0.0,
                 count: 0.0,
             };
-            // Without a sum the mean is unknown: leave the histogram unread (as the adapters do).
-            if points.values().all(|p| p.sum.is_none()) {
-                continue;
-            }
             if let Some(h) = histogram_mut(&mut samples[0], &f) {
                 *h = Some(cum.clone());
             }
-            let mut i = self.grid.hist_every;
-            while i <= self.grid.steps {
-                if let Some(p) = points.get(&i) {
-                    for (le, c) in cum.buckets.iter_mut() {
-                        *c += p
-                            .buckets
-                            .iter()
-                            .find(|b| b.0 == *le)
-                            .map(|b| b.1)
-                            .unwrap_or(0.0);
-                    }
-                    cum.sum += p.sum.unwrap_or(0.0);
-                    cum.count += p
-                        .count
-                        .or_else(|| p.buckets.iter().find(|b| b.0.is_infinite()).map(|b| b.1))
-                        .unwrap_or(0.0);
+            for (k, &i) in at.iter().enumerate().skip(1) {
+                for (j, (_, c)) in cum.buckets.iter_mut().enumerate() {
+                    *c += bucket_d[j][k - 1].max(0.0);
                 }
+                cum.sum += sum_d[k - 1];
+                cum.count += count_d[k - 1].unwrap_or(0.0);
                 if let Some(h) = histogram_mut(&mut samples[i], &f) {
                     *h = Some(cum.clone());
                 }
-                i += self.grid.hist_every;
             }
         }
         self.replicas
     }
+}
+
+/// Per-step increases from a counter's raw values at the step edges (`n + 1` values, the first
+/// at the first step's start), and the restarts: a value below the last present one before it,
+/// however long the gap between them. A step whose two edges are not both present has no
+/// increase; a step holding a restart counts from zero (Prometheus' rule for `increase`).
+pub fn deltas(raw: &[Option<f64>]) -> (Vec<Option<f64>>, Vec<f64>) {
+    let n = raw.len().saturating_sub(1);
+    let mut d = vec![None; n];
+    let mut resets = vec![0.0; n];
+    let mut last = raw.first().copied().flatten();
+    for k in 0..n {
+        let Some(b) = raw[k + 1] else { continue };
+        if last.is_some_and(|l| b < l) {
+            resets[k] = 1.0;
+        }
+        last = Some(b);
+        d[k] = raw[k].map(|a| if b >= a { b - a } else { b });
+    }
+    (d, resets)
 }
 
 #[cfg(test)]
@@ -254,13 +297,18 @@ mod tests {
     }
 
     #[test]
-    fn increases_become_a_cumulative_run_the_window_rates_agree_with() {
+    fn raw_values_become_a_cumulative_run_the_window_rates_agree_with() {
         let g = Grid::new(100.0, 60.0, 6, 5.0); // step 5 s, 12 steps, histograms every 2
         let engines = BTreeMap::from([("a".to_string(), Engine::Vllm)]);
         let mut b = Builder::new(g, "instance", &engines);
         let lab = [("instance", "a"), (FIELD, "generation_tokens")];
-        // 50 tokens every 5 s step = 10 tok/s; the point at the window's start is ignored.
-        b.counters(&[series(&lab, (0..=12).map(|i| (g.t(i), 50.0)).collect())]);
+        // 50 tokens every 5 s step = 10 tok/s, from a counter already at 7000.
+        b.counters(&[series(
+            &lab,
+            (0..=12)
+                .map(|i| (g.t(i), 7000.0 + 50.0 * i as f64))
+                .collect(),
+        )]);
         b.gauges(&[series(
             &[("instance", "a"), (FIELD, "running")],
             (0..=12).map(|i| (g.t(i), i as f64)).collect(),
@@ -271,7 +319,14 @@ mod tests {
                 Some(le) => l.push(("le", le)),
                 None => l.push((PART, part)),
             }
-            series(&l, (1..=6).map(|j| (g.t(2 * j), v)).collect())
+            // Raw, cumulative since the engine started: 100 × v before the window, v more
+            // in each sub-window.
+            series(
+                &l,
+                (0..=6)
+                    .map(|j| (g.t(2 * j), v * (100 + j) as f64))
+                    .collect(),
+            )
         };
         b.histograms(
             "ttft",
@@ -291,5 +346,46 @@ mod tests {
         assert_eq!((ttft.count, ttft.mean), (24.0, 0.25));
         let subs = diagnose::window::sub_windows(&s, 6, None);
         assert!(subs.iter().all(|w| w.ttft.unwrap().count == 4.0));
+    }
+
+    /// What tiled increase() got wrong: a counter that jumps between two points counts its
+    /// whole jump once, wherever the jump falls; a restart counts from zero.
+    #[test]
+    fn a_burst_counts_once_and_a_restart_from_zero() {
+        let g = Grid::new(100.0, 60.0, 6, 5.0);
+        let engines = BTreeMap::from([("a".to_string(), Engine::Vllm)]);
+        let mut b = Builder::new(g, "instance", &engines);
+        // Two 600-token bursts (steps 3 and 9), then a restart at step 11 (back to 40).
+        let prompt: Vec<(f64, f64)> = (0..=12)
+            .map(|i| {
+                let v = match i {
+                    0..=2 => 1000.0,
+                    3..=8 => 1600.0,
+                    9..=10 => 2200.0,
+                    _ => 40.0 + 10.0 * (i - 11) as f64,
+                };
+                (g.t(i), v)
+            })
+            .collect();
+        b.counters(&[series(
+            &[("instance", "a"), (FIELD, "prompt_tokens")],
+            prompt,
+        )]);
+        let s = b.finish().remove("a").unwrap();
+        let total = |i: usize| s[i].prompt_tokens.unwrap();
+        assert_eq!(total(0), 0.0);
+        assert_eq!(total(10), 1200.0, "both bursts, once each");
+        assert_eq!(
+            total(12),
+            1200.0 + 40.0 + 10.0,
+            "the restart counts from zero"
+        );
+    }
+
+    #[test]
+    fn deltas_telescope_and_mark_restarts() {
+        let (d, r) = deltas(&[Some(5.0), Some(8.0), None, Some(9.0), Some(2.0)]);
+        assert_eq!(d, vec![Some(3.0), None, None, Some(2.0)]);
+        assert_eq!(r, vec![0.0, 0.0, 0.0, 1.0]);
     }
 }

@@ -801,7 +801,7 @@ pub async fn run_rounds(
     let mut looked = 0u32;
     let mut round = 0usize;
     let stopped = loop {
-        let order: Vec<usize> = if round % 2 == 0 {
+        let order: Vec<usize> = if round.is_multiple_of(2) {
             (0..arms.len()).collect()
         } else {
             (0..arms.len()).rev().collect()

@@ -115,7 +115,7 @@ impl VllmWindow {
     /// The engine's TTFT of the window's one request, in ms (arrival at the engine → first
     /// token).
     pub fn ttft_ms(&self) -> Option<f64> {
-        (self.one() && self.ttft.sum > 0.0).then(|| self.ttft.sum * 1e3)
+        (self.one() && self.ttft.sum > 0.0).then_some(self.ttft.sum * 1e3)
     }
 }
 

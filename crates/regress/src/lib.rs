@@ -687,7 +687,7 @@ fn judge(
         baseline,
         latest,
         c.better,
-        (flo, fhi),
+        (c.ratio, (flo, fhi)),
         level,
         cfg.threshold,
     );
@@ -704,40 +704,25 @@ fn signed(x: f64) -> String {
     }
 }
 
-/// The minimum detectable slowdown at these samples: scale the latest samples by 1 − s
-/// (throughput) or 1 + s (latency) and find the least s, in steps of 0.5 %, at which the rule
-/// says `regressed`. Scaling is exact for the interval (a median scales with its samples and
-/// the bootstrap redraws the same indices), so only the U test is recomputed.
-pub fn detectable(
-    baseline: &[f64],
-    latest: &[f64],
-    better: Better,
-    interval: (f64, f64),
-    level: f64,
-    threshold: f64,
-) -> Option<f64> {
-    detectable_in(
-        Design::Independent,
-        baseline,
-        latest,
-        better,
-        interval,
-        level,
-        threshold,
-    )
-}
-
-/// [`detectable`] for either design (paired: the pairs' ratios scale with the latest side).
+/// The minimum detectable slowdown at these samples' noise: the least true slowdown s, in
+/// steps of 0.5 %, that the rule would have called `regressed`. The observed change is taken
+/// out first (the latest samples divided by the observed ratio, so they sit on the baseline),
+/// then they are scaled by 1 − s (throughput) or 1 + s (latency): "could have detected ≥ s"
+/// then means a change of s from none, not s beyond whatever was seen. Scaling is exact for the
+/// interval (a median scales with its samples and the bootstrap redraws the same indices), so
+/// only the rank test is recomputed. `observed` is (the ratio, its interval at the level).
 pub fn detectable_in(
     design: Design,
     baseline: &[f64],
     latest: &[f64],
     better: Better,
-    interval: (f64, f64),
+    observed: (f64, (f64, f64)),
     level: f64,
     threshold: f64,
 ) -> Option<f64> {
-    if least_p(design, baseline.len(), latest.len()) >= level {
+    let (ratio, interval) = observed;
+    if least_p(design, baseline.len(), latest.len()) >= level || !(ratio > 0.0 && ratio.is_finite())
+    {
         return None;
     }
     let mut scaled = vec![0.0; latest.len()];
@@ -745,7 +730,7 @@ pub fn detectable_in(
         let f = match better {
             Better::Higher => 1.0 - s,
             Better::Lower => 1.0 + s,
-        };
+        } / ratio;
         let (lo, hi) = (interval.0 * f, interval.1 * f);
         let clears = match better {
             Better::Higher => hi < 1.0 - threshold,
@@ -1057,13 +1042,14 @@ mod tests {
         let d = c.detectable.unwrap();
         // At least the floor, and not far beyond it with 2 % noise and 8 a side.
         assert!(d > 0.05 && d < 0.12, "{d}");
-        // Scaling the latest by that much is called regressed; by clearly less is not.
-        let slower: Vec<f64> = b.iter().map(|x| x * (1.0 - d)).collect();
+        // The latest put on the baseline (the observed ratio out), then slowed by that much, is
+        // called regressed; by clearly less is not.
+        let slower: Vec<f64> = b.iter().map(|x| x / c.ratio * (1.0 - d)).collect();
         assert_eq!(
             compare(&a, &slower, Better::Higher, &cfg).unwrap().verdict,
             Verdict::Regressed
         );
-        let less: Vec<f64> = b.iter().map(|x| x * (1.0 - d + 0.02)).collect();
+        let less: Vec<f64> = b.iter().map(|x| x / c.ratio * (1.0 - d + 0.02)).collect();
         assert_eq!(
             compare(&a, &less, Better::Higher, &cfg).unwrap().verdict,
             Verdict::Unchanged
@@ -1077,6 +1063,26 @@ mod tests {
         // 3 vs 3 cannot reach p < 0.05 at all.
         let c = compare(&[1.0, 1.1, 0.9], &[1.0, 1.1, 0.9], Better::Higher, &cfg).unwrap();
         assert_eq!(c.detectable, None);
+    }
+
+    /// A change seen but not decided does not shrink what could have been detected: the same
+    /// noise set 20 % slower says the same figure as the noise alone (it once said "≥ 2 %"
+    /// beside an interval of −35 … −4 %: s beyond the change already seen).
+    #[test]
+    fn what_could_have_been_seen_is_measured_from_no_change() {
+        let cfg = Config::default();
+        let a = noisy(100.0, 0.3, 8, 61);
+        let b = noisy(100.0, 0.3, 8, 62);
+        let same = compare(&a, &b, Better::Higher, &cfg).unwrap();
+        // The latest at exactly 0.8 of the baseline, the same noise.
+        let slowed: Vec<f64> = b.iter().map(|x| x * 0.8 / same.ratio).collect();
+        let slow = compare(&a, &slowed, Better::Higher, &cfg).unwrap();
+        assert!((slow.ratio - 0.8).abs() < 1e-9, "{slow:?}");
+        assert_eq!(slow.verdict, Verdict::Unchanged, "{slow:?}");
+        let (d0, d1) = (same.detectable.unwrap(), slow.detectable.unwrap());
+        assert!((d0 - d1).abs() <= 0.005 + 1e-9, "{d0} vs {d1}");
+        // The 20 % slowdown was seen and left undecided, so what could be detected is more.
+        assert!(d1 > 0.2, "{d1}");
     }
 
     #[test]

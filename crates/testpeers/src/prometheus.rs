@@ -171,6 +171,30 @@ impl Prometheus {
         }
     }
 
+    /// The store's own answer to an instant query at `time` (unix seconds, sent as milliseconds
+    /// the way headroom's client sends them): the value of its single series, None when the
+    /// answer has no series. Read here from the API's JSON, not through headroom's client.
+    pub fn instant(&self, expr: &str, time: f64) -> Option<f64> {
+        let encoded: String = expr
+            .bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                    (b as char).to_string()
+                }
+                _ => format!("%{b:02X}"),
+            })
+            .collect();
+        let (code, body) = get(
+            self.port,
+            &format!("/api/v1/query?query={encoded}&time={time:.3}"),
+        )?;
+        assert_eq!(code, 200, "{expr}: {body}");
+        let v: serde_json::Value = serde_json::from_str(&body).ok()?;
+        let result = v.pointer("/data/result")?.as_array()?;
+        assert!(result.len() <= 1, "{expr}: one series expected: {body}");
+        result.first()?.pointer("/value/1")?.as_str()?.parse().ok()
+    }
+
     /// Waits until every target has been scraped successfully (`up`), at most `limit`.
     pub fn wait_targets_up(&self, n: usize, limit: Duration) {
         let deadline = Instant::now() + limit;

@@ -40,9 +40,10 @@ the noise floor / √2 (two such runs can tell a move of the floor's size), or a
 --max-repeats. --repeats N runs exactly N. With --against, two servers alternate (round by
 round, the order reversed each round) and the looks (10, 20, 40 rounds) ask whether
 `headroom regress`'s comparison, pair by pair (the median of the rounds' ratios, Wilcoxon's
-signed-rank test: the machine's drift between rounds cancels), has decided: some metric moved,
-or every metric's interval lies inside the noise floor. Each look is held to its share of the
-error rate (Bonferroni over the planned looks).
+signed-rank test: the machine's drift between rounds cancels), has decided: some metric
+regressed, or every metric has moved either way or has its interval inside the noise floor. An
+improvement alone does not stop it (one flag can speed one path and slow another). Each look is
+held to its share of the error rate (Bonferroni over the planned looks).
 
 Identity is recorded automatically: llama.cpp /props (build_info, model_path, default
 generation settings), /slots, vLLM /version, /v1/models, /metrics; for a server on this
@@ -67,8 +68,8 @@ pub struct Args {
     pub repeats: Option<u32>,
     /// A second server to bench in alternation with --url (repeat by repeat, the order
     /// reversed each round), compared with `headroom regress`'s comparison as they go: sampling
-    /// stops when some metric moved beyond the floor, when every metric is inside it, or at the
-    /// caps. Both runs are saved.
+    /// stops when some metric regressed beyond the floor, when every metric has moved or is
+    /// inside it, or at the caps. Both runs are saved.
     #[arg(long, value_name = "URL")]
     pub against: Option<String>,
     /// The label of the --against server's run.

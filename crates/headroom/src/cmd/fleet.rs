@@ -13,8 +13,9 @@ use std::time::Duration;
 #[command(after_help = "\
 Reads the store, not the servers: ten PromQL queries whatever the number of replicas, sent \
 together (engine detection, vLLM's config labels, every gauge, every counter, and one per \
-histogram, each across all replicas and engines). Counters and histograms are read as increase() per \
-step, so the store handles restarts. Each replica's window goes through the same rules and \
+histogram, each across all replicas and engines). Counters and histograms are read as their raw \
+values at the grid points and differenced, so a window counts each counter's own change between \
+its edges however bursty (a drop is a restart, counted from zero as increase() counts it). Each replica's window goes through the same rules and \
 arbitration as `headroom diagnose`. --gpu and --model name the GPU and model every replica \
 runs (one for the whole fleet: replicas alike, the common case), as diagnose takes them; each \
 replica's ceiling then comes from its own config (tensor parallel size, max_model_len, KV dtype) \
@@ -53,8 +54,9 @@ pub struct Args {
     /// Number of sub-windows for "seen in N% of windows".
     #[arg(long, default_value_t = 6)]
     pub sub_windows: usize,
-    /// Shortest step a counter's increase is taken over: at least two scrape intervals (the
-    /// default suits scrapes every 15 s; a window always gets one step per sub-window).
+    /// Shortest step between grid points: at least a scrape interval, so each point reads a
+    /// sample of its own (the default suits scrapes every 15 s; a window always gets one step
+    /// per sub-window).
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
     pub min_step: Duration,
     /// Seconds to wait for each query.

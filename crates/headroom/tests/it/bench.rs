@@ -168,7 +168,7 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
     assert!(host.loadavg_1m_start.is_finite(), "{host:?}");
 
     // The two servers in alternation, compared as they go; bench stops at the first look where
-    // a metric moved. -ub 1 slows every prompt: the 96-token prefill (engine clock) and the
+    // a metric regressed (or every metric decided). -ub 1 slows every prompt: the 96-token prefill (engine clock) and the
     // 16-token prompt of the TTFT request (client clock), so the slowed server is named when
     // either regressed. Why this cannot fail from noise: the engine's own prefill ratio (-ub 1 /
     // default) was measured at 0.645, 0.731, 0.751, 0.755, 0.767, 0.776, 0.794, 0.796 and 0.837
@@ -182,10 +182,14 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
     // the typical 0.76 its interval clears the floor unless the estimate errs by 4.5 standard
     // errors, at the weakest (0.837) by 1.4 (p ≈ 0.08); TTFT's (SE 0.032, half-width 0.094) at
     // its weakest 1.26 by 2.7 (p ≈ 0.004). Both must miss, on separate requests: ≤ 3e-4 at the
-    // weakest of each, far less at typical values. The other way to miss: a false move of decode
-    // at a look before either prompt metric decided stops the run early; each look holds false
-    // moves of the family to 0.05/4 before the ±5 % floor, which makes them rarer still (none in
-    // regress-power's A/A trials), and 10 pairs already decide a 25 % move in most runs. A round
+    // weakest of each, far less at typical values. The other way to miss: a false "regressed"
+    // of decode at a look before either prompt metric decided stops the run early; each look
+    // holds false moves of the family to 0.05/4 before the ±5 % floor, which makes them rarer
+    // still (none in regress-power's A/A trials), and 10 pairs already decide a 25 % move in
+    // most runs. -ub 1 also *raises* two streams' aggregate decode, by ~25 % (median pair ratio
+    // 1.21-1.33 in five regress-power trials): under the earlier rule (stop at any move) that
+    // true improvement stopped 1 run of 8 here at the first look with prefill undecided (-27 %,
+    // interval -35 … -4 %); an improvement no longer stops sampling. A round
     // takes under 1 s on an idle machine and 8-25 s under load 10-20, hence the 20-minute cap.
     let (code, out, err) = headroom(&[
         "bench",

@@ -272,7 +272,7 @@ fn every_scenario_without_flags_names_no_wrong_primary() {
             || (primary.is_none()
                 && s.expect
                     .primary
-                    .is_some_and(|want| unjudged.iter().any(|u| *u == want)));
+                    .is_some_and(|want| unjudged.contains(&want)));
         eprintln!(
             "{:24} primary {primary:?} unjudged {unjudged:?} want {:?}: {}",
             s.name,
