@@ -241,7 +241,9 @@ fn fleet_and_census_read_a_real_vllm_through_prometheus() {
     // test's read. Generation moves a few tokens every ~0.4 s, so that is a few percent of the
     // window's ~60 s (measured 7.2 % and 7.5 % with the tiled reading, n = 2), against 20 %.
     // Prompt tokens can move by a whole burst (6 prompts of ≤ 130 tokens) inside that second at
-    // either edge: they are bounded by that, plus 20 % of the rest.
+    // either edge: they are bounded by that, plus 20 % of the rest. Measured with the raw
+    // reading (load 2.9, n = 1): fleet generation 0.6 % off vLLM's own change, prompt 0.0 %
+    // (7916 of 7916); census 1.2 % and 2.1 % over its own piece of the window.
     assert!(rel(fleet_gen, gen) < 0.2, "generation {fleet_gen} vs {gen}");
     let burst_tokens = (BURST * 130) as f64;
     assert!(
