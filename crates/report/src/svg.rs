@@ -24,7 +24,7 @@ pub fn num(v: f64) -> String {
 
 /// At most about `n` ticks at 1, 2 or 5 × 10^k between `lo` and `hi`.
 fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
-    if !(hi > lo) || !lo.is_finite() || !hi.is_finite() {
+    if !lo.is_finite() || !hi.is_finite() || hi <= lo {
         return vec![lo];
     }
     let raw = (hi - lo) / n as f64;

@@ -161,7 +161,7 @@ impl Prometheus {
 
     fn wait_ready(&self, limit: Duration) {
         let deadline = Instant::now() + limit;
-        while !get(self.port, "/-/ready").is_some_and(|(code, _)| code == 200) {
+        while get(self.port, "/-/ready").is_none_or(|(code, _)| code != 200) {
             assert!(
                 Instant::now() < deadline,
                 "prometheus was not ready in {limit:?}; log: {}",
