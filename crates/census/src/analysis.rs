@@ -490,9 +490,12 @@ mod tests {
         }
     }
 
+    /// (step, the bursts as (start, end) steps) → (prefill, decode) rates at that step.
+    type DayShape = dyn Fn(usize, &[(usize, usize)]) -> (f64, f64);
+
     /// A day at 30 s: prefill bursts of 1–2 min every 15–45 min; `decode(t, burst_start,
     /// burst_end)` shapes the decode rate; noise ±3 %.
-    fn day(seed: u64, shape: &dyn Fn(usize, &[(usize, usize)]) -> (f64, f64)) -> Steps {
+    fn day(seed: u64, shape: &DayShape) -> Steps {
         let n = 2880;
         let mut s = blank(n, 30.0);
         let mut r = Lcg(seed);

@@ -116,7 +116,7 @@ proptest! {
             if let Some(d) = st.ttft {
                 prop_assert!(d.count >= 0.0 && d.mean >= 0.0, "{d:?} over {w:?}");
                 for p in [d.p50, d.p95].into_iter().flatten() {
-                    prop_assert!(p >= 0.0 && p <= 1.0, "a ttft quantile {p} outside its buckets");
+                    prop_assert!((0.0..=1.0).contains(&p), "a ttft quantile {p} outside its buckets");
                 }
             }
         }

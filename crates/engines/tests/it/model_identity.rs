@@ -9,7 +9,7 @@ use std::path::Path;
 fn safetensors(path: &Path, header: &str, data: usize) {
     let mut b = (header.len() as u64).to_le_bytes().to_vec();
     b.extend_from_slice(header.as_bytes());
-    b.extend(std::iter::repeat(7u8).take(data));
+    b.extend(std::iter::repeat_n(7u8, data));
     std::fs::write(path, b).unwrap();
 }
 
