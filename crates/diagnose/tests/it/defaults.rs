@@ -2,7 +2,7 @@
 //! (fixtures/vllm-0.32/): a command line that leaves --max-num-seqs out runs the default the
 //! version and the device (vLLM's CPU platform, or the GPU) make certain, labelled as a default with where it was read.
 
-use diagnose::{judge, Shape, Target};
+use diagnose::{judge, Target};
 use engines::{RawScrape, Recording, RecordingHeader, ScrapeRecord};
 
 fn recording(cmdline: &str, version: &str) -> Recording {
@@ -32,20 +32,7 @@ fn recording(cmdline: &str, version: &str) -> Recording {
 }
 
 fn max_num_seqs(rec: &Recording, gpu: Option<&str>) -> Option<(String, String)> {
-    let shape = Shape {
-        url: None,
-        duration_s: 1.0,
-        interval_s: 1.0,
-        gpu: gpu.map(str::to_string),
-        model: None,
-        gguf: None,
-        engine_args: None,
-        tp: None,
-        dtype: None,
-        quantization: None,
-        price_per_hour: None,
-        sub_windows: 0,
-    };
+    let shape = crate::shape(1.0, gpu);
     let catalog = physics::Catalog::embedded().unwrap();
     let j = judge(
         rec,

@@ -5,7 +5,7 @@
 //! with HTTP 503 (`admission_rejections_total`). Every figure the document and the evidence
 //! print is recomputed here from the raw text, without the project's parser.
 
-use diagnose::{judge, Report, RuleId, Shape, Target};
+use diagnose::{judge, Report, RuleId, Target};
 use engines::{RawScrape, Recording, RecordingHeader, ScrapeRecord};
 
 const A: &str = include_str!("../../../../fixtures/vllm-0.32/metrics-starved-a.prom");
@@ -62,20 +62,7 @@ fn judged(mut header: RecordingHeader, scrapes: [(f64, &str); 2]) -> Report {
         scrapes: scrapes.map(scrape).to_vec(),
         truncated_tail: None,
     };
-    let shape = Shape {
-        url: None,
-        duration_s: gap,
-        interval_s: gap,
-        gpu: None,
-        model: None,
-        gguf: None,
-        engine_args: None,
-        tp: None,
-        dtype: None,
-        quantization: None,
-        price_per_hour: None,
-        sub_windows: 0,
-    };
+    let shape = crate::shape(gap, None);
     let catalog = physics::Catalog::embedded().unwrap();
     judge(
         &rec,
