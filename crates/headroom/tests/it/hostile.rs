@@ -5,7 +5,7 @@
 //! RUN_LIMIT. Also: `| head -1` (stdout closed early) never panics.
 //!
 //! Inputs cut from real files use the peers and fixtures where present (the SmolLM2 GGUF,
-//! ../shared/fixtures); the test runs without them, on its own files.
+//! fixtures/); the test runs without them, on its own files.
 use crate::util::bin;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

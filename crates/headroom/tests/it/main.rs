@@ -23,6 +23,7 @@ mod route_vllm;
 mod scenarios;
 mod security;
 mod sglang;
+mod standalone;
 mod trace;
 mod util;
 mod vllm;

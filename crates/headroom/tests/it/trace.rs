@@ -1,4 +1,4 @@
-//! `headroom trace` end to end, on the real traces in shared/fixtures/traces.
+//! `headroom trace` end to end, on the real traces in fixtures/traces (sources in SOURCES.md there).
 //!
 //! The MI250 figures below are hand-counted from the file (16 device events, listed here):
 //!   memcpy 22.441 + 15.720 = 38.161 µs (2 events)
@@ -15,7 +15,7 @@ use trace::doc::TraceDoc;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/traces")
+        .join("../../fixtures/traces")
         .join(name)
 }
 
