@@ -96,7 +96,8 @@ impl Holes {
     /// end of the file).
     #[cfg(unix)]
     fn seek(&self, whence: libc::c_int, at: u64) -> io::Result<Option<u64>> {
-        let at = libc::off_t::try_from(at).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        let at =
+            libc::off_t::try_from(at).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
         // SAFETY: lseek on an open file descriptor; no memory is passed.
         let r = unsafe { libc::lseek(self.fd, at, whence) };
         if r >= 0 {

@@ -398,10 +398,10 @@ impl Item {
         };
         let stripped = prefix::strip(line);
         // A body that starts with a printing byte is not blank: no need to trim it whole.
-        let maybe_blank = stripped
-            .body
-            .first()
-            .map_or(true, |b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+        let maybe_blank = matches!(
+            stripped.body.first(),
+            None | Some(b' ' | b'\t' | b'\r' | b'\n')
+        );
         if maybe_blank && trim(stripped.body).is_empty() {
             return Item::Blank;
         }

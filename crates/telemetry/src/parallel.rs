@@ -263,7 +263,10 @@ impl<'s, R: Read> Chunker<'s, R> {
         let mut want = (self.filled + CHUNK).min(CHUNK + MAX_LINE + 1);
         if let Some(room) = room.filter(|&r| r > 0) {
             // Stop where the next hole begins, to look at it before reading it.
-            want = want.min(self.filled.saturating_add(usize::try_from(room).unwrap_or(usize::MAX)));
+            want = want.min(
+                self.filled
+                    .saturating_add(usize::try_from(room).unwrap_or(usize::MAX)),
+            );
         }
         if self.buf.len() < want {
             self.buf.resize(want, 0);
@@ -491,8 +494,14 @@ mod tests {
         let over = MAX_LINE + 1;
         let cases: Vec<(&str, Vec<Part>)> = vec![
             ("all-hole", vec![Part::Hole(3 * over)]),
-            ("exactly-the-limit", vec![Part::Hole(MAX_LINE), Part::Data(b"\n"), Part::Data(real)]),
-            ("one-past-the-limit", vec![Part::Data(real), Part::Hole(over), Part::Data(b"\n")]),
+            (
+                "exactly-the-limit",
+                vec![Part::Hole(MAX_LINE), Part::Data(b"\n"), Part::Data(real)],
+            ),
+            (
+                "one-past-the-limit",
+                vec![Part::Data(real), Part::Hole(over), Part::Data(b"\n")],
+            ),
             (
                 "mid-line-and-trailing",
                 vec![
@@ -540,7 +549,11 @@ mod tests {
             let from = bytes.len() / 3;
             std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(from as u64)).unwrap();
             let (got, _) = mine_file_into(Miner::new(), f, 2, &stop).unwrap();
-            assert_eq!(got, crate::mine(&bytes[from..]).unwrap(), "{name} from {from}");
+            assert_eq!(
+                got,
+                crate::mine(&bytes[from..]).unwrap(),
+                "{name} from {from}"
+            );
             std::fs::remove_file(&path).unwrap();
         }
     }

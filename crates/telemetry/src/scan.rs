@@ -175,7 +175,14 @@ impl<'a> Cur<'a> {
     /// [`Cur::dec`] without digits (`inf`, `nan`, or none) or with more than 15 (out of line).
     #[cold]
     #[inline(never)]
-    fn dec_rare(&mut self, save: usize, neg: bool, start: usize, end: usize, n: usize) -> Option<f64> {
+    fn dec_rare(
+        &mut self,
+        save: usize,
+        neg: bool,
+        start: usize,
+        end: usize,
+        n: usize,
+    ) -> Option<f64> {
         if n == 0 {
             self.i = start;
             if self.lit(b"inf") {
