@@ -2,7 +2,8 @@
 //!
 //!     cargo run --release -p telemetry --example mine -- server.log [THREADS]
 //!
-//! THREADS = 0 runs the sequential miner; otherwise that many parser threads.
+//! THREADS = 0 runs the sequential miner; otherwise that many parser threads, folding each
+//! request into its envelope as `headroom logs --file` does without `--json`.
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: mine LOG [THREADS]");
@@ -15,11 +16,11 @@ fn main() {
         telemetry::mine(f).expect("read the log")
     } else {
         let stop = std::sync::atomic::AtomicBool::new(false);
-        telemetry::mine_parallel(f, threads, &stop)
+        telemetry::mine_file_into(telemetry::Miner::folding(), f, threads, &stop)
             .expect("read the log")
             .0
     };
-    let requests: usize = r.instances.iter().map(|i| i.instance.requests.len()).sum();
+    let requests: usize = r.instances.iter().map(|i| i.envelope.requests_seen).sum();
     println!(
         "{} lines, {} instances, {requests} requests, {} unparsed, {:.3} s",
         r.lines,

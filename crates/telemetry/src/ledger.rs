@@ -397,7 +397,12 @@ impl Item {
             line
         };
         let stripped = prefix::strip(line);
-        if trim(stripped.body).is_empty() {
+        // A body that starts with a printing byte is not blank: no need to trim it whole.
+        let maybe_blank = matches!(
+            stripped.body.first(),
+            None | Some(b' ' | b'\t' | b'\r' | b'\n')
+        );
+        if maybe_blank && trim(stripped.body).is_empty() {
             return Item::Blank;
         }
         if let Some(v) = vllm::strip(stripped.body) {

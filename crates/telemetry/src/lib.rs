@@ -17,6 +17,7 @@
 
 mod envelope;
 mod event;
+mod holes;
 mod ledger;
 mod parallel;
 mod prefix;
@@ -31,7 +32,7 @@ pub use event::SlotSelection;
 pub use ledger::{
     CachedFrom, Draft, Engine, Instance, Miner, Report, Request, StartReason, MAX_LINE,
 };
-pub use parallel::{mine_parallel, mine_parallel_into};
+pub use parallel::{mine_file_into, mine_parallel, mine_parallel_into};
 pub use vllm::{VllmInterval, VllmStats};
 
 use std::io::Read;

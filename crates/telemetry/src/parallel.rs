@@ -42,13 +42,35 @@ pub fn mine_parallel<R: Read + Send>(
 /// [`mine_parallel`] into a given miner, e.g. [`Miner::folding`] when no per-request records
 /// are wanted.
 pub fn mine_parallel_into<R: Read + Send>(
-    mut m: Miner,
+    m: Miner,
     r: R,
     threads: usize,
     stop: &AtomicBool,
 ) -> Result<(Report, bool), Error> {
+    mine_chunks(m, Chunker::new(r, None, stop), threads)
+}
+
+/// [`mine_parallel_into`] from a file (or stdin redirected from one), read from its current
+/// position. The result is the same; a regular file's holes (a sparse file's unwritten
+/// ranges, found with `SEEK_HOLE`/`SEEK_DATA` as GNU grep does) are skipped unread where the
+/// line holding them is over [`MAX_LINE`] anyway: a hole holds only NUL bytes, so no newline.
+pub fn mine_file_into(
+    m: Miner,
+    f: std::fs::File,
+    threads: usize,
+    stop: &AtomicBool,
+) -> Result<(Report, bool), Error> {
+    let holes = crate::holes::Holes::new(&f);
+    mine_chunks(m, Chunker::new(f, holes, stop), threads)
+}
+
+fn mine_chunks<R: Read + Send>(
+    mut m: Miner,
+    chunker: Chunker<'_, R>,
+    threads: usize,
+) -> Result<(Report, bool), Error> {
     let threads = threads.max(1);
-    let (done_tx, done_rx) = mpsc::sync_channel::<Done>(threads);
+    let (done_tx, done_rx) = mpsc::sync_channel::<Done>(threads * 4);
     let (free_tx, free_rx) = mpsc::sync_channel::<Vec<u8>>(threads * 4 + 4);
     // Emptied item vectors go back to the workers: no fresh allocation (and page faults) per
     // chunk.
@@ -56,7 +78,7 @@ pub fn mine_parallel_into<R: Read + Send>(
     let spare_rx = Mutex::new(spare_rx);
     // The parser threads read their own chunks, one at a time: no reader thread to hand each
     // chunk over (and wake a parser for it).
-    let chunker = Mutex::new(Chunker::new(r, stop, free_rx));
+    let chunker = Mutex::new(chunker.with_free(free_rx));
 
     let m = std::thread::scope(|scope| {
         for _ in 0..threads {
@@ -160,9 +182,11 @@ fn parse_jobs<R: Read>(
 /// [`MAX_LINE`] is skipped as it streams and becomes one `Overlong` job.
 struct Chunker<'s, R> {
     r: R,
+    /// Where a regular file's holes are, when the input is one.
+    holes: Option<crate::holes::Holes>,
     stop: &'s AtomicBool,
     /// Buffers the grouping thread is done with.
-    free: Receiver<Vec<u8>>,
+    free: Option<Receiver<Vec<u8>>>,
     seq: u64,
     offset: u64,
     buf: Vec<u8>,
@@ -178,11 +202,12 @@ struct Chunker<'s, R> {
 }
 
 impl<'s, R: Read> Chunker<'s, R> {
-    fn new(r: R, stop: &'s AtomicBool, free: Receiver<Vec<u8>>) -> Self {
+    fn new(r: R, holes: Option<crate::holes::Holes>, stop: &'s AtomicBool) -> Self {
         Chunker {
             r,
+            holes,
             stop,
-            free,
+            free: None,
             seq: 0,
             offset: 0,
             buf: Vec::new(),
@@ -192,6 +217,19 @@ impl<'s, R: Read> Chunker<'s, R> {
             pending: VecDeque::new(),
             end: None,
         }
+    }
+
+    fn with_free(mut self, free: Receiver<Vec<u8>>) -> Self {
+        self.free = Some(free);
+        self
+    }
+
+    /// A buffer the grouping thread is done with, or a new one.
+    fn spare_buf(&self) -> Vec<u8> {
+        self.free
+            .as_ref()
+            .and_then(|f| f.try_recv().ok())
+            .unwrap_or_default()
     }
 
     /// The next chunk of lines, or `None` once the input is over (see `end`).
@@ -217,7 +255,19 @@ impl<'s, R: Read> Chunker<'s, R> {
         }
         // Buffers grow only as far as a read needs (a chunk and the line it cut), so the room
         // kept for an overlong line is never zeroed, nor its pages touched, unless one comes.
-        let want = (self.filled + CHUNK).min(CHUNK + MAX_LINE + 1);
+        let room = if self.holes.is_some() {
+            self.skip_hole()?
+        } else {
+            None
+        };
+        let mut want = (self.filled + CHUNK).min(CHUNK + MAX_LINE + 1);
+        if let Some(room) = room.filter(|&r| r > 0) {
+            // Stop where the next hole begins, to look at it before reading it.
+            want = want.min(
+                self.filled
+                    .saturating_add(usize::try_from(room).unwrap_or(usize::MAX)),
+            );
+        }
         if self.buf.len() < want {
             self.buf.resize(want, 0);
         }
@@ -234,6 +284,9 @@ impl<'s, R: Read> Chunker<'s, R> {
             }
         };
         self.offset += n as u64;
+        if let Some(h) = self.holes.as_mut() {
+            h.advance(n);
+        }
         let eof = n == 0;
         let new = self.filled;
         self.filled += n;
@@ -276,7 +329,7 @@ impl<'s, R: Read> Chunker<'s, R> {
         }
         match self.last_nl {
             Some(last) if self.filled >= CHUNK => {
-                let mut next = self.free.try_recv().unwrap_or_default();
+                let mut next = self.spare_buf();
                 let tail = self.filled - (last + 1);
                 if next.len() < tail {
                     next.resize(tail, 0);
@@ -298,6 +351,46 @@ impl<'s, R: Read> Chunker<'s, R> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// At a hole of a regular file: skips it when the line holding it is overlong anyway
+    /// (already skipping, or the hole alone is over [`MAX_LINE`]), as if its NUL bytes had been
+    /// read; otherwise reads on through it. Returns how many bytes lie before the next hole,
+    /// when known.
+    fn skip_hole(&mut self) -> Result<Option<u64>, Error> {
+        let Some(h) = self.holes.as_mut() else {
+            return Ok(None);
+        };
+        let at_hole = h.at_hole(|len| self.skipping || len > MAX_LINE as u64);
+        let skipped = match at_hole {
+            Ok(skipped) => skipped,
+            Err(source) => {
+                return Err(Error::Read {
+                    offset: self.offset,
+                    source,
+                })
+            }
+        };
+        let room = h.before_hole();
+        if skipped > 0 {
+            self.offset += skipped;
+            if !self.skipping {
+                // The lines before the hole are whole; the one the hole is in is overlong.
+                if let Some(last) = self.last_nl {
+                    let next = self.spare_buf();
+                    self.pending.push_back(Job::Lines {
+                        seq: self.seq,
+                        buf: std::mem::replace(&mut self.buf, next),
+                        len: last + 1,
+                    });
+                    self.seq += 1;
+                    self.last_nl = None;
+                }
+                self.filled = 0;
+                self.skipping = true;
+            }
+        }
+        Ok(room)
     }
 }
 
@@ -362,6 +455,107 @@ mod tests {
         let (r, interrupted) = mine_parallel(&log[..], 2, &stop).unwrap();
         assert!(interrupted);
         assert_eq!(r.lines, 0);
+    }
+
+    /// A sparse file: each part is data, or a hole of that many NUL bytes (unwritten).
+    enum Part<'a> {
+        Data(&'a [u8]),
+        Hole(usize),
+    }
+
+    /// Writes `parts` to a new file (holes left unwritten) and returns its path and its bytes.
+    fn sparse(name: &str, parts: &[Part]) -> (std::path::PathBuf, Vec<u8>) {
+        use std::io::{Seek, SeekFrom, Write};
+        let path = std::env::temp_dir().join(format!(
+            "headroom-telemetry-{}-{name}.log",
+            std::process::id()
+        ));
+        let mut f = std::fs::File::create(&path).unwrap();
+        let mut bytes = Vec::new();
+        for p in parts {
+            match p {
+                Part::Data(d) => {
+                    f.write_all(d).unwrap();
+                    bytes.extend_from_slice(d);
+                }
+                Part::Hole(n) => {
+                    f.seek(SeekFrom::Current(*n as i64)).unwrap();
+                    bytes.resize(bytes.len() + n, 0);
+                }
+            }
+        }
+        f.set_len(bytes.len() as u64).unwrap();
+        (path, bytes)
+    }
+
+    #[test]
+    fn a_sparse_file_reads_as_its_bytes() {
+        let real = &include_bytes!("../tests/data/llama-server-11434-restart.log")[..];
+        let over = MAX_LINE + 1;
+        let cases: Vec<(&str, Vec<Part>)> = vec![
+            ("all-hole", vec![Part::Hole(3 * over)]),
+            (
+                "exactly-the-limit",
+                vec![Part::Hole(MAX_LINE), Part::Data(b"\n"), Part::Data(real)],
+            ),
+            (
+                "one-past-the-limit",
+                vec![Part::Data(real), Part::Hole(over), Part::Data(b"\n")],
+            ),
+            (
+                "mid-line-and-trailing",
+                vec![
+                    Part::Data(real),
+                    Part::Data(b"a line cut by a hole"),
+                    Part::Hole(2 * over + 4097),
+                    Part::Data(b" and its end\n"),
+                    Part::Data(real),
+                    Part::Hole(over + 10),
+                ],
+            ),
+            (
+                "small-holes-read-through",
+                vec![
+                    Part::Data(real),
+                    Part::Hole(8192),
+                    Part::Data(b"x\n"),
+                    Part::Hole(MAX_LINE - 100),
+                    Part::Data(&real[..300]),
+                    Part::Data(b"\n"),
+                    Part::Data(real),
+                ],
+            ),
+            (
+                "hole-inside-an-overlong-line",
+                vec![
+                    Part::Data(&[b'x'; MAX_LINE + 3]),
+                    Part::Hole(70_000),
+                    Part::Data(b"y\n"),
+                    Part::Data(real),
+                ],
+            ),
+        ];
+        let stop = AtomicBool::new(false);
+        for (name, parts) in cases {
+            let (path, bytes) = sparse(name, &parts);
+            let want = crate::mine(&bytes[..]).unwrap();
+            for threads in [1, 2] {
+                let f = std::fs::File::open(&path).unwrap();
+                let (got, _) = mine_file_into(Miner::new(), f, threads, &stop).unwrap();
+                assert_eq!(got, want, "{name}, {threads} threads");
+            }
+            // Read from where the file's position is (stdin after a shell's `read`).
+            let mut f = std::fs::File::open(&path).unwrap();
+            let from = bytes.len() / 3;
+            std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(from as u64)).unwrap();
+            let (got, _) = mine_file_into(Miner::new(), f, 2, &stop).unwrap();
+            assert_eq!(
+                got,
+                crate::mine(&bytes[from..]).unwrap(),
+                "{name} from {from}"
+            );
+            std::fs::remove_file(&path).unwrap();
+        }
     }
 
     #[test]

@@ -74,7 +74,7 @@ impl<'a> Cur<'a> {
     }
 
     /// Unsigned decimal integer after optional blanks; `None` on no digits or overflow.
-    #[inline]
+    #[inline(always)]
     pub fn uint(&mut self) -> Option<u64> {
         let save = self.i;
         self.ws();
@@ -82,9 +82,20 @@ impl<'a> Cur<'a> {
         // One pass, wrapping: up to 19 digits cannot overflow a u64; longer runs are re-read
         // by the checked parser.
         let (end, v) = self.accumulate(start, 0);
+        if (1..=19).contains(&(end - start)) {
+            self.i = end;
+            return Some(v);
+        }
+        self.uint_rare(save, start, end)
+    }
+
+    /// [`Cur::uint`] without digits, or with more than 19 (out of line: the common case stays
+    /// small enough to inline).
+    #[cold]
+    #[inline(never)]
+    fn uint_rare(&mut self, save: usize, start: usize, end: usize) -> Option<u64> {
         let v = match end - start {
             0 => None,
-            1..=19 => Some(v),
             _ => std::str::from_utf8(&self.b[start..end])
                 .ok()
                 .and_then(|t| t.parse().ok()),
@@ -150,6 +161,28 @@ impl<'a> Cur<'a> {
             frac = end - int_end - 1;
         }
         let n = (int_end - start) + frac;
+        // Up to 15 digits the mantissa is exact in a double and 10^frac too: one correctly
+        // rounded division. Longer numbers take the standard library's exact parser.
+        if n.wrapping_sub(1) < 15 {
+            // mant < 10^15 fits an i64, whose conversion is one instruction.
+            let v = mant as i64 as f64 / POW10[frac];
+            self.i = end;
+            return Some(if neg { -v } else { v });
+        }
+        self.dec_rare(save, neg, start, end, n)
+    }
+
+    /// [`Cur::dec`] without digits (`inf`, `nan`, or none) or with more than 15 (out of line).
+    #[cold]
+    #[inline(never)]
+    fn dec_rare(
+        &mut self,
+        save: usize,
+        neg: bool,
+        start: usize,
+        end: usize,
+        n: usize,
+    ) -> Option<f64> {
         if n == 0 {
             self.i = start;
             if self.lit(b"inf") {
@@ -165,25 +198,19 @@ impl<'a> Cur<'a> {
             self.i = save;
             return None;
         }
-        // Up to 15 digits the mantissa is exact in a double and 10^frac too: one correctly
-        // rounded division. Longer numbers take the standard library's exact parser.
-        let v = if n <= 15 {
-            // mant < 10^15 fits an i64, whose conversion is one instruction.
-            mant as i64 as f64 / POW10[frac]
-        } else {
-            match std::str::from_utf8(&self.b[start..end])
-                .ok()
-                .and_then(|t| t.parse::<f64>().ok())
-            {
-                Some(v) => v,
-                None => {
-                    self.i = save;
-                    return None;
-                }
+        match std::str::from_utf8(&self.b[start..end])
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok())
+        {
+            Some(v) => {
+                self.i = end;
+                Some(if neg { -v } else { v })
             }
-        };
-        self.i = end;
-        Some(if neg { -v } else { v })
+            None => {
+                self.i = save;
+                None
+            }
+        }
     }
 }
 

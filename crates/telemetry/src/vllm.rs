@@ -43,7 +43,17 @@ pub(crate) struct Prefixed<'a> {
 }
 
 /// Recognises `[(PROC pid=N) ]LEVEL MM-DD HH:MM:SS [file:N] ` (or `file:N] `).
+#[inline(always)]
 pub(crate) fn strip(body: &[u8]) -> Option<Prefixed<'_>> {
+    // Most lines are llama.cpp's: out at the first byte, without a call.
+    if !matches!(body.first(), Some(b'(' | b'I' | b'W' | b'D' | b'E' | b'C')) {
+        return None;
+    }
+    strip_prefix(body)
+}
+
+#[inline(never)]
+fn strip_prefix(body: &[u8]) -> Option<Prefixed<'_>> {
     let mut c = Cur::new(body);
     let mut api_pid = None;
     if c.lit(b"(") {

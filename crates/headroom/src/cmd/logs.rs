@@ -153,13 +153,15 @@ fn run_once(args: &Args, source: &Source) -> Result<Exit> {
     watch_ctrl_c(move || flag.store(true, Ordering::Relaxed));
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (report, interrupted) = match source {
-        Source::Stdin => {
-            telemetry::mine_parallel_into(miner(args), std::io::stdin(), threads, &stop)
-                .context("reading stdin")?
+        Source::Stdin => match stdin_file() {
+            // `headroom logs < server.log`: a file after all, whose holes can be skipped.
+            Some(f) => telemetry::mine_file_into(miner(args), f, threads, &stop),
+            None => telemetry::mine_parallel_into(miner(args), std::io::stdin(), threads, &stop),
         }
+        .context("reading stdin")?,
         Source::File { path } => {
             let f = open_log(path)?;
-            telemetry::mine_parallel_into(miner(args), f, threads, &stop)
+            telemetry::mine_file_into(miner(args), f, threads, &stop)
                 .with_context(|| format!("reading {}", path.display()))?
         }
         Source::Journal { unit, user, since } => {
@@ -181,6 +183,21 @@ fn run_once(args: &Args, source: &Source) -> Result<Exit> {
         }
     };
     print_final(args, source, report, interrupted)
+}
+
+/// Stdin as a file of its own when it is redirected from a regular file (nothing has read it
+/// yet, so its position is where the shell left it).
+#[cfg(unix)]
+fn stdin_file() -> Option<File> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let f = File::from(fd);
+    f.metadata().ok()?.is_file().then_some(f)
+}
+
+#[cfg(not(unix))]
+fn stdin_file() -> Option<File> {
+    None
 }
 
 /// `journalctl -u UNIT [--user] --since WHEN --no-pager -o short-iso [--follow]`. ISO
