@@ -30,7 +30,7 @@ impl Render for AttributeView {
         let who = self.pid.map(|p| format!(" · pid {p}")).unwrap_or_default();
         let _ = writeln!(
             o,
-            "headroom attribute{who} · {} (spec 000 §7)",
+            "headroom attribute{who} · {}",
             r.event.name
         );
         let _ = writeln!(o, "event: {}", r.event.measures);

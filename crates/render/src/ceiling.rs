@@ -464,7 +464,7 @@ pub fn ram(r: &RamBound) -> String {
     let mut o = String::new();
     say!(
         o,
-        "headroom ceiling ram · experts in host RAM (spec 000 §6)"
+        "headroom ceiling ram · experts in host RAM"
     );
     let mut t = Rows::new();
     ram_rows(&mut t, r, "RAM-bound");
@@ -483,7 +483,7 @@ pub fn duty(d: &Duty, inputs: &DutyInputs) -> String {
     let mut o = String::new();
     say!(
         o,
-        "headroom ceiling duty · expert-offload duty cycle (spec 000 §2)"
+        "headroom ceiling duty · expert-offload duty cycle"
     );
     let mut t = Rows::new();
     t.add(
