@@ -160,6 +160,8 @@ fn help_cites_no_internal_notes() {
             .skip_while(|l| !l.starts_with("Commands:"))
             .skip(1)
             .take_while(|l| !l.trim().is_empty())
+            // A command's line is indented two spaces; a wrapped description more.
+            .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
             .filter_map(|l| l.split_whitespace().next())
             .filter(|c| *c != "help")
             .map(str::to_string)
