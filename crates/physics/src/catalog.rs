@@ -335,8 +335,10 @@ impl Named for Gpu {
         let q = normalize_gpu(query);
         !q.key.is_empty()
             && self.keys().contains(&q.key)
-            && q.memory_gib
-                .map_or(true, |m| (m - self.memory_gib.value).abs() <= 0.5)
+            && match q.memory_gib {
+                Some(m) => (m - self.memory_gib.value).abs() <= 0.5,
+                None => true,
+            }
     }
     fn describe(&self) -> String {
         format!(
