@@ -83,6 +83,34 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     n.checked_mul(mult).ok_or_else(|| bad("too large"))
 }
 
+/// A token count: a number, or with `k` (×1024) or `M` (×1024²) as context lengths are
+/// named (`2k` is 2048, `128k` 131072, `1M` 1048576); 1 to 16M. Every flag that takes a
+/// count of tokens parses it here.
+pub fn parse_tokens(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mult) = if let Some(n) = t.strip_suffix(['k', 'K']) {
+        (n, 1024.0)
+    } else if let Some(n) = t.strip_suffix(['m', 'M']) {
+        (n, 1024.0 * 1024.0)
+    } else {
+        (t, 1.0)
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a token count (examples: 512, 2k, 128k, 1M)"))?;
+    let n = (v * mult).round();
+    if !(1.0..=16_777_216.0).contains(&n) {
+        return Err(format!("{s:?} is outside 1..=16M tokens"));
+    }
+    Ok(n as u64)
+}
+
+/// [`parse_tokens`] for flags held as `u32`.
+pub fn parse_tokens_u32(s: &str) -> Result<u32, String> {
+    parse_tokens(s).map(|n| n as u32)
+}
+
 /// `--at`: unix seconds, `now`, or a duration ago (`-1h`), against `now` (unix seconds).
 pub fn parse_at(s: &str, now: f64) -> anyhow::Result<f64> {
     let t = s.trim();
@@ -104,6 +132,17 @@ pub fn parse_at(s: &str, now: f64) -> anyhow::Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn token_counts_take_k_and_m() {
+        assert_eq!(parse_tokens("2k"), Ok(2048));
+        assert_eq!(parse_tokens("128K"), Ok(131_072));
+        assert_eq!(parse_tokens("1M"), Ok(1_048_576));
+        assert_eq!(parse_tokens(" 1500 "), Ok(1500));
+        assert_eq!(parse_tokens_u32("32k"), Ok(32_768));
+        assert!(parse_tokens("17M").unwrap_err().contains("16M"));
+        assert!(parse_tokens("2kb").is_err());
+    }
 
     #[test]
     fn durations() {

@@ -28,7 +28,7 @@ headroom trace run.pt.trace.json.gz --top 20\n  \
 journalctl -u llama --since -3h --no-pager | headroom logs\n  \
 headroom pcie dmon.txt --gpu H100-PCIe           # nvidia-smi dmon -s t -o T > dmon.txt\n\n\
 Exit codes: 0 the command ran (and stdout closing early, as with `| head`, is fine); \
-1 an error (a usage error included), said on stderr; 2 the command found what --fail-on-regression or --fail-on asked \
+1 an error (a usage error, or an unknown or ambiguous --gpu or --model, included), said on stderr; 2 the command found what --fail-on-regression or --fail-on asked \
 it to fail on.\n\n\
 Durations everywhere take 90 (seconds), 500ms, 2s, 5m, 1h30m."
 )]
@@ -67,15 +67,17 @@ enum Command {
     Logs(cmd::logs::Args),
     /// Read a GGUF file's header and tensor infos (never the data).
     Gguf(cmd::gguf::Args),
-    /// Host RAM bandwidth: the multi-threaded read plateau and STREAM triad (spec 000 §6).
+    /// Host RAM bandwidth: the multi-threaded read plateau and STREAM triad (what a CPU-offloaded
+    /// MoE's decode ceiling divides by).
     Membw(cmd::membw::Args),
-    /// Which tensors, layers and experts a process reads, from sampled addresses (spec 000 §7).
+    /// Which tensors, layers and experts a process reads, from sampled addresses (AMD IBS via
+    /// perf).
     Attribute(cmd::attribute::Args),
     /// Every replica from a Prometheus store: the rules per replica, the outlier, the imbalance.
     Fleet(cmd::fleet::Args),
-    /// The step-shape census (spec 000 §9): step ledger, decode by prefill, the lag verdict.
+    /// The step-shape census: step ledger, decode cadence by prefill load, the lag verdict.
     Census(cmd::census::Args),
-    /// PCIe traffic per GPU from `nvidia-smi dmon` output, against the link (spec 000 §4).
+    /// PCIe traffic per GPU from `nvidia-smi dmon` output, against the link's line rate.
     Pcie(cmd::pcie::Args),
     /// A simulated vLLM engine (labelled as one), driven by the same physics as the ceilings.
     Emulate(cmd::emulate::Args),

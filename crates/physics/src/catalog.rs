@@ -2,8 +2,30 @@
 //! binary, plus an optional user file in the same format that overrides or extends them.
 //!
 //! Every GPU figure carries its own `source`; every model entry carries the `source` of its
-//! architecture figures and of its parameter counts. Names are looked up loosely (see
-//! [`normalize`]); an ambiguous name or a miss returns the candidates for a "did you mean" list.
+//! architecture figures and of its parameter counts.
+//!
+//! # Names resolve exactly or not at all
+//!
+//! A wrong card is worse than no card: `M40` taken as an A100 40GB prints a ceiling 5x too
+//! high. So a name never matches by substring or by nearness. For GPUs:
+//!
+//! - [`normalize_gpu`]: take the part after the last `/`; lower-case; drop spaces, `-` and
+//!   `_`; drop the vendor and brand words `nvidia`, `geforce`, `amd`, `radeon`, `intel`,
+//!   `apple`, `tesla`, `quadro`, `instinct`, `arc` where they stand as whole words; cut a
+//!   trailing memory size (`12gb`, `24 GB`, `80GiB`, `16G`) off and keep it apart.
+//! - An entry answers to a name when the name's key equals one of its keys (its id, name and
+//!   aliases, each normalised the same way, their own memory sizes cut off) and, when the
+//!   name ended with a memory size, the entry's `memory_gib` equals it (within 0.5).
+//! - One entry answers: found. Several: [`LookupError::Ambiguous`], listing each with its
+//!   memory and bandwidth. None: [`LookupError::NotFound`], whose near names (by edit
+//!   distance, each with its bandwidth) are said to be different cards.
+//!
+//! Several entries may share an alias (both RTX 3060s answer to "RTX 3060"; "RTX 3060 12GB"
+//! then picks one). Loading rejects two entries with one id in a file, an entry whose own id
+//! or name does not name it alone, and an alias that does not name its entry.
+//!
+//! Models match the same way on [`normalize`] (no brand words or memory sizes), with an
+//! `-Instruct`/`-chat`/`-it` suffix dropped when nothing answers to the name with it.
 
 use serde::{Deserialize, Serialize};
 
@@ -149,16 +171,23 @@ pub enum CatalogError {
     },
 }
 
-/// What a lookup found when it did not find exactly one entry.
+/// What a lookup found when it did not find exactly one entry. Every command prints this one
+/// Display, so a name fails the same way everywhere.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LookupError {
-    #[error("{kind} '{query}' is ambiguous; did you mean one of: {}", .candidates.join(", "))]
+    /// Several entries answer to the name; each candidate reads "Name (figures)".
+    #[error(
+        "{kind} '{query}' is ambiguous: {}; give one of these names",
+        .candidates.join(", ")
+    )]
     Ambiguous {
         kind: &'static str,
         query: String,
         candidates: Vec<String>,
     },
-    #[error("{kind} '{query}' is not in the catalog{}", did_you_mean(.suggestions))]
+    /// No entry answers to the name. `suggestions` are near names ("Name (figures)"), which
+    /// are other entries, never this one.
+    #[error("{kind} '{query}' is not in the catalog{}", near_names(.suggestions))]
     NotFound {
         kind: &'static str,
         query: String,
@@ -166,19 +195,26 @@ pub enum LookupError {
     },
 }
 
-fn did_you_mean(s: &[String]) -> String {
+fn near_names(s: &[String]) -> String {
     if s.is_empty() {
-        String::new()
+        "; `headroom ceiling --list` lists the catalog, and a --catalog file can add an entry"
+            .to_string()
     } else {
-        format!("; did you mean: {}", s.join(", "))
+        format!(
+            "; near names are different entries, not this one: {} (`headroom ceiling --list` \
+             lists the catalog, and a --catalog file can add an entry)",
+            s.join(", ")
+        )
     }
 }
 
-/// A successful lookup: the entry and whether the name matched exactly or loosely.
+/// A successful lookup: the entry, and for a model found only without its chat-tuning
+/// suffix, the name it was taken as.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Found<'a, T> {
     pub entry: &'a T,
-    /// `None` for an exact (normalized) match; the key that matched for a unique partial one.
+    /// `None` when the name matched as given; the entry's name when it matched only after
+    /// dropping an `-Instruct`/`-chat`/`-it` suffix.
     pub loose_match: Option<String>,
 }
 
@@ -189,36 +225,103 @@ pub struct Catalog {
     pub models: Vec<Model>,
 }
 
-/// Lower-case, drop dashes, underscores and spaces, and a leading `org/` (Hugging Face repo ids),
-/// so `H100-SXM`, `h100 sxm` and `h100_sxm` are one name.
+/// Vendor and brand words dropped from GPU names wherever they stand as whole words:
+/// `NVIDIA GeForce RTX 3090` and `RTX 3090` are one name.
+pub const GPU_BRAND_WORDS: [&str; 10] = [
+    "nvidia", "geforce", "amd", "radeon", "intel", "apple", "tesla", "quadro", "instinct", "arc",
+];
+
+/// A GPU name in matching form: the key, and the memory size the name ended with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuName {
+    pub key: String,
+    /// GiB (the marketing "GB" of these parts is the GiB count), when the name ended with one.
+    pub memory_gib: Option<f64>,
+}
+
+/// A name's words: the part after the last `/`, lower-cased, split at spaces, `-` and `_`.
+fn words(name: &str) -> Vec<String> {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    base.split(|c: char| c.is_whitespace() || c == '-' || c == '_')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// `12gb`, `80gib`, `16g` → 12, 80, 16; anything else (`a10g`, `sxm4`) → `None`.
+fn memory_word(w: &str) -> Option<f64> {
+    let digits = ["gib", "gb", "g"].iter().find_map(|u| w.strip_suffix(u))?;
+    memory_number(digits)
+}
+
+fn memory_number(w: &str) -> Option<f64> {
+    if w.is_empty() || !w.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    w.parse().ok().filter(|v: &f64| *v > 0.0)
+}
+
+/// The GPU matching rule's normal form. Take the part after the last `/`; lower-case; split
+/// at spaces, `-` and `_`; drop the whole words in [`GPU_BRAND_WORDS`]; a trailing memory
+/// size (`12gb`, `24 GB`, `80GiB`, `16G`) is cut off and kept apart; the rest, joined, is the
+/// key. `NVIDIA GeForce RTX 3090 24GB` → (`rtx3090`, 24); `Tesla V100-SXM2-32GB` →
+/// (`v100sxm2`, 32); `A10G` → (`a10g`, none).
+pub fn normalize_gpu(name: &str) -> GpuName {
+    let mut w: Vec<String> = words(name)
+        .into_iter()
+        .filter(|w| !GPU_BRAND_WORDS.contains(&w.as_str()))
+        .collect();
+    let mut memory_gib = None;
+    if let Some(m) = w.last().and_then(|l| memory_word(l)) {
+        memory_gib = Some(m);
+        w.pop();
+    } else if w.len() >= 2 && matches!(w[w.len() - 1].as_str(), "gb" | "gib" | "g") {
+        if let Some(m) = memory_number(&w[w.len() - 2]) {
+            memory_gib = Some(m);
+            w.truncate(w.len() - 2);
+        }
+    }
+    GpuName {
+        key: w.concat(),
+        memory_gib,
+    }
+}
+
+/// The model matching form: the part after the last `/` (a Hugging Face `org/`), lower-cased,
+/// without spaces, `-`, `_` and `:` (Ollama's `llama3.1:8b` is `llama-3.1-8b`).
 pub fn normalize(name: &str) -> String {
     let base = name.rsplit('/').next().unwrap_or(name);
     base.chars()
-        .filter(|c| !matches!(c, '-' | '_' | ' '))
+        .filter(|c| !matches!(c, '-' | '_' | ' ' | ':'))
         .flat_map(|c| c.to_lowercase())
         .collect()
 }
 
-/// Model names often carry a chat-tuning suffix that does not change the architecture.
-fn strip_tuning_suffix(n: &str) -> Option<&str> {
-    ["instruct", "chat", "it"]
-        .iter()
-        .find_map(|s| n.strip_suffix(s))
-        .filter(|r| !r.is_empty())
+/// A model name without its last word when that word is a chat-tuning suffix (`-Instruct`,
+/// `-chat`, `-it`), which does not change the architecture.
+fn strip_tuning_suffix(name: &str) -> Option<String> {
+    let w = words(name);
+    let (last, rest) = w.split_last()?;
+    (["instruct", "chat", "it"].contains(&last.as_str()) && !rest.is_empty())
+        .then(|| rest.concat().replace(':', ""))
 }
 
+/// One catalog kind, as the matching rule sees it.
 trait Named {
+    const KIND: &'static str;
     fn id(&self) -> &str;
     fn name(&self) -> &str;
     fn aliases(&self) -> &[String];
-    fn keys(&self) -> Vec<String> {
-        let mut k = vec![normalize(self.id()), normalize(self.name())];
-        k.extend(self.aliases().iter().map(|a| normalize(a)));
-        k
-    }
+    /// Whether `query` names this entry.
+    fn answers_to(&self, query: &str) -> bool;
+    /// The entry's name with the figures that tell it from its neighbours.
+    fn describe(&self) -> String;
+    /// The keys, for suggestions.
+    fn keys(&self) -> Vec<String>;
 }
 
 impl Named for Gpu {
+    const KIND: &'static str = "GPU";
     fn id(&self) -> &str {
         &self.id
     }
@@ -227,10 +330,33 @@ impl Named for Gpu {
     }
     fn aliases(&self) -> &[String] {
         &self.aliases
+    }
+    fn answers_to(&self, query: &str) -> bool {
+        let q = normalize_gpu(query);
+        !q.key.is_empty()
+            && self.keys().contains(&q.key)
+            && match q.memory_gib {
+                Some(m) => (m - self.memory_gib.value).abs() <= 0.5,
+                None => true,
+            }
+    }
+    fn describe(&self) -> String {
+        format!(
+            "{} ({} GiB, {} GB/s)",
+            self.name, self.memory_gib.value, self.bandwidth_gbps.value
+        )
+    }
+    fn keys(&self) -> Vec<String> {
+        std::iter::once(&self.id)
+            .chain(std::iter::once(&self.name))
+            .chain(&self.aliases)
+            .map(|n| normalize_gpu(n).key)
+            .collect()
     }
 }
 
 impl Named for Model {
+    const KIND: &'static str = "model";
     fn id(&self) -> &str {
         &self.id
     }
@@ -240,70 +366,85 @@ impl Named for Model {
     fn aliases(&self) -> &[String] {
         &self.aliases
     }
+    fn answers_to(&self, query: &str) -> bool {
+        let q = normalize(query);
+        !q.is_empty() && self.keys().contains(&q)
+    }
+    fn describe(&self) -> String {
+        if self.params_active < self.params_total {
+            format!(
+                "{} ({:.1}B params, {:.1}B active)",
+                self.name,
+                self.params_total / 1e9,
+                self.params_active / 1e9
+            )
+        } else {
+            format!("{} ({:.2}B params)", self.name, self.params_total / 1e9)
+        }
+    }
+    fn keys(&self) -> Vec<String> {
+        std::iter::once(&self.id)
+            .chain(std::iter::once(&self.name))
+            .chain(&self.aliases)
+            .map(|n| normalize(n))
+            .collect()
+    }
 }
 
-fn lookup<'a, T: Named>(
-    entries: &'a [T],
-    kind: &'static str,
-    query: &str,
-    strip_suffix: bool,
-) -> Result<Found<'a, T>, LookupError> {
-    let q = normalize(query);
-    let mut queries = vec![q.clone()];
-    if strip_suffix {
-        if let Some(s) = strip_tuning_suffix(&q) {
-            queries.push(s.to_string());
-        }
-    }
-    for q in &queries {
-        let exact: Vec<&T> = entries.iter().filter(|e| e.keys().contains(q)).collect();
-        match exact.len() {
-            0 => {}
-            1 => {
-                return Ok(Found {
-                    entry: exact[0],
-                    loose_match: None,
-                })
-            }
-            _ => {
-                return Err(LookupError::Ambiguous {
-                    kind,
-                    query: query.to_string(),
-                    candidates: exact.iter().map(|e| e.name().to_string()).collect(),
-                })
-            }
-        }
-    }
-    // A unique partial match ("3090" → RTX 3090); several are a "did you mean".
-    let partial: Vec<(&T, String)> = entries
-        .iter()
-        .filter_map(|e| {
-            e.keys()
-                .into_iter()
-                .find(|k| q.len() >= 2 && k.contains(q.as_str()))
-                .map(|k| (e, k))
-        })
-        .collect();
-    match partial.len() {
-        0 => {}
-        1 => {
+/// The matching rule: exactly one entry answers to the name, or the name is ambiguous (every
+/// candidate listed) or unknown (near names listed as other entries). Never a substring.
+fn lookup<'a, T: Named>(entries: &'a [T], query: &str) -> Result<Found<'a, T>, LookupError> {
+    let matching = |q: &str| -> Vec<&'a T> { entries.iter().filter(|e| e.answers_to(q)).collect() };
+    let ambiguous = |found: &[&T]| LookupError::Ambiguous {
+        kind: T::KIND,
+        query: query.to_string(),
+        candidates: found.iter().map(|e| e.describe()).collect(),
+    };
+    match matching(query).as_slice() {
+        [one] => {
             return Ok(Found {
-                entry: partial[0].0,
-                loose_match: Some(partial[0].0.name().to_string()),
+                entry: one,
+                loose_match: None,
             })
         }
-        _ => {
-            return Err(LookupError::Ambiguous {
-                kind,
-                query: query.to_string(),
-                candidates: partial.iter().map(|(e, _)| e.name().to_string()).collect(),
-            })
+        [] => {}
+        several => return Err(ambiguous(several)),
+    }
+    let stripped = (T::KIND == "model")
+        .then(|| strip_tuning_suffix(query))
+        .flatten();
+    if let Some(s) = stripped {
+        match matching(&s).as_slice() {
+            [one] => {
+                return Ok(Found {
+                    entry: one,
+                    loose_match: Some(one.name().to_string()),
+                })
+            }
+            [] => {}
+            several => return Err(ambiguous(several)),
         }
     }
-    // Suggestions: the entries nearest by edit distance, to a whole key or to its first
-    // |query| characters (a typo in a shortened name), keeping only the nearest group.
+    Err(LookupError::NotFound {
+        kind: T::KIND,
+        query: query.to_string(),
+        suggestions: suggestions(entries, query),
+    })
+}
+
+/// Near names for a miss: the entries nearest by edit distance, to a whole key or to its first
+/// |query| characters (a typo in a shortened name), keeping only the nearest group.
+fn suggestions<T: Named>(entries: &[T], query: &str) -> Vec<String> {
+    let q = if T::KIND == "GPU" {
+        normalize_gpu(query).key
+    } else {
+        normalize(query)
+    };
     let qlen = q.chars().count();
-    let near: Vec<(usize, &str)> = entries
+    if qlen == 0 {
+        return Vec::new();
+    }
+    let near: Vec<(usize, &T)> = entries
         .iter()
         .filter_map(|e| {
             let d = e
@@ -314,16 +455,15 @@ fn lookup<'a, T: Named>(
                     edit_distance(&q, k).min(edit_distance(&q, &head))
                 })
                 .min()?;
-            (d <= (qlen / 3).max(2)).then_some((d, e.name()))
+            (d <= (qlen / 3).max(2)).then_some((d, e))
         })
         .collect();
     let best = near.iter().map(|(d, _)| *d).min();
-    let near: Vec<(usize, &str)> = near.into_iter().filter(|(d, _)| Some(*d) == best).collect();
-    Err(LookupError::NotFound {
-        kind,
-        query: query.to_string(),
-        suggestions: near.iter().take(6).map(|(_, n)| n.to_string()).collect(),
-    })
+    near.into_iter()
+        .filter(|(d, _)| Some(*d) == best)
+        .take(6)
+        .map(|(_, e)| e.describe())
+        .collect()
 }
 
 /// Levenshtein distance, for suggestions.
@@ -407,37 +547,63 @@ impl Catalog {
             origin,
             require_sources,
         };
+        let mut ids = std::collections::HashSet::new();
         for raw in file.gpu {
             let gpu = ctx.gpu(raw)?;
+            if !ids.insert(normalize(&gpu.id)) {
+                return Err(ctx.invalid("gpu", &gpu.id, "a second entry with this id"));
+            }
             upsert(&mut self.gpus, gpu, |g| &g.id);
         }
+        let mut ids = std::collections::HashSet::new();
         for raw in file.model {
             let model = ctx.model(raw)?;
+            if !ids.insert(normalize(&model.id)) {
+                return Err(ctx.invalid("model", &model.id, "a second entry with this id"));
+            }
             upsert(&mut self.models, model, |m| &m.id);
         }
-        self.check_unique_names(origin)
+        self.check_names_resolve(origin)
     }
 
-    fn check_unique_names(&self, origin: &str) -> Result<(), CatalogError> {
+    /// Every entry's id and name resolve to exactly that entry, and every alias resolves to a
+    /// set that holds it (several entries may share an alias: both RTX 3060s answer to
+    /// "RTX 3060", and the memory size then tells them apart).
+    fn check_names_resolve(&self, origin: &str) -> Result<(), CatalogError> {
         fn check<T: Named>(
             entries: &[T],
             kind: &'static str,
             origin: &str,
         ) -> Result<(), CatalogError> {
-            let mut seen: std::collections::HashMap<String, &str> = Default::default();
-            for e in entries {
-                let mut keys = e.keys();
-                keys.sort();
-                keys.dedup();
-                for k in keys {
-                    if let Some(other) = seen.insert(k.clone(), e.id()) {
-                        return Err(CatalogError::Invalid {
-                            origin: origin.to_string(),
-                            kind,
-                            id: e.id().to_string(),
-                            message: format!("name '{k}' is also used by '{other}'"),
-                        });
+            let invalid = |e: &T, message: String| CatalogError::Invalid {
+                origin: origin.to_string(),
+                kind,
+                id: e.id().to_string(),
+                message,
+            };
+            for (i, e) in entries.iter().enumerate() {
+                for own in [e.id(), e.name()] {
+                    let answering: Vec<&T> = entries.iter().filter(|x| x.answers_to(own)).collect();
+                    if answering.len() != 1 || !std::ptr::eq(answering[0], e) {
+                        let others: Vec<&str> = answering
+                            .iter()
+                            .filter(|x| !std::ptr::eq(**x, e))
+                            .map(|x| x.id())
+                            .collect();
+                        return Err(invalid(
+                            e,
+                            format!(
+                                "its name '{own}' must name it alone, but also names '{}'",
+                                others.join("', '")
+                            ),
+                        ));
                     }
+                }
+                if let Some(a) = e.aliases().iter().find(|a| !entries[i].answers_to(a)) {
+                    return Err(invalid(
+                        e,
+                        format!("alias '{a}' does not name it (a memory size that differs?)"),
+                    ));
                 }
             }
             Ok(())
@@ -446,15 +612,15 @@ impl Catalog {
         check(&self.models, "model", origin)
     }
 
-    /// Find a GPU by a loose name.
+    /// Find a GPU by name (see the module doc for the rule).
     pub fn gpu(&self, name: &str) -> Result<Found<'_, Gpu>, LookupError> {
-        lookup(&self.gpus, "GPU", name, false)
+        lookup(&self.gpus, name)
     }
 
-    /// Find a model by a loose name (an `org/` prefix and an `-Instruct`/`-it`/`-chat` suffix are
-    /// ignored when nothing matches with them).
+    /// Find a model by name: an `org/` prefix is ignored, and an `-Instruct`/`-it`/`-chat`
+    /// suffix when nothing matches with it.
     pub fn model(&self, name: &str) -> Result<Found<'_, Model>, LookupError> {
-        lookup(&self.models, "model", name, true)
+        lookup(&self.models, name)
     }
 }
 
@@ -771,13 +937,13 @@ mod tests {
             ("H200", "h200-sxm"),
             ("B200", "b200"),
             ("A100-SXM-40GB", "a100-sxm-40gb"),
-            ("a100 80gb", "a100-sxm-80gb"),
+            ("NVIDIA A100-SXM4-80GB", "a100-sxm-80gb"),
             ("A100 PCIe 40GB", "a100-pcie-40gb"),
             ("A100 PCIe 80GB", "a100-pcie-80gb"),
             ("L40S", "l40s"),
             ("L4", "l4"),
             ("A10G", "a10g"),
-            ("V100", "v100-sxm2-32gb"),
+            ("Tesla V100-SXM2-32GB", "v100-sxm2-32gb"),
             ("RTX-3090", "rtx-3090"),
             ("rtx_4090", "rtx-4090"),
             ("RTX 5090", "rtx-5090"),
@@ -884,8 +1050,9 @@ mod tests {
         assert_eq!(p40.bandwidth_gbps.value, 346.0);
     }
 
-    /// Each figure cites the research table or says it is recalled; sparse datasheet figures
-    /// are said to be halved.
+    /// Each figure names a public document (a datasheet, whitepaper, spec page or a URL) or
+    /// says how it was derived, and no internal note; sparse datasheet figures are said to be
+    /// halved.
     #[test]
     fn every_gpu_figure_has_a_source() {
         for g in cat().gpus {
@@ -898,8 +1065,19 @@ mod tests {
                 g.fp32_tflops.as_ref(),
             ];
             for s in figs.into_iter().flatten() {
+                let public = [
+                    "datasheet",
+                    "whitepaper",
+                    "spec page",
+                    "AWS",
+                    "derived",
+                    "https://",
+                    "github.com/",
+                ];
                 assert!(
-                    s.source.contains("research §4") || s.source.contains("[recall"),
+                    public.iter().any(|p| s.source.contains(p))
+                        && !s.source.contains("research")
+                        && !s.source.contains("spec 0"),
                     "{}: {}",
                     g.id,
                     s.source
@@ -962,40 +1140,123 @@ mod tests {
         assert_eq!(link("mi325x"), Some((5, 16)));
     }
 
+    /// Loose names people type, in both directions: each resolves to exactly one entry, is
+    /// ambiguous (with every candidate), or is unknown, never a neighbour.
     #[test]
-    fn ambiguous_names_list_candidates() {
+    fn names_resolve_exactly_or_not_at_all() {
         let c = cat();
-        match c.gpu("h100") {
-            Err(LookupError::Ambiguous { candidates, .. }) => {
-                assert_eq!(candidates.len(), 3, "{candidates:?}");
-                assert!(candidates.iter().all(|n| n.starts_with("H100")));
+        let found = [
+            ("3090", "rtx-3090"),
+            ("rtx 3090", "rtx-3090"),
+            ("GeForce RTX 3090", "rtx-3090"),
+            ("NVIDIA GeForce RTX 3090 24GB", "rtx-3090"),
+            ("nvidia-geforce-rtx-3090-24g", "rtx-3090"),
+            ("L40S", "l40s"),
+            ("NVIDIA L40S", "l40s"),
+            ("RX 9070 XT", "rx-9070-xt"),
+            ("AMD Radeon RX 9070 XT 16 GB", "rx-9070-xt"),
+            ("H100 80GB HBM3", "h100-sxm"),
+            ("NVIDIA H100 80GB HBM3", "h100-sxm"),
+            ("H100 94GB", "h100-nvl"),
+            ("NVIDIA H100 PCIe", "h100-pcie"),
+            ("Tesla V100-SXM2-32GB", "v100-sxm2-32gb"),
+            ("Tesla V100-SXM2-16GB", "v100-sxm2-16gb"),
+            ("Tesla V100-PCIE-32GB", "v100-pcie-32gb"),
+            ("NVIDIA A100-SXM4-40GB", "a100-sxm-40gb"),
+            ("NVIDIA A100-PCIE-40GB", "a100-pcie-40gb"),
+            ("NVIDIA A100 80GB PCIe", "a100-pcie-80gb"),
+            ("A100 SXM 80GiB", "a100-sxm-80gb"),
+            ("Tesla P40", "tesla-p40"),
+            ("AMD Instinct MI300X", "mi300x"),
+            ("NVIDIA A10G", "a10g"),
+            ("NVIDIA H200", "h200-sxm"),
+            ("nvidia/h200", "h200-sxm"),
+        ];
+        for (q, id) in found {
+            match c.gpu(q) {
+                Ok(f) => assert_eq!(f.entry.id, id, "{q}"),
+                Err(e) => panic!("{q}: {e}"),
             }
-            other => panic!("{other:?}"),
         }
-        match c.model("qwen3") {
-            Err(e @ LookupError::Ambiguous { .. }) => {
-                assert!(e.to_string().contains("did you mean"), "{e}");
-                assert!(e.to_string().contains("Qwen3-8B"), "{e}");
+        let ambiguous: &[(&str, &[&str])] = &[
+            ("H100", &["h100-sxm", "h100-pcie", "h100-nvl"]),
+            ("H100 80GB", &["h100-sxm", "h100-pcie"]),
+            (
+                "A100",
+                &[
+                    "a100-sxm-40gb",
+                    "a100-sxm-80gb",
+                    "a100-pcie-40gb",
+                    "a100-pcie-80gb",
+                ],
+            ),
+            ("A100 40GB", &["a100-sxm-40gb", "a100-pcie-40gb"]),
+            ("A100 80GB", &["a100-sxm-80gb", "a100-pcie-80gb"]),
+            ("A100 SXM", &["a100-sxm-40gb", "a100-sxm-80gb"]),
+            ("V100 32GB", &["v100-sxm2-32gb", "v100-pcie-32gb"]),
+        ];
+        for (q, ids) in ambiguous {
+            match c.gpu(q) {
+                Err(LookupError::Ambiguous { candidates, .. }) => {
+                    assert_eq!(candidates.len(), ids.len(), "{q}: {candidates:?}");
+                    for id in *ids {
+                        let g = c.gpus.iter().find(|g| g.id == *id).unwrap();
+                        assert!(
+                            candidates.contains(&g.describe()),
+                            "{q}: {candidates:?} lacks {id}"
+                        );
+                    }
+                }
+                other => panic!("{q}: {other:?}"),
             }
-            other => panic!("{other:?}"),
+        }
+        // Uncatalogued cards and fragments: never their neighbour (M40 was the A100 40GB, P4 the
+        // P40, L40 the L40S, RX 9070 the XT, 309 the 3090, RTX 3060 a "did you mean" 3090).
+        for q in [
+            "M40",
+            "Tesla M40",
+            "P4",
+            "L40",
+            "RX 9070",
+            "309",
+            "RTX 3060",
+            "RTX-3060 12GB",
+            "RTX 3090 48GB",
+            "A100 48GB",
+            "H100 SXM 94GB",
+            "T4",
+            "4090 Ti",
+            "GeForce",
+            "24GB",
+            "",
+            "A10",
+            "H20",
+            "MI300",
+            "9070",
+        ] {
+            match c.gpu(q) {
+                Err(LookupError::NotFound { .. }) => {}
+                other => panic!("{q:?} should be unknown: {other:?}"),
+            }
         }
     }
 
     #[test]
-    fn misses_suggest_near_names() {
+    fn ambiguity_and_misses_read_the_same_everywhere() {
         let c = cat();
-        match c.gpu("H10O-SXM") {
-            Err(e @ LookupError::NotFound { .. }) => {
-                assert!(e.to_string().contains("H100 SXM5 80GB"), "{e}")
-            }
-            other => panic!("{other:?}"),
-        }
-        match c.model("llama-3.1-8c") {
-            Err(LookupError::NotFound { suggestions, .. }) => {
-                assert_eq!(suggestions[0], "Llama 3.1 8B")
-            }
-            other => panic!("{other:?}"),
-        }
+        let e = c.gpu("A100 80GB").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "GPU 'A100 80GB' is ambiguous: A100 SXM 80GB (80 GiB, 2039 GB/s), \
+             A100 PCIe 80GB (80 GiB, 1935 GB/s); give one of these names"
+        );
+        // A near name is offered with its figures, as a different card.
+        let e = c.gpu("RTX-3060").unwrap_err().to_string();
+        assert!(
+            e.starts_with("GPU 'RTX-3060' is not in the catalog; near names are different entries, not this one: ")
+                && e.contains("GeForce RTX 3090 (24 GiB, 936 GB/s)"),
+            "{e}"
+        );
         match c.gpu("H10O") {
             Err(LookupError::NotFound { suggestions, .. }) => {
                 assert_eq!(suggestions.len(), 3, "{suggestions:?}");
@@ -1004,19 +1265,114 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match c.gpu("quantum-9000") {
-            Err(LookupError::NotFound { suggestions, .. }) => assert!(suggestions.is_empty()),
+            Err(e @ LookupError::NotFound { .. }) => {
+                assert!(e.to_string().contains("ceiling --list"), "{e}");
+                assert!(!e.to_string().contains("near names"), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match c.model("llama-3.1-8c") {
+            Err(LookupError::NotFound { suggestions, .. }) => {
+                assert_eq!(suggestions[0], "Llama 3.1 8B (8.03B params)")
+            }
+            other => panic!("{other:?}"),
+        }
+        // No substring: "qwen3" is no model, and its near names are listed.
+        match c.model("qwen3") {
+            Err(LookupError::NotFound { .. }) => {}
             other => panic!("{other:?}"),
         }
     }
 
     #[test]
-    fn unique_partial_names_match_loosely() {
-        let c = cat();
-        let f = c.gpu("9070").unwrap();
-        assert_eq!(f.entry.id, "rx-9070-xt");
-        assert!(f.loose_match.is_some());
-        assert_eq!(normalize("H100 sxm_5-"), "h100sxm5");
+    fn gpu_names_normalise_by_the_rule() {
+        let n = |s: &str| {
+            let g = normalize_gpu(s);
+            (g.key, g.memory_gib)
+        };
+        assert_eq!(
+            n("NVIDIA GeForce RTX 3090 24GB"),
+            ("rtx3090".into(), Some(24.0))
+        );
+        assert_eq!(n("Tesla V100-SXM2-32GB"), ("v100sxm2".into(), Some(32.0)));
+        assert_eq!(n("RTX 3060 12 GB"), ("rtx3060".into(), Some(12.0)));
+        assert_eq!(n("mi300x_192gib"), ("mi300x".into(), Some(192.0)));
+        assert_eq!(n("A770 16G"), ("a770".into(), Some(16.0)));
+        assert_eq!(n("Intel Arc A770"), ("a770".into(), None));
+        assert_eq!(n("A10G"), ("a10g".into(), None));
+        assert_eq!(n("Apple M2 Max"), ("m2max".into(), None));
+        // Brand words only as whole words: "arcturus" and "teslax" keep theirs.
+        assert_eq!(n("Arcturus"), ("arcturus".into(), None));
+        assert_eq!(n("H100 80GB HBM3"), ("h10080gbhbm3".into(), None));
         assert_eq!(normalize("meta-llama/Llama-3.1-8B"), "llama3.18b");
+        assert_eq!(normalize("llama3.1:8b"), "llama3.18b");
+    }
+
+    /// The load check's promise: every entry's id and name name exactly that entry.
+    #[test]
+    fn every_id_and_name_resolves_to_its_own_entry() {
+        let c = cat();
+        for g in &c.gpus {
+            for n in [&g.id, &g.name] {
+                assert_eq!(c.gpu(n).map(|f| &f.entry.id), Ok(&g.id), "{n}");
+            }
+        }
+        for m in &c.models {
+            for n in [&m.id, &m.name] {
+                assert_eq!(c.model(n).map(|f| &f.entry.id), Ok(&m.id), "{n}");
+            }
+        }
+    }
+
+    /// `--model` values as users type them: Hugging Face repo ids, Ollama tags.
+    #[test]
+    fn model_names_users_type() {
+        let c = cat();
+        let found = [
+            ("meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b", None),
+            (
+                "meta-llama/Meta-Llama-3.1-8B-Instruct",
+                "llama-3.1-8b",
+                Some("Llama 3.1 8B"),
+            ),
+            ("llama3.1:8b", "llama-3.1-8b", None),
+            ("llama3.1:70b", "llama-3.1-70b", None),
+            ("llama3.3:70b", "llama-3.1-70b", None),
+            ("llama3.2:3b", "llama-3.2-3b", None),
+            ("qwen3:8b", "qwen3-8b", None),
+            ("qwen3:30b", "qwen3-30b-a3b", None),
+            ("qwen3:30b-a3b", "qwen3-30b-a3b", None),
+            ("qwen3:235b", "qwen3-235b-a22b", None),
+            ("gemma3:27b", "gemma-3-27b", None),
+            ("gemma2:9b", "gemma-2-9b", None),
+            ("gpt-oss:20b", "gpt-oss-20b", None),
+            ("mixtral:8x7b", "mixtral-8x7b", None),
+            ("deepseek-r1:671b", "deepseek-v3", None),
+            ("deepseek-v2:16b", "deepseek-v2-lite", None),
+            ("smollm2:135m", "smollm2-135m", None),
+            ("Qwen/Qwen3-8B-Instruct", "qwen3-8b", Some("Qwen3-8B")),
+        ];
+        for (q, id, loose) in found {
+            let f = c.model(q).unwrap_or_else(|e| panic!("{q}: {e}"));
+            assert_eq!(f.entry.id, id, "{q}");
+            assert_eq!(f.loose_match.as_deref(), loose, "{q}");
+        }
+        // Uncatalogued models and fragments: unknown, never a neighbour.
+        for q in [
+            "Qwen/Qwen2.5-7B-Instruct",
+            "llama3.1",
+            "llama",
+            "qwen3:1.7b",
+            "Llama-3.1-8",
+            "gemma-3-27",
+            "it",
+            "-Instruct",
+        ] {
+            match c.model(q) {
+                Err(LookupError::NotFound { .. }) => {}
+                other => panic!("{q:?} should be unknown: {other:?}"),
+            }
+        }
     }
 
     #[test]
@@ -1065,13 +1421,44 @@ fp32_tflops = 10
             .merge("[[gpu]]\nid='x'\nname='x'\nvendor='v'\nmemory_gib=8\nbandwidth_gbps=100\nbf16_tflops=1\n", "embedded", true)
             .unwrap_err();
         assert!(e.to_string().contains("has no source"), "{e}");
-        // A name that two entries claim.
+        // A name that names another entry too.
         let e = Catalog::with_user_file(
-            "[[gpu]]\nid='x'\nname='x'\nvendor='v'\naliases=['H200']\nmemory_gib=8\nbandwidth_gbps=100\nbf16_tflops=1\n",
+            "[[gpu]]\nid='x'\nname='H200'\nvendor='v'\nmemory_gib=141\nbandwidth_gbps=100\nbf16_tflops=1\n",
             "dup.toml",
         )
         .unwrap_err();
-        assert!(e.to_string().contains("also used by"), "{e}");
+        assert!(e.to_string().contains("also names 'h200-sxm'"), "{e}");
+        // A shared alias is fine (the memory size tells them apart), and so is an alias whose
+        // memory size is the entry's own; one that differs is refused.
+        let shared = "[[gpu]]\nid='rtx-3060-12gb'\nname='RTX 3060 12GB'\nvendor='v'\naliases=['RTX 3060']\nmemory_gib=12\nbandwidth_gbps=360\nbf16_tflops=1\n\
+                      [[gpu]]\nid='rtx-3060-8gb'\nname='RTX 3060 8GB'\nvendor='v'\naliases=['RTX 3060']\nmemory_gib=8\nbandwidth_gbps=240\nbf16_tflops=1\n";
+        let c = Catalog::with_user_file(shared, "3060.toml").unwrap();
+        assert_eq!(
+            c.gpu("NVIDIA GeForce RTX 3060 12GB").unwrap().entry.id,
+            "rtx-3060-12gb"
+        );
+        assert_eq!(c.gpu("RTX 3060 8 GB").unwrap().entry.id, "rtx-3060-8gb");
+        assert!(matches!(
+            c.gpu("rtx 3060"),
+            Err(LookupError::Ambiguous { .. })
+        ));
+        let e = Catalog::with_user_file(
+            "[[gpu]]\nid='x'\nname='x'\nvendor='v'\naliases=['X 16GB']\nmemory_gib=8\nbandwidth_gbps=100\nbf16_tflops=1\n",
+            "alias.toml",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("alias 'X 16GB' does not name it"),
+            "{e}"
+        );
+        // Two entries with one id in a file.
+        let e = Catalog::with_user_file(
+            "[[gpu]]\nid='x'\nname='x'\nvendor='v'\nmemory_gib=8\nbandwidth_gbps=100\nbf16_tflops=1\n\
+             [[gpu]]\nid='x'\nname='y'\nvendor='v'\nmemory_gib=8\nbandwidth_gbps=100\nbf16_tflops=1\n",
+            "twice.toml",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("a second entry with this id"), "{e}");
         let e = Catalog::with_user_file(
             "[[model]]\nid='m'\nname='m'\narch='x'\nparams_total=1e9\nlayers=2\nhidden=64\nheads=4\nattention='gqa'\ndtype='bf17'\n",
             "m.toml",

@@ -758,7 +758,7 @@ mod tests {
             .any(|n| n.contains("--dtype 'fp8' ignored")));
         // FP8 on a part without FP8 tensor cores: BF16 rate, said so.
         let a100 = run(
-            "A100 80GB",
+            "A100-SXM4-80GB",
             "llama-3.1-8b",
             Options {
                 quantization: Some("fp8".into()),

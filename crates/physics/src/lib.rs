@@ -19,7 +19,9 @@
 //! ```
 //!
 //! - [`Catalog`]: `embedded()`, `with_user_file(text, origin)`, `gpu(name)` / `model(name)`
-//!   loose lookups returning [`Found`] or a [`LookupError`] with "did you mean" candidates.
+//!   exact lookups (a normalised name, never a substring; see the `catalog` module doc)
+//!   returning [`Found`], or a [`LookupError`]: ambiguous with every candidate, or unknown
+//!   with near names said to be different entries.
 //! - [`ModelSpec`]: the model as the math sees it (`from_catalog`, or fill it from a model file).
 //! - [`Options`]: tp, the bits chain inputs (engine quantization/dtype, `--quantization`,
 //!   `--dtype`), KV dtype, prompt length, `--max-model-len`, `--gpu-memory-utilization`,

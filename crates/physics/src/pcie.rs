@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 /// Where the per-lane rates come from.
 pub const LANE_RATE_SOURCE: &str =
     "PCIe line rate after encoding: GT/s × 128/130 ÷ 8 for Gen3–Gen5 \
-(8b/10b for Gen1–Gen2); research §4 (shared/research/gguf-roofline.md): x16 per direction Gen3 \
-15.75 GB/s, Gen4 31.5, Gen5 63";
+(8b/10b for Gen1–Gen2), from the PCI-SIG base specifications' transfer rates: x16 per \
+direction Gen3 15.75 GB/s, Gen4 31.5, Gen5 63";
 
 /// The widths the PCIe specification defines.
 pub const WIDTHS: [u8; 6] = [1, 2, 4, 8, 16, 32];

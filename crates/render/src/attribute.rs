@@ -28,11 +28,7 @@ impl Render for AttributeView {
         let r = &self.report;
         let mut o = String::new();
         let who = self.pid.map(|p| format!(" · pid {p}")).unwrap_or_default();
-        let _ = writeln!(
-            o,
-            "headroom attribute{who} · {} (spec 000 §7)",
-            r.event.name
-        );
+        let _ = writeln!(o, "headroom attribute{who} · {}", r.event.name);
         let _ = writeln!(o, "event: {}", r.event.measures);
         let in_model: u64 = r.parts.iter().map(|p| p.samples + p.header + p.gap).sum();
         let _ = writeln!(

@@ -462,10 +462,7 @@ fn ram_rows(t: &mut Rows, r: &RamBound, label: &str) {
 /// The human form of `headroom ceiling ram`.
 pub fn ram(r: &RamBound) -> String {
     let mut o = String::new();
-    say!(
-        o,
-        "headroom ceiling ram · experts in host RAM (spec 000 §6)"
-    );
+    say!(o, "headroom ceiling ram · experts in host RAM");
     let mut t = Rows::new();
     ram_rows(&mut t, r, "RAM-bound");
     say!(o, "{}", t.0);
@@ -481,10 +478,7 @@ pub fn ram(r: &RamBound) -> String {
 /// The human form of `headroom ceiling duty`: the duty-cycle arithmetic with its inputs.
 pub fn duty(d: &Duty, inputs: &DutyInputs) -> String {
     let mut o = String::new();
-    say!(
-        o,
-        "headroom ceiling duty · expert-offload duty cycle (spec 000 §2)"
-    );
+    say!(o, "headroom ceiling duty · expert-offload duty cycle");
     let mut t = Rows::new();
     t.add(
         "resident experts",

@@ -19,7 +19,7 @@ impl Render for MembwView {
     fn human(&self) -> String {
         let m = &self.0;
         let mut o = String::new();
-        let _ = writeln!(o, "headroom membw · host RAM bandwidth (spec 000 §6)");
+        let _ = writeln!(o, "headroom membw · host RAM bandwidth");
         let llc = match (m.llc_bytes, m.llc_multiple) {
             (Some(c), Some(x)) => format!(" = {x:.0}× the {} MiB last-level cache", c >> 20),
             _ => String::new(),

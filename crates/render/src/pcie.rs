@@ -65,7 +65,7 @@ impl Render for PcieView {
     fn human(&self) -> String {
         let r = &self.0;
         let mut o = String::new();
-        let _ = writeln!(o, "headroom pcie · {} (spec 000 §4)", r.input);
+        let _ = writeln!(o, "headroom pcie · {}", r.input);
         match (&r.ceiling, &r.ceiling_unknown) {
             (Some(c), _) => {
                 let _ = writeln!(

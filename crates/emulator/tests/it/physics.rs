@@ -9,7 +9,7 @@ use loadgen::traffic::{Arrival, Length, LoadShape};
 
 const PAIRS: &[(&str, &str)] = &[
     ("H100-SXM", "llama-3.1-8b"),
-    ("A100 80GB", "qwen3-8b"),
+    ("A100-SXM4-80GB", "qwen3-8b"),
     ("L4", "llama-3.2-3b"),
     ("H200", "qwen3-32b"),
     ("MI300X", "llama-3.1-70b"),

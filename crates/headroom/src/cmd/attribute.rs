@@ -17,7 +17,7 @@ use crate::output::{self, Exit, Format};
 
 #[derive(clap::Args)]
 #[command(after_help = "\
-The spec 000 §7 pipeline: each sampled data address goes to the /proc/PID/maps VMA that maps a \
+The pipeline: each sampled data address goes to the /proc/PID/maps VMA that maps a \
 model file, to its file offset (pgoff + addr − vma_start), to the tensor whose extent (from \
 consecutive GGUF offsets) holds it, and to the expert (expert-major rows). Three self-checks \
 come before any histogram: the gap (samples in a mapped part outside every tensor) ≈ 0, every \

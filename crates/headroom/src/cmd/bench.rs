@@ -87,11 +87,11 @@ pub struct Args {
     /// With --against: exit with status 2 when any metric regressed.
     #[arg(long)]
     pub fail_on_regression: bool,
-    /// Tokens generated per decode request (overrides the preset).
-    #[arg(long)]
+    /// Tokens generated per decode request (overrides the preset; 128, 1k).
+    #[arg(long, value_parser = crate::args::parse_tokens_u32)]
     pub gen_tokens: Option<u32>,
-    /// Prefill prompt lengths, comma-separated (overrides the preset): 128,512,2048.
-    #[arg(long, value_delimiter = ',')]
+    /// Prefill prompt lengths, comma-separated (overrides the preset): 128,512,2k.
+    #[arg(long, value_delimiter = ',', value_parser = crate::args::parse_tokens)]
     pub prefill_lengths: Option<Vec<u64>>,
     /// Streams of the aggregate decode measurement (overrides the preset).
     #[arg(long)]
@@ -99,7 +99,8 @@ pub struct Args {
     /// The model name to send (default: the server's first model).
     #[arg(long)]
     pub model: Option<String>,
-    /// The GPU, recorded in the identity (a catalog name, or any name).
+    /// The GPU, recorded in the identity: a catalog name (recorded as the catalog's name; an
+    /// ambiguous one is an error), or any other name (recorded as given).
     #[arg(long)]
     pub gpu: Option<String>,
     /// The engine's command line, for flags the engine does not report:
@@ -119,11 +120,11 @@ pub struct Args {
     /// History database (default: $XDG_DATA_HOME/headroom/history.sqlite).
     #[arg(long)]
     pub db: Option<PathBuf>,
-    /// One JSON document (schema headroom.bench/2) on stdout.
     /// Also write the run as a self-contained HTML page, each metric's samples (see
     /// `headroom report`; one server only).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// One JSON document (schema headroom.bench/2) on stdout.
     #[arg(long)]
     pub json: bool,
     /// No progress on stderr.
@@ -140,6 +141,13 @@ pub use loadgen::bench_doc::SCHEMA;
 const PAIRED_MIN_REPEATS: u32 = 10;
 
 pub fn run(a: Args) -> Result<Exit> {
+    if let Some(g) = &a.gpu {
+        if let Err(e @ physics::LookupError::Ambiguous { .. }) =
+            physics::Catalog::embedded()?.gpu(g)
+        {
+            return Err(anyhow::Error::new(e).context(format!("--gpu {g:?}")));
+        }
+    }
     let mut suite = if a.quick {
         SuiteConfig::quick()
     } else {

@@ -6,11 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use physics::doc::{CeilingDoc, DutyDoc, ListDoc, RamDoc, RamRequest};
 use physics::offload::{self, DutyInputs, RamInputs};
 use physics::provenance::{Figure, Known, Mark};
-use physics::{Catalog, Gpu, LookupError, ModelSpec, Options, Provenance};
+use physics::{Catalog, Gpu, ModelSpec, Options, Provenance};
 use serde::Serialize;
 
 use crate::output::{emit, Exit};
@@ -52,10 +52,15 @@ JSON schemas: docs/json/ceiling.md (headroom.ceiling/1, .ram/1, .duty/1, .list/1
 pub struct Args {
     #[command(subcommand)]
     sub: Option<Sub>,
-    /// GPU type, loosely named (any case, dashes optional): H100-SXM, rtx3090, "MI300X".
+    /// GPU, named exactly (any case; spaces, dashes and the words NVIDIA, GeForce, Tesla, AMD,
+    /// Radeon, Instinct optional; a trailing memory size picks a variant): H100-SXM, "rtx 3090",
+    /// "A100 80GB PCIe", "Tesla V100-SXM2-32GB", MI300X. Unknown or ambiguous: an error listing
+    /// the candidates, never a neighbour (M40 is not the A100 40GB).
     #[arg(long, value_name = "NAME")]
     gpu: Option<String>,
-    /// Catalogued model, loosely named: llama-3.1-8b, Qwen/Qwen3-30B-A3B, gpt-oss-120b.
+    /// Catalogued model, named exactly: llama-3.1-8b, meta-llama/Llama-3.1-8B-Instruct,
+    /// Qwen/Qwen3-30B-A3B, llama3.1:8b (Ollama), gpt-oss-120b. Unknown: an error (--gguf FILE,
+    /// or a --catalog file entry, gives an uncatalogued model).
     #[arg(long, value_name = "NAME", conflicts_with = "gguf")]
     model: Option<String>,
     /// Take the model's figures from a GGUF file (header only; split shards are found).
@@ -73,18 +78,18 @@ pub struct Args {
     /// KV cache dtype (auto = 16-bit, fp8, q8_0 ...).
     #[arg(long, value_name = "DTYPE")]
     kv_cache_dtype: Option<String>,
-    /// Mean prompt length for the prefill ceiling.
-    #[arg(long, value_name = "TOKENS")]
-    prompt_tokens: Option<f64>,
+    /// Mean prompt length for the prefill ceiling: 1500, 2k, 32k (k = 1024, M = 1024²).
+    #[arg(long, value_name = "TOKENS", value_parser = crate::args::parse_tokens)]
+    prompt_tokens: Option<u64>,
     /// Longest context the engine accepts: the prefill length without --prompt-tokens, and the
-    /// concurrency context without --context.
-    #[arg(long, value_name = "TOKENS")]
+    /// concurrency context without --context (32768, 32k, 128k).
+    #[arg(long, value_name = "TOKENS", value_parser = crate::args::parse_tokens)]
     max_model_len: Option<u64>,
     /// Fraction of VRAM the engine may use (weights + KV pool).
     #[arg(long, value_name = "FRACTION", default_value_t = 0.9)]
     gpu_memory_utilization: f64,
-    /// Context per request for the max-concurrency figure.
-    #[arg(long, value_name = "TOKENS")]
+    /// Context per request for the max-concurrency figure (4096, 8k).
+    #[arg(long, value_name = "TOKENS", value_parser = crate::args::parse_tokens)]
     context: Option<u64>,
     /// Price per GPU-hour in dollars: adds cost per 1M output tokens at the ceiling.
     #[arg(long, value_name = "USD")]
@@ -109,24 +114,24 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 enum Sub {
-    /// Host-RAM-bound MoE ceiling from raw figures (spec 000 §6).
+    /// Host-RAM-bound MoE ceiling from raw figures: RAM bandwidth over routed-expert bytes per
+    /// token.
     #[command(after_help = "\
 routed experts/token = top_k × n_layers; bytes/token = routed params × bits / 8 + shared bytes;
 ceiling = RAM bandwidth / bytes per token. Measure the host's bandwidth with a multi-threaded
 reader; never assume DIMM ratings.
 
-Example (spec 000 §6: 3.7 GB/token, 11.3 tok/s):
+Example (240 routed experts of 35.4M params at 3 bits + 0.53 GB shared: 3.7 GB/token, 11.3 tok/s):
   headroom ceiling ram --experts-per-token 240 --expert-params 35.4e6 --bits 3 \\
       --shared-gb 0.53 --bandwidth-gbps 42")]
     Ram(RamArgs),
-    /// Expert-offload duty cycle: resident share, PCIe bytes per token, predicted GPU duty
-    /// (spec 000 §2).
+    /// Expert-offload duty cycle: resident share, PCIe bytes per token, predicted GPU duty.
     #[command(after_help = "\
 resident = arena slots / experts; PCIe bytes/token = miss rate × lookups × slab;
 duty = compute / (compute + wait). A smooth 25-35 % utilization with 100 % peaks on an
 expert-offload MoE is this structure, not a fault.
 
-Example (spec 000 §2: ≈27 % resident, 821 MiB/token, 20 % duty):
+Example (6574 of 24576 experts resident ≈27 %, 821 MiB/token, 20 % duty):
   headroom ceiling duty --arena-slots 6574 --experts 24576 --miss-rate 0.73 --lookups 480 \\
       --slab-mib 2.344 --compute-ms 100 --wait-ms 400")]
     Duty(DutyArgs),
@@ -209,7 +214,7 @@ fn run_ceiling(args: Args) -> Result<()> {
         kv_cache_dtype: args.kv_cache_dtype.clone(),
         prompt_tokens: args
             .prompt_tokens
-            .map(|p| Figure::new(p, "tokens", Provenance::EngineFlag, Mark::Exact)),
+            .map(|p| Figure::new(p as f64, "tokens", Provenance::EngineFlag, Mark::Exact)),
         max_model_len: args.max_model_len,
         gpu_memory_utilization: args.gpu_memory_utilization,
         context: args.context,
@@ -220,37 +225,28 @@ fn run_ceiling(args: Args) -> Result<()> {
     let mut notes: Vec<String> = Vec::new();
     let gpu: Known<Gpu> = match &args.gpu {
         None => Known::unknown("no --gpu given"),
-        Some(name) => match catalog.gpu(name) {
-            Ok(f) => {
-                if let Some(m) = f.loose_match {
-                    notes.push(format!("--gpu '{name}' taken as {m}"));
-                }
-                Known::Known(f.entry.clone())
-            }
-            Err(e @ LookupError::Ambiguous { .. }) => bail!("{e}"),
-            Err(e) => Known::unknown(format!("{e}; add it with --catalog FILE")),
-        },
+        Some(name) => Known::Known(
+            catalog
+                .gpu(name)
+                .with_context(|| format!("--gpu {name:?}"))?
+                .entry
+                .clone(),
+        ),
     };
     let (model, model_entry): (Known<ModelSpec>, Option<physics::Model>) =
         match (&args.model, &args.gguf) {
-            (Some(name), _) => match catalog.model(name) {
-                Ok(f) => {
-                    if let Some(m) = f.loose_match {
-                        notes.push(format!("--model '{name}' taken as {m}"));
-                    }
-                    (
-                        Known::Known(ModelSpec::from_catalog(f.entry)),
-                        Some(f.entry.clone()),
-                    )
+            (Some(name), _) => {
+                let f = catalog
+                    .model(name)
+                    .with_context(|| format!("--model {name:?}"))?;
+                if let Some(m) = f.loose_match {
+                    notes.push(format!("--model '{name}' taken as {m}"));
                 }
-                Err(e @ LookupError::Ambiguous { .. }) => bail!("{e}"),
-                Err(e) => (
-                    Known::unknown(format!(
-                        "{e}; give --gguf FILE or add it with --catalog FILE"
-                    )),
-                    None,
-                ),
-            },
+                (
+                    Known::Known(ModelSpec::from_catalog(f.entry)),
+                    Some(f.entry.clone()),
+                )
+            }
             (None, Some(path)) => (Known::Known(spec_from_gguf(path, &mut notes)?), None),
             (None, None) => unreachable!("checked above"),
         };

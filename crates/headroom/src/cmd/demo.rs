@@ -34,7 +34,7 @@ time, so the same --seed gives the same arrivals, prompts and tokens on any mach
 window is scraped on the wall clock, so how many of them fall inside it (and the counts in \
 --json) varies a little with the machine's load. --http-load sends the load over HTTP \
 instead. The diagnosis is the real one: /metrics scraped over HTTP, the engines adapter, the \
-rules of spec 001. The window is 2 minutes of simulated time; at the default --speed 20 the \
+eight rules. The window is 2 minutes of simulated time; at the default --speed 20 the \
 whole demo takes well under a minute.
 
 Examples:
@@ -43,6 +43,7 @@ Examples:
   headroom demo --scenario weights-dont-fit --json
   headroom demo --scenario no-prefix-caching --http-load --speed 10
   headroom demo --list
+  headroom demo --list --json | jq -r '.scenarios[].name'
 
 When a step improves the server without clearing its primary, the demo takes the next step of \
 the same prescription, and shows the chain (step, throughput, primary) until the primary clears \
@@ -54,7 +55,8 @@ pub struct Args {
     /// The pathology to run (see --list).
     #[arg(long, default_value = "kv-pressure")]
     pub scenario: String,
-    /// List the scenarios and exit.
+    /// List the scenarios and exit (with --json: the headroom.emulate.scenarios/1 document,
+    /// docs/json/emulate.md).
     #[arg(long)]
     pub list: bool,
     /// Simulated seconds per wall second.
@@ -221,14 +223,23 @@ async fn phase(
     })
 }
 
-fn list() -> Result<Exit> {
-    output::line(render::demo::scenarios())?;
+/// The scenarios: a table, or with --json the `headroom.emulate.scenarios/1` document that
+/// `emulate --list-scenarios --json` prints (the demo runs the same suite).
+fn list(json_out: bool) -> Result<Exit> {
+    if json_out {
+        let all = emulator::scenario::all();
+        output::json(&serde_json::to_value(emulator::doc::ScenariosDoc::new(
+            &all,
+        ))?)?;
+    } else {
+        output::line(render::demo::scenarios())?;
+    }
     Ok(Exit::Ok)
 }
 
 pub fn run(a: Args) -> Result<Exit> {
     if a.list {
-        return list();
+        return list(a.json);
     }
     if !(a.speed.is_finite() && a.speed > 0.0) {
         bail!("--speed {}: must be a positive number", a.speed);

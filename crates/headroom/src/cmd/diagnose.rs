@@ -31,7 +31,8 @@ the process listening on the port. Flags nobody could read stay 'unread'; a rule
 stays silent, and when it would outrank the primary the report names it as unjudged, with the
 flag that settles it, instead of crowning a weaker rule.
 
-Exit codes: 0 ran (whatever it found), 1 error, 2 --fail-on matched.
+Exit codes: 0 ran (whatever it found), 1 error (an unknown or ambiguous --gpu or --model
+included, checked before the first scrape), 2 --fail-on matched.
 The JSON document is described in docs/json/diagnose.md.")]
 pub struct Args {
     /// Base URL of the server (its /metrics is scraped).
@@ -122,10 +123,14 @@ impl FailOn {
 /// The GPU and model the ceiling is computed for.
 #[derive(ClapArgs, Debug, Clone, Default)]
 pub struct Target {
-    /// Catalogued GPU (loose names: H100-SXM, h100sxm, rtx4090...).
+    /// Catalogued GPU, named exactly (any case; spaces, dashes, NVIDIA/GeForce/Tesla words
+    /// optional): H100-SXM, "rtx 3090", "NVIDIA A100-SXM4-80GB". A name several entries share
+    /// ("A100") needs its memory size ("A100 80GB") or form factor; an unknown or ambiguous
+    /// name is an error, never a neighbour (`headroom ceiling --list`).
     #[arg(long)]
     pub gpu: Option<String>,
-    /// Catalogued model; default: the name the engine serves.
+    /// Catalogued model, named exactly (a Hugging Face org/ prefix, an -Instruct suffix and
+    /// Ollama's llama3.1:8b form are accepted); default: the name the engine serves.
     #[arg(long)]
     pub model: Option<String>,
     /// Take the model's figures from this GGUF file.
@@ -280,6 +285,7 @@ pub fn now() -> f64 {
 }
 
 pub fn run(a: Args) -> Result<Exit> {
+    super::names::check_target(&a.target)?;
     if a.interval >= a.duration && a.replay.is_none() {
         bail!(
             "--interval ({:?}) must be shorter than --duration ({:?})",
@@ -350,6 +356,13 @@ pub fn remeasure(a: RemeasureArgs) -> Result<Exit> {
     }
     let before: Report = run.read(&path)?;
     let mut shape = before.shape.clone();
+    super::names::check(
+        &catalog(None)?,
+        shape.gpu.as_deref(),
+        shape.model.as_deref(),
+        shape.gguf.as_deref().map(std::path::Path::new),
+    )
+    .with_context(|| format!("saved run {}", run.id))?;
     if a.engine_args.is_some() {
         shape.engine_args = a.engine_args.clone();
     }

@@ -27,7 +27,7 @@ Examples:
   headroom emulate --gpu L4 --model llama-3.1-8b --no-enable-prefix-caching --speed 20
   headroom emulate --scenario kv-pressure --drive --speed 20     # the pathology, with its load
   headroom emulate --scenario concurrency-saturation --drive --max-num-seqs 100   # what-if
-  headroom emulate --scenario pressed-prefill --drive --ledger-prefix radiance   # spec §9's split
+  headroom emulate --scenario pressed-prefill --drive --ledger-prefix radiance   # a forked engine's split ledger
   headroom emulate --list-scenarios
 
 Then, in another terminal:
@@ -51,11 +51,11 @@ pub struct Args {
     /// Most requests running at once (vLLM default: 1024 on ≥ 70 GiB GPUs, else 256).
     #[arg(long)]
     pub max_num_seqs: Option<u32>,
-    /// Longest request, prompt + output (default 8192).
-    #[arg(long)]
+    /// Longest request, prompt + output (default 8192; 8k, 32k).
+    #[arg(long, value_parser = crate::args::parse_tokens_u32)]
     pub max_model_len: Option<u32>,
-    /// Token budget of one step (vLLM default: 8192 on ≥ 70 GiB GPUs, else 2048).
-    #[arg(long)]
+    /// Token budget of one step (vLLM default: 8192 on ≥ 70 GiB GPUs, else 2048; 2k, 8k).
+    #[arg(long, value_parser = crate::args::parse_tokens_u32)]
     pub max_num_batched_tokens: Option<u32>,
     /// Share of VRAM for weights + activations + KV pool (default 0.9).
     #[arg(long)]
@@ -106,7 +106,7 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Export the step ledger (`PREFIX:engine_steps_total` ...) under this prefix instead of
-    /// `vllm`, latency staying under `vllm:`: the split spec 000 §9 measured (`radiance`), for
+    /// `vllm`, latency staying under `vllm:`: the split a forked engine exports (`radiance`), for
     /// `headroom census` to find.
     #[arg(long, value_name = "PREFIX", default_value = "vllm")]
     pub ledger_prefix: String,
@@ -182,6 +182,12 @@ pub fn run(a: Args) -> Result<Exit> {
     {
         bail!("--ledger-prefix {p:?}: a metric prefix is letters, digits and underscores, not starting with a digit (e.g. radiance)");
     }
+    super::names::check(
+        &physics::Catalog::embedded()?,
+        a.gpu.as_deref(),
+        a.model.as_deref(),
+        None,
+    )?;
     let sc = a.scenario.as_deref().map(find_scenario).transpose()?;
     let base = sc.as_ref().map(|s| s.args.clone()).unwrap_or_default();
     let gpu = a

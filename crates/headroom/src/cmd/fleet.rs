@@ -150,13 +150,7 @@ fn target(t: &super::diagnose::Target) -> Result<Option<fleet::Target>> {
     if t.gpu.is_none() && t.model.is_none() && t.gguf.is_none() {
         return Ok(None);
     }
-    let catalog = super::diagnose::catalog(t.catalog.as_deref())?;
-    if let Some(g) = &t.gpu {
-        catalog.gpu(g).with_context(|| format!("--gpu {g:?}"))?;
-    }
-    if let Some(m) = &t.model {
-        catalog.model(m).with_context(|| format!("--model {m:?}"))?;
-    }
+    let catalog = super::names::check_target(t)?;
     let spec = match &t.gguf {
         Some(p) => {
             let facts =

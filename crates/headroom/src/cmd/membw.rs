@@ -11,7 +11,7 @@ use crate::output::{self, Exit, Format};
 
 #[derive(clap::Args)]
 #[command(after_help = "\
-Spec 000 §6 prices a CPU-offloaded MoE by host RAM bandwidth: measure it, never assume DIMM \
+A CPU-offloaded MoE decodes at host RAM bandwidth over bytes per token: measure the bandwidth, never assume DIMM \
 ratings (4-DIMM boards downclock; single-threaded reads under-report dual-channel ~4×). The \
 figure to use is the multi-threaded read plateau of a checksumming reader over a buffer far \
 larger than the last-level cache; STREAM's triad is shown beside it. Each figure is the best \

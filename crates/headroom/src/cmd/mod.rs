@@ -11,6 +11,7 @@ pub mod gguf;
 pub mod history;
 pub mod logs;
 pub mod membw;
+pub(crate) mod names;
 pub mod pcie;
 pub mod probe;
 pub mod progress;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use physics::pcie::{Link, LANE_RATE_SOURCE};
-use physics::{Catalog, LookupError};
+use physics::Catalog;
 use render::pcie::PcieView;
 use telemetry::dmon::{self, Ceiling};
 
@@ -27,7 +27,7 @@ Each dmon reading is NVML's byte count over a 20 ms window once per interval: a 
 pasted ^C, a cut line) is skipped and counted.
 
 Examples:
-  nvidia-smi dmon -s t -o T -c 16 > pcie.txt & curl …one request…; wait   (spec 000 §4)
+  nvidia-smi dmon -s t -o T -c 16 > pcie.txt & curl …one request…; wait
   headroom pcie pcie.txt --gpu H100-PCIe
   nvidia-smi dmon -s t -o T | headroom pcie - --link gen4x4
   headroom pcie pcie.txt --link gen4x16 --idle-below 50 --json
@@ -58,6 +58,7 @@ pub fn run(a: Args) -> Result<Exit> {
             a.idle_below
         );
     }
+    super::names::check(&Catalog::embedded()?, a.gpu.as_deref(), None, None)?;
     let ceiling = ceiling(a.gpu.as_deref(), a.link.as_deref())?;
     let (cap, name) = if a.input.as_os_str() == "-" {
         if std::io::stdin().is_terminal() {
@@ -95,12 +96,10 @@ fn ceiling(gpu: Option<&str>, link: Option<&str>) -> Result<std::result::Result<
         ));
     };
     let catalog = Catalog::embedded()?;
-    let found = match catalog.gpu(name) {
-        Ok(f) => f,
-        Err(e @ LookupError::Ambiguous { .. }) => bail!("{e}"),
-        Err(e) => return Ok(Err(format!("{e}; give --link GENxLANES"))),
-    };
-    let g = found.entry;
+    let g = catalog
+        .gpu(name)
+        .with_context(|| format!("--gpu {name:?}"))?
+        .entry;
     Ok(match &g.pcie {
         Some(p) => Ok(per_direction(
             p.link(),

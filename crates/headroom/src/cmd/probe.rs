@@ -163,21 +163,7 @@ struct TurnsArgs {
 #[derive(Clone)]
 struct TokenList(Vec<u64>);
 
-fn parse_tokens(s: &str) -> std::result::Result<u64, String> {
-    let t = s.trim();
-    let (num, mult) = match t.strip_suffix(['k', 'K']) {
-        Some(n) => (n, 1024.0),
-        None => (t, 1.0),
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a token count (examples: 512, 2k, 16k)"))?;
-    let n = (v * mult).round();
-    if !(1.0..=16_777_216.0).contains(&n) {
-        return Err(format!("{s:?} is outside 1..=16M tokens"));
-    }
-    Ok(n as u64)
-}
+use crate::args::parse_tokens;
 
 fn parse_token_list(s: &str) -> std::result::Result<TokenList, String> {
     let v = s

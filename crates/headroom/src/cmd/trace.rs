@@ -62,8 +62,9 @@ JSON schema: docs/json/trace.md (headroom.trace/1)."
 pub struct Args {
     /// The Kineto trace (`*.pt.trace.json` or `.json.gz`); `-` reads standard input.
     pub file: PathBuf,
-    /// Tokens generated in the profiled window: adds ms/token per row and the tok/s of the window.
-    #[arg(long, value_name = "N")]
+    /// Tokens generated in the profiled window: adds ms/token per row and the tok/s of the window
+    /// (4096, 4k).
+    #[arg(long, value_name = "N", value_parser = crate::args::parse_tokens)]
     pub tokens: Option<u64>,
     /// Rows to show (default 20 in the table; all rows in --json and --csv unless given).
     #[arg(long, value_name = "N")]

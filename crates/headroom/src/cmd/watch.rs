@@ -45,6 +45,7 @@ pub fn run(a: Args) -> Result<Exit> {
     if a.interval >= a.duration {
         anyhow::bail!("--interval must be shorter than --duration");
     }
+    super::names::check_target(&a.target)?;
     let shape = Shape {
         url: Some(a.url.clone()),
         duration_s: a.duration.as_secs_f64(),

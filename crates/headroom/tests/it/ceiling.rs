@@ -186,33 +186,40 @@ fn no_prompt_length_says_why() {
 }
 
 #[test]
-fn unknown_gpu_prints_hardware_ceiling_unknown() {
-    let out = ok_stdout(&["ceiling", "--gpu", "H10O", "--model", "llama-3.1-8b"]);
-    assert!(out.contains("Hardware ceiling unknown"), "{out}");
-    assert!(out.contains("did you mean: H100 SXM5 80GB"), "{out}");
-    assert!(!out.contains("tok/s (est)"), "no ceiling may print: {out}");
-    // The model's own figures still print.
-    assert!(out.contains("16.1 GB"), "{out}");
-    let j: CeilingDoc = ok_json(&[
+fn unknown_gpu_is_an_error_never_a_neighbour() {
+    // A typo: the near names are offered, as different cards with their bandwidth.
+    let out = headroom(&["ceiling", "--gpu", "H10O", "--model", "llama-3.1-8b"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("near names are different entries"), "{err}");
+    assert!(err.contains("H100 SXM5 80GB (80 GiB, 3350 GB/s)"), "{err}");
+    assert!(out.stdout.is_empty(), "no ceiling may print");
+    // An uncatalogued card is not its neighbour: M40 was the A100 40GB, 5.4x too fast.
+    let out = headroom(&[
         "ceiling",
         "--gpu",
-        "Quantum-9000",
+        "M40",
         "--model",
         "llama-3.1-8b",
         "--json",
     ]);
-    assert!(j.ceilings.reason().unwrap().contains("not in the catalog"));
-    assert!(j.gpu.reason().is_some());
-    assert!(j.model_figures.unwrap().weight_footprint.value > 1.6e10);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    // Without --gpu the model's own figures still print, and the ceiling says why it is unknown.
     let j: CeilingDoc = ok_json(&["ceiling", "--model", "llama-3.1-8b", "--json"]);
     assert_eq!(j.ceilings.reason(), Some("no --gpu given"));
+    assert!(j.model_figures.unwrap().weight_footprint.value > 1.6e10);
 }
 
 #[test]
-fn unknown_model_prints_hardware_ceiling_unknown() {
-    let out = ok_stdout(&["ceiling", "--gpu", "H200", "--model", "llama-9000"]);
-    assert!(out.contains("Hardware ceiling unknown"), "{out}");
-    assert!(out.contains("--gguf"), "{out}");
+fn unknown_model_is_an_error() {
+    let out = headroom(&["ceiling", "--gpu", "H200", "--model", "llama-9000"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--model \"llama-9000\": model 'llama-9000' is not in the catalog"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -220,11 +227,47 @@ fn ambiguous_names_fail_with_candidates() {
     let out = headroom(&["ceiling", "--gpu", "H100", "--model", "llama-3.1-8b"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("did you mean"), "{err}");
+    assert!(err.contains("is ambiguous"), "{err}");
     assert!(
-        err.contains("H100 PCIe 80GB") && err.contains("H100 NVL 94GB"),
+        err.contains("H100 PCIe 80GB (80 GiB, 2000 GB/s)")
+            && err.contains("H100 NVL 94GB (94 GiB, 3900 GB/s)"),
         "{err}"
     );
+}
+
+#[test]
+fn token_counts_take_k_suffixes() {
+    let k: CeilingDoc = ok_json(&[
+        "ceiling",
+        "--gpu",
+        "L40S",
+        "--model",
+        "qwen3-8b",
+        "--prompt-tokens",
+        "2k",
+        "--context",
+        "8k",
+        "--json",
+    ]);
+    let n: CeilingDoc = ok_json(&[
+        "ceiling",
+        "--gpu",
+        "L40S",
+        "--model",
+        "qwen3-8b",
+        "--prompt-tokens",
+        "2048",
+        "--context",
+        "8192",
+        "--json",
+    ]);
+    let prefill = |d: &CeilingDoc| {
+        let p = d.ceilings.get().unwrap().prefill.get().unwrap();
+        (p.seq_len.value, p.prompts_per_s.value)
+    };
+    assert_eq!(prefill(&k), prefill(&n));
+    assert_eq!(prefill(&k).0, 2048.0);
+    assert_eq!(k.options.context, Some(8192));
 }
 
 #[test]

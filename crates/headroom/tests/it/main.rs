@@ -12,6 +12,7 @@ mod fleet;
 mod gguf;
 mod hostile;
 mod logs;
+mod names;
 mod pcie;
 mod pipes;
 mod probe;
