@@ -166,7 +166,7 @@ for (i, n, al, mem, bw, aitops) in [
     ("rtx-pro-6000-blackwell", "RTX PRO 6000 Blackwell", ["RTX PRO 6000", "RTX PRO 6000 Blackwell Workstation Edition", "RTX PRO 6000 Blackwell Server Edition"], 96, 1792, 4000.0),
 ]:
     gpu(i, n, "NVIDIA", al + [smi(n)], mem, f"{NVWS}: {mem} GB GDDR7", bw, f"{NVWS}: {bw} GB/s",
-        bf16=r1(aitops / 8), bf16_src=f"derived: {aitops} AI TOPS (FP4 with sparsity) / 2 dense / 4 for FP16 ({NVWS})",
+        bf16=r1(aitops / 8), bf16_src=f"derived: {aitops} AI TOPS (FP4 with sparsity) / 2 dense / 4 for FP16 ({NVWS}); the FP16-accumulate rate: whether FP32 accumulate runs at full rate on this part was not confirmed (a database lists half)",
         fp8=r1(aitops / 4), fp8_src=f"derived: {aitops} AI TOPS (FP4 with sparsity) / 2 dense / 2 for FP8 ({NVWS})",
         fp4=r1(aitops / 2), fp4_src=f"{NVWS}: {aitops} AI TOPS (FP4 with sparsity), halved")
 
@@ -274,10 +274,17 @@ mi("mi250", "Instinct MI250 128GB", ["MI250", "AMD Instinct MI250"], 128, 3276.8
 mi("mi250x", "Instinct MI250X 128GB", ["MI250X", "AMD Instinct MI250X"], 128, 3276.8,
    bf16=(383.0, "383 TFLOPS FP16/BF16 matrix"),
    note="Two GCDs in one package: ROCm shows two devices of 64 GB and 1.64 TB/s each; a single-device ceiling is half these figures.")
-mi("mi350x", "Instinct MI350X 288GB", ["MI350X", "AMD Instinct MI350X"], 288, 8000,
-   bf16=(2300, "2.3 PFLOPS FP16/BF16 matrix, dense"), fp8=(4600, "4.6 PFLOPS FP8, dense"), fp4=(9200, "9.2 PFLOPS MXFP4, dense"))
-mi("mi355x", "Instinct MI355X 288GB", ["MI355X", "AMD Instinct MI355X"], 288, 8000,
-   bf16=(2500, "2.5 PFLOPS FP16/BF16 matrix, dense"), fp8=(5000, "5.0 PFLOPS FP8, dense"), fp4=(10000, "10 PFLOPS MXFP4, dense"))
+MI35 = ("The Register, AMD's MI355X (https://www.theregister.com/2025/06/12/amd_mi355x/): 288 GB HBM3E, 8 TBps, "
+        "10 PFLOPS FP4 dense on the MI355X (20 with sparsity); ISSCC 2026 report "
+        "(https://www.world-today-news.com/?p=7253162): 8,192 FP8 FLOP/clk per CU, 5 PFLOPS FP8; Wccftech, Hot Chips 2025 "
+        "(https://wccftech.com/amd-instinct-mi350-gpuai-hardware-powerhouse-3nm-3d-chiplet-cdna-4-185-billion-transistors-1400w-tbp-over-4000b-llm-support//amp/): "
+        "MI350X 2.2 GHz, MI355X 2.4 GHz [read]")
+def mi35(id, name, al, ghz):
+    fp8 = round(8192 * 256 * ghz / 1e3, -2)
+    d = f"derived: 256 CUs x 8,192 FP8 FLOP/clk x {ghz} GHz = {fp8:.0f} TFLOPS FP8 dense; FP16/BF16 half, FP4 twice ({MI35})"
+    gpu(id, name, "AMD", al, 288, MI35, 8000, MI35, bf16=fp8 / 2, bf16_src=d, fp8=fp8, fp8_src=d, fp4=fp8 * 2, fp4_src=d)
+mi35("mi350x", "Instinct MI350X 288GB", ["MI350X", "AMD Instinct MI350X"], 2.2)
+mi35("mi355x", "Instinct MI355X 288GB", ["MI355X", "AMD Instinct MI355X"], 2.4)
 
 # --- AMD Radeon -------------------------------------------------------------------------------------
 RDNA2 = "RDNA2: no matrix units; FP16 runs packed on the shader cores, so the FP32 rate is the prefill proxy."

@@ -971,6 +971,7 @@ mod tests {
                 let cited = s.source.contains("research §4") || s.source.contains("http");
                 let how = s.source.contains("research §4")
                     || s.source.contains("[recall")
+                    || s.source.contains("[read]")
                     || s.source.starts_with("derived");
                 assert!(cited && how, "{}: {}", g.id, s.source);
             }
