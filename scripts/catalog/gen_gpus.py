@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates the entries appended to catalog/gpus.toml below the "consumer, workstation and
 older datacenter parts" line, from the compact table in this file. Run from the repository root:
-    python3 scripts/catalog/gen_gpus.py > /tmp/new.toml
+    python3 scripts/catalog/gen_gpus.py > new-entries.toml
 Each row: id, name, vendor, aliases, memory GiB, bandwidth GB/s, figures, sources, note.
 Sources: the page that publishes the figure. "[recall]" marks a figure as published at that page
 but not re-read when this table was written; "derived" says how a figure was computed."""
