@@ -50,6 +50,9 @@ pub struct CeilingOptions {
     pub price_per_hour: Option<f64>,
     pub ram_bandwidth_gbps: Option<f64>,
     pub shared_gb: Option<f64>,
+    /// `--gpu none`: CPU-only serving; the decode ceiling is the host-RAM-bound one.
+    #[serde(default)]
+    pub cpu_only: bool,
 }
 
 /// Experts in host RAM: the measured bandwidth, and the GB per token read besides the routed
@@ -58,6 +61,10 @@ pub struct CeilingOptions {
 pub struct RamRequest {
     pub bandwidth_gbps: f64,
     pub shared_gb: Option<f64>,
+    /// How the bandwidth was obtained (`--ram-bandwidth`: engine flag; `--measure`: measured).
+    pub provenance: crate::Provenance,
+    /// CPU-only serving (`--gpu none`): every active weight streams from host RAM.
+    pub cpu_only: bool,
 }
 
 impl CeilingDoc {
@@ -82,12 +89,25 @@ impl CeilingDoc {
             (_, None) => Known::unknown(model.reason().unwrap_or_default()),
         };
         let ram_bound = match (ram, model.get(), &model_figures) {
-            (Some(r), Some(spec), Some(f)) => Some(offload::ram_bound_for_model(
-                spec,
-                f,
-                r.bandwidth_gbps,
-                r.shared_gb.map(|g| g * 1e9),
-            )?),
+            (Some(r), Some(spec), Some(f)) => {
+                let mut rb = offload::ram_bound_for_model(
+                    spec,
+                    f,
+                    r.bandwidth_gbps,
+                    r.shared_gb.map(|g| g * 1e9),
+                )?;
+                if let Known::Known(b) = &mut rb {
+                    b.bandwidth.provenance = r.provenance;
+                    if r.cpu_only {
+                        b.notes.push(
+                            "CPU only: the decode ceiling is host RAM bandwidth / bytes per \
+                             token, for one sequence"
+                                .into(),
+                        );
+                    }
+                }
+                Some(rb)
+            }
             (Some(_), _, _) => Some(Known::unknown(model.reason().unwrap_or_default())),
             (None, _, _) => None,
         };
@@ -105,6 +125,7 @@ impl CeilingDoc {
                 price_per_hour: opts.price_per_hour,
                 ram_bandwidth_gbps: ram.map(|r| r.bandwidth_gbps),
                 shared_gb: ram.and_then(|r| r.shared_gb),
+                cpu_only: ram.is_some_and(|r| r.cpu_only),
             },
             gpu,
             model,

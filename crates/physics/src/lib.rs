@@ -46,6 +46,7 @@ pub mod kv;
 pub mod offload;
 pub mod pcie;
 pub mod provenance;
+pub mod scoreboard;
 pub mod spec;
 
 pub use bits::{resolve_bits, weight_format, BitsResolution, BitsSource, ComputeClass};

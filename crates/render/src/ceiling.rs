@@ -87,7 +87,13 @@ pub fn ceiling(doc: &CeilingDoc) -> String {
         .gpu
         .get()
         .map(|g| format!("{} × {}", g.name, opts.tp))
-        .unwrap_or_else(|| "GPU unknown".into());
+        .unwrap_or_else(|| {
+            if opts.cpu_only {
+                "CPU only (host RAM)".into()
+            } else {
+                "GPU unknown".into()
+            }
+        });
     let model_name = spec
         .map(|s| s.name.clone())
         .unwrap_or_else(|| "model unknown".into());
@@ -95,8 +101,13 @@ pub fn ceiling(doc: &CeilingDoc) -> String {
     if let Some(f) = figures {
         say!(o, "weights: {}", bits_label(f));
     }
-    if let Some(reason) = doc.ceilings.reason() {
-        say!(o, "{UNKNOWN_CEILING}: {reason}");
+    match doc.ceilings.reason() {
+        Some(_) if opts.cpu_only => say!(
+            o,
+            "CPU only: no GPU figures; the decode ceiling is the host-RAM-bound row below"
+        ),
+        Some(reason) => say!(o, "{UNKNOWN_CEILING}: {reason}"),
+        None => {}
     }
     // Known ceilings imply known model figures (both need the model).
     let ceilings = match (&doc.ceilings, figures) {

@@ -41,6 +41,13 @@ Examples:
   headroom ceiling --gpu RTX-3090 --gguf model.gguf --context 4096
   headroom ceiling --gpu L40S --model qwen3-30b-a3b --max-model-len 32768 --price-per-hour 0.9
   headroom ceiling --model deepseek-v3 --ram-bandwidth 42        # experts in host RAM
+  headroom ceiling --gpu none --model llama-3.1-8b --quantization q4_k_m --ram-bandwidth 80
+  headroom ceiling --gpu none --gguf model.gguf --measure         # CPU only, bandwidth measured
+
+CPU only (--gpu none): every active weight streams from host RAM, so the decode ceiling is RAM \
+bandwidth / bytes per token. Give the bandwidth measured (--measure runs `headroom membw`'s \
+read plateau now; or --ram-bandwidth GBPS from `headroom membw`), not the DIMM rating: dual- \
+channel DDR5-6000 is 96 GB/s on paper and often ~60-80 GB/s read.
   headroom ceiling ram --experts-per-token 240 --expert-params 35.4e6 --bits 3 \\
       --shared-gb 0.53 --bandwidth-gbps 42
   headroom ceiling duty --arena-slots 6574 --experts 24576 --miss-rate 0.73 --lookups 480 \\
@@ -56,6 +63,7 @@ pub struct Args {
     /// Radeon, Instinct optional; a trailing memory size picks a variant): H100-SXM, "rtx 3090",
     /// "A100 80GB PCIe", "Tesla V100-SXM2-32GB", MI300X. Unknown or ambiguous: an error listing
     /// the candidates, never a neighbour (M40 is not the A100 40GB).
+    /// `none` (or `cpu`) for CPU-only serving, with --ram-bandwidth or --measure.
     #[arg(long, value_name = "NAME")]
     gpu: Option<String>,
     /// Catalogued model, named exactly: llama-3.1-8b, meta-llama/Llama-3.1-8B-Instruct,
@@ -72,7 +80,8 @@ pub struct Args {
     /// Weight dtype as the engine is started with it (bf16, float16, fp8, auto ...).
     #[arg(long, value_name = "DTYPE")]
     dtype: Option<String>,
-    /// Weight quantization (fp8, awq, gptq, mxfp4, nvfp4, q4_k ..., or a number of bits).
+    /// Weight quantization (fp8, awq, gptq, mxfp4, nvfp4, any llama.cpp file type: Q4_K_M,
+    /// IQ3_XXS, Q8_0 ... at the bits its mix averages, or a number of bits).
     #[arg(long, value_name = "NAME")]
     quantization: Option<String>,
     /// KV cache dtype (auto = 16-bit, fp8, q8_0 ...).
@@ -97,6 +106,10 @@ pub struct Args {
     /// Measured host RAM bandwidth (GB/s): adds the RAM-bound ceiling for experts in host RAM.
     #[arg(long, value_name = "GBPS")]
     ram_bandwidth: Option<f64>,
+    /// Measure host RAM bandwidth now (`headroom membw`'s read plateau, 1 GiB) instead of
+    /// --ram-bandwidth: provenance "measured".
+    #[arg(long, conflicts_with = "ram_bandwidth")]
+    measure: bool,
     /// With --ram-bandwidth: GB per token read from RAM besides the routed experts (default:
     /// the rest of the decode stream; 0 when attention and shared experts stay on the GPU).
     #[arg(long, value_name = "GB", requires = "ram_bandwidth")]
@@ -223,8 +236,21 @@ fn run_ceiling(args: Args) -> Result<()> {
     };
 
     let mut notes: Vec<String> = Vec::new();
+    let cpu_only = args
+        .gpu
+        .as_deref()
+        .is_some_and(|g| matches!(g.trim().to_lowercase().as_str(), "none" | "cpu"));
+    if cpu_only && args.ram_bandwidth.is_none() && !args.measure {
+        bail!(
+            "--gpu none needs the host RAM bandwidth: --ram-bandwidth GBPS (from `headroom \
+             membw`) or --measure"
+        );
+    }
     let gpu: Known<Gpu> = match &args.gpu {
         None => Known::unknown("no --gpu given"),
+        Some(_) if cpu_only => Known::unknown(
+            "CPU only (--gpu none): no GPU; the decode ceiling is the host-RAM-bound one",
+        ),
         Some(name) => Known::Known(
             catalog
                 .gpu(name)
@@ -250,10 +276,22 @@ fn run_ceiling(args: Args) -> Result<()> {
             (None, Some(path)) => (Known::Known(spec_from_gguf(path, &mut notes)?), None),
             (None, None) => unreachable!("checked above"),
         };
-    let ram = args.ram_bandwidth.map(|bandwidth_gbps| RamRequest {
-        bandwidth_gbps,
-        shared_gb: args.shared_gb,
-    });
+    if let (Some(g), Some(_)) = (gpu.get(), model.get()) {
+        // What llama.cpp's published runs reach on this class of card (fixtures/scoreboards).
+        notes.extend(physics::scoreboard::band_note(&catalog, g));
+    }
+    let ram = match (args.ram_bandwidth, args.measure) {
+        (None, false) => None,
+        (flag, measure) => {
+            let (bandwidth_gbps, provenance) = super::membw::ram_bandwidth(flag, measure)?;
+            Some(RamRequest {
+                bandwidth_gbps,
+                shared_gb: args.shared_gb,
+                provenance,
+                cpu_only,
+            })
+        }
+    };
     let doc = CeilingDoc::compute(gpu, model, model_entry, &opts, ram, notes)?;
     if args.json {
         return print_json(&doc);

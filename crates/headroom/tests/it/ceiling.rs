@@ -558,3 +558,81 @@ print(json.dumps({"total": total, "per_expert": per_expert, "n_experts": n_exper
     assert_eq!(s3(r.ceiling_tps.value), s3(42e9 / stream));
     assert!(r.notes[0].contains("average"));
 }
+
+/// CPU-only serving: `--gpu none` with a RAM bandwidth gives the decode ceiling from host RAM
+/// (every active weight streams from it); without a bandwidth it is an error that says how.
+#[test]
+fn cpu_only_decode_ceiling_from_ram_bandwidth() {
+    let j: CeilingDoc = ok_json(&[
+        "ceiling",
+        "--gpu",
+        "none",
+        "--model",
+        "llama-3.1-8b",
+        "--quantization",
+        "q4_k_m",
+        "--ram-bandwidth",
+        "80",
+        "--json",
+    ]);
+    assert!(j.options.cpu_only);
+    assert!(j.gpu.reason().unwrap().contains("CPU only"));
+    let r = j.ram_bound.unwrap();
+    let r = r.get().unwrap();
+    // 80 GB/s over 8.03 B params x 4.86 bits / 8 = 4.88 GB per token: 16.4 tok/s.
+    assert_eq!(s3(r.ceiling_tps.value), "1.64e1");
+    assert_eq!(r.bandwidth.provenance, Provenance::EngineFlag);
+    let out = ok_stdout(&[
+        "ceiling",
+        "--gpu",
+        "CPU",
+        "--model",
+        "llama-3.1-8b",
+        "--quantization",
+        "Q4_K_M",
+        "--ram-bandwidth",
+        "80",
+    ]);
+    assert!(out.contains("CPU only"), "{out}");
+    assert!(!out.contains("Hardware ceiling unknown"), "{out}");
+    assert!(out.contains("16.4 tok/s"), "{out}");
+    let out = headroom(&["ceiling", "--gpu", "none", "--model", "llama-3.1-8b"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--ram-bandwidth") && err.contains("--measure"),
+        "{err}"
+    );
+}
+
+/// A card users post llama.cpp scoreboards for resolves, takes a GGUF file type by name, and
+/// its ceiling says what llama.cpp reaches on its class of card.
+#[test]
+fn consumer_card_with_gguf_file_type_and_llamacpp_band() {
+    let j: CeilingDoc = ok_json(&[
+        "ceiling",
+        "--gpu",
+        "RTX 3060 12GB",
+        "--model",
+        "llama-2-7b",
+        "--quantization",
+        "Q4_0",
+        "--json",
+    ]);
+    assert_eq!(j.gpu.get().unwrap().id, "rtx-3060-12gb");
+    let c = j.ceilings.get().unwrap();
+    // 360 GB/s over 6.74 B params x 4.59 bits / 8: 93.1 tok/s.
+    assert_eq!(s3(c.decode_tps.value), "9.31e1");
+    assert!(
+        j.notes
+            .iter()
+            .any(|n| n.contains("llama.cpp on NVIDIA GeForce/RTX") && n.contains("CUDA")),
+        "{:?}",
+        j.notes
+    );
+    // The two RTX 3060s differ: the bare name is ambiguous.
+    let out = headroom(&["ceiling", "--gpu", "RTX 3060", "--model", "llama-2-7b"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("RTX 3060 8GB") && err.contains("RTX 3060 12GB"), "{err}");
+}

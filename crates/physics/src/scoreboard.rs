@@ -1,0 +1,239 @@
+//! Published llama.cpp decode measurements held against headroom's ceilings.
+//!
+//! fixtures/scoreboards/llamacpp_tg128.toml holds `llama-bench` tg128 results (one sequence,
+//! 128 generated tokens, full offload) that users posted to llama.cpp's scoreboard threads for
+//! the CUDA, Vulkan, ROCm and Apple Silicon backends, on the threads' fixed model (Llama 2 7B
+//! Q4_0). Each run is scored against the decode ceiling headroom computes for its card, model
+//! and file type: a run above its ceiling would mean a wrong bandwidth, bits per weight or
+//! card. The fractions give, per backend and class of card, the share of the ceiling llama.cpp
+//! reaches (median and range), which `headroom ceiling` quotes.
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::{Catalog, Gpu};
+use crate::ceilings::Ceilings;
+use crate::spec::{ModelSpec, Options};
+use crate::PhysicsError;
+
+const RUNS: &str = include_str!("../../../fixtures/scoreboards/llamacpp_tg128.toml");
+
+/// One published measurement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    /// The card, as catalog/gpus.toml names it.
+    pub card: String,
+    /// llama.cpp backend: CUDA, Vulkan, ROCm, Metal.
+    pub backend: String,
+    /// Catalog model id.
+    pub model: String,
+    /// GGUF file type (`--quantization` name).
+    pub file_type: String,
+    /// Published tg128, tokens/s.
+    pub tg128: f64,
+    pub flash_attn: bool,
+    /// The scoreboard thread.
+    pub source: String,
+    /// How the figure was quoted where it was read.
+    pub quoted: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunsFile {
+    run: Vec<Run>,
+}
+
+/// A run with the ceiling headroom computes for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    pub run: Run,
+    pub gpu_id: String,
+    pub class: &'static str,
+    /// One-sequence decode ceiling, tok/s.
+    pub ceiling_tps: f64,
+    /// tg128 / ceiling.
+    pub fraction: f64,
+}
+
+/// The share of the ceiling one backend reaches on one class of card.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    pub backend: String,
+    pub class: &'static str,
+    pub n: usize,
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// The published runs (embedded).
+pub fn runs() -> Result<Vec<Run>, PhysicsError> {
+    let f: RunsFile = toml::from_str(RUNS).map_err(|e| {
+        PhysicsError::InvalidInput(format!("fixtures/scoreboards/llamacpp_tg128.toml: {e}"))
+    })?;
+    Ok(f.run)
+}
+
+/// The class of card a band is kept for. Cards of one class share a memory system and the
+/// kernels llama.cpp runs on them, so their runs reach similar shares of the ceiling.
+pub fn card_class(gpu: &Gpu) -> &'static str {
+    let id = gpu.id.as_str();
+    match gpu.vendor.as_str() {
+        "Apple" => "Apple M-series (unified memory)",
+        "AMD" if id.starts_with("mi") => "AMD Instinct (HBM)",
+        "AMD" => "AMD Radeon (GDDR)",
+        "Intel" => "Intel Arc",
+        _ if ["rtx", "gtx", "titan", "quadro"]
+            .iter()
+            .any(|p| id.starts_with(p)) =>
+        {
+            "NVIDIA GeForce/RTX (GDDR)"
+        }
+        _ => "NVIDIA datacenter",
+    }
+}
+
+/// Every published run whose card and model are catalogued, with its ceiling. Runs whose card
+/// is not catalogued are skipped (they cannot be checked).
+pub fn score(catalog: &Catalog) -> Result<Vec<Scored>, PhysicsError> {
+    let mut out = Vec::new();
+    for run in runs()? {
+        let Ok(g) = catalog.gpu(&run.card) else {
+            continue;
+        };
+        let Ok(m) = catalog.model(&run.model) else {
+            continue;
+        };
+        let opts = Options {
+            quantization: Some(run.file_type.clone()),
+            ..Options::default()
+        };
+        let c = Ceilings::compute(g.entry, &ModelSpec::from_catalog(m.entry), &opts)?;
+        let ceiling_tps = c.figures.decode_tps.value;
+        out.push(Scored {
+            fraction: run.tg128 / ceiling_tps,
+            gpu_id: g.entry.id.clone(),
+            class: card_class(g.entry),
+            ceiling_tps,
+            run,
+        });
+    }
+    Ok(out)
+}
+
+/// Median and range of the fraction per backend and class of card.
+pub fn bands(scored: &[Scored]) -> Vec<Band> {
+    let mut keys: Vec<(String, &'static str)> = scored
+        .iter()
+        .map(|s| (s.run.backend.clone(), s.class))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .map(|(backend, class)| {
+            let mut f: Vec<f64> = scored
+                .iter()
+                .filter(|s| s.run.backend == backend && s.class == class)
+                .map(|s| s.fraction)
+                .collect();
+            f.sort_by(f64::total_cmp);
+            let n = f.len();
+            let median = if n % 2 == 1 {
+                f[n / 2]
+            } else {
+                (f[n / 2 - 1] + f[n / 2]) / 2.0
+            };
+            Band {
+                backend,
+                class,
+                n,
+                median,
+                min: f[0],
+                max: f[n - 1],
+            }
+        })
+        .collect()
+}
+
+/// The sentence `headroom ceiling` prints for a card: what llama.cpp's published runs reach
+/// on its class, per backend. `None` when no published run is of that class.
+pub fn band_note(catalog: &Catalog, gpu: &Gpu) -> Option<String> {
+    let scored = score(catalog).ok()?;
+    let class = card_class(gpu);
+    let parts: Vec<String> = bands(&scored)
+        .into_iter()
+        .filter(|b| b.class == class)
+        .map(|b| {
+            format!(
+                "{} {:.0}-{:.0} % (median {:.0} %, n={})",
+                b.backend,
+                b.min * 100.0,
+                b.max * 100.0,
+                b.median * 100.0,
+                b.n
+            )
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "llama.cpp on {class} cards reaches {} of the decode ceiling in published \
+             llama-bench tg128 runs (Llama 2 7B Q4_0, one sequence; llama.cpp discussions \
+             #15013, #10879, #15021, #4167)",
+            parts.join("; ")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every published single-stream run whose card is catalogued lies at or below headroom's
+    /// ceiling for its model and file type; one above would mean a wrong bandwidth, bits per
+    /// weight or card. Prints the per-backend, per-class bands (the BENCHMARKS.md table):
+    /// cargo test --release -p physics scoreboard -- --nocapture
+    #[test]
+    fn published_runs_lie_below_the_ceiling() {
+        let c = Catalog::embedded().unwrap();
+        let all = runs().unwrap();
+        let scored = score(&c).unwrap();
+        assert_eq!(scored.len(), all.len(), "every fixture card is catalogued");
+        for s in &scored {
+            println!(
+                "{:8} {:34} tg128 {:7.2}  ceiling {:7.1}  {:5.1} %",
+                s.run.backend,
+                s.run.card,
+                s.run.tg128,
+                s.ceiling_tps,
+                s.fraction * 100.0
+            );
+            assert!(
+                s.fraction <= 1.0,
+                "{} ({}) measured {} tok/s above its ceiling {:.1}",
+                s.run.card,
+                s.run.backend,
+                s.run.tg128,
+                s.ceiling_tps
+            );
+            assert!(s.run.source.contains("github.com/ggml-org/llama.cpp/discussions/"));
+        }
+        println!("\n| backend | class of card | n | median | range |\n|---|---|---|---|---|");
+        for b in bands(&scored) {
+            println!(
+                "| {} | {} | {} | {:.0} % | {:.0}-{:.0} % |",
+                b.backend,
+                b.class,
+                b.n,
+                b.median * 100.0,
+                b.min * 100.0,
+                b.max * 100.0
+            );
+            assert!(b.min <= b.median && b.median <= b.max);
+        }
+        // A card of a class with runs gets the sentence; a class without runs does not.
+        let note = band_note(&c, c.gpu("RTX 4090").unwrap().entry).unwrap();
+        assert!(note.contains("CUDA") && note.contains("n="), "{note}");
+        assert!(band_note(&c, c.gpu("H100 SXM").unwrap().entry).is_none());
+    }
+}
