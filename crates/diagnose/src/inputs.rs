@@ -72,9 +72,17 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// Concurrency the KV pool can hold at the observed request size (prompt + output), the
-    /// "observed kv_cache_max_concurrency"; else at max_model_len (derived).
+    /// Concurrency the KV pool can hold, one definition for every rule and the boundary. From
+    /// the gauges when read: running ÷ KV usage, the requests of the size the running ones hold
+    /// now that fill the pool (so occupancy against this wall is the KV usage itself, and a
+    /// pool at 44 % is never "near its wall"). Else at the observed request size (prompt +
+    /// output), the "observed kv_cache_max_concurrency"; else at max_model_len (derived).
     pub fn kv_bound(&self) -> Option<(f64, &'static str)> {
+        if let (Some(r), Some(k)) = (self.window.running, self.window.kv_usage) {
+            if r.mean >= 1.0 && k.mean >= 0.01 {
+                return Some((r.mean / k.mean, "measured: running ÷ KV usage"));
+            }
+        }
         let cap = self.config.kv_capacity_tokens?;
         let per_req = match (
             self.window.mean_prompt_tokens(),

@@ -28,3 +28,4 @@ mod trace;
 mod util;
 mod vllm;
 mod watch;
+mod window_checks;
