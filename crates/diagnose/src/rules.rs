@@ -435,7 +435,7 @@ pub fn r1(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
     f
 }
 
-const KV_NEAR_FULL: f64 = 0.88;
+const KV_NEAR_FULL: f64 = crate::inputs::KV_WALL;
 
 /// R2's per-request eviction gate: the requests that finished went through at least one
 /// preemption per ten of them (the counter's gate, 0.02/s, is a rate and misses requests
@@ -1465,7 +1465,7 @@ pub fn r7(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
 }
 
 /// The seat target's arithmetic, one wording for R5 and R7: "0.8 × min(ridge 295, KV bound 412
-/// (measured: running ÷ KV usage)) = 236, bound by compute ridge".
+/// (measured: running ÷ KV usage × 88 %)) = 236, bound by compute ridge".
 fn seat_arithmetic(inp: &Inputs, d: &Derived) -> Option<String> {
     let t = d.seat_target?;
     let ridge = inp.physics.as_ref()?.ridge_batch;

@@ -112,7 +112,7 @@ fn underfed(running: f64, gen_tps: f64) -> Inputs {
     b.window.running = g(running, running + 2.0);
     b.window.generation_tps = Some(gen_tps);
     b.window.prompt_tps = Some(gen_tps * 0.5);
-    // KV in step with the requests running: the pool holds 442 of them (running ÷ usage).
+    // KV in step with the requests running: the pool holds 442 of them (389 at 88 %).
     b.window.kv_usage = g(running / 442.0, (running + 2.0) / 442.0);
     b
 }
@@ -256,12 +256,12 @@ fn saturated_by_prefill() -> Inputs {
 fn r1_quiet_when_prefill_saturates_and_r3_prescribes_the_cache() {
     let b = saturated_by_prefill();
     let f = r1_finding(&b);
-    // R1's own gates hold (8 running on 52 requests' worth of KV pool, 15 % < 25 %; waiting 0):
-    // only the guard refuses it.
+    // R1's own gates hold (8 running with the pool 15 % full: it holds 8 ÷ 15 % × 88 % = 47
+    // such requests, so 17 % < 25 %; waiting 0): only the guard refuses it.
     assert!(
         f.evidence
             .iter()
-            .any(|e| e.starts_with("occupancy 15% of the memory (KV pool) wall is below 25%")),
+            .any(|e| e.starts_with("occupancy 17% of the memory (KV pool) wall is below 25%")),
         "{:?}",
         f.evidence
     );
@@ -703,12 +703,13 @@ fn r5_threshold_and_fix() {
     );
     assert!(!fired(&saturated(true, 1.9, 0.5, 0.5)).contains(&RuleId::R5));
     assert!(!fired(&saturated(true, 5.0, 0.29, 0.5)).contains(&RuleId::R5));
-    // KV < 80 %: raise to 0.8 × min(ridge 200, KV bound 63 ÷ 50 % = 126) = 100: the final
-    // value, not capped at the live demand 64+5+3 (R7 would ask for 100 after a second restart).
+    // KV < 80 %: raise to 0.8 × min(ridge 200, KV bound 63 ÷ 50 % × 88 % = 110.9) = 88: the
+    // final value, not capped at the live demand 64+5+3 (R7 would ask for 88 after a second
+    // restart).
     let p = diagnose(&saturated(true, 5.0, 0.5, 0.5)).primary.unwrap();
     assert_eq!(p.rule, RuleId::R5);
     assert_eq!(p.fix[0].flag.as_deref(), Some("--max-num-seqs"));
-    assert_eq!(p.fix[0].value.as_deref(), Some("100"));
+    assert_eq!(p.fix[0].value.as_deref(), Some("88"));
     // KV ≥ 80 %: name the wall, no number.
     let p = diagnose(&saturated(true, 5.0, 0.5, 0.85)).primary.unwrap();
     assert!(p.fix[0].flag.is_none() && p.fix[0].text.contains("KV pool"));
@@ -784,7 +785,7 @@ fn headroom_cfg(max_seqs: f64, running: f64, waiting: f64) -> Inputs {
     b.window.running = g(running, running);
     b.window.waiting = g(waiting, waiting);
     b.window.generation_tps = Some(running * 50.0 * 0.95);
-    // The pool holds 442 requests of this size (running ÷ KV usage): the ridge binds.
+    // The pool holds 442 requests of this size (running ÷ KV usage), 389 at 88 %: the ridge binds.
     b.window.kv_usage = g(running / 442.0, running / 442.0);
     b
 }
@@ -1257,8 +1258,9 @@ fn weights_kept_in_host_memory_with_a_pool_of_one_sequence_is_weights_overflow()
 
 #[test]
 fn the_kv_wall_is_the_kv_gauge_so_a_pool_at_44_percent_is_not_near_its_wall() {
-    // 56 running with the pool 44.5 % full, 256 seats, ridge 300: the pool holds 56 ÷ 0.445 =
-    // 126 requests of this size. Against it, occupancy is the KV usage itself.
+    // 56 running with the pool 44.5 % full, 256 seats, ridge 300: the pool holds 56 ÷ 0.445 ×
+    // 88 % = 111 requests of this size at R2's near-full fill. Against it, occupancy is the KV
+    // usage over that fill: 51 %.
     let mut b = base();
     b.config.max_num_seqs = Some(256.0);
     b.physics.as_mut().unwrap().ridge_batch = 300.0;
@@ -1266,7 +1268,7 @@ fn the_kv_wall_is_the_kv_gauge_so_a_pool_at_44_percent_is_not_near_its_wall() {
     b.config.kv_capacity_tokens = Some(20_000.0); // 44 requests of 452 tokens, the old estimate
     let d = diagnose::rules::derive(&b, &b.window);
     assert_eq!(d.occupancy_wall, Some("memory (KV pool)"));
-    assert!((d.occupancy.unwrap() - 0.445).abs() < 1e-9, "{d:?}");
+    assert!((d.occupancy.unwrap() - 0.445 / 0.88).abs() < 1e-9, "{d:?}");
     let v = diagnose(&b);
     assert!(
         v.boundary
@@ -1292,27 +1294,27 @@ fn r7_says_seat_use_and_r1_says_occupancy() {
 
 #[test]
 fn r5_prescribes_the_final_seat_value_once_and_r7_does_not_ask_again() {
-    // 63 running on 64 seats with KV at 50 %: the pool holds 63 ÷ 0.5 = 126 such requests;
-    // target 0.8 × min(ridge 200, 126) = 100. The demand (64 + 8) is said, not a cap.
+    // 63 running on 64 seats with KV at 50 %: the pool holds 63 ÷ 0.5 × 88 % = 110 such
+    // requests; target 0.8 × min(ridge 200, 110) = 88. The demand (64 + 8) is said, not a cap.
     let before = saturated(true, 5.0, 0.5, 0.5);
     let p = diagnose(&before).primary.unwrap();
     assert_eq!(p.rule, RuleId::R5);
-    assert_eq!(p.fix[0].value.as_deref(), Some("100"), "{:?}", p.fix[0]);
+    assert_eq!(p.fix[0].value.as_deref(), Some("88"), "{:?}", p.fix[0]);
     assert!(
-        p.fix[0].text.contains("0.8 × min(ridge 200, KV bound 126")
-            && p.fix[0].text.contains("= 100")
+        p.fix[0].text.contains("0.8 × min(ridge 200, KV bound 111")
+            && p.fix[0].text.contains("= 88")
             && p.fix[0].text.contains("peaked at 72"),
         "{}",
         p.fix[0].text
     );
-    // After the fix: 100 seats, 90 running, KV grown in proportion. R7 has nothing to add.
+    // After the fix: 88 seats, 80 running, KV grown in proportion. R7 has nothing to add.
     let mut after = before.clone();
-    after.config.max_num_seqs = Some(100.0);
-    after.window.running = g(90.0, 95.0);
+    after.config.max_num_seqs = Some(88.0);
+    after.window.running = g(80.0, 85.0);
     after.window.waiting = g(0.5, 1.0);
     after.window.queue_ratio = Some(0.0);
     after.window.seat_wall_cooccurred = Some(false);
-    after.window.kv_usage = g(0.5 * 90.0 / 63.0, 0.75);
+    after.window.kv_usage = g(0.5 * 80.0 / 63.0, 0.7);
     assert!(!fired(&after).contains(&RuleId::R7), "{:?}", fired(&after));
     assert!(!fired(&after).contains(&RuleId::R5));
 }

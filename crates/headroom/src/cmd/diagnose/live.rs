@@ -209,7 +209,6 @@ fn what_answered(names: &[&str]) -> String {
         ("DCGM_", "NVIDIA's DCGM exporter (GPU metrics, not the engine's)"),
         ("nvidia_", "an NVIDIA GPU exporter (GPU metrics, not the engine's)"),
         ("litellm_", "a LiteLLM proxy"),
-        ("ollama_", "an Ollama exporter"),
     ];
     let best = known
         .iter()
