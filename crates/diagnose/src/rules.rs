@@ -520,8 +520,8 @@ pub fn r2(inp: &Inputs, w: &WindowStats) -> Finding {
             FixStep {
                 knob: None,
                 flag: Some("--schedule-conservativeness".into()),
-                value: None,
-                text: "raise it (1.0 unless set): SGLang reserves more of the pool for what running requests have still to generate, so it retracts less and runs fewer at once".into(),
+                value: Some("1.3".into()),
+                text: "raise it from its default 1.0 (SGLang's hyperparameter tuning guide suggests 1.3 when requests are retracted): SGLang reserves more of the pool for what running requests have still to generate, so it retracts less and runs fewer at once".into(),
                 cost: Some(FixCost::CutsThroughput),
             },
         );
@@ -970,8 +970,8 @@ pub fn r4(inp: &Inputs) -> Finding {
                 f.fix.push(FixStep::flagged(
                     Knob::GpuMemoryUtilization,
                     fl,
-                    None,
-                    "raise it if nothing else shares the GPU",
+                    Some("0.95".into()),
+                    "raise it to 0.95 if nothing else shares the GPU (leave the rest for the CUDA context and activations)",
                 ));
             }
         }
@@ -1006,12 +1006,26 @@ pub fn r4(inp: &Inputs) -> Finding {
     if fired {
         f.variant = Some("buffer-squeeze".into());
         if let Some(fl) = flag(e, Knob::MaxModelLen) {
-            f.fix.push(FixStep::flagged(
-                Knob::MaxModelLen,
-                fl,
-                None,
-                "lower the longest context a request may take",
-            ));
+            // A request's KV grows with its length: the longest one the free VRAM holds.
+            let fits = inp
+                .config
+                .max_model_len
+                .filter(|_| worst > 0.0 && e != Engine::LlamaCpp)
+                .map(|len| (len, (len * head / worst).floor()));
+            f.fix.push(match fits {
+                Some((len, v)) => FixStep::flagged(
+                    Knob::MaxModelLen,
+                    fl,
+                    Some(format!("{v:.0}")),
+                    format!("lower the longest context a request may take to what the free VRAM holds: {len:.0} tokens × {head:.2} GB ÷ {worst:.2} GB = {v:.0}"),
+                ),
+                None => FixStep::flagged(
+                    Knob::MaxModelLen,
+                    fl,
+                    None,
+                    format!("lower the longest context a request may take, in proportion: the free VRAM holds {head:.2} GB of KV, one longest request needs {worst:.2} GB"),
+                ),
+            });
         }
         tp_fix(&mut f);
     }

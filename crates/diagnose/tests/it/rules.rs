@@ -1394,3 +1394,22 @@ fn kv_fix_steps_carry_a_value_or_how_to_measure_it_and_true_cost_tags() {
         }
     }
 }
+
+#[test]
+fn r4_squeeze_prescribes_the_context_the_free_vram_holds() {
+    // 0.5 GB of KV headroom, one 8192-token request needs 1 GB: 8192 × 0.5 ÷ 1 = 4096.
+    let mut s = base();
+    s.physics.as_mut().unwrap().kv_headroom_gb = Some(0.5);
+    let (_, fs) = diagnose::rules::evaluate(&s, &s.window);
+    let r4 = fs.iter().find(|f| f.rule == RuleId::R4).unwrap();
+    assert!(r4.fired);
+    let len = r4.fix.iter().find(|f| f.flag.as_deref() == Some("--max-model-len")).unwrap();
+    assert_eq!(len.value.as_deref(), Some("4096"), "{len:?}");
+    assert!(len.text.contains("= 4096"), "{}", len.text);
+    let mem = r4
+        .fix
+        .iter()
+        .find(|f| f.flag.as_deref() == Some("--gpu-memory-utilization"))
+        .unwrap();
+    assert_eq!(mem.value.as_deref(), Some("0.95"));
+}
