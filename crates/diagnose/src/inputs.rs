@@ -61,6 +61,10 @@ pub struct Physics {
     pub dtype_fallback: bool,
 }
 
+/// The KV fill at which the pool is at its wall: R2's near-full bar, and the fill the KV bound
+/// seats requests up to.
+pub const KV_WALL: f64 = 0.88;
+
 /// Everything a diagnosis reads.
 #[derive(Debug, Clone, Serialize)]
 pub struct Inputs {
@@ -72,9 +76,21 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// Concurrency the KV pool can hold at the observed request size (prompt + output), the
-    /// "observed kv_cache_max_concurrency"; else at max_model_len (derived).
+    /// Concurrency the KV pool can hold, one definition for every rule and the boundary. From
+    /// the gauges when read: running ÷ KV usage × [`KV_WALL`], the requests of the size the
+    /// running ones hold now that bring the pool to the fill R2 calls near-full (so occupancy
+    /// against this wall is the KV usage ÷ 88 %, and a pool at 44 % is never "near its wall").
+    /// Else at the observed request size (prompt + output), the "observed
+    /// kv_cache_max_concurrency"; else at max_model_len (derived).
     pub fn kv_bound(&self) -> Option<(f64, &'static str)> {
+        if let (Some(r), Some(k)) = (self.window.running, self.window.kv_usage) {
+            if r.mean >= 1.0 && k.mean >= 0.01 {
+                return Some((
+                    r.mean / k.mean * KV_WALL,
+                    "measured: running ÷ KV usage × 88 %",
+                ));
+            }
+        }
         let cap = self.config.kv_capacity_tokens?;
         let per_req = match (
             self.window.mean_prompt_tokens(),

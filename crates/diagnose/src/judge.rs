@@ -71,8 +71,22 @@ pub fn judge(
     let mut scrapes = Scrapes::default();
     let mut truncated: Vec<String> = Vec::new();
     let mut samples: Vec<Sample> = Vec::new();
+    // The final run of failed scrapes: (time and error of its first, its length).
+    let mut failing: Option<(f64, String, usize)> = None;
+    let mut ok_before_failing = 0usize;
     for line in &rec.scrapes {
-        match line.parse(&rec.header.url) {
+        let parsed = line.parse(&rec.header.url);
+        match &parsed {
+            Ok(_) => failing = None,
+            Err(e) => match &mut failing {
+                Some((_, _, n)) => *n += 1,
+                None => {
+                    failing = Some((line.t, e.clone(), 1));
+                    ok_before_failing = scrapes.ok;
+                }
+            },
+        }
+        match parsed {
             Ok(mut p) => {
                 // An exposition stamped with its own clock is timed by it, so rates follow that
                 // clock (0.0.4 timestamps are milliseconds). Recordings of emulators before the
@@ -111,6 +125,15 @@ pub fn judge(
             t.msg
         ));
     }
+    scrapes.judge_coverage();
+    scrapes.stopped = failing
+        .filter(|&(_, _, n)| n >= 2 && ok_before_failing > 0)
+        .map(|(at, error, failed_since)| crate::report::Stopped {
+            at,
+            after_ok: ok_before_failing,
+            failed_since,
+            error,
+        });
     if samples.is_empty() {
         return Err(JudgeError::NoScrape {
             failed: scrapes.failed,
@@ -247,6 +270,14 @@ pub fn judge(
         &verdict,
     );
     report.timeline = timeline;
+    report.simulated = samples.iter().any(|s| s.simulated)
+        || rec
+            .header
+            .version
+            .as_ref()
+            .and_then(|v| v.get("simulated"))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false);
     Ok(Judged {
         report,
         inputs,
@@ -540,5 +571,6 @@ fn report(
             .collect(),
         saved_run_id: None,
         timeline: Timeline::default(),
+        simulated: false,
     }
 }

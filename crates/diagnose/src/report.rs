@@ -79,6 +79,10 @@ pub struct Report {
     /// `--html`). Empty in documents saved before it was recorded.
     #[serde(default)]
     pub timeline: Timeline,
+    /// The server was headroom's emulator (its /metrics carries the emulator's clock, or its
+    /// /version says `"simulated": true`): every figure is simulated, not measured.
+    #[serde(default)]
+    pub simulated: bool,
 }
 
 /// The window as plotted: one point per scrape step (merged steps past
@@ -146,6 +150,46 @@ pub struct Scrapes {
     pub failed: usize,
     /// The first failure messages (a few).
     pub errors: Vec<String>,
+    /// ok ÷ (ok + failed), 0–1: the share of the window's scrapes that answered with an engine's
+    /// metrics. Null in documents saved before it was recorded.
+    #[serde(default)]
+    pub share_ok: Option<f64>,
+    /// True when `share_ok` is below [`MIN_SHARE_OK`]: the window is mostly missing, so what
+    /// fired is not a verdict (exit code 3).
+    #[serde(default)]
+    pub incomplete: bool,
+    /// The window ended in failed scrapes: when the server stopped answering.
+    #[serde(default)]
+    pub stopped: Option<Stopped>,
+}
+
+/// The share of a window's scrapes that must answer for its findings to be a verdict. Below it
+/// the report is marked incomplete: at 4 answers in 13 the sub-windows are judged on a third of
+/// the window, and "seen in 100 % of sub-windows" would describe the part that answered only.
+pub const MIN_SHARE_OK: f64 = 0.8;
+
+/// A server that stopped answering before the window ended: the window's last scrapes (at
+/// least two, so one late answer is not a stop) all failed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Stopped {
+    /// Unix seconds of the first failed scrape of the final run of failures.
+    pub at: f64,
+    /// Scrapes that answered before it.
+    pub after_ok: usize,
+    /// Scrapes that failed from then to the window's end.
+    pub failed_since: usize,
+    /// The error of the first of them.
+    pub error: String,
+}
+
+impl Scrapes {
+    /// Fills `share_ok`, `incomplete` from the counts.
+    pub fn judge_coverage(&mut self) {
+        let n = self.ok + self.failed;
+        self.share_ok = (n > 0).then(|| self.ok as f64 / n as f64);
+        self.incomplete = self.share_ok.is_some_and(|s| s < MIN_SHARE_OK);
+    }
 }
 
 /// The ceiling side of a report. A missing or uncatalogued GPU or model gives

@@ -65,6 +65,10 @@ pub enum FixCost {
     Safe,
     #[serde(rename = "cuts throughput")]
     CutsThroughput,
+    /// Changes what the model computes (a lower-precision KV cache): not "safe", even where
+    /// it costs no throughput.
+    #[serde(rename = "trades accuracy")]
+    TradesAccuracy,
     #[serde(rename = "dead-end")]
     DeadEnd,
 }
@@ -74,6 +78,7 @@ impl FixCost {
         match self {
             FixCost::Safe => "safe",
             FixCost::CutsThroughput => "cuts throughput",
+            FixCost::TradesAccuracy => "trades accuracy",
             FixCost::DeadEnd => "dead-end",
         }
     }
@@ -430,7 +435,7 @@ pub fn r1(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
     f
 }
 
-const KV_NEAR_FULL: f64 = 0.88;
+const KV_NEAR_FULL: f64 = crate::inputs::KV_WALL;
 
 /// R2's per-request eviction gate: the requests that finished went through at least one
 /// preemption per ten of them (the counter's gate, 0.02/s, is a rate and misses requests
@@ -515,8 +520,8 @@ pub fn r2(inp: &Inputs, w: &WindowStats) -> Finding {
             FixStep {
                 knob: None,
                 flag: Some("--schedule-conservativeness".into()),
-                value: None,
-                text: "raise it (1.0 unless set): SGLang reserves more of the pool for what running requests have still to generate, so it retracts less and runs fewer at once".into(),
+                value: Some("1.3".into()),
+                text: "raise it from its default 1.0 (SGLang's hyperparameter tuning guide suggests 1.3 when requests are retracted): SGLang reserves more of the pool for what running requests have still to generate, so it retracts less and runs fewer at once".into(),
                 cost: Some(FixCost::CutsThroughput),
             },
         );
@@ -611,8 +616,13 @@ fn kv_family_fix(inp: &Inputs, cutting: bool) -> Vec<FixStep> {
         _ => {
             if let Some(fl) = flag(e, Knob::KvCache8bit) {
                 fix.push(
-                    FixStep::flagged(Knob::KvCache8bit, fl, None, "halve KV bytes per token")
-                        .cost(FixCost::Safe),
+                    FixStep::flagged(
+                        Knob::KvCache8bit,
+                        fl,
+                        None,
+                        "halve KV bytes per token, at 8-bit precision for keys and values: check your eval's accuracy before and after",
+                    )
+                    .cost(FixCost::TradesAccuracy),
                 );
             }
         }
@@ -623,32 +633,67 @@ fn kv_family_fix(inp: &Inputs, cutting: bool) -> Vec<FixStep> {
                 Knob::KvOffloading,
                 fl,
                 None,
-                "offload cold KV blocks to host memory",
+                "offload cold KV blocks to host memory: the value is GiB of host RAM; measure what is free with `free -g` (the \"available\" column) and give at most half of it, divided by the tensor-parallel size",
             )
             .cost(FixCost::Safe),
         );
     }
     if cutting {
-        if let (Some(fl), Some(m)) = (flag(e, Knob::MaxModelLen), c.max_model_len) {
+        // llama-server's -c is the whole context, split across slots: its per-slot figure is
+        // not what the flag takes, so the step is left to the seats below.
+        if let (Some(fl), Some(m), false) = (
+            flag(e, Knob::MaxModelLen),
+            c.max_model_len,
+            e == Engine::LlamaCpp,
+        ) {
+            let mean = match (
+                inp.window.mean_prompt_tokens(),
+                inp.window.mean_gen_tokens(),
+            ) {
+                (Some(p), Some(g)) => format!(
+                    " (this window's requests averaged {:.0} tokens, prompt and output)",
+                    p + g
+                ),
+                _ => String::new(),
+            };
             fix.push(
                 FixStep::flagged(
                     Knob::MaxModelLen,
                     fl,
                     None,
-                    format!("lower it from {m:.0} if requests never need that much context"),
+                    format!("lower it from {m:.0} to the longest prompt plus max_tokens your clients send{mean}: measure it from their logs; longer requests are refused"),
                 )
                 .cost(FixCost::CutsThroughput),
             );
         }
         if let (Some(fl), Some(m)) = (flag(e, Knob::MaxNumSeqs), c.max_num_seqs) {
-            fix.push(
-                FixStep::flagged(
-                    Knob::MaxNumSeqs,
-                    fl,
+            // Usage scales with the requests running: the seats at which this window's mean
+            // usage would sit at 80 %.
+            let seats = match (inp.window.running, inp.window.kv_usage) {
+                (Some(r), Some(k)) if k.mean > 0.0 && r.mean >= 1.0 => {
+                    let v = (r.mean * 0.8 / k.mean).floor().max(1.0);
+                    (v < m).then(|| {
+                        (
+                            v,
+                            format!(
+                                "running {:.1} × 80 % ÷ KV mean {} = {v:.0}: fewer sequences share the pool",
+                                r.mean,
+                                pct(k.mean)
+                            ),
+                        )
+                    })
+                }
+                _ => None,
+            };
+            let (value, text) = match seats {
+                Some((v, t)) => (Some(format!("{v:.0}")), format!("lower it from {m:.0}: {t}")),
+                None => (
                     None,
-                    format!("lower it from {m:.0}: fewer sequences share the pool"),
-                )
-                .cost(FixCost::CutsThroughput),
+                    format!("lower it from {m:.0} until KV usage stays under 80 % (watch it with `headroom watch`): fewer sequences share the pool"),
+                ),
+            };
+            fix.push(
+                FixStep::flagged(Knob::MaxNumSeqs, fl, value, text).cost(FixCost::CutsThroughput),
             );
         }
     }
@@ -925,8 +970,8 @@ pub fn r4(inp: &Inputs) -> Finding {
                 f.fix.push(FixStep::flagged(
                     Knob::GpuMemoryUtilization,
                     fl,
-                    None,
-                    "raise it if nothing else shares the GPU",
+                    Some("0.95".into()),
+                    "raise it to 0.95 if nothing else shares the GPU (leave the rest for the CUDA context and activations)",
                 ));
             }
         }
@@ -961,12 +1006,26 @@ pub fn r4(inp: &Inputs) -> Finding {
     if fired {
         f.variant = Some("buffer-squeeze".into());
         if let Some(fl) = flag(e, Knob::MaxModelLen) {
-            f.fix.push(FixStep::flagged(
-                Knob::MaxModelLen,
-                fl,
-                None,
-                "lower the longest context a request may take",
-            ));
+            // A request's KV grows with its length: the longest one the free VRAM holds.
+            let fits = inp
+                .config
+                .max_model_len
+                .filter(|_| worst > 0.0 && e != Engine::LlamaCpp)
+                .map(|len| (len, (len * head / worst).floor()));
+            f.fix.push(match fits {
+                Some((len, v)) => FixStep::flagged(
+                    Knob::MaxModelLen,
+                    fl,
+                    Some(format!("{v:.0}")),
+                    format!("lower the longest context a request may take to what the free VRAM holds: {len:.0} tokens × {head:.2} GB ÷ {worst:.2} GB = {v:.0}"),
+                ),
+                None => FixStep::flagged(
+                    Knob::MaxModelLen,
+                    fl,
+                    None,
+                    format!("lower the longest context a request may take, in proportion: the free VRAM holds {head:.2} GB of KV, one longest request needs {worst:.2} GB"),
+                ),
+            });
         }
         tp_fix(&mut f);
     }
@@ -1038,20 +1097,23 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
     let fl = flag(inp.engine, Knob::MaxNumSeqs);
     match (d.seat_target, kv) {
         (Some(t), kv) if kv.is_none_or(|k| k < 0.8) && t > max_seqs => {
-            // Capped by the live-traffic demand: no point seating more than the traffic offers.
+            // The final value, once: the seat target R7 would ask for next. Capping it at this
+            // window's demand would clear R5 and leave R7 asking for the target after a second
+            // restart; the demand is said, so the reader knows the seats past it wait for
+            // traffic.
             let demand = w.running.map(|r| r.peak).unwrap_or(0.0) + wait.peak;
-            let v = if demand > max_seqs { t.min(demand) } else { t };
-            let v = v.floor().max(max_seqs + 1.0);
+            let v = t.floor().max(max_seqs + 1.0);
             if let Some(fl) = fl {
                 f.fix.push(FixStep::flagged(
                     Knob::MaxNumSeqs,
                     fl,
                     Some(format!("{v:.0}")),
                     format!(
-                        "0.8 × min(ridge, KV bound) = {t:.0}, bound by {}",
-                        d.seat_target_bound.unwrap_or("?")
+                        "{}; the traffic peaked at {demand:.0} requests (running + waiting), so seats past that fill as it grows",
+                        seat_arithmetic(inp, d).unwrap_or_else(|| format!("the seat target {t:.0}"))
                     ),
                 ));
+                f.fix.extend(llamacpp_ctx_step(inp, v));
             }
         }
         (Some(_), _) | (None, _) => {
@@ -1361,44 +1423,101 @@ pub fn r7(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
     let (Some(run), Some(wait)) = (w.running, w.waiting) else {
         return Finding::silent(id, "running or waiting not exported");
     };
-    let occ = run.mean / max_seqs;
-    let fired = max_seqs < 0.9 * target && occ >= 0.5 && wait.mean <= 1.0;
-    let mut f = Finding::judged(
-        id,
-        fired,
-        vec![
-            gate(
-                format!("max_num_seqs {max_seqs:.0}"),
-                max_seqs < 0.9 * target,
-                "below",
-                format!("90% of the seat target {target:.0} ({:.0})", 0.9 * target),
-            ),
-            gate(
-                format!("occupancy {}", pct(occ)),
-                occ >= 0.5,
-                "at least",
-                "50%",
-            ),
-            gate(
-                format!("waiting {:.1}", wait.mean),
-                wait.mean <= 1.0,
-                "at most",
-                1,
-            ),
-        ],
-    );
+    // Seat use, running ÷ max_num_seqs: not R1's occupancy, which divides by the lowest wall.
+    let seat_use = run.mean / max_seqs;
+    // llama-server splits -c across its slots (each gets c/np tokens): a slot nobody waits
+    // for costs context, so there R7 needs someone to have waited at least once.
+    let slots_split = inp.engine == Engine::LlamaCpp;
+    let demand = !slots_split || wait.peak >= 1.0;
+    let fired = max_seqs < 0.9 * target && seat_use >= 0.5 && wait.mean <= 1.0 && demand;
+    let mut ev = vec![
+        gate(
+            format!("max_num_seqs {max_seqs:.0}"),
+            max_seqs < 0.9 * target,
+            "below",
+            format!("90% of the seat target {target:.0} ({:.0})", 0.9 * target),
+        ),
+        gate(
+            format!("seat use (running ÷ max_num_seqs) {}", pct(seat_use)),
+            seat_use >= 0.5,
+            "at least",
+            "50%",
+        ),
+        gate(
+            format!("waiting {:.1}", wait.mean),
+            wait.mean <= 1.0,
+            "at most",
+            1,
+        ),
+    ];
+    if slots_split {
+        ev.push(gate(
+            format!("waiting peak {:.0}", wait.peak),
+            demand,
+            "at least",
+            "1 (llama-server divides -c by -np: a slot nobody waits for only shrinks the others' context)",
+        ));
+    }
+    let mut f = Finding::judged(id, fired, ev);
     if let Some(fl) = flag(inp.engine, Knob::MaxNumSeqs) {
+        let v = target.floor();
         f.fix.push(FixStep::flagged(
             Knob::MaxNumSeqs,
             fl,
-            Some(format!("{:.0}", target.floor())),
+            Some(format!("{v:.0}")),
             format!(
-                "raise it; the target is bound by {}",
-                d.seat_target_bound.unwrap_or("?")
+                "raise it to the seat target: {}",
+                seat_arithmetic(inp, d).unwrap_or_else(|| format!(
+                    "{target:.0}, bound by {}",
+                    d.seat_target_bound.unwrap_or("?")
+                ))
             ),
         ));
+        f.fix.extend(llamacpp_ctx_step(inp, v));
     }
     f
+}
+
+/// The seat target's arithmetic, one wording for R5 and R7: "0.8 × min(ridge 295, KV bound 412
+/// (measured: running ÷ KV usage × 88 %)) = 236, bound by compute ridge".
+fn seat_arithmetic(inp: &Inputs, d: &Derived) -> Option<String> {
+    let t = d.seat_target?;
+    let ridge = inp.physics.as_ref()?.ridge_batch;
+    let kv = inp
+        .kv_bound()
+        .map(|(k, how)| format!(", KV bound {k:.0} ({how})"))
+        .unwrap_or_default();
+    Some(format!(
+        "0.8 × min(ridge {ridge:.0}{kv}) = {:.0}, bound by {}",
+        t.floor(),
+        d.seat_target_bound.unwrap_or("?")
+    ))
+}
+
+/// llama-server divides -c by -np: raising the slots to `np` keeps each slot's context only
+/// when -c rises with them. The step with the value, on llama.cpp; None elsewhere.
+fn llamacpp_ctx_step(inp: &Inputs, np: f64) -> Option<FixStep> {
+    if inp.engine != Engine::LlamaCpp {
+        return None;
+    }
+    let per_slot = inp.config.max_model_len?;
+    let now = inp
+        .config
+        .kv_capacity_tokens
+        .map(|c| format!("; with -c left at {c:.0} each slot would get {:.0}", (c / np).floor()))
+        .unwrap_or_default();
+    let c = (np * per_slot).ceil();
+    Some(FixStep {
+        // The flag is the whole context, not the per-slot max_model_len the config reads
+        // back, so no knob: a re-measure does not compare it with max_model_len.
+        knob: None,
+        flag: Some("-c".into()),
+        value: Some(format!("{c:.0}")),
+        text: format!(
+            "with it, since llama-server divides -c by -np: {np:.0} slots × {per_slot:.0} tokens (each slot's context now) = {c:.0}{now}; the KV cache grows with -c, so check that it still fits the device"
+        ),
+        cost: None,
+    })
 }
 
 /// Every rule over one window.

@@ -496,7 +496,8 @@ pub fn render(m: &EngineMetrics, ctx: &Exposition) -> String {
     }
     o.header(
         CLOCK,
-        "The emulator's simulated clock, unix seconds (runs --speed times the wall clock).",
+        "SIMULATED: this server is headroom's emulator, not a real vLLM; every series here is \
+         simulated. The emulator's simulated clock, unix seconds (runs --speed times the wall clock).",
         "gauge",
     );
     o.raw_line(CLOCK, &[], ctx.clock_unix_s);

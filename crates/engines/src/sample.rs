@@ -64,6 +64,10 @@ pub struct Sample {
     pub engine_generation: Option<String>,
     /// Served model name from the labels (`model_name`), where present.
     pub model: Option<String>,
+    /// The exposition came from headroom's emulator (it carries [`crate::EMULATOR_CLOCK`]):
+    /// the figures are simulated.
+    #[serde(default)]
+    pub simulated: bool,
 
     // Gauges.
     pub running: Option<f64>,
@@ -147,6 +151,7 @@ impl Sample {
             engine,
             engine_generation: None,
             model: None,
+            simulated: false,
             running: None,
             waiting: None,
             swapped: None,

@@ -29,7 +29,8 @@ journalctl -u llama --since -3h --no-pager | headroom logs\n  \
 headroom pcie dmon.txt --gpu H100-PCIe           # nvidia-smi dmon -s t -o T > dmon.txt\n\n\
 Exit codes: 0 the command ran (and stdout closing early, as with `| head`, is fine); \
 1 an error (a usage error, or an unknown or ambiguous --gpu or --model, included), said on stderr; 2 the command found what --fail-on-regression or --fail-on asked \
-it to fail on.\n\n\
+it to fail on; 3 diagnose or remeasure judged a window that was mostly missing \
+(under 80 % of its scrapes answered): what they printed is not a verdict.\n\n\
 Durations everywhere take 90 (seconds), 500ms, 2s, 5m, 1h30m."
 )]
 struct Cli {

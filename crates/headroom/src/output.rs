@@ -24,6 +24,9 @@ pub enum Exit {
     /// Ran, and found what the user asked to fail on (`regress --fail-on-regression`,
     /// `diagnose --fail-on`): exit code 2.
     Found,
+    /// Ran, but the window it judged is mostly missing (below `diagnose::report::MIN_SHARE_OK`
+    /// of its scrapes answered): what it printed is not a verdict. Exit code 3.
+    Incomplete,
 }
 
 impl Exit {
@@ -31,11 +34,14 @@ impl Exit {
     pub const ERROR: u8 = 1;
     /// Exit code of [`Exit::Found`].
     pub const FOUND: u8 = 2;
+    /// Exit code of [`Exit::Incomplete`].
+    pub const INCOMPLETE: u8 = 3;
 
     pub fn code(self) -> ExitCode {
         match self {
             Exit::Ok => ExitCode::SUCCESS,
             Exit::Found => ExitCode::from(Self::FOUND),
+            Exit::Incomplete => ExitCode::from(Self::INCOMPLETE),
         }
     }
 }

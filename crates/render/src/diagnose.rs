@@ -79,6 +79,35 @@ pub fn finding(out: &mut String, label: &str, f: &Fired) {
     }
 }
 
+/// The window is mostly missing (below `MIN_SHARE_OK` of its scrapes answered), or the server
+/// stopped answering before its end: one line that says so, with the counts.
+pub fn incomplete(r: &Report) -> Option<String> {
+    let s = &r.scrapes;
+    let stopped = s.stopped.as_ref().map(|st| {
+        format!(
+            "the server stopped answering at {} after {} scrape{} ({} failed since: {})",
+            crate::history::clock(st.at),
+            st.after_ok,
+            if st.after_ok == 1 { "" } else { "s" },
+            st.failed_since,
+            st.error
+        )
+    });
+    if s.incomplete {
+        Some(format!(
+            "INCOMPLETE WINDOW: {} of {} scrapes answered ({:.0} %, a verdict needs {:.0} %){}; \
+             what fired below describes only the part that answered, and is not a verdict",
+            s.ok,
+            s.ok + s.failed,
+            s.share_ok.unwrap_or(0.0) * 100.0,
+            diagnose::report::MIN_SHARE_OK * 100.0,
+            stopped.map(|x| format!("; {x}")).unwrap_or_default()
+        ))
+    } else {
+        stopped.map(|x| format!("note: {x}"))
+    }
+}
+
 pub fn render(r: &Report, verbose: bool) -> String {
     let mut o = String::new();
     let d = &r.efficiency;
@@ -92,11 +121,21 @@ pub fn render(r: &Report, verbose: bool) -> String {
     let gpu = r.ceiling.gpu.clone().unwrap_or_else(|| "-".into());
     let _ = writeln!(
         o,
-        "headroom diagnose · {engine}{version} · model {model} · GPU {gpu} · window {} s, {} scrapes ok, {} failed",
+        "headroom diagnose · {}{engine}{version} · model {model} · GPU {gpu} · window {} s, {} scrapes ok, {} failed",
+        if r.simulated { "SIMULATED " } else { "" },
         num(r.window.duration_s),
         r.scrapes.ok,
         r.scrapes.failed
     );
+    if r.simulated {
+        let _ = writeln!(
+            o,
+            "  SIMULATED: the server is headroom's emulator; every figure below is simulated, not measured"
+        );
+    }
+    if let Some(line) = incomplete(r) {
+        let _ = writeln!(o, "  {line}");
+    }
     if r.window.resets > 0 {
         let _ = writeln!(
             o,
@@ -239,7 +278,12 @@ pub fn render(r: &Report, verbose: bool) -> String {
     let v = r;
     match &v.primary {
         Some(p) => {
-            finding(&mut o, "PRIMARY", p);
+            let label = if v.scrapes.incomplete {
+                "PRIMARY (incomplete window, not a verdict)"
+            } else {
+                "PRIMARY"
+            };
+            finding(&mut o, label, p);
             if let Some(n) = &v.next {
                 let _ = writeln!(o);
                 finding(&mut o, "NEXT (the primary has no fix left)", n);

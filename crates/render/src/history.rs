@@ -20,6 +20,17 @@ pub fn line(r: &Entry) -> String {
     )
 }
 
+/// Time of day in UTC, to the second ("14:02:31 UTC").
+pub(crate) fn clock(t: f64) -> String {
+    let rem = (t as i64).rem_euclid(86400);
+    format!(
+        "{:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
 fn when(t: f64) -> String {
     // UTC, to the minute, without a date library: days since the epoch → civil date.
     let secs = t as i64;
@@ -47,5 +58,6 @@ mod tests {
         assert_eq!(super::when(0.0), "1970-01-01 00:00");
         assert_eq!(super::when(1_796_000_000.0), "2026-11-30 00:53");
         assert_eq!(super::when(951_782_400.0), "2000-02-29 00:00");
+        assert_eq!(super::clock(1_796_000_000.0), "00:53:20 UTC");
     }
 }

@@ -22,6 +22,24 @@ fn num(v: f64) -> String {
     physics::provenance::sig(v, 3)
 }
 
+/// The verdict box's title: the URL, and SIMULATED or INCOMPLETE where the window is either.
+fn title(v: &View) -> String {
+    let mut t = format!(" headroom watch {} ", v.url);
+    if let Some(r) = &v.report {
+        if r.simulated {
+            t.push_str("· SIMULATED ");
+        }
+        if r.scrapes.incomplete {
+            t.push_str(&format!(
+                "· INCOMPLETE: {} of {} scrapes answered, not a verdict ",
+                r.scrapes.ok,
+                r.scrapes.ok + r.scrapes.failed
+            ));
+        }
+    }
+    t
+}
+
 /// Draws one frame: the verdict, the timeline charts, the rule scoreboard and the footer.
 pub fn draw(f: &mut Frame, v: &View) {
     let [top, charts, board, foot] = Layout::vertical([
@@ -51,30 +69,29 @@ pub fn draw(f: &mut Frame, v: &View) {
                             .unwrap_or_default(),
                     ),
                 ])];
+                // The fix comes right under the title, before the evidence, so it shows at
+                // 80x24 where the evidence wraps.
+                let flags: Vec<String> = p
+                    .fix
+                    .iter()
+                    .map(|s| match (&s.flag, &s.value) {
+                        (Some(fl), Some(x)) => format!("{fl} {x}"),
+                        (Some(fl), None) => format!("{fl}: {}", s.text),
+                        _ => s.text.clone(),
+                    })
+                    .collect();
+                if !flags.is_empty() {
+                    l.push(Line::from(Span::styled(
+                        format!("  fix: {}", flags.join("   ")),
+                        bold,
+                    )));
+                }
                 l.extend(
                     p.evidence
                         .iter()
                         .take(2)
                         .map(|e| Line::from(format!("  {e}"))),
                 );
-                let flags: Vec<String> = p
-                    .fix
-                    .iter()
-                    .filter_map(|s| {
-                        s.flag.as_ref().map(|fl| {
-                            format!(
-                                "{fl}{}",
-                                s.value
-                                    .as_deref()
-                                    .map(|x| format!(" {x}"))
-                                    .unwrap_or_default()
-                            )
-                        })
-                    })
-                    .collect();
-                if !flags.is_empty() {
-                    l.push(Line::from(format!("  fix: {}", flags.join("   "))));
-                }
                 l
             }
             None => vec![
@@ -91,11 +108,11 @@ pub fn draw(f: &mut Frame, v: &View) {
     f.render_widget(
         Paragraph::new(verdict)
             .wrap(Wrap { trim: false })
-            .block(Block::bordered().title(format!(" headroom watch {} ", v.url))),
+            .block(Block::bordered().title(title(v))),
         top,
     );
     let [left, right] =
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(charts);
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(charts);
     if let Some(r) = &v.report {
         let pts = |g: &dyn Fn(&diagnose::TimePoint) -> Option<f64>| -> Vec<(f64, f64)> {
             r.timeline
@@ -107,33 +124,48 @@ pub fn draw(f: &mut Frame, v: &View) {
         let x1 = r.timeline.points.last().map_or(1.0, |p| p.t_s.max(1.0));
         let gen = pts(&|p| p.generation_tps);
         let ceiling = r.ceiling.aggregate_at_ridge_tps.filter(|c| c.is_finite());
-        let ceil_line: Vec<(f64, f64)> =
-            ceiling.map(|c| vec![(0.0, c), (x1, c)]).unwrap_or_default();
-        let ymax = gen
-            .iter()
-            .map(|p| p.1)
-            .chain(ceiling)
-            .fold(1.0f64, f64::max)
-            * 1.05;
+        // The axis is scaled to what was measured, so the line is readable far below the
+        // ceiling; the ceiling is drawn when it falls on the axis and always named in the title.
+        let measured_max = gen.iter().map(|p| p.1).fold(0.0f64, f64::max);
+        let ymax = if measured_max > 0.0 {
+            measured_max * 1.25
+        } else {
+            ceiling.unwrap_or(1.0)
+        };
+        let ceil_line: Vec<(f64, f64)> = ceiling
+            .filter(|&c| c <= ymax)
+            .map(|c| vec![(0.0, c), (x1, c)])
+            .unwrap_or_default();
         let mut ds = vec![Dataset::default()
-            .name("generation tok/s")
             .marker(symbols::Marker::Braille)
             .graph_type(GraphType::Line)
             .style(Style::default().fg(Color::Cyan))
             .data(&gen)];
-        if ceiling.is_some() {
+        if !ceil_line.is_empty() {
             ds.push(
                 Dataset::default()
-                    .name("ceiling (est)")
                     .marker(symbols::Marker::Dot)
                     .graph_type(GraphType::Line)
                     .style(Style::default().fg(Color::DarkGray))
                     .data(&ceil_line),
             );
         }
+        let now = r
+            .throughput
+            .generation_tokens_per_s
+            .map_or_else(|| "-".to_string(), num);
+        let ceiling_note = match ceiling {
+            // ↑: above the axis; ···: the dotted line.
+            Some(c) if c > ymax => format!(" · ceiling ~{} (est) ↑", num(c)),
+            Some(c) => format!(" · ceiling ~{} (est) ···", num(c)),
+            None => String::new(),
+        };
         f.render_widget(
             Chart::new(ds)
-                .block(Block::bordered().title(" generation tok/s "))
+                .block(
+                    Block::bordered()
+                        .title(format!(" gen {now} tok/s{ceiling_note} ")),
+                )
                 .x_axis(
                     Axis::default()
                         .bounds([0.0, x1])

@@ -39,6 +39,7 @@ h3{font-size:1em;margin:1em 0 .3em}
 .sub{color:var(--muted)}
 .verdict{background:var(--card);border-left:4px solid var(--c4);padding:10px 14px;margin:12px 0}
 .verdict.none{border-left-color:var(--ok)}
+.simulated,.incomplete{background:var(--card);border:2px dashed var(--c4);padding:8px 12px;margin:10px 0}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92em}
 pre.fix{background:var(--card);border:1px solid var(--line);padding:8px 10px;user-select:all;white-space:pre-wrap;word-break:break-all}
 table{border-collapse:collapse;margin:6px 0;font-size:.9em}

@@ -333,7 +333,19 @@ fn header(r: &Report, what: &str) -> Markup {
         None => "-".into(),
     };
     html! {
-        h1 { "headroom " (what) ": " (r.model.as_deref().or(r.served_model.as_deref()).unwrap_or("unnamed model")) }
+        h1 { "headroom " (what) ": " (r.model.as_deref().or(r.served_model.as_deref()).unwrap_or("unnamed model"))
+            @if r.simulated { " (SIMULATED)" } }
+        @if r.simulated {
+            p.simulated data-simulated="true" { strong { "SIMULATED: " } "the server was headroom's emulator; every figure on this page is simulated, not measured." }
+        }
+        @if r.scrapes.incomplete {
+            p.incomplete data-incomplete="true" { strong { "INCOMPLETE WINDOW: " }
+                (r.scrapes.ok) " of " (r.scrapes.ok + r.scrapes.failed) " scrapes answered ("
+                (format!("{:.0}", r.scrapes.share_ok.unwrap_or(0.0) * 100.0)) " %, a verdict needs "
+                (format!("{:.0}", diagnose::report::MIN_SHARE_OK * 100.0)) " %); what fired describes only the part that answered, and is not a verdict."
+                @if let Some(st) = &r.scrapes.stopped { " The server stopped answering after " (st.after_ok) " scrapes: " (st.error) }
+            }
+        }
         (facts(&[
             ("engine", format!("{}{}", r.engine.name(), r.engine_version.as_deref().map(|v| format!(" {v}")).unwrap_or_default())),
             ("served model", r.served_model.clone().unwrap_or_else(|| "-".into())),

@@ -31,4 +31,7 @@ pub struct Entry {
     pub model: Option<String>,
     /// The run in one clause: the primary and throughput for diagnose, the headline for bench.
     pub summary: String,
+    /// The run measured headroom's emulator (a diagnose run whose report says `simulated`).
+    #[serde(default)]
+    pub simulated: bool,
 }

@@ -1,5 +1,6 @@
 //! diagnose's integration tests: one binary.
 
+mod coverage;
 mod defaults;
 mod props;
 mod rules;

@@ -112,6 +112,8 @@ fn underfed(running: f64, gen_tps: f64) -> Inputs {
     b.window.running = g(running, running + 2.0);
     b.window.generation_tps = Some(gen_tps);
     b.window.prompt_tps = Some(gen_tps * 0.5);
+    // KV in step with the requests running: the pool holds 442 of them (389 at 88 %).
+    b.window.kv_usage = g(running / 442.0, (running + 2.0) / 442.0);
     b
 }
 
@@ -254,12 +256,12 @@ fn saturated_by_prefill() -> Inputs {
 fn r1_quiet_when_prefill_saturates_and_r3_prescribes_the_cache() {
     let b = saturated_by_prefill();
     let f = r1_finding(&b);
-    // R1's own gates hold (8 running on 52 requests' worth of KV pool, 15 % < 25 %; waiting 0):
-    // only the guard refuses it.
+    // R1's own gates hold (8 running with the pool 15 % full: it holds 8 ÷ 15 % × 88 % = 47
+    // such requests, so 17 % < 25 %; waiting 0): only the guard refuses it.
     assert!(
         f.evidence
             .iter()
-            .any(|e| e.starts_with("occupancy 15% of the memory (KV pool) wall is below 25%")),
+            .any(|e| e.starts_with("occupancy 17% of the memory (KV pool) wall is below 25%")),
         "{:?}",
         f.evidence
     );
@@ -578,6 +580,7 @@ fn slow_prompt_heavy(gen: f64) -> Inputs {
     b.physics = None;
     b.config.max_num_seqs = Some(128.0);
     b.window.running = g(8.0, 8.0);
+    b.window.kv_usage = g(8.0 / 442.0, 8.0 / 442.0);
     b.window.prompt_len = dist(60.0, 880.0);
     b.window.prompt_tps = Some(880.0);
     b.window.generation_tps = Some(gen);
@@ -700,11 +703,13 @@ fn r5_threshold_and_fix() {
     );
     assert!(!fired(&saturated(true, 1.9, 0.5, 0.5)).contains(&RuleId::R5));
     assert!(!fired(&saturated(true, 5.0, 0.29, 0.5)).contains(&RuleId::R5));
-    // KV < 80 %: raise to 0.8 × min(ridge 200, KV bound 442) = 160, capped by live demand 64+5+3.
+    // KV < 80 %: raise to 0.8 × min(ridge 200, KV bound 63 ÷ 50 % × 88 % = 110.9) = 88: the
+    // final value, not capped at the live demand 64+5+3 (R7 would ask for 88 after a second
+    // restart).
     let p = diagnose(&saturated(true, 5.0, 0.5, 0.5)).primary.unwrap();
     assert_eq!(p.rule, RuleId::R5);
     assert_eq!(p.fix[0].flag.as_deref(), Some("--max-num-seqs"));
-    assert_eq!(p.fix[0].value.as_deref(), Some("72"));
+    assert_eq!(p.fix[0].value.as_deref(), Some("88"));
     // KV ≥ 80 %: name the wall, no number.
     let p = diagnose(&saturated(true, 5.0, 0.5, 0.85)).primary.unwrap();
     assert!(p.fix[0].flag.is_none() && p.fix[0].text.contains("KV pool"));
@@ -780,6 +785,8 @@ fn headroom_cfg(max_seqs: f64, running: f64, waiting: f64) -> Inputs {
     b.window.running = g(running, running);
     b.window.waiting = g(waiting, waiting);
     b.window.generation_tps = Some(running * 50.0 * 0.95);
+    // The pool holds 442 requests of this size (running ÷ KV usage), 389 at 88 %: the ridge binds.
+    b.window.kv_usage = g(running / 442.0, running / 442.0);
     b
 }
 
@@ -804,9 +811,11 @@ fn r7_threshold() {
 fn prefill_silences_under_batching_when_pressed() {
     // Pressed by a queue: R6 fires and silences R1.
     let mut b = prefill(8.0, 0.2);
-    b.window.running = g(30.0, 32.0);
+    // Running 40 of ridge 80, not well below it: not soft. (KV at 80 % or more would be the
+    // wall itself, where under-batching cannot fire.)
+    b.window.running = g(40.0, 42.0);
     b.window.waiting = g(1.5, 3.0);
-    b.window.kv_usage = g(0.85, 0.86); // KV binding: not soft
+    b.window.kv_usage = g(0.5, 0.55);
     let v = diagnose(&b);
     assert_eq!(v.primary.as_ref().unwrap().rule, RuleId::R6);
     assert!(v
@@ -862,8 +871,10 @@ fn soft_underfed_inject_reuses_r1_fix() {
 #[test]
 fn layers_put_broken_before_tuning() {
     // R7 (tuning) and R2 (broken) together: R2 is primary, R7 held.
+    // KV peaks past 88 % with evictions (R2), its mean 30 %: the pool holds 100 requests of
+    // the running ones' mean size, so R7's target stays the ridge's.
     let mut b = headroom_cfg(32.0, 30.0, 0.0);
-    b.window.kv_usage = g(0.93, 0.95);
+    b.window.kv_usage = g(0.3, 0.95);
     b.window.preemptions_per_s = Some(0.1);
     let v = diagnose(&b);
     assert_eq!(v.primary.as_ref().unwrap().rule, RuleId::R2);
@@ -872,8 +883,10 @@ fn layers_put_broken_before_tuning() {
 
 #[test]
 fn held_surface_when_same_primary_refires_or_primary_has_no_fix() {
+    // KV peaks past 88 % with evictions (R2), its mean 30 %: the pool holds 100 requests of
+    // the running ones' mean size, so R7's target stays the ridge's.
     let mut b = headroom_cfg(32.0, 30.0, 0.0);
-    b.window.kv_usage = g(0.93, 0.95);
+    b.window.kv_usage = g(0.3, 0.95);
     b.window.preemptions_per_s = Some(0.1);
     let before = diagnose(&b);
     let after = diagnose(&b);
@@ -885,6 +898,7 @@ fn held_surface_when_same_primary_refires_or_primary_has_no_fix() {
     // R2 on llama.cpp with every lever applied or unread has no fix left: a held rule
     // surfaces at once.
     let mut n = b.clone();
+    n.window.kv_usage = g(0.93, 0.95); // a hot pool: not the soft field
     n.engine = Engine::LlamaCpp;
     n.config.kv_cache_dtype = Some("q8_0".into());
     n.config.max_model_len = None;
@@ -1044,6 +1058,7 @@ fn under_batching_is_not_judged_with_the_seat_limit_unread() {
     busy.physics = None;
     busy.config.max_num_seqs = None;
     busy.config.kv_capacity_tokens = Some(60_000.0);
+    busy.window.kv_usage = g(56.0 / 133.0, 58.0 / 133.0);
     assert!(diagnose(&busy)
         .unjudged
         .iter()
@@ -1075,7 +1090,8 @@ fn config_headroom_is_named_when_the_ridge_is_unknown() {
     // A seat limit the KV pool could not exceed by much: no suspicion.
     let mut k = headroom_cfg(64.0, 60.0, 0.0);
     k.physics = None;
-    k.config.kv_capacity_tokens = Some(30_000.0); // 66 requests of 452 tokens; 64 > 0.72 × 66
+    k.config.kv_capacity_tokens = Some(30_000.0);
+    k.window.kv_usage = g(60.0 / 66.0, 60.0 / 66.0); // the pool holds 66; 64 > 0.72 × 66
     assert!(diagnose(&k).unjudged.iter().all(|u| u.rule != RuleId::R7));
 }
 
@@ -1235,4 +1251,165 @@ fn weights_kept_in_host_memory_with_a_pool_of_one_sequence_is_weights_overflow()
     b.config.cpu_offload_gb = Some(71.0);
     b.config.kv_capacity_tokens = Some(200_000.0);
     assert_ne!(diagnose(&b).primary.map(|p| p.rule), Some(RuleId::R4));
+}
+
+// Advice that agrees with itself: one definition per shared figure, one prescription per knob,
+// a value (or how to measure it) on every step, cost tags that are true.
+
+#[test]
+fn the_kv_wall_is_the_kv_gauge_so_a_pool_at_44_percent_is_not_near_its_wall() {
+    // 56 running with the pool 44.5 % full, 256 seats, ridge 300: the pool holds 56 ÷ 0.445 ×
+    // 88 % = 111 requests of this size at R2's near-full fill. Against it, occupancy is the KV
+    // usage over that fill: 51 %.
+    let mut b = base();
+    b.config.max_num_seqs = Some(256.0);
+    b.physics.as_mut().unwrap().ridge_batch = 300.0;
+    b.window.kv_usage = g(0.445, 0.5);
+    b.config.kv_capacity_tokens = Some(20_000.0); // 44 requests of 452 tokens, the old estimate
+    let d = diagnose::rules::derive(&b, &b.window);
+    assert_eq!(d.occupancy_wall, Some("memory (KV pool)"));
+    assert!((d.occupancy.unwrap() - 0.445 / 0.88).abs() < 1e-9, "{d:?}");
+    let v = diagnose(&b);
+    assert!(
+        v.boundary
+            .as_ref()
+            .is_none_or(|x| !x.text.contains("near their wall")),
+        "{:?}",
+        v.boundary
+    );
+}
+
+#[test]
+fn r7_says_seat_use_and_r1_says_occupancy() {
+    let h = headroom_cfg(32.0, 30.0, 0.0);
+    let (_, fs) = diagnose::rules::evaluate(&h, &h.window);
+    let r7 = fs.iter().find(|f| f.rule == RuleId::R7).unwrap();
+    assert!(r7.evidence.iter().any(|e| e.contains("seat use (running ÷ max_num_seqs)")));
+    assert!(r7.evidence.iter().all(|e| !e.contains("occupancy")), "{:?}", r7.evidence);
+    let u = underfed(20.0, 400.0);
+    let (_, fs) = diagnose::rules::evaluate(&u, &u.window);
+    let r1 = fs.iter().find(|f| f.rule == RuleId::R1).unwrap();
+    assert!(r1.evidence.iter().any(|e| e.starts_with("occupancy")), "{:?}", r1.evidence);
+}
+
+#[test]
+fn r5_prescribes_the_final_seat_value_once_and_r7_does_not_ask_again() {
+    // 63 running on 64 seats with KV at 50 %: the pool holds 63 ÷ 0.5 × 88 % = 110 such
+    // requests; target 0.8 × min(ridge 200, 110) = 88. The demand (64 + 8) is said, not a cap.
+    let before = saturated(true, 5.0, 0.5, 0.5);
+    let p = diagnose(&before).primary.unwrap();
+    assert_eq!(p.rule, RuleId::R5);
+    assert_eq!(p.fix[0].value.as_deref(), Some("88"), "{:?}", p.fix[0]);
+    assert!(
+        p.fix[0].text.contains("0.8 × min(ridge 200, KV bound 111")
+            && p.fix[0].text.contains("= 88")
+            && p.fix[0].text.contains("peaked at 72"),
+        "{}",
+        p.fix[0].text
+    );
+    // After the fix: 88 seats, 80 running, KV grown in proportion. R7 has nothing to add.
+    let mut after = before.clone();
+    after.config.max_num_seqs = Some(88.0);
+    after.window.running = g(80.0, 85.0);
+    after.window.waiting = g(0.5, 1.0);
+    after.window.queue_ratio = Some(0.0);
+    after.window.seat_wall_cooccurred = Some(false);
+    after.window.kv_usage = g(0.5 * 80.0 / 63.0, 0.7);
+    assert!(!fired(&after).contains(&RuleId::R7), "{:?}", fired(&after));
+    assert!(!fired(&after).contains(&RuleId::R5));
+}
+
+#[test]
+fn r7_value_and_its_arithmetic() {
+    let p = diagnose(&headroom_cfg(32.0, 30.0, 0.0)).primary.unwrap();
+    assert_eq!(p.rule, RuleId::R7);
+    let v: f64 = p.fix[0].value.as_deref().unwrap().parse().unwrap();
+    assert!(p.fix[0].text.contains(&format!("= {v:.0}")), "{}", p.fix[0].text);
+}
+
+/// One user on a one-slot llama-server: nobody ever waits, so more slots would only split -c.
+fn llama_one_user(waiting_peak: f64) -> Inputs {
+    let mut b = headroom_cfg(1.0, 1.0, 0.0);
+    b.engine = Engine::LlamaCpp;
+    b.window.waiting = g(waiting_peak / 4.0, waiting_peak);
+    b.window.kv_usage = g(0.1, 0.12);
+    b.config.max_model_len = Some(4096.0); // per slot: -c 4096 / -np 1
+    b.config.kv_capacity_tokens = Some(4096.0);
+    b.config.gpu_memory_utilization = None;
+    b
+}
+
+#[test]
+fn r7_on_llama_cpp_needs_someone_waiting_and_keeps_each_slots_context() {
+    let one = llama_one_user(0.0);
+    let (_, fs) = diagnose::rules::evaluate(&one, &one.window);
+    let r7 = fs.iter().find(|f| f.rule == RuleId::R7).unwrap();
+    assert!(!r7.fired, "{:?}", r7.evidence);
+    assert!(r7.evidence.iter().any(|e| e.contains("waiting peak 0")), "{:?}", r7.evidence);
+    assert!(diagnose(&llama_one_user(0.0)).primary.is_none_or(|p| p.rule != RuleId::R7));
+    // Someone waited once: R7, with -np and the -c that keeps 4096 tokens a slot.
+    let inp = llama_one_user(1.0);
+    let (_, fs) = diagnose::rules::evaluate(&inp, &inp.window);
+    let r7 = fs.iter().find(|f| f.rule == RuleId::R7).unwrap();
+    assert!(r7.fired, "{:?}", r7.evidence);
+    let np: f64 = r7.fix[0].value.as_deref().unwrap().parse().unwrap();
+    assert_eq!(r7.fix[0].flag.as_deref(), Some("-np"));
+    let c = r7.fix.iter().find(|f| f.flag.as_deref() == Some("-c")).expect("-c step");
+    assert_eq!(c.value.as_deref(), Some(format!("{:.0}", np * 4096.0).as_str()));
+    assert!(c.text.contains("divides -c by -np"), "{}", c.text);
+    // The same window on vLLM (paged KV, seats cost nothing empty): R7 fires without a wait.
+    let mut v = llama_one_user(0.0);
+    v.engine = Engine::Vllm;
+    assert!(fired(&v).contains(&RuleId::R7));
+}
+
+#[test]
+fn kv_fix_steps_carry_a_value_or_how_to_measure_it_and_true_cost_tags() {
+    let mut b = kv_pressed(0.95, 0.5);
+    b.config.kv_cache_dtype = Some("auto".into());
+    let (_, fs) = diagnose::rules::evaluate(&b, &b.window);
+    let r2 = fs.iter().find(|f| f.rule == RuleId::R2).unwrap();
+    assert!(r2.fired);
+    let step = |fl: &str| {
+        r2.fix
+            .iter()
+            .find(|f| f.flag.as_deref() == Some(fl))
+            .unwrap_or_else(|| panic!("{fl} in {:?}", r2.fix))
+    };
+    // fp8 KV changes what the model computes: not "safe".
+    assert_eq!(step("--kv-cache-dtype fp8").cost, Some(diagnose::FixCost::TradesAccuracy));
+    // Offloading: the value is measured, and the step says how.
+    assert!(step("--kv-offloading-size").text.contains("free -g"));
+    // Fewer seats: a number, with the arithmetic (56 × 80 % ÷ 95 % = 47).
+    let s = step("--max-num-seqs");
+    assert_eq!(s.value.as_deref(), Some("47"), "{s:?}");
+    assert!(s.text.contains("= 47"), "{}", s.text);
+    // A shorter context: what to measure.
+    assert!(step("--max-model-len").text.contains("measure"), "{:?}", step("--max-model-len"));
+    assert_eq!(step("--gpu-memory-utilization").value.as_deref(), Some("0.95"));
+    // No step says "lower it" without a number or a measurement.
+    for f in &r2.fix {
+        if f.text.starts_with("lower it") {
+            assert!(f.value.is_some() || f.text.contains("measure") || f.text.contains("watch"), "{f:?}");
+        }
+    }
+}
+
+#[test]
+fn r4_squeeze_prescribes_the_context_the_free_vram_holds() {
+    // 0.5 GB of KV headroom, one 8192-token request needs 1 GB: 8192 × 0.5 ÷ 1 = 4096.
+    let mut s = base();
+    s.physics.as_mut().unwrap().kv_headroom_gb = Some(0.5);
+    let (_, fs) = diagnose::rules::evaluate(&s, &s.window);
+    let r4 = fs.iter().find(|f| f.rule == RuleId::R4).unwrap();
+    assert!(r4.fired);
+    let len = r4.fix.iter().find(|f| f.flag.as_deref() == Some("--max-model-len")).unwrap();
+    assert_eq!(len.value.as_deref(), Some("4096"), "{len:?}");
+    assert!(len.text.contains("= 4096"), "{}", len.text);
+    let mem = r4
+        .fix
+        .iter()
+        .find(|f| f.flag.as_deref() == Some("--gpu-memory-utilization"))
+        .unwrap();
+    assert_eq!(mem.value.as_deref(), Some("0.95"));
 }

@@ -63,12 +63,12 @@ pub fn to_sample(e: &Exposition, t: f64) -> Result<Sample, AdaptError> {
             .collect::<Vec<_>>()
             .join(", "),
     })?;
-    let t = e
+    let clock = e
         .series(EMULATOR_CLOCK)
         .map(|c| c.value)
-        .find(|c| c.is_finite())
-        .unwrap_or(t);
-    let mut s = Sample::empty(t, engine);
+        .find(|c| c.is_finite());
+    let mut s = Sample::empty(clock.unwrap_or(t), engine);
+    s.simulated = clock.is_some();
     fill(engine, &View::new(e), &mut s);
     Ok(s)
 }

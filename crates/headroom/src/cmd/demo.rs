@@ -34,7 +34,7 @@ time, so the same --seed gives the same arrivals, prompts and tokens on any mach
 window is scraped on the wall clock, so how many of them fall inside it (and the counts in \
 --json) varies a little with the machine's load. --http-load sends the load over HTTP \
 instead. The diagnosis is the real one: /metrics scraped over HTTP, the engines adapter, the \
-eight rules. The window is 2 minutes of simulated time; at the default --speed 20 the \
+eight rules `headroom diagnose` applies. The window is 2 minutes of simulated time; at the default --speed 20 the \
 whole demo takes well under a minute.
 
 Examples:

@@ -31,8 +31,17 @@ the process listening on the port. Flags nobody could read stay 'unread'; a rule
 stays silent, and when it would outrank the primary the report names it as unjudged, with the
 flag that settles it, instead of crowning a weaker rule.
 
+Before the window starts, one scrape checks that the URL answers and that its /metrics carries
+an LLM engine's series (vLLM, SGLang, llama.cpp, TGI); a wrong port, or a node exporter, ends
+the run there with what was found.
+
+A window where under 80 % of the scrapes answered (the server went down, or answered too late)
+is marked INCOMPLETE, with the counts and the time the server stopped answering: what fired is
+printed, but it is not a verdict.
+
 Exit codes: 0 ran (whatever it found), 1 error (an unknown or ambiguous --gpu or --model
-included, checked before the first scrape), 2 --fail-on matched.
+included, checked before the first scrape), 2 --fail-on matched, 3 the window was
+incomplete (under 80 % of its scrapes answered; takes precedence over 2).
 The JSON document is described in docs/json/diagnose.md.")]
 pub struct Args {
     /// Base URL of the server (its /metrics is scraped).
@@ -179,7 +188,11 @@ pub struct Output {
 
 The re-measure takes the saved run's window shape (URL, duration, interval, GPU, model) and says
 whether the primary cleared, how throughput moved against the spread across sub-windows, whether
-the config changed as prescribed, and what fires next.")]
+the config changed as prescribed, and what fires next. The server is checked before the window
+starts, as diagnose does.
+
+Exit codes: 0 ran, 1 error, 3 the new window was incomplete (under 80 % of its scrapes
+answered): the comparison is not a verdict.")]
 pub struct RemeasureArgs {
     /// The saved run to compare with (default: the newest saved diagnose run).
     #[arg(long)]
@@ -332,6 +345,7 @@ pub fn run(a: Args) -> Result<Exit> {
         }
     }
     Ok(match &a.fail_on {
+        _ if report.scrapes.incomplete => Exit::Incomplete,
         Some(f) if f.found(&report) => Exit::Found,
         _ => Exit::Ok,
     })
@@ -399,9 +413,14 @@ pub fn remeasure(a: RemeasureArgs) -> Result<Exit> {
     if let Some(p) = &a.out.html {
         super::report::write_page(p, &::report::remeasure(&before, &doc))?;
     }
+    let exit = if doc.after.scrapes.incomplete {
+        Exit::Incomplete
+    } else {
+        Exit::Ok
+    };
     if a.out.json {
         print_json(&doc)?;
-        return Ok(Exit::Ok);
+        return Ok(exit);
     }
     let (report, comparison) = (&doc.after, &doc.comparison);
     output::emit(&render::diagnose::render(report, a.out.verbose))?;
@@ -410,5 +429,5 @@ pub fn remeasure(a: RemeasureArgs) -> Result<Exit> {
     if let Some(id) = saved {
         output::line(format!("\nSaved as run {id}."))?;
     }
-    Ok(Exit::Ok)
+    Ok(exit)
 }

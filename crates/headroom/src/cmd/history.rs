@@ -50,10 +50,26 @@ fn summary(r: &store::Run, db: &Path) -> Result<String> {
                 .generation_tokens_per_s
                 .map(|g| format!("{} tok/s", physics::provenance::sig(g, 3)))
                 .unwrap_or_else(|| "-".into());
-            format!("primary {primary} · generation {gen}")
+            // A simulated run (headroom's emulator) and a mostly missing window say so first.
+            let sim = if d.simulated { "SIMULATED · " } else { "" };
+            let incomplete = if d.scrapes.incomplete {
+                format!(
+                    " · INCOMPLETE ({} of {} scrapes answered)",
+                    d.scrapes.ok,
+                    d.scrapes.ok + d.scrapes.failed
+                )
+            } else {
+                String::new()
+            };
+            format!("{sim}primary {primary} · generation {gen}{incomplete}")
         }
         _ => r.read::<BenchHeadline>(db)?.summary.unwrap_or_default(),
     })
+}
+
+/// Whether a saved diagnose run measured headroom's emulator.
+fn simulated(r: &store::Run, db: &Path) -> Result<bool> {
+    Ok(r.kind == "diagnose" && r.read::<diagnose::Report>(db)?.simulated)
 }
 
 pub fn run(a: Args) -> Result<Exit> {
@@ -84,6 +100,7 @@ pub fn run(a: Args) -> Result<Exit> {
                 engine: r.engine.clone(),
                 model: r.model.clone(),
                 summary: summary(r, &path)?,
+                simulated: simulated(r, &path)?,
             })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -20,7 +20,15 @@ use std::time::{Duration, Instant};
 
 The window's timeline (generation throughput against the ceiling, running and waiting) and the
 rule scoreboard, judged again after each sub-window over the last --duration of scrapes: the
-primary is what `headroom diagnose` would say about that window. q or Esc quits.")]
+primary is what `headroom diagnose` would say about that window. q or Esc quits.
+
+watch draws on a terminal and needs one on stdin and stdout: in a pipe, a cron job or CI it
+stops at once with an error (exit 1) before scraping. For a verdict in a log, run
+`headroom diagnose --url ... --duration 2m` (add --json for a document) in a loop instead.
+
+The server is checked before the screen opens, as diagnose does (the URL answers, its /metrics
+carries an engine's series). A window where under 80 % of the scrapes answered is titled
+INCOMPLETE, with the counts; a simulated server (headroom emulate) is titled SIMULATED.")]
 pub struct Args {
     /// Base URL of the server (its /metrics is scraped).
     #[arg(long)]
@@ -46,6 +54,18 @@ pub fn run(a: Args) -> Result<Exit> {
         anyhow::bail!("--interval must be shorter than --duration");
     }
     super::names::check_target(&a.target)?;
+    {
+        use std::io::IsTerminal;
+        if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+            anyhow::bail!(
+                "watch draws on a terminal, and stdin or stdout is not one (a pipe, a file, cron \
+                 or CI): for a verdict in a log run `headroom diagnose --url {} --duration {}s` \
+                 (--json for a document)",
+                a.url,
+                a.duration.as_secs()
+            );
+        }
+    }
     let shape = Shape {
         url: Some(a.url.clone()),
         duration_s: a.duration.as_secs_f64(),

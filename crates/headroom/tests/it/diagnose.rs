@@ -166,6 +166,8 @@ fn the_real_truncated_vllm_capture_is_salvaged_and_the_cut_is_named() {
     assert_eq!(code, 0, "{err}");
     let doc: Report = serde_json::from_str(&out).unwrap();
     assert_eq!(doc.engine, Engine::Vllm);
+    // A real vLLM's capture: not labelled simulated.
+    assert!(!doc.simulated);
     let cut = &doc.window.truncated;
     assert!(
         cut.iter()

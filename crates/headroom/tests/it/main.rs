@@ -29,3 +29,4 @@ mod trace;
 mod util;
 mod vllm;
 mod watch;
+mod window_checks;

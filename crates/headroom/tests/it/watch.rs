@@ -123,7 +123,7 @@ fn watch_shows_the_primary_survives_resizing_and_quits_cleanly() {
     let doc: Report = serde_json::from_slice(&out.stdout).unwrap();
     let primary = doc.primary.expect("kv-pressure has a primary");
     let rule = primary.rule.as_str().to_string();
-    let title = primary.title;
+    let title = primary.title.clone();
 
     let t = Tmux(format!("headroom-watch-{}", std::process::id()));
     let cmd = format!(
@@ -143,7 +143,7 @@ fn watch_shows_the_primary_survives_resizing_and_quits_cleanly() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = t.wait_for(&format!("Primary: {rule} {title}"), 60);
-    assert!(s.contains("rules") && s.contains("generation tok/s"), "{s}");
+    assert!(s.contains("rules") && s.contains("tok/s"), "{s}");
     // Every rule has a row in the scoreboard.
     for r in ["R1 ", "R2 ", "R2b", "R3 ", "R4 ", "R5 ", "R6 ", "R7 "] {
         assert!(
@@ -165,10 +165,54 @@ fn watch_shows_the_primary_survives_resizing_and_quits_cleanly() {
             t.screen()
         );
     }
+    // At 80x24 the primary's fix (its first flag) and the measured throughput are on screen.
+    assert!(t
+        .run(&["resize-window", "-t", "w", "-x", "80", "-y", "24"])
+        .status
+        .success());
+    let first_flag = primary
+        .fix
+        .iter()
+        .find_map(|f| f.flag.clone())
+        .expect("R2's fix names a flag");
+    let s = t.wait_for(&format!("fix: {first_flag}"), 20);
+    let gen_line = s
+        .lines()
+        .find(|l| l.contains(" gen ") && l.contains("tok/s"))
+        .unwrap_or_else(|| panic!("no throughput title at 80x24:\n{s}"));
+    let figure = gen_line
+        .split(" gen ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or("");
+    assert!(
+        figure.parse::<f64>().is_ok_and(|g| g > 0.0),
+        "the live figure is a number at 80x24: {gen_line:?}\n{s}"
+    );
+    assert!(t
+        .run(&["resize-window", "-t", "w", "-x", "150", "-y", "45"])
+        .status
+        .success());
     t.wait_for("Primary:", 20);
     assert!(t.run(&["send-keys", "-t", "w", "q"]).status.success());
     let s = t.wait_for("WATCH-EXIT=", 20);
     assert!(s.contains("WATCH-EXIT=0"), "{s}");
     // The alternate screen is gone: nothing of the view is left on the terminal.
     assert!(!s.contains("q quits") && !s.contains("Primary:"), "{s}");
+}
+
+/// Without a terminal (stdout a pipe, stdin not a tty, as under cron or CI) watch ends at once
+/// with a clear error and exit 1, not a panic (101), and before it scrapes anything: the URL
+/// here has nothing listening.
+#[test]
+fn watch_without_a_terminal_is_a_clear_error_not_a_panic() {
+    let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
+        .args(["watch", "--url", "http://127.0.0.1:9", "--duration", "10s"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("terminal") && err.contains("headroom diagnose"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
 }

@@ -97,23 +97,15 @@ pub async fn open(shape: &diagnose::Shape, pid: Option<u32>) -> Result<Opened> {
     // /metrics late (llama.cpp queues it behind decode steps), but must not stretch the window.
     let timeout = (interval * 2).clamp(Duration::from_secs(2), Duration::from_secs(10));
     let scraper = Scraper::new(url, timeout)?;
-    // Failed scrapes count against coverage and do not end the window, except when the first
-    // one shows a mistake that waiting will not fix (wrong address, metrics off, not /metrics).
+    // The check before measuring: the first scrape must answer, within 10 s, with an engine's
+    // series; otherwise the run ends here, not after the window. Later failed scrapes count
+    // against coverage and do not end the window.
     let first = Scraper::new(url, Duration::from_secs(10))?
         .fetch_metrics()
         .await;
-    if let Err(e) = &first {
-        use engines::ScrapeError as E;
-        if matches!(
-            e,
-            E::InvalidUrl { .. }
-                | E::Unreachable { .. }
-                | E::MetricsDisabled { .. }
-                | E::NotPrometheus { .. }
-                | E::HttpStatus { status: 404, .. }
-        ) {
-            bail!("{e}");
-        }
+    match &first {
+        Err(e) => bail!("checking the server before the window: {e}"),
+        Ok(raw) => check_engine(&raw.body, url)?,
     }
     let mut header = RecordingHeader::new(
         scraper.base_url(),
@@ -173,6 +165,73 @@ pub async fn open(shape: &diagnose::Shape, pid: Option<u32>) -> Result<Opened> {
         header,
         first,
     })
+}
+
+/// The first /metrics body must parse and carry an LLM engine's series; otherwise the error
+/// names what answered instead (a node exporter, nginx, a bare Go or Python process ...).
+pub fn check_engine(body: &str, url: &str) -> Result<()> {
+    let metrics = format!("{}/metrics", url.trim_end_matches('/'));
+    let e = match engines::prom::parse(body) {
+        Ok(e) => e,
+        Err(err) => bail!(
+            "checking the server before the window: {}",
+            engines::scrape::metrics_parse_error(&metrics, err.into())
+        ),
+    };
+    if engines::detect_engine(&e).is_some() {
+        return Ok(());
+    }
+    let names: Vec<&str> = e.families.iter().map(|f| f.name.as_str()).collect();
+    bail!(
+        "checking the server before the window: {metrics} answers, but with no LLM engine's \
+         metrics (vLLM, SGLang, llama.cpp, TGI): {}. Point --url at the engine's own port \
+         (vLLM and SGLang serve /metrics on their API port; llama-server needs --metrics)",
+        what_answered(&names)
+    )
+}
+
+/// What a Prometheus exposition without an engine's series looks like it came from, by the
+/// prefixes of its families.
+fn what_answered(names: &[&str]) -> String {
+    if names.is_empty() {
+        return "the exposition is empty (no series at all)".into();
+    }
+    let share = |p: &str| names.iter().filter(|n| n.starts_with(p)).count();
+    // Known exporters, by the prefix their own documentation gives their series.
+    let known = [
+        ("node_", "a Prometheus node exporter (host metrics)"),
+        ("nginx_", "an nginx exporter"),
+        ("nginxplus_", "an nginx exporter"),
+        ("haproxy_", "an HAProxy exporter"),
+        ("traefik_", "a Traefik proxy"),
+        ("envoy_", "an Envoy proxy"),
+        ("prometheus_", "a Prometheus server's own metrics"),
+        ("DCGM_", "NVIDIA's DCGM exporter (GPU metrics, not the engine's)"),
+        ("nvidia_", "an NVIDIA GPU exporter (GPU metrics, not the engine's)"),
+        ("litellm_", "a LiteLLM proxy"),
+    ];
+    let best = known
+        .iter()
+        .map(|(p, what)| (share(p), *what))
+        .filter(|(n, _)| *n > 0)
+        .max_by_key(|(n, _)| *n);
+    let runtime = share("go_") + share("process_") + share("python_") + share("promhttp_");
+    let who = match best {
+        Some((_, what)) => what.to_string(),
+        None if runtime == names.len() => {
+            "only a runtime's default series (go_*, process_*, python_*): a program with no \
+             LLM engine metrics"
+                .to_string()
+        }
+        None => "an exporter headroom does not know".to_string(),
+    };
+    let shown: Vec<&str> = names.iter().take(5).copied().collect();
+    format!(
+        "{who}; {} famil{} such as {}",
+        names.len(),
+        if names.len() == 1 { "y" } else { "ies" },
+        shown.join(", ")
+    )
 }
 
 pub fn replay(path: &Path) -> Result<Recording> {
