@@ -83,7 +83,14 @@ pub struct Sample {
 
     // Counters (cumulative).
     pub prompt_tokens: Option<f64>,
+    /// Generated tokens, counted as they are generated. On llama.cpp this is busy slot-steps
+    /// (`n_decode_total` × `n_busy_slots_per_decode`, see the adapter), since its own token
+    /// counter only moves when a request ends.
     pub generation_tokens: Option<f64>,
+    /// llama.cpp `tokens_predicted_total`: a request's generated tokens, credited all at once
+    /// when it ends; the pair of [`Sample::generation_seconds`]. None elsewhere.
+    #[serde(default)]
+    pub generation_tokens_credited: Option<f64>,
     pub preemptions: Option<f64>,
     /// Finished requests, summed over finished_reason.
     pub requests_finished: Option<f64>,
@@ -156,6 +163,7 @@ impl Sample {
             waiting_for_capacity: None,
             prompt_tokens: None,
             generation_tokens: None,
+            generation_tokens_credited: None,
             preemptions: None,
             requests_finished: None,
             prefix_queries: None,
