@@ -137,6 +137,12 @@ pub struct Sample {
     pub queue_time: Option<Histogram>,
     pub prompt_len: Option<Histogram>,
     pub gen_len: Option<Histogram>,
+    /// Per-request phase times (vLLM V1 request_prefill_time_seconds: scheduled → first token;
+    /// request_decode_time_seconds: first → last token), observed as each request finishes.
+    #[serde(default)]
+    pub prefill_time: Option<Histogram>,
+    #[serde(default)]
+    pub decode_time: Option<Histogram>,
     /// Preemptions per finished request (vLLM request_num_preemptions): how many requests a
     /// preemption touched, beside the cumulative count.
     #[serde(default)]
@@ -189,6 +195,8 @@ impl Sample {
             queue_time: None,
             prompt_len: None,
             gen_len: None,
+            prefill_time: None,
+            decode_time: None,
             preemptions_per_request: None,
             config_labels: BTreeMap::new(),
         }

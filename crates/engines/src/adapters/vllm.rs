@@ -94,6 +94,9 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     s.prompt_len = v.histogram(&["vllm:request_prompt_tokens"], sum);
     s.gen_len = v.histogram(&["vllm:request_generation_tokens"], sum);
     s.preemptions_per_request = v.histogram(&["vllm:request_num_preemptions"], sum);
+    // V1's per-request phase times: the bench's engine clock (loadgen's vllm_clock).
+    s.prefill_time = v.histogram(&["vllm:request_prefill_time_seconds"], sum);
+    s.decode_time = v.histogram(&["vllm:request_decode_time_seconds"], sum);
 
     // Every CacheConfig field as a string label; the set changes per release, so keep them all.
     s.config_labels = v.info_labels(super::promql::CACHE_CONFIG_INFO, &["engine"]);
@@ -356,14 +359,6 @@ vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",pos
                 "redundant: request_generation_tokens",
             ),
             // Per-request phase times and batch sizes no rule judges yet.
-            (
-                "vllm:request_prefill_time_seconds",
-                "not judged: per-request prefill time",
-            ),
-            (
-                "vllm:request_decode_time_seconds",
-                "not judged: per-request decode time",
-            ),
             (
                 "vllm:request_inference_time_seconds",
                 "not judged: per-request run time",
