@@ -22,7 +22,10 @@ impl Sample {
                 "generation_tokens",
                 self.generation_tokens.filter(|_| !derived_generation),
             ),
-            ("generation_tokens_credited", self.generation_tokens_credited),
+            (
+                "generation_tokens_credited",
+                self.generation_tokens_credited,
+            ),
             ("preemptions", self.preemptions),
             ("requests_finished", self.requests_finished),
             ("prefix_queries", self.prefix_queries),

@@ -1,4 +1,4 @@
-//! llama.cpp `llama-server --metrics` (shared/research/metrics.md §3): no labels, no histograms,
+//! llama.cpp `llama-server --metrics`: no labels, no histograms,
 //! values printed with 6 significant digits (`1.23457e+06`), so large counters move in steps.
 //!
 //! **Generation, as it happens.** `llamacpp:tokens_predicted_total` is credited when a request
@@ -25,8 +25,16 @@
 //! `tokens_predicted_total` is kept as [`Sample::generation_tokens_credited`], beside its pair
 //! `tokens_predicted_seconds_total`, for the speed of finished requests.
 
-use super::{Agg, View};
+use super::Definition;
+use crate::adapters::{Agg, View};
 use crate::sample::Sample;
+
+/// llama.cpp: its metric prefix; its `/v1/models` entries say `owned_by: llamacpp`.
+pub const DEF: Definition = Definition {
+    engine: crate::Engine::LlamaCpp,
+    prefix: "llamacpp:",
+    owned_by: Some("llamacpp"),
+};
 
 pub(crate) fn fill(v: &View, s: &mut Sample) {
     let one = Agg::Sum; // one unlabelled series each
@@ -161,9 +169,13 @@ llamacpp:n_busy_slots_per_decode 1
         let a = sample_of(&body(1000.0, 0.9));
         let b = sample_of(&body(1400.0, 0.928571));
         assert_eq!(a.generation_tokens_credited, b.generation_tokens_credited);
-        assert_eq!(b.generation_tokens.unwrap() - a.generation_tokens.unwrap(), 400.0);
+        assert_eq!(
+            b.generation_tokens.unwrap() - a.generation_tokens.unwrap(),
+            400.0
+        );
         // Without the step figures (an old build): the credited counter, as before.
-        let old = sample_of("llamacpp:tokens_predicted_total 1200\nllamacpp:requests_processing 1\n");
+        let old =
+            sample_of("llamacpp:tokens_predicted_total 1200\nllamacpp:requests_processing 1\n");
         assert_eq!(old.generation_tokens, Some(1200.0));
     }
 
