@@ -213,7 +213,10 @@ fn live_llama_server_one_slot_decoding_reads_its_rate_though_no_request_ends() {
         .filter(|l| l.ok)
         .map(|l| {
             let body = l.body.unwrap();
-            (l.t, series(&body, "llamacpp:tokens_predicted_total").unwrap_or(0.0))
+            (
+                l.t,
+                series(&body, "llamacpp:tokens_predicted_total").unwrap_or(0.0),
+            )
         })
         .collect();
     let (t0, credited0) = scrapes[0];
@@ -226,7 +229,11 @@ fn live_llama_server_one_slot_decoding_reads_its_rate_though_no_request_ends() {
     // Effect against noise: the scrape and the event clocks differ by a step or two at each
     // end (a few tokens); at least 50 tokens in the window keeps that under 10 %, inside the
     // 20 % the rate is held to (one window, n = 1).
-    assert!(received >= 50.0, "too few tokens to judge: {received} in {} s", t1 - t0);
+    assert!(
+        received >= 50.0,
+        "too few tokens to judge: {received} in {} s",
+        t1 - t0
+    );
     let client_rate = received / (t1 - t0);
     let got = doc.throughput.generation_tokens_per_s.unwrap();
     assert!(
