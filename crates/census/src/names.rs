@@ -7,7 +7,6 @@
 //! one finds no ledger.
 
 use engines::adapters::promql::{engine_of, Combine, Kind, CONCEPTS};
-use engines::adapters::PREFIXES;
 use engines::Engine;
 
 /// The Sample fields (adapter concepts) the census reads.
@@ -102,7 +101,7 @@ pub fn exposed(field: &str, engine: Engine) -> Vec<Name> {
     out
 }
 
-const ENGINES: [Engine; 4] = [Engine::Vllm, Engine::LlamaCpp, Engine::Sglang, Engine::Tgi];
+const ENGINES: [Engine; 4] = Engine::ALL;
 
 /// The engine whose prefix names the most of `found` (the adapters' detection, over the names
 /// the census asked for); None when no name has an engine's prefix (a `radiance:`-only store).
@@ -122,11 +121,7 @@ pub fn engine<'a>(found: impl Iterator<Item = &'a str>) -> Option<Engine> {
 
 /// The engine's metric prefix (`vllm:`, `llamacpp:` …).
 pub fn prefix(engine: Engine) -> &'static str {
-    PREFIXES
-        .iter()
-        .find(|(_, e)| *e == engine)
-        .map(|(p, _)| *p)
-        .unwrap_or("")
+    engine.prefix()
 }
 
 /// What the census reads from one engine: each concept's first name present, None where absent.

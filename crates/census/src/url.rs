@@ -101,7 +101,8 @@ pub fn from_exposition(url: &str, text: &str, t: f64) -> Result<CensusDoc, Censu
         Some((c, s)) => (total(&e, c), total(&e, s)),
         None => (None, None),
     };
-    let generation = field(|s| s.generation_tokens);
+    // llama.cpp: the tokens of the requests that ended (the note below says so).
+    let generation = field(|s| s.generation_tokens_credited.or(s.generation_tokens));
     let prompt = field(|s| s.prompt_tokens);
     let calls = field(|s| s.decode_calls);
     if let Some(c) = &plan.decode_calls {

@@ -400,6 +400,10 @@ impl EngineCounters {
         };
         let prompt = d(b.prompt_tokens, a.prompt_tokens);
         let gen = d(b.generation_tokens, a.generation_tokens);
+        // llama.cpp credits a request's tokens and seconds when it ends: a bench reads its
+        // totals after its requests ended, and their speed is the credited tokens over the
+        // credited seconds.
+        let gen = d(b.generation_tokens_credited, a.generation_tokens_credited).or(gen);
         let mut c = EngineCounters {
             prompt_tps: rate(prompt, d(b.prompt_seconds, a.prompt_seconds)),
             generation_tps: rate(gen, d(b.generation_seconds, a.generation_seconds)),

@@ -2,6 +2,7 @@
 //! SGLang, TGI) that turns raw series into one typed [`Sample`].
 pub mod adapters;
 pub mod config;
+pub mod engine;
 pub mod identity;
 pub mod process;
 pub mod prom;

@@ -8,13 +8,24 @@ use std::ops::Range;
 
 impl Sample {
     /// Every cumulative counter of the sample by field name, histogram counts and sums included
-    /// (`ttft.count` ...). Not included: gauges, and llama.cpp's busy_slots_per_decode (an
-    /// average that may fall).
+    /// (`ttft.count` ...). Not included: gauges, llama.cpp's busy_slots_per_decode (an
+    /// average that may fall), and llama.cpp's generation_tokens where it is derived from that
+    /// average (two 6-digit figures multiplied can dip by a few units without a restart; its
+    /// decode_calls factor is a counter, so a restart is still seen).
     pub fn counters(&self) -> Vec<(&'static str, Option<f64>)> {
         let h = |x: &Option<crate::Histogram>, f: fn(&crate::Histogram) -> f64| x.as_ref().map(f);
+        let derived_generation =
+            self.engine == crate::Engine::LlamaCpp && self.busy_slots_per_decode.is_some();
         vec![
             ("prompt_tokens", self.prompt_tokens),
-            ("generation_tokens", self.generation_tokens),
+            (
+                "generation_tokens",
+                self.generation_tokens.filter(|_| !derived_generation),
+            ),
+            (
+                "generation_tokens_credited",
+                self.generation_tokens_credited,
+            ),
             ("preemptions", self.preemptions),
             ("requests_finished", self.requests_finished),
             ("prefix_queries", self.prefix_queries),

@@ -18,6 +18,35 @@ pub enum Engine {
 }
 
 impl Engine {
+    /// Every engine headroom reads, in detection order. Every list of engines (the metric
+    /// prefixes, the census's and fleet's names, `/v1/models` recognition) is drawn from this
+    /// one and from each engine's [`crate::engine::Definition`].
+    pub const ALL: [Engine; 4] = [Engine::Vllm, Engine::LlamaCpp, Engine::Sglang, Engine::Tgi];
+
+    /// Its definition: metric prefix and how its server names itself.
+    pub fn def(self) -> &'static crate::engine::Definition {
+        crate::engine::definition(self)
+    }
+
+    /// Its metric-name prefix (`vllm:`, `llamacpp:`, `tgi_` ...).
+    pub fn prefix(self) -> &'static str {
+        self.def().prefix
+    }
+
+    /// The engine whose metric prefix `name` starts with.
+    pub fn of_metric(name: &str) -> Option<Engine> {
+        Engine::ALL
+            .into_iter()
+            .find(|e| name.starts_with(e.prefix()))
+    }
+
+    /// The engine an OpenAI-compatible `/v1/models` entry's `owned_by` names.
+    pub fn of_owned_by(owned_by: &str) -> Option<Engine> {
+        Engine::ALL
+            .into_iter()
+            .find(|e| e.def().owned_by == Some(owned_by))
+    }
+
     /// The document spelling (`llama.cpp`), as serialized.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -87,7 +116,14 @@ pub struct Sample {
 
     // Counters (cumulative).
     pub prompt_tokens: Option<f64>,
+    /// Generated tokens, counted as they are generated. On llama.cpp this is busy slot-steps
+    /// (`n_decode_total` × `n_busy_slots_per_decode`, see the adapter), since its own token
+    /// counter only moves when a request ends.
     pub generation_tokens: Option<f64>,
+    /// llama.cpp `tokens_predicted_total`: a request's generated tokens, credited all at once
+    /// when it ends; the pair of [`Sample::generation_seconds`]. None elsewhere.
+    #[serde(default)]
+    pub generation_tokens_credited: Option<f64>,
     pub preemptions: Option<f64>,
     /// Finished requests, summed over finished_reason.
     pub requests_finished: Option<f64>,
@@ -134,6 +170,12 @@ pub struct Sample {
     pub queue_time: Option<Histogram>,
     pub prompt_len: Option<Histogram>,
     pub gen_len: Option<Histogram>,
+    /// Per-request phase times (vLLM V1 request_prefill_time_seconds: scheduled → first token;
+    /// request_decode_time_seconds: first → last token), observed as each request finishes.
+    #[serde(default)]
+    pub prefill_time: Option<Histogram>,
+    #[serde(default)]
+    pub decode_time: Option<Histogram>,
     /// Preemptions per finished request (vLLM request_num_preemptions): how many requests a
     /// preemption touched, beside the cumulative count.
     #[serde(default)]
@@ -161,6 +203,7 @@ impl Sample {
             waiting_for_capacity: None,
             prompt_tokens: None,
             generation_tokens: None,
+            generation_tokens_credited: None,
             preemptions: None,
             requests_finished: None,
             prefix_queries: None,
@@ -186,6 +229,8 @@ impl Sample {
             queue_time: None,
             prompt_len: None,
             gen_len: None,
+            prefill_time: None,
+            decode_time: None,
             preemptions_per_request: None,
             config_labels: BTreeMap::new(),
         }

@@ -194,10 +194,7 @@ pub struct Reading {
 }
 
 fn engine_of_prefix(p: &str) -> Option<Engine> {
-    engines::adapters::PREFIXES
-        .iter()
-        .find(|(x, _)| *x == p)
-        .map(|(_, e)| *e)
+    Engine::ALL.into_iter().find(|e| e.prefix() == p)
 }
 
 /// Each replica's engine: the prefix that names the most families (the adapters' rule).

@@ -4,7 +4,6 @@
 //! ([`engines::adapters::promql`]); none is spelled here.
 
 use engines::adapters::promql::{Combine, Concept, Kind, CONCEPTS};
-use engines::adapters::PREFIXES;
 
 /// The label each result is tagged with: the Sample field it fills.
 pub const FIELD: &str = "headroom_field";
@@ -223,9 +222,10 @@ pub fn histograms(sel: &Selector, by: &str) -> Vec<(&'static str, String)> {
 /// the most families wins). The prefix is tagged after the count, on one row per replica, not
 /// by a regex over every series.
 pub fn engines(sel: &Selector, by: &str) -> String {
-    let parts: Vec<String> = PREFIXES
+    let parts: Vec<String> = engines::Engine::ALL
         .iter()
-        .map(|(p, _)| {
+        .map(|e| e.prefix())
+        .map(|p| {
             tag(
                 &format!(
                     "count by ({by}) (group by ({by}, __name__) ({}))",

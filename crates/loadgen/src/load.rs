@@ -1,6 +1,5 @@
-//! Is the server idle? Read just the running/waiting gauges from `/metrics` (or llama.cpp's
-//! `/slots` when metrics are off). A full Prometheus parser lives in the engines crate; this
-//! one reads only the few gauges a probe needs before it starts.
+//! Is the server idle? Read the running/waiting gauges from `/metrics` with the engines crate's
+//! parser and engine definitions (or llama.cpp's `/slots` when metrics are off).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -22,86 +21,14 @@ impl Load {
     }
 }
 
-/// (running gauge, waiting gauge, engine) per engine, in the order tried.
-const GAUGES: &[(&str, &str, &str)] = &[
-    (
-        "vllm:num_requests_running",
-        "vllm:num_requests_waiting",
-        "vLLM",
-    ),
-    (
-        "llamacpp:requests_processing",
-        "llamacpp:requests_deferred",
-        "llama.cpp",
-    ),
-    ("sglang:num_running_reqs", "sglang:num_queue_reqs", "SGLang"),
-    ("tgi_batch_current_size", "tgi_queue_size", "TGI"),
-];
-
-/// Sum of every sample of `name` (all label sets, e.g. one per vLLM engine); None when absent.
-/// Lines that do not parse are skipped: this reads gauges, it does not validate the scrape.
-pub fn gauge_sum(text: &str, name: &str) -> Option<f64> {
-    let mut sum = None;
-    for line in text.lines() {
-        let line = line.trim_start();
-        if line.starts_with('#') {
-            continue;
-        }
-        let Some(rest) = line.strip_prefix(name) else {
-            continue;
-        };
-        let rest = match rest.as_bytes().first() {
-            Some(b'{') => match skip_labels(rest) {
-                Some(r) => r,
-                None => continue,
-            },
-            Some(b' ') | Some(b'\t') => rest,
-            _ => continue, // a longer name with this prefix
-        };
-        let Some(value) = rest.split_whitespace().next() else {
-            continue;
-        };
-        if let Some(v) = parse_value(value) {
-            *sum.get_or_insert(0.0) += v;
-        }
-    }
-    sum
-}
-
-/// Past the closing `}` of a label set, honouring quoted values with escapes.
-fn skip_labels(s: &str) -> Option<&str> {
-    let b = s.as_bytes();
-    let (mut i, mut in_quote) = (1, false);
-    while i < b.len() {
-        match (b[i], in_quote) {
-            (b'\\', true) => i += 1,
-            (b'"', _) => in_quote = !in_quote,
-            (b'}', false) => return Some(&s[i + 1..]),
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-fn parse_value(s: &str) -> Option<f64> {
-    match s {
-        "+Inf" | "Inf" => Some(f64::INFINITY),
-        "-Inf" => Some(f64::NEG_INFINITY),
-        "NaN" => Some(f64::NAN),
-        _ => s.parse().ok(),
-    }
-}
-
-/// The first engine whose running gauge is present in the scrape.
+/// The running and waiting gauges of whichever engine the scrape is from, read by the engines
+/// crate's parser and that engine's definition (how its series combine included).
 pub fn load_from_metrics(text: &str) -> Option<Load> {
-    GAUGES.iter().find_map(|(run, wait, engine)| {
-        let running = gauge_sum(text, run)?;
-        Some(Load {
-            running,
-            waiting: gauge_sum(text, wait).unwrap_or(0.0),
-            source: format!("{engine} /metrics {run}, {wait}"),
-        })
+    let s = engines::parse_metrics(text, 0.0).ok()?.sample;
+    Some(Load {
+        running: s.running?,
+        waiting: s.waiting.unwrap_or(0.0),
+        source: format!("{} /metrics running and waiting gauges", s.engine.name()),
     })
 }
 
@@ -167,7 +94,6 @@ llamacpp:requests_deferred 0\nllamacpp:n_tokens_max 1.23457e+06\n";
         assert_eq!((l.running, l.waiting), (1.0, 4.0));
 
         assert_eq!(load_from_metrics("process_cpu_seconds_total 3\n"), None);
-        assert_eq!(gauge_sum("x{unterminated=\"1 2\n", "x"), None);
     }
 
     #[test]

@@ -82,12 +82,11 @@ pub fn read_models(v: &Value, info: &mut ServerInfo) {
         return;
     };
     info.model = first.get("id").and_then(Value::as_str).map(str::to_string);
-    info.engine = match first.get("owned_by").and_then(Value::as_str) {
-        Some("llamacpp") => Some(Engine::LlamaCpp),
-        Some("vllm") => Some(Engine::Vllm),
-        Some("sglang") => Some(Engine::Sglang),
-        _ => info.engine,
-    };
+    info.engine = first
+        .get("owned_by")
+        .and_then(Value::as_str)
+        .and_then(Engine::of_owned_by)
+        .or(info.engine);
     if let Some(n) = first.get("max_model_len").and_then(Value::as_u64) {
         info.context = Some(ContextLimit {
             tokens: n,

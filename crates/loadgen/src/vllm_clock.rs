@@ -8,15 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::client::Client;
 use crate::error::Result;
-use crate::load::gauge_sum;
-
-/// vLLM V1's per-request histograms (names as a real vLLM 0.32 exposes them): prefill is
-/// scheduled → first token, decode first → last token, TTFT arrival → first token, and one
-/// inter-token latency per token after the first (their sum is the decode time).
-pub const PREFILL: &str = "vllm:request_prefill_time_seconds";
-pub const DECODE: &str = "vllm:request_decode_time_seconds";
-pub const TTFT: &str = "vllm:time_to_first_token_seconds";
-pub const ITL: &str = "vllm:inter_token_latency_seconds";
+use engines::Histogram;
 
 /// What a metric on this clock says, for the record (docs/json/bench.md).
 pub const SOURCE: &str = "vLLM /metrics: the change of a histogram's _sum and _count across \
@@ -35,10 +27,10 @@ pub struct SumCount {
 }
 
 impl SumCount {
-    fn read(text: &str, name: &str) -> Option<SumCount> {
-        Some(SumCount {
-            sum: gauge_sum(text, &format!("{name}_sum"))?,
-            count: gauge_sum(text, &format!("{name}_count"))?,
+    fn of(h: &Option<Histogram>) -> Option<SumCount> {
+        h.as_ref().map(|h| SumCount {
+            sum: h.sum,
+            count: h.count,
         })
     }
 
@@ -60,13 +52,20 @@ pub struct VllmTimes {
 }
 
 impl VllmTimes {
-    /// From a `/metrics` body; None unless all four histograms are there.
+    /// From a `/metrics` body, read by the engines crate's parser and vLLM's definition (V1's
+    /// per-request histograms: prefill is scheduled → first token, decode first → last token,
+    /// TTFT arrival → first token, and one inter-token latency per token after the first, whose
+    /// sum is the decode time); None unless all four histograms are there.
     pub fn from_metrics(text: &str) -> Option<VllmTimes> {
+        let s = engines::parse_metrics(text, 0.0).ok()?.sample;
+        if s.engine != engines::Engine::Vllm {
+            return None;
+        }
         Some(VllmTimes {
-            prefill: SumCount::read(text, PREFILL)?,
-            decode: SumCount::read(text, DECODE)?,
-            ttft: SumCount::read(text, TTFT)?,
-            itl: SumCount::read(text, ITL)?,
+            prefill: SumCount::of(&s.prefill_time)?,
+            decode: SumCount::of(&s.decode_time)?,
+            ttft: SumCount::of(&s.ttft)?,
+            itl: SumCount::of(&s.itl)?,
         })
     }
 
@@ -157,6 +156,11 @@ impl VllmLedger {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const PREFILL: &str = "vllm:request_prefill_time_seconds";
+    const DECODE: &str = "vllm:request_decode_time_seconds";
+    const TTFT: &str = "vllm:time_to_first_token_seconds";
+    const ITL: &str = "vllm:inter_token_latency_seconds";
 
     fn scrape(prefill: f64, decode: f64, ttft: f64, itl: (f64, f64), n: f64) -> String {
         format!(

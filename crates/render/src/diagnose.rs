@@ -182,6 +182,13 @@ pub fn render(r: &Report, verbose: bool) -> String {
         "- (measured decode beats the one-token-per-read roof: speculation suspected)".to_string()
     } else {
         match (d.efficiency, d.config_relative) {
+            // One seat (llama.cpp -np 1, max_num_seqs 1): the box serves one sequence at a
+            // time, so its ceiling is the single-stream one; × ridge would be a batch it
+            // cannot run.
+            (Some(_), Some(c)) if r.requests.max_num_seqs == Some(1.0) => format!(
+                "~{:.0}% of the single-stream decode ceiling (one seat: one sequence at a time)",
+                c * 100.0
+            ),
             (Some(e), Some(c)) => format!(
                 "~{:.0}% of decode ceiling × ridge · config-relative ~{:.0}%",
                 e * 100.0,

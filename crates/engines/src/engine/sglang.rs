@@ -1,4 +1,4 @@
-//! SGLang with `--enable-metrics` (shared/research/metrics.md §2).
+//! SGLang with `--enable-metrics`.
 //!
 //! Scheduler-side series carry `tp_rank`, `pp_rank`, `moe_ep_rank` and sometimes `dp_rank`.
 //! Ranks of one tensor/pipeline/expert-parallel group run the same schedule over the same
@@ -7,8 +7,16 @@
 //! decode workers) hold different requests and pools, so they are **summed**.
 //! Tokenizer-side counters carry `model_name` only and are summed.
 
-use super::{Agg, View};
+use super::Definition;
+use crate::adapters::{Agg, View};
 use crate::sample::Sample;
+
+/// SGLang: its metric prefix; its `/v1/models` entries say `owned_by: sglang`.
+pub const DEF: Definition = Definition {
+    engine: crate::Engine::Sglang,
+    prefix: "sglang:",
+    owned_by: Some("sglang"),
+};
 
 const REPLICA_LABELS: &[&str] = &["tp_rank", "pp_rank", "moe_ep_rank"];
 

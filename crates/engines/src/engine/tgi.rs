@@ -1,9 +1,18 @@
-//! Hugging Face TGI (shared/research/metrics.md §4): `metrics-exporter-prometheus`, counters
+//! Hugging Face TGI: `metrics-exporter-prometheus`, counters
 //! without `_total`, few labels. Histograms without explicit buckets render as summaries; those
 //! still give `_sum` and `_count`, and the [`Histogram`](crate::Histogram) then has no buckets.
 
-use super::{Agg, View};
+use super::Definition;
+use crate::adapters::{Agg, View};
 use crate::sample::Sample;
+
+/// TGI: its metric prefix; no `owned_by` is recorded from a real TGI `/v1/models`, so it is
+/// recognised by its metric prefix and process only.
+pub const DEF: Definition = Definition {
+    engine: crate::Engine::Tgi,
+    prefix: "tgi_",
+    owned_by: None,
+};
 
 pub(crate) fn fill(v: &View, s: &mut Sample) {
     let sum = Agg::Sum;

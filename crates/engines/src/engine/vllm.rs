@@ -1,9 +1,17 @@
-//! vLLM, V1 and V0 engines (shared/research/metrics.md §1). Renames are read newest name first.
+//! vLLM, V1 and V0 engines. Renames are read newest name first.
 //! Data parallelism gives one series per `engine` label: counts are summed over it, 0–1
 //! fractions are averaged (each DP engine has its own, equally sized, KV pool).
 
-use super::{Agg, View};
+use super::Definition;
+use crate::adapters::{Agg, View};
 use crate::sample::Sample;
+
+/// vLLM: its metric prefix; its `/v1/models` entries say `owned_by: vllm`.
+pub const DEF: Definition = Definition {
+    engine: crate::Engine::Vllm,
+    prefix: "vllm:",
+    owned_by: Some("vllm"),
+};
 
 /// Names only the V1 engine exports (V0 never had them).
 const V1_ONLY: [&str; 6] = [
@@ -94,9 +102,12 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     s.prompt_len = v.histogram(&["vllm:request_prompt_tokens"], sum);
     s.gen_len = v.histogram(&["vllm:request_generation_tokens"], sum);
     s.preemptions_per_request = v.histogram(&["vllm:request_num_preemptions"], sum);
+    // V1's per-request phase times: the bench's engine clock (loadgen's vllm_clock).
+    s.prefill_time = v.histogram(&["vllm:request_prefill_time_seconds"], sum);
+    s.decode_time = v.histogram(&["vllm:request_decode_time_seconds"], sum);
 
     // Every CacheConfig field as a string label; the set changes per release, so keep them all.
-    s.config_labels = v.info_labels(super::promql::CACHE_CONFIG_INFO, &["engine"]);
+    s.config_labels = v.info_labels(crate::adapters::promql::CACHE_CONFIG_INFO, &["engine"]);
 }
 
 #[cfg(test)]
@@ -356,14 +367,6 @@ vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",pos
                 "redundant: request_generation_tokens",
             ),
             // Per-request phase times and batch sizes no rule judges yet.
-            (
-                "vllm:request_prefill_time_seconds",
-                "not judged: per-request prefill time",
-            ),
-            (
-                "vllm:request_decode_time_seconds",
-                "not judged: per-request decode time",
-            ),
             (
                 "vllm:request_inference_time_seconds",
                 "not judged: per-request run time",
