@@ -194,7 +194,8 @@ fn unknown_gpu_is_an_error_never_a_neighbour() {
     assert!(err.contains("near names are different entries"), "{err}");
     assert!(err.contains("H100 SXM5 80GB (80 GiB, 3350 GB/s)"), "{err}");
     assert!(out.stdout.is_empty(), "no ceiling may print");
-    // An uncatalogued card is not its neighbour: M40 was the A100 40GB, 5.4x too fast.
+    // A loose name is never a neighbour: M40 was the A100 40GB, 5.4x too fast; now it asks
+    // which M40 (24 or 12 GB), and no ceiling prints.
     let out = headroom(&[
         "ceiling",
         "--gpu",

@@ -2,11 +2,10 @@
 //! unknown or ambiguous `--gpu`/`--model` exits 1 with the catalog's one message, before a
 //! window, query or server starts. And no `--help` names the internal notes.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::util::{bin, headroom};
+use crate::util::{bin, headroom, EmulateProc};
 
 /// Runs headroom and waits for it to exit, killing it past `limit`: `None` when it had to be
 /// killed (it went on to work instead of failing on the name).
@@ -35,36 +34,16 @@ fn exits_within(args: &[&str], limit: Duration) -> Option<(i32, String)> {
     }
 }
 
-/// `headroom emulate --port 0 --json`: a valid URL to point the mistakes at. Killed on drop.
-struct Emulator(std::process::Child, String);
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn emulator() -> Emulator {
-    let mut child = Command::new(bin())
-        .args(["emulate", "--port", "0", "--json", "--speed", "1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("headroom emulate starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout piped"))
-        .read_line(&mut line)
-        .expect("emulate prints its deployment");
-    let doc: emulator::doc::EmulateDoc =
-        serde_json::from_str(&line).expect("emulate's first line is its deployment document");
-    Emulator(child, doc.url)
+/// `headroom emulate`: a valid URL to point the mistakes at.
+fn emulator() -> EmulateProc {
+    EmulateProc::start(&["--speed", "1"])
 }
 
 /// The mistakes, and what the one message must say.
 const MISTAKES: &[(&str, &str, &str)] = &[
-    ("--gpu", "RTX-3060", "GPU 'RTX-3060' is not in the catalog; near names are different entries"),
-    ("--gpu", "M40", "GPU 'M40' is not in the catalog"),
+    ("--gpu", "RTX-3090 Tii", "GPU 'RTX-3090 Tii' is not in the catalog; near names are different entries"),
+    // Two cards share the name and differ in memory: the size is asked for, with each figure.
+    ("--gpu", "M40", "GPU 'M40' is ambiguous: Tesla M40 24GB (24 GiB, 288 GB/s), Tesla M40 12GB (12 GiB, 288 GB/s)"),
     ("--gpu", "A100 80GB", "GPU 'A100 80GB' is ambiguous: A100 SXM 80GB (80 GiB, 2039 GB/s), A100 PCIe 80GB (80 GiB, 1935 GB/s)"),
     ("--model", "llama-3.1-8c", "model 'llama-3.1-8c' is not in the catalog"),
 ];
@@ -82,7 +61,7 @@ fn unknown_or_ambiguous_names_fail_before_any_work() {
     std::fs::create_dir_all(&dir).unwrap();
     let record = dir.join("window.jsonl");
     let record = record.to_str().unwrap();
-    for url in [dead.as_str(), emu.1.as_str()] {
+    for url in [dead.as_str(), emu.url.as_str()] {
         for &(flag, name, want) in MISTAKES {
             let commands: Vec<Vec<&str>> = vec![
                 vec![
@@ -119,10 +98,10 @@ fn unknown_or_ambiguous_names_fail_before_any_work() {
         }
     }
     // pcie takes --gpu only; the dmon file is never opened.
-    let (code, _, err) = headroom(&["pcie", "no-such-dmon.txt", "--gpu", "P4"]);
+    let (code, _, err) = headroom(&["pcie", "no-such-dmon.txt", "--gpu", "GTX 1090"]);
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("--gpu \"P4\": GPU 'P4' is not in the catalog"),
+        err.contains("--gpu \"GTX 1090\": GPU 'GTX 1090' is not in the catalog"),
         "{err}"
     );
     // bench records an uncatalogued card's name as given, but an ambiguous one is an error.

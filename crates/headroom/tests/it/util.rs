@@ -95,3 +95,39 @@ impl Drop for RouteProc {
         let _ = self.child.wait();
     }
 }
+
+/// `headroom emulate --port 0 --json` with `args`, its URL read back from its startup document
+/// (headroom.emulate/1). Killed when dropped.
+pub struct EmulateProc {
+    pub child: Child,
+    pub url: String,
+}
+
+impl EmulateProc {
+    pub fn start(args: &[&str]) -> EmulateProc {
+        let mut child = Command::new(bin())
+            .args(["emulate", "--port", "0", "--json"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("headroom emulate starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped stdout"))
+            .read_line(&mut line)
+            .expect("emulate prints its deployment");
+        let doc: emulator::doc::EmulateDoc =
+            serde_json::from_str(&line).expect("emulate's first line is its deployment document");
+        EmulateProc {
+            child,
+            url: doc.url,
+        }
+    }
+}
+
+impl Drop for EmulateProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -3,45 +3,16 @@
 //! port with nothing listening, against a tiny HTTP server serving a node exporter's
 //! exposition, and an emulated run read back through every output (JSON, text, HTML, history).
 
-use crate::util::headroom;
+use crate::util::{headroom, EmulateProc};
 use diagnose::report::Report;
-use emulator::doc::EmulateDoc;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-struct Emulator {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `headroom emulate --scenario NAME --drive` on a free loopback port, its URL read back from
-/// its startup document.
-fn emulate(scenario: &str) -> Emulator {
-    let mut child = Command::new(crate::util::bin())
-        .args(["emulate", "--scenario", scenario, "--drive", "--port", "0", "--json"])
-        .args(["--speed", "20", "--duration", "300s"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("headroom emulate starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .expect("emulate prints its deployment");
-    let doc: EmulateDoc = serde_json::from_str(&line).expect("a headroom.emulate/1 document");
-    Emulator {
-        child,
-        url: doc.url,
-    }
+/// `headroom emulate --scenario NAME --drive` on a free loopback port.
+fn emulate(scenario: &str) -> EmulateProc {
+    EmulateProc::start(&["--scenario", scenario, "--drive", "--speed", "20", "--duration", "300s"])
 }
 
 /// The emulator killed after ~3 s of a 14 s window scraped every second: about 4 scrapes answer
