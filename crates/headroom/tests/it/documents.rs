@@ -149,7 +149,7 @@ fn words(line: &str) -> Vec<String> {
 }
 
 /// Every ceiling schema read back into physics::doc: catalog GPUs and models (dense, MoE, MLA,
-/// sliding window), options, unknown GPU and model, the RAM bound, the GGUF file, ram, duty
+/// sliding window), options, no GPU, CPU only, the RAM bound, the GGUF file, ram, duty
 /// (with and without a wait) and the list.
 #[test]
 fn ceiling_documents_read_back() {
@@ -160,9 +160,8 @@ fn ceiling_documents_read_back() {
         "--gpu l40s --model gemma-3-27b --max-model-len 32768 --kv-cache-dtype fp8 --context 8192",
         "--gpu h100-sxm --model qwen3-30b-a3b --tp 2 --dtype fp8 --prompt-tokens 2048",
         "--gpu tesla-p40 --model mixtral-8x7b --quantization q4_k --ram-bandwidth 20 --shared-gb 0",
-        "--gpu nosuchgpu --model llama-3.1-8b",
-        "--gpu h100-sxm --model nosuchmodel --ram-bandwidth 42",
         "--model gpt-oss-120b",
+        "--gpu none --ram-bandwidth 80 --model llama-3.1-8b --quantization Q4_K_M",
     ];
     let mut docs = vec![];
     for line in ordinary {
@@ -177,11 +176,19 @@ fn ceiling_documents_read_back() {
     assert!(docs[0].ceilings.get().is_some());
     assert!(matches!(docs[1].ram_bound, Some(physics::Known::Known(_))));
     assert!(docs[5].ceilings.reason().is_some() && docs[5].model_figures.is_some());
-    assert!(docs[6].model.reason().is_some() && docs[6].model_figures.is_none());
-    assert!(matches!(
-        docs[6].ram_bound,
-        Some(physics::Known::Unknown { .. })
-    ));
+    assert!(docs[6].options.cpu_only && docs[6].ceilings.reason().is_some());
+    assert!(matches!(docs[6].ram_bound, Some(physics::Known::Known(_))));
+    // A GPU or model the catalog lacks is an error before any document (never a neighbour's).
+    for line in [
+        "ceiling --json --gpu nosuchgpu --model llama-3.1-8b",
+        "ceiling --json --gpu h100-sxm --model nosuchmodel --ram-bandwidth 42",
+    ] {
+        let args = words(line);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = crate::util::headroom(&args);
+        assert_eq!(code, 1, "{line}: {err}");
+        assert!(out.is_empty(), "{line}: {out}");
+    }
     if let Some(model) = testpeers::peer("HEADROOM_MODEL") {
         let out = headroom(&["ceiling", "--gpu", "RTX-3090", "--gguf", &model, "--json"]);
         let doc: CeilingDoc = read_back(&out, "ceiling.md");
