@@ -272,7 +272,7 @@ fn live_sglang_probes_bench_and_regress_between_two_settings() {
         assert_eq!(
             j.load_before
                 .as_ref()
-                .map(|l| l.source.contains("num_running_reqs")),
+                .map(|l| l.source == "SGLang /metrics running and waiting gauges"),
             Some(true),
             "{:?}",
             j.load_before

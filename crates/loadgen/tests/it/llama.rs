@@ -89,7 +89,12 @@ fn exact_prompts_limits_timing_and_cache() {
 
         let load = current_load(&client).await.unwrap().unwrap();
         assert!(load.is_idle(), "{load:?}");
-        assert!(load.source.contains("llamacpp:requests_processing"));
+        // The engine's own gauges, not /slots (engines names them; the source names the engine).
+        assert!(
+            load.source == "llama.cpp /metrics running and waiting gauges",
+            "{}",
+            load.source
+        );
     });
 }
 
