@@ -1504,7 +1504,12 @@ fn llamacpp_ctx_step(inp: &Inputs, np: f64) -> Option<FixStep> {
     let now = inp
         .config
         .kv_capacity_tokens
-        .map(|c| format!("; with -c left at {c:.0} each slot would get {:.0}", (c / np).floor()))
+        .map(|c| {
+            format!(
+                "; with -c left at {c:.0} each slot would get {:.0}",
+                (c / np).floor()
+            )
+        })
         .unwrap_or_default();
     let c = (np * per_slot).ceil();
     Some(FixStep {

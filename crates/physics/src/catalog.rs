@@ -1008,8 +1008,22 @@ mod tests {
         // Variants that differ are separate entries with different figures.
         let bw = |q: &str| c.gpu(q).unwrap().entry.bandwidth_gbps.value;
         assert!(bw("RTX 3060 12GB") > bw("RTX 3060 8GB"));
-        let l40 = c.gpu("L40").unwrap().entry.bf16_tflops.clone().unwrap().value;
-        let l40s = c.gpu("L40S").unwrap().entry.bf16_tflops.clone().unwrap().value;
+        let l40 = c
+            .gpu("L40")
+            .unwrap()
+            .entry
+            .bf16_tflops
+            .clone()
+            .unwrap()
+            .value;
+        let l40s = c
+            .gpu("L40S")
+            .unwrap()
+            .entry
+            .bf16_tflops
+            .clone()
+            .unwrap()
+            .value;
         assert!(l40s > 1.9 * l40, "L40 {l40} vs L40S {l40s}");
     }
 

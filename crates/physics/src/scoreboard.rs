@@ -216,7 +216,10 @@ mod tests {
                 s.run.tg128,
                 s.ceiling_tps
             );
-            assert!(s.run.source.contains("github.com/ggml-org/llama.cpp/discussions/"));
+            assert!(s
+                .run
+                .source
+                .contains("github.com/ggml-org/llama.cpp/discussions/"));
         }
         println!("\n| backend | class of card | n | median | range |\n|---|---|---|---|---|");
         for b in bands(&scored) {

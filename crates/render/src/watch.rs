@@ -162,10 +162,7 @@ pub fn draw(f: &mut Frame, v: &View) {
         };
         f.render_widget(
             Chart::new(ds)
-                .block(
-                    Block::bordered()
-                        .title(format!(" gen {now} tok/s{ceiling_note} ")),
-                )
+                .block(Block::bordered().title(format!(" gen {now} tok/s{ceiling_note} ")))
                 .x_axis(
                     Axis::default()
                         .bounds([0.0, x1])

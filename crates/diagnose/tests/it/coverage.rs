@@ -83,7 +83,10 @@ fn the_bar_is_80_percent_and_one_late_scrape_is_not_a_stop() {
     let r = judged(&window("oooxoooxox", &body()));
     assert!(r.scrapes.incomplete);
     // One failed scrape at the end: not a stop (a late answer), two are.
-    assert!(judged(&window("oooooooooox", &body())).scrapes.stopped.is_none());
+    assert!(judged(&window("oooooooooox", &body()))
+        .scrapes
+        .stopped
+        .is_none());
     let r = judged(&window("ooooooooooxx", &body()));
     assert!(!r.scrapes.incomplete, "10 of 12 answered");
     assert_eq!(r.scrapes.stopped.as_ref().map(|s| s.after_ok), Some(10));

@@ -1284,12 +1284,23 @@ fn r7_says_seat_use_and_r1_says_occupancy() {
     let h = headroom_cfg(32.0, 30.0, 0.0);
     let (_, fs) = diagnose::rules::evaluate(&h, &h.window);
     let r7 = fs.iter().find(|f| f.rule == RuleId::R7).unwrap();
-    assert!(r7.evidence.iter().any(|e| e.contains("seat use (running ÷ max_num_seqs)")));
-    assert!(r7.evidence.iter().all(|e| !e.contains("occupancy")), "{:?}", r7.evidence);
+    assert!(r7
+        .evidence
+        .iter()
+        .any(|e| e.contains("seat use (running ÷ max_num_seqs)")));
+    assert!(
+        r7.evidence.iter().all(|e| !e.contains("occupancy")),
+        "{:?}",
+        r7.evidence
+    );
     let u = underfed(20.0, 400.0);
     let (_, fs) = diagnose::rules::evaluate(&u, &u.window);
     let r1 = fs.iter().find(|f| f.rule == RuleId::R1).unwrap();
-    assert!(r1.evidence.iter().any(|e| e.starts_with("occupancy")), "{:?}", r1.evidence);
+    assert!(
+        r1.evidence.iter().any(|e| e.starts_with("occupancy")),
+        "{:?}",
+        r1.evidence
+    );
 }
 
 #[test]
@@ -1324,7 +1335,11 @@ fn r7_value_and_its_arithmetic() {
     let p = diagnose(&headroom_cfg(32.0, 30.0, 0.0)).primary.unwrap();
     assert_eq!(p.rule, RuleId::R7);
     let v: f64 = p.fix[0].value.as_deref().unwrap().parse().unwrap();
-    assert!(p.fix[0].text.contains(&format!("= {v:.0}")), "{}", p.fix[0].text);
+    assert!(
+        p.fix[0].text.contains(&format!("= {v:.0}")),
+        "{}",
+        p.fix[0].text
+    );
 }
 
 /// One user on a one-slot llama-server: nobody ever waits, so more slots would only split -c.
@@ -1345,8 +1360,14 @@ fn r7_on_llama_cpp_needs_someone_waiting_and_keeps_each_slots_context() {
     let (_, fs) = diagnose::rules::evaluate(&one, &one.window);
     let r7 = fs.iter().find(|f| f.rule == RuleId::R7).unwrap();
     assert!(!r7.fired, "{:?}", r7.evidence);
-    assert!(r7.evidence.iter().any(|e| e.contains("waiting peak 0")), "{:?}", r7.evidence);
-    assert!(diagnose(&llama_one_user(0.0)).primary.is_none_or(|p| p.rule != RuleId::R7));
+    assert!(
+        r7.evidence.iter().any(|e| e.contains("waiting peak 0")),
+        "{:?}",
+        r7.evidence
+    );
+    assert!(diagnose(&llama_one_user(0.0))
+        .primary
+        .is_none_or(|p| p.rule != RuleId::R7));
     // Someone waited once: R7, with -np and the -c that keeps 4096 tokens a slot.
     let inp = llama_one_user(1.0);
     let (_, fs) = diagnose::rules::evaluate(&inp, &inp.window);
@@ -1354,8 +1375,15 @@ fn r7_on_llama_cpp_needs_someone_waiting_and_keeps_each_slots_context() {
     assert!(r7.fired, "{:?}", r7.evidence);
     let np: f64 = r7.fix[0].value.as_deref().unwrap().parse().unwrap();
     assert_eq!(r7.fix[0].flag.as_deref(), Some("-np"));
-    let c = r7.fix.iter().find(|f| f.flag.as_deref() == Some("-c")).expect("-c step");
-    assert_eq!(c.value.as_deref(), Some(format!("{:.0}", np * 4096.0).as_str()));
+    let c = r7
+        .fix
+        .iter()
+        .find(|f| f.flag.as_deref() == Some("-c"))
+        .expect("-c step");
+    assert_eq!(
+        c.value.as_deref(),
+        Some(format!("{:.0}", np * 4096.0).as_str())
+    );
     assert!(c.text.contains("divides -c by -np"), "{}", c.text);
     // The same window on vLLM (paged KV, seats cost nothing empty): R7 fires without a wait.
     let mut v = llama_one_user(0.0);
@@ -1377,7 +1405,10 @@ fn kv_fix_steps_carry_a_value_or_how_to_measure_it_and_true_cost_tags() {
             .unwrap_or_else(|| panic!("{fl} in {:?}", r2.fix))
     };
     // fp8 KV changes what the model computes: not "safe".
-    assert_eq!(step("--kv-cache-dtype fp8").cost, Some(diagnose::FixCost::TradesAccuracy));
+    assert_eq!(
+        step("--kv-cache-dtype fp8").cost,
+        Some(diagnose::FixCost::TradesAccuracy)
+    );
     // Offloading: the value is measured, and the step says how.
     assert!(step("--kv-offloading-size").text.contains("free -g"));
     // Fewer seats: a number, with the arithmetic (56 × 80 % ÷ 95 % = 47).
@@ -1385,12 +1416,22 @@ fn kv_fix_steps_carry_a_value_or_how_to_measure_it_and_true_cost_tags() {
     assert_eq!(s.value.as_deref(), Some("47"), "{s:?}");
     assert!(s.text.contains("= 47"), "{}", s.text);
     // A shorter context: what to measure.
-    assert!(step("--max-model-len").text.contains("measure"), "{:?}", step("--max-model-len"));
-    assert_eq!(step("--gpu-memory-utilization").value.as_deref(), Some("0.95"));
+    assert!(
+        step("--max-model-len").text.contains("measure"),
+        "{:?}",
+        step("--max-model-len")
+    );
+    assert_eq!(
+        step("--gpu-memory-utilization").value.as_deref(),
+        Some("0.95")
+    );
     // No step says "lower it" without a number or a measurement.
     for f in &r2.fix {
         if f.text.starts_with("lower it") {
-            assert!(f.value.is_some() || f.text.contains("measure") || f.text.contains("watch"), "{f:?}");
+            assert!(
+                f.value.is_some() || f.text.contains("measure") || f.text.contains("watch"),
+                "{f:?}"
+            );
         }
     }
 }
@@ -1403,7 +1444,11 @@ fn r4_squeeze_prescribes_the_context_the_free_vram_holds() {
     let (_, fs) = diagnose::rules::evaluate(&s, &s.window);
     let r4 = fs.iter().find(|f| f.rule == RuleId::R4).unwrap();
     assert!(r4.fired);
-    let len = r4.fix.iter().find(|f| f.flag.as_deref() == Some("--max-model-len")).unwrap();
+    let len = r4
+        .fix
+        .iter()
+        .find(|f| f.flag.as_deref() == Some("--max-model-len"))
+        .unwrap();
     assert_eq!(len.value.as_deref(), Some("4096"), "{len:?}");
     assert!(len.text.contains("= 4096"), "{}", len.text);
     let mem = r4

@@ -635,5 +635,8 @@ fn consumer_card_with_gguf_file_type_and_llamacpp_band() {
     let out = headroom(&["ceiling", "--gpu", "RTX 3060", "--model", "llama-2-7b"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("RTX 3060 8GB") && err.contains("RTX 3060 12GB"), "{err}");
+    assert!(
+        err.contains("RTX 3060 8GB") && err.contains("RTX 3060 12GB"),
+        "{err}"
+    );
 }

@@ -213,6 +213,9 @@ fn watch_without_a_terminal_is_a_clear_error_not_a_panic() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("terminal") && err.contains("headroom diagnose"), "{err}");
+    assert!(
+        err.contains("terminal") && err.contains("headroom diagnose"),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 }

@@ -12,7 +12,15 @@ use std::time::Duration;
 
 /// `headroom emulate --scenario NAME --drive` on a free loopback port.
 fn emulate(scenario: &str) -> EmulateProc {
-    EmulateProc::start(&["--scenario", scenario, "--drive", "--speed", "20", "--duration", "300s"])
+    EmulateProc::start(&[
+        "--scenario",
+        scenario,
+        "--drive",
+        "--speed",
+        "20",
+        "--duration",
+        "300s",
+    ])
 }
 
 /// The emulator killed after ~3 s of a 14 s window scraped every second: about 4 scrapes answer
@@ -24,8 +32,23 @@ fn a_server_killed_mid_window_gives_an_incomplete_verdict_and_exit_3() {
     let mut emu = emulate("concurrency-saturation");
     let url = emu.url.clone();
     let diag = Command::new(crate::util::bin())
-        .args(["diagnose", "--url", &url, "--duration", "14s", "--interval", "1s"])
-        .args(["--gpu", "H100-SXM", "--model", "llama-3.1-8b", "--json", "--quiet"])
+        .args([
+            "diagnose",
+            "--url",
+            &url,
+            "--duration",
+            "14s",
+            "--interval",
+            "1s",
+        ])
+        .args([
+            "--gpu",
+            "H100-SXM",
+            "--model",
+            "llama-3.1-8b",
+            "--json",
+            "--quiet",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -57,7 +80,15 @@ fn an_incomplete_window_says_so_in_the_human_form() {
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("run.jsonl");
     let diag = Command::new(crate::util::bin())
-        .args(["diagnose", "--url", &emu.url, "--duration", "10s", "--interval", "1s"])
+        .args([
+            "diagnose",
+            "--url",
+            &emu.url,
+            "--duration",
+            "10s",
+            "--interval",
+            "1s",
+        ])
         .args(["--quiet", "--record", rec.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -73,7 +104,8 @@ fn an_incomplete_window_says_so_in_the_human_form() {
     assert!(text.contains("stopped answering at "), "{text}");
     assert!(text.contains("SIMULATED"), "{text}");
     // The replay of the recording judges the same scrapes the same way.
-    let (code, replayed, err) = headroom(&["diagnose", "--replay", rec.to_str().unwrap(), "--json"]);
+    let (code, replayed, err) =
+        headroom(&["diagnose", "--replay", rec.to_str().unwrap(), "--json"]);
     assert_eq!(code, 3, "{err}");
     let doc: Report = serde_json::from_str(&replayed).unwrap();
     assert!(doc.scrapes.incomplete && doc.scrapes.stopped.is_some());
@@ -87,7 +119,10 @@ fn nothing_listening_is_an_error_before_the_window() {
     let url = format!("http://127.0.0.1:{port}");
     let (code, out, err) = headroom(&["diagnose", "--url", &url, "--duration", "10m", "--quiet"]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(err.contains("before the window") && err.contains("cannot reach"), "{err}");
+    assert!(
+        err.contains("before the window") && err.contains("cannot reach"),
+        "{err}"
+    );
     assert!(out.is_empty(), "{out}");
 }
 
@@ -149,8 +184,20 @@ fn an_emulated_run_is_labelled_simulated_everywhere() {
     let page = dir.path().join("run.html");
     let (db_s, page_s) = (db.to_str().unwrap(), page.to_str().unwrap());
     let (code, out, err) = headroom(&[
-        "diagnose", "--url", &emu.url, "--duration", "3s", "--interval", "500ms", "--json",
-        "--quiet", "--save", "--db", db_s, "--html", page_s,
+        "diagnose",
+        "--url",
+        &emu.url,
+        "--duration",
+        "3s",
+        "--interval",
+        "500ms",
+        "--json",
+        "--quiet",
+        "--save",
+        "--db",
+        db_s,
+        "--html",
+        page_s,
     ]);
     assert_eq!(code, 0, "{err}");
     let doc: Report = serde_json::from_str(&out).unwrap();
@@ -158,14 +205,27 @@ fn an_emulated_run_is_labelled_simulated_everywhere() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("data-simulated=\"true\"") && html.contains("SIMULATED"));
     let (code, text, err) = headroom(&[
-        "diagnose", "--url", &emu.url, "--duration", "2s", "--interval", "500ms", "--quiet",
+        "diagnose",
+        "--url",
+        &emu.url,
+        "--duration",
+        "2s",
+        "--interval",
+        "500ms",
+        "--quiet",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(text.lines().next().unwrap_or("").contains("SIMULATED"), "{text}");
+    assert!(
+        text.lines().next().unwrap_or("").contains("SIMULATED"),
+        "{text}"
+    );
     let (code, h, err) = headroom(&["history", "--db", db_s, "--json"]);
     assert_eq!(code, 0, "{err}");
     let hist: store::history::History = serde_json::from_str(&h).unwrap();
-    assert!(hist.runs.iter().all(|r| r.simulated && r.summary.starts_with("SIMULATED")));
+    assert!(hist
+        .runs
+        .iter()
+        .all(|r| r.simulated && r.summary.starts_with("SIMULATED")));
     let (_, line, _) = headroom(&["history", "--db", db_s]);
     assert!(line.contains("SIMULATED"), "{line}");
 }
@@ -183,8 +243,17 @@ fn live_llama_server_one_user_gets_no_r7() {
     let load = testpeers::load::Load::start(srv.port, &srv.model, 1, 32);
     std::thread::sleep(Duration::from_secs(2));
     let (code, out, err) = headroom(&[
-        "diagnose", "--url", &srv.url, "--duration", "10s", "--interval", "1s", "--gpu",
-        "RTX-4090", "--json", "--quiet",
+        "diagnose",
+        "--url",
+        &srv.url,
+        "--duration",
+        "10s",
+        "--interval",
+        "1s",
+        "--gpu",
+        "RTX-4090",
+        "--json",
+        "--quiet",
     ]);
     load.stop();
     assert_eq!(code, 0, "{err}");
@@ -192,7 +261,10 @@ fn live_llama_server_one_user_gets_no_r7() {
     assert_eq!(doc.requests.max_num_seqs, Some(1.0));
     assert_eq!(doc.requests.waiting.map(|w| w.peak), Some(0.0), "{out}");
     assert!(
-        doc.primary.iter().chain(&doc.held).all(|f| f.rule != diagnose::RuleId::R7),
+        doc.primary
+            .iter()
+            .chain(&doc.held)
+            .all(|f| f.rule != diagnose::RuleId::R7),
         "{out}"
     );
 }

@@ -206,8 +206,14 @@ fn what_answered(names: &[&str]) -> String {
         ("traefik_", "a Traefik proxy"),
         ("envoy_", "an Envoy proxy"),
         ("prometheus_", "a Prometheus server's own metrics"),
-        ("DCGM_", "NVIDIA's DCGM exporter (GPU metrics, not the engine's)"),
-        ("nvidia_", "an NVIDIA GPU exporter (GPU metrics, not the engine's)"),
+        (
+            "DCGM_",
+            "NVIDIA's DCGM exporter (GPU metrics, not the engine's)",
+        ),
+        (
+            "nvidia_",
+            "an NVIDIA GPU exporter (GPU metrics, not the engine's)",
+        ),
         ("litellm_", "a LiteLLM proxy"),
     ];
     let best = known
