@@ -10,10 +10,14 @@ mod output;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// The version with the commit it was built from (`build.rs`), as `--version` prints it.
+pub(crate) const VERSION: &str =
+    concat!(env!("CARGO_PKG_VERSION"), " (", env!("HEADROOM_BUILD"), ")");
+
 #[derive(Parser)]
 #[command(
     name = "headroom",
-    version,
+    version = VERSION,
     about = "Why is my served LLM slow, and what do I change?",
     long_about = "headroom computes the hardware ceiling from physics, watches a live server \
 against it, names the one primary bottleneck and the flag that fixes it, and re-measures to \
@@ -33,7 +37,7 @@ it to fail on; 3 diagnose or remeasure judged a window that was mostly missing \
 (under 80 % of its scrapes answered): what they printed is not a verdict.\n\n\
 Durations everywhere take 90 (seconds), 500ms, 2s, 5m, 1h30m."
 )]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -82,6 +86,10 @@ enum Command {
     Pcie(cmd::pcie::Args),
     /// A simulated vLLM engine (labelled as one), driven by the same physics as the ceilings.
     Emulate(cmd::emulate::Args),
+    /// Shell completions (bash, zsh, fish, powershell, elvish), from the same definitions as --help.
+    Completions(cmd::completions::Args),
+    /// The man pages (roff), from the same definitions as --help.
+    Man(cmd::completions::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -119,6 +127,8 @@ fn main() -> ExitCode {
         Command::Membw(a) => cmd::membw::run(a),
         Command::Attribute(a) => cmd::attribute::run(a),
         Command::Pcie(a) => cmd::pcie::run(a),
+        Command::Completions(a) => cmd::completions::run(a),
+        Command::Man(a) => cmd::completions::man(a),
     };
     match result {
         Ok(exit) => exit.code(),

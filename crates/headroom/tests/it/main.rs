@@ -11,6 +11,7 @@ mod documents;
 mod fleet;
 mod gguf;
 mod hostile;
+mod install;
 mod logs;
 mod names;
 mod pcie;
