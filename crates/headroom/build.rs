@@ -23,26 +23,22 @@ fn main() {
         None => "not built from a git checkout".to_string(),
     };
     println!("cargo:rustc-env=HEADROOM_BUILD={stamp}");
-    // Rebuild the stamp when HEAD moves: a commit, a checkout, a pack of the refs.
+    // Rebuild the stamp when HEAD moves: a commit, a checkout, a pack of the refs. Only files
+    // that exist are watched: cargo counts a missing one as changed and would rerun this
+    // script (and relink the binary) on every build.
+    let mut watch = Vec::new();
     if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
-        println!(
-            "cargo:rerun-if-changed={}",
-            Path::new(&dir).join("HEAD").display()
-        );
+        watch.push(Path::new(&dir).join("HEAD"));
+    }
+    if let Some(common) = git(&["rev-parse", "--git-common-dir"]) {
+        let common = Path::new(&common);
         if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            if let Some(common) = git(&["rev-parse", "--git-common-dir"]) {
-                println!(
-                    "cargo:rerun-if-changed={}",
-                    Path::new(&common).join(r).display()
-                );
-            }
+            watch.push(common.join(r));
         }
-        if let Some(common) = git(&["rev-parse", "--git-common-dir"]) {
-            println!(
-                "cargo:rerun-if-changed={}",
-                Path::new(&common).join("packed-refs").display()
-            );
-        }
+        watch.push(common.join("packed-refs"));
+    }
+    for p in watch.iter().filter(|p| p.exists()) {
+        println!("cargo:rerun-if-changed={}", p.display());
     }
     println!("cargo:rerun-if-changed=build.rs");
 }
