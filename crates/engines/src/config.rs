@@ -605,8 +605,9 @@ impl EngineConfig {
     }
 }
 
-/// A serving concept the prescriptions turn, whose flag differs per engine. The one table from
-/// concepts to flags is [`flag`]; [`Knob::config_key`] names the config field the knob moves, so
+/// A serving concept the prescriptions turn, whose flag differs per engine. Each engine's flag
+/// table (`engine/<name>.rs`, `FLAGS`) marks the row that writes a knob; [`flag`] reads it there,
+/// and the same row reads the flag back from a command line. [`Knob::config_key`] names the config field the knob moves, so
 /// a re-measure can check that the flag was applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -670,40 +671,12 @@ impl Knob {
 }
 
 /// The flag for a knob in the engine's own words, as a prescription prints it; None where the
-/// engine has no such knob.
+/// engine has no such knob. Read from the engine's flag table, the same rows that read its
+/// command line.
 pub fn flag(engine: Engine, knob: Knob) -> Option<&'static str> {
-    use Engine::*;
-    use Knob::*;
-    Some(match (engine, knob) {
-        (Vllm, MaxNumSeqs) => "--max-num-seqs",
-        (Vllm, MaxModelLen) => "--max-model-len",
-        (Vllm, GpuMemoryUtilization) => "--gpu-memory-utilization",
-        (Vllm, PrefixCaching) => "--enable-prefix-caching",
-        (Vllm, KvCache8bit) => "--kv-cache-dtype fp8",
-        (Vllm, MaxNumBatchedTokens) => "--max-num-batched-tokens",
-        (Vllm, TensorParallelSize) => "--tensor-parallel-size",
-        (Vllm, KvOffloading) => "--kv-offloading-size",
-        (Vllm, KvBlocksOverride) => "--num-gpu-blocks-override",
-        (Vllm, KvCacheMemoryBytes) => "--kv-cache-memory-bytes",
-        (LlamaCpp, MaxNumSeqs) => "-np",
-        (LlamaCpp, MaxModelLen) => "-c",
-        (LlamaCpp, PrefixCaching) => "--cache-reuse",
-        (LlamaCpp, KvCache8bit) => "-ctk q8_0 -ctv q8_0",
-        (LlamaCpp, MaxNumBatchedTokens) => "-ub",
-        (LlamaCpp, TensorParallelSize) => "-sm row",
-        (Sglang, MaxNumSeqs) => "--max-running-requests",
-        (Sglang, MaxModelLen) => "--context-length",
-        (Sglang, GpuMemoryUtilization) => "--mem-fraction-static",
-        (Sglang, KvCache8bit) => "--kv-cache-dtype fp8_e5m2",
-        (Sglang, MaxNumBatchedTokens) => "--chunked-prefill-size",
-        (Sglang, TensorParallelSize) => "--tp",
-        (Sglang, KvPoolTokens) => "--max-total-tokens",
-        (Tgi, MaxNumSeqs) => "--max-concurrent-requests",
-        (Tgi, MaxModelLen) => "--max-total-tokens",
-        (Tgi, MaxNumBatchedTokens) => "--max-batch-prefill-tokens",
-        (Tgi, TensorParallelSize) => "--num-shard",
-        _ => return None,
-    })
+    flag_table(engine)
+        .iter()
+        .find_map(|r| r.prescribes.filter(|(k, _)| *k == knob).map(|(_, text)| text))
 }
 
 /// What a boolean flag means when given without a value.
@@ -758,8 +731,8 @@ fn parse_len(flag: &str, v: String) -> Result<u64, ConfigError> {
         })
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Field {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Field {
     Model,
     ServedModelName,
     MaxNumSeqs,
@@ -797,7 +770,7 @@ enum Field {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Kind {
+pub(crate) enum Kind {
     /// Takes a value.
     Value,
     /// A boolean switch; the bool is its meaning when given bare (`--no-x` → false).
@@ -810,122 +783,83 @@ enum Kind {
 /// scheduler gauges (0.5.x `server_args.py`).
 pub const SGLANG_DECODE_LOG_INTERVAL: u64 = 40;
 
-const FA_VALUES: &[&str] = &[
+/// llama.cpp's `-fa` takes one of these, or nothing.
+pub(crate) const FA_VALUES: &[&str] = &[
     "on", "off", "auto", "true", "false", "1", "0", "enabled", "disabled",
 ];
 
+/// One row of an engine's flag table (`engine/<name>.rs`, `FLAGS`), read in both directions:
+/// a command line's flag to the field it sets, and a prescription's knob to the text it writes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FlagRow {
+    /// Its spellings on a command line.
+    pub names: &'static [&'static str],
+    pub field: Field,
+    pub kind: Kind,
+    /// The knob a prescription turns with this flag, and the text it writes (its first word
+    /// is one of `names`: what is prescribed is read back).
+    pub prescribes: Option<(Knob, &'static str)>,
+}
+
+impl FlagRow {
+    /// The row also writes `knob`'s prescription, as `text`.
+    pub(crate) const fn fix(self, knob: Knob, text: &'static str) -> FlagRow {
+        FlagRow {
+            prescribes: Some((knob, text)),
+            ..self
+        }
+    }
+}
+
+/// A flag that takes a value.
+pub(crate) const fn val(names: &'static [&'static str], field: Field) -> FlagRow {
+    FlagRow {
+        names,
+        field,
+        kind: Kind::Value,
+        prescribes: None,
+    }
+}
+
+/// A boolean switch; `bare` is its meaning when given without a value (`--no-x` → false).
+pub(crate) const fn switch(names: &'static [&'static str], field: Field, bare: bool) -> FlagRow {
+    FlagRow {
+        names,
+        field,
+        kind: Kind::Flag(bare),
+        prescribes: None,
+    }
+}
+
+/// A flag with an optional value from a closed set.
+pub(crate) const fn opt(
+    names: &'static [&'static str],
+    field: Field,
+    accepted: &'static [&'static str],
+) -> FlagRow {
+    FlagRow {
+        names,
+        field,
+        kind: Kind::OptValue(accepted),
+        prescribes: None,
+    }
+}
+
+/// The engine's flag table.
+pub(crate) fn flag_table(engine: Engine) -> &'static [FlagRow] {
+    match engine {
+        Engine::Vllm => crate::engine::vllm::FLAGS,
+        Engine::Sglang => crate::engine::sglang::FLAGS,
+        Engine::Tgi => crate::engine::tgi::FLAGS,
+        Engine::LlamaCpp => crate::engine::llamacpp::FLAGS,
+    }
+}
+
 fn flag_spec(engine: Engine, flag: &str) -> Option<(Field, Kind)> {
-    use Field::*;
-    use Kind::*;
-    let v = Value;
-    Some(match engine {
-        Engine::Vllm => match flag {
-            "--model" => (Model, v),
-            "--served-model-name" => (ServedModelName, v),
-            "--max-num-seqs" => (MaxNumSeqs, v),
-            "--max-model-len" => (MaxModelLen, v),
-            "--max-num-batched-tokens" => (MaxNumBatchedTokens, v),
-            "--gpu-memory-utilization" => (GpuMemoryUtilization, v),
-            "--enable-prefix-caching" => (EnablePrefixCaching, Flag(true)),
-            "--no-enable-prefix-caching" => (EnablePrefixCaching, Flag(false)),
-            "--enable-chunked-prefill" => (EnableChunkedPrefill, Flag(true)),
-            "--no-enable-chunked-prefill" => (EnableChunkedPrefill, Flag(false)),
-            "--kv-cache-dtype" => (KvCacheDtype, v),
-            "--kv-offloading-size" => (KvOffloadingSize, v),
-            "--kv-cache-memory-bytes" => (KvCacheMemoryBytes, v),
-            "--tensor-parallel-size" | "-tp" => (TensorParallel, v),
-            "--pipeline-parallel-size" | "-pp" => (PipelineParallel, v),
-            "--data-parallel-size" | "-dp" => (DataParallel, v),
-            "--block-size" => (BlockSize, v),
-            "--num-gpu-blocks-override" => (NumGpuBlocks, v),
-            "--quantization" | "-q" => (Quantization, v),
-            "--dtype" => (Dtype, v),
-            "--speculative-config" => (Speculative, v),
-            "--trust-remote-code"
-            | "--enforce-eager"
-            | "--disable-log-requests"
-            | "--disable-log-stats"
-            | "--enable-lora"
-            | "--enable-auto-tool-choice"
-            | "--no-enable-log-requests"
-            | "--enable-log-requests"
-            | "--disable-custom-all-reduce"
-            | "--enable-expert-parallel"
-            | "--async-scheduling"
-            | "--enable-sleep-mode"
-            | "--kv-cache-metrics"
-            | "--enable-mfu-metrics" => (Ignore, Flag(true)),
-            _ => return None,
-        },
-        Engine::Sglang => match flag {
-            "--model-path" | "--model" => (Model, v),
-            "--served-model-name" => (ServedModelName, v),
-            "--max-running-requests" => (MaxNumSeqs, v),
-            "--context-length" => (MaxModelLen, v),
-            "--chunked-prefill-size" => (MaxNumBatchedTokens, v),
-            "--mem-fraction-static" => (MemFractionStatic, v),
-            "--max-total-tokens" => (MaxTotalTokens, v),
-            "--decode-log-interval" => (DecodeLogInterval, v),
-            "--disable-radix-cache" => (EnablePrefixCaching, Flag(false)),
-            "--kv-cache-dtype" => (KvCacheDtype, v),
-            "--tp-size" | "--tp" | "--tensor-parallel-size" => (TensorParallel, v),
-            "--pp-size" | "--pipeline-parallel-size" => (PipelineParallel, v),
-            "--dp-size" | "--dp" | "--data-parallel-size" => (DataParallel, v),
-            "--page-size" => (BlockSize, v),
-            "--quantization" => (Quantization, v),
-            "--dtype" => (Dtype, v),
-            "--speculative-algorithm" => (Speculative, v),
-            "--schedule-conservativeness" => (Ignore, v),
-            "--trust-remote-code"
-            | "--enable-metrics"
-            | "--enable-dp-attention"
-            | "--disable-cuda-graph"
-            | "--enable-torch-compile" => (Ignore, Flag(true)),
-            _ => return None,
-        },
-        Engine::Tgi => match flag {
-            "--model-id" => (Model, v),
-            "--max-concurrent-requests" => (MaxNumSeqs, v),
-            "--max-total-tokens" => (MaxModelLen, v),
-            "--max-batch-prefill-tokens" => (MaxNumBatchedTokens, v),
-            "--num-shard" => (TensorParallel, v),
-            "--quantize" => (Quantization, v),
-            "--dtype" => (Dtype, v),
-            "--kv-cache-dtype" => (KvCacheDtype, v),
-            "--cuda-memory-fraction" => (GpuMemoryUtilization, v),
-            "--sharded" | "--trust-remote-code" | "--disable-custom-kernels" => {
-                (Ignore, Flag(true))
-            }
-            _ => return None,
-        },
-        Engine::LlamaCpp => match flag {
-            "-m" | "--model" => (Model, v),
-            "-a" | "--alias" => (ServedModelName, v),
-            "-np" | "--parallel" => (NParallel, v),
-            "-c" | "--ctx-size" => (NCtx, v),
-            "--cache-reuse" => (CacheReuse, v),
-            "-ub" | "--ubatch-size" => (Ubatch, v),
-            "-b" | "--batch-size" => (NBatch, v),
-            "-t" | "--threads" => (Threads, v),
-            "-ngl" | "--gpu-layers" | "--n-gpu-layers" => (NGpuLayers, v),
-            "-ctk" | "--cache-type-k" => (KvCacheDtype, v),
-            "-kvu" | "--kv-unified" => (KvUnified, Flag(true)),
-            "-no-kvu" | "--no-kv-unified" => (KvUnified, Flag(false)),
-            "-cb" | "--cont-batching" => (ContBatching, Flag(true)),
-            "-nocb" | "--no-cont-batching" => (ContBatching, Flag(false)),
-            "-fa" | "--flash-attn" => (FlashAttn, OptValue(FA_VALUES)),
-            "-md" | "--model-draft" => (Speculative, v),
-            "--metrics" | "--slots" | "--no-slots" | "--props" | "--jinja" | "--no-webui"
-            | "--mlock" | "--no-mmap" | "--embedding" | "--embeddings" | "-v" | "--verbose"
-            | "--cache-prompt" | "--no-cache-prompt" | "--no-warmup" | "-cram" => {
-                (Ignore, Flag(true))
-            }
-            "--host" | "--port" | "-ctv" | "--cache-type-v" | "--api-key" | "-tb"
-            | "--threads-batch" | "-s" | "--seed" | "--chat-template" | "-hf" | "--hf-repo"
-            | "--cache-ram" => (Ignore, v),
-            _ => return None,
-        },
-    })
+    flag_table(engine)
+        .iter()
+        .find(|r| r.names.contains(&flag))
+        .map(|r| (r.field, r.kind))
 }
 
 /// Which engine an argv launches, and the index where its own flags start.
@@ -1069,6 +1003,68 @@ mod tests {
     fn args(cmd: &str) -> EngineConfig {
         EngineConfig::from_command_line(cmd, Source::EngineArgs)
             .unwrap_or_else(|e| panic!("{cmd}: {e}"))
+    }
+
+    /// The config fields a knob moves, on any engine.
+    fn fields_of(knob: Knob) -> &'static [Field] {
+        use Field::*;
+        match knob {
+            Knob::MaxNumSeqs => &[MaxNumSeqs, NParallel],
+            Knob::MaxModelLen => &[MaxModelLen, NCtx],
+            Knob::GpuMemoryUtilization => &[GpuMemoryUtilization, MemFractionStatic],
+            Knob::PrefixCaching => &[EnablePrefixCaching, CacheReuse],
+            Knob::KvCache8bit => &[KvCacheDtype],
+            Knob::MaxNumBatchedTokens => &[MaxNumBatchedTokens, Ubatch],
+            // llama.cpp's row split is read but not kept (Ignore).
+            Knob::TensorParallelSize => &[TensorParallel, Ignore],
+            Knob::KvOffloading => &[KvOffloadingSize],
+            Knob::KvBlocksOverride => &[NumGpuBlocks],
+            Knob::KvCacheMemoryBytes => &[KvCacheMemoryBytes],
+            Knob::KvPoolTokens => &[MaxTotalTokens],
+        }
+    }
+
+    #[test]
+    fn every_prescribed_flag_reads_back_as_the_field_its_knob_moves() {
+        for engine in Engine::ALL {
+            for knob in Knob::ALL {
+                let Some(text) = flag(engine, knob) else {
+                    continue;
+                };
+                let first = text.split_whitespace().next().unwrap();
+                let (field, _) = flag_spec(engine, first)
+                    .unwrap_or_else(|| panic!("{engine:?} prescribes {text:?}, unread"));
+                assert!(
+                    fields_of(knob).contains(&field),
+                    "{engine:?} {knob:?}: {text:?} reads back as {field:?}"
+                );
+                assert_eq!(Knob::of_flag(engine, text), Some(knob));
+            }
+        }
+    }
+
+    #[test]
+    fn every_flag_a_knob_moves_is_also_prescribed() {
+        for engine in Engine::ALL {
+            for knob in Knob::ALL {
+                let read = flag_table(engine)
+                    .iter()
+                    .any(|r| r.field != Field::Ignore && fields_of(knob).contains(&r.field));
+                // SGLang's radix cache is on unless disabled: no flag turns it on.
+                let none_to_write = engine == Engine::Sglang && knob == Knob::PrefixCaching;
+                if read && !none_to_write {
+                    assert!(
+                        flag(engine, knob).is_some(),
+                        "{engine:?} reads a flag for {knob:?} but never prescribes one"
+                    );
+                }
+            }
+        }
+        // The defect that made the tables one: TGI read this flag and never wrote it.
+        assert_eq!(
+            flag(Engine::Tgi, Knob::GpuMemoryUtilization),
+            Some("--cuda-memory-fraction")
+        );
     }
 
     #[test]

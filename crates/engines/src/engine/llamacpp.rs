@@ -26,6 +26,7 @@
 //! `tokens_predicted_seconds_total`, for the speed of finished requests.
 
 use super::Definition;
+use crate::config::{opt, switch, val, Field as F, FlagRow, Knob as K, FA_VALUES};
 use crate::adapters::{Agg, View};
 use crate::sample::Sample;
 
@@ -35,6 +36,69 @@ pub const DEF: Definition = Definition {
     prefix: "llamacpp:",
     owned_by: Some("llamacpp"),
 };
+
+/// llama-server's flags (`llama-server --help`, common/arg.cpp), read in both directions. Short
+/// and long spellings are both listed; llama.cpp's flags keep their underscores.
+pub(crate) const FLAGS: &[FlagRow] = &[
+    val(&["-m", "--model"], F::Model),
+    val(&["-a", "--alias"], F::ServedModelName),
+    val(&["-np", "--parallel"], F::NParallel).fix(K::MaxNumSeqs, "-np"),
+    val(&["-c", "--ctx-size"], F::NCtx).fix(K::MaxModelLen, "-c"),
+    val(&["--cache-reuse"], F::CacheReuse).fix(K::PrefixCaching, "--cache-reuse"),
+    val(&["-ub", "--ubatch-size"], F::Ubatch).fix(K::MaxNumBatchedTokens, "-ub"),
+    val(&["-b", "--batch-size"], F::NBatch),
+    val(&["-t", "--threads"], F::Threads),
+    val(&["-ngl", "--gpu-layers", "--n-gpu-layers"], F::NGpuLayers),
+    val(&["-ctk", "--cache-type-k"], F::KvCacheDtype).fix(K::KvCache8bit, "-ctk q8_0 -ctv q8_0"),
+    switch(&["-kvu", "--kv-unified"], F::KvUnified, true),
+    switch(&["-no-kvu", "--no-kv-unified"], F::KvUnified, false),
+    switch(&["-cb", "--cont-batching"], F::ContBatching, true),
+    switch(&["-nocb", "--no-cont-batching"], F::ContBatching, false),
+    opt(&["-fa", "--flash-attn"], F::FlashAttn, FA_VALUES),
+    val(&["-md", "--model-draft"], F::Speculative),
+    // Row split is llama.cpp's tensor parallelism across GPUs; the mode itself is not read.
+    val(&["-sm", "--split-mode"], F::Ignore).fix(K::TensorParallelSize, "-sm row"),
+    switch(
+        &[
+            "--metrics",
+            "--slots",
+            "--no-slots",
+            "--props",
+            "--jinja",
+            "--no-webui",
+            "--mlock",
+            "--no-mmap",
+            "--embedding",
+            "--embeddings",
+            "-v",
+            "--verbose",
+            "--cache-prompt",
+            "--no-cache-prompt",
+            "--no-warmup",
+            "-cram",
+        ],
+        F::Ignore,
+        true,
+    ),
+    val(
+        &[
+            "--host",
+            "--port",
+            "-ctv",
+            "--cache-type-v",
+            "--api-key",
+            "-tb",
+            "--threads-batch",
+            "-s",
+            "--seed",
+            "--chat-template",
+            "-hf",
+            "--hf-repo",
+            "--cache-ram",
+        ],
+        F::Ignore,
+    ),
+];
 
 pub(crate) fn fill(v: &View, s: &mut Sample) {
     let one = Agg::Sum; // one unlabelled series each

@@ -6,12 +6,14 @@
 //!   fleet and census) and the `owned_by` its `/v1/models` answers with (loadgen's recognition);
 //! - `fill`, the adapter: each [`crate::Sample`] concept from its exposition, names per version
 //!   newest first (a rename is one more name in the list), and how its series combine;
+//! - `FLAGS`, its flag table: each flag's spellings, the config field it sets and, where a
+//!   prescription turns a [`crate::Knob`] with it, the text written (read back by the same row);
 //! - its tests against real captures (every family it sends read or listed as unread).
 //!
 //! What a new engine also needs, outside this folder until it moves here: a variant in
 //! [`crate::Engine`] (and in [`Engine::ALL`](crate::Engine::ALL)), its arm in [`definition`] and
 //! in `adapters::fill`, its rows in `adapters::promql::CONCEPTS` (the store readers' names), its
-//! flags in `config.rs` (`flag`, `flag_spec`, `detect_launcher`), and its capabilities where
+//! arms in `config.rs`'s `flag_table` and `detect_launcher`, and its capabilities where
 //! loadgen and diagnose branch on the engine.
 
 pub(crate) mod llamacpp;

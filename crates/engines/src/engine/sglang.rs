@@ -8,6 +8,7 @@
 //! Tokenizer-side counters carry `model_name` only and are summed.
 
 use super::Definition;
+use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::adapters::{Agg, View};
 use crate::sample::Sample;
 
@@ -17,6 +18,44 @@ pub const DEF: Definition = Definition {
     prefix: "sglang:",
     owned_by: Some("sglang"),
 };
+
+/// SGLang's flags (`python -m sglang.launch_server --help`, sglang/srt/server_args.py), read in
+/// both directions. Prefix caching is on unless `--disable-radix-cache`: there is no flag to
+/// prescribe, only one to remove.
+pub(crate) const FLAGS: &[FlagRow] = &[
+    val(&["--model-path", "--model"], F::Model),
+    val(&["--served-model-name"], F::ServedModelName),
+    val(&["--max-running-requests"], F::MaxNumSeqs).fix(K::MaxNumSeqs, "--max-running-requests"),
+    val(&["--context-length"], F::MaxModelLen).fix(K::MaxModelLen, "--context-length"),
+    val(&["--chunked-prefill-size"], F::MaxNumBatchedTokens)
+        .fix(K::MaxNumBatchedTokens, "--chunked-prefill-size"),
+    val(&["--mem-fraction-static"], F::MemFractionStatic)
+        .fix(K::GpuMemoryUtilization, "--mem-fraction-static"),
+    val(&["--max-total-tokens"], F::MaxTotalTokens).fix(K::KvPoolTokens, "--max-total-tokens"),
+    val(&["--decode-log-interval"], F::DecodeLogInterval),
+    switch(&["--disable-radix-cache"], F::EnablePrefixCaching, false),
+    val(&["--kv-cache-dtype"], F::KvCacheDtype).fix(K::KvCache8bit, "--kv-cache-dtype fp8_e5m2"),
+    val(&["--tp-size", "--tp", "--tensor-parallel-size"], F::TensorParallel)
+        .fix(K::TensorParallelSize, "--tp"),
+    val(&["--pp-size", "--pipeline-parallel-size"], F::PipelineParallel),
+    val(&["--dp-size", "--dp", "--data-parallel-size"], F::DataParallel),
+    val(&["--page-size"], F::BlockSize),
+    val(&["--quantization"], F::Quantization),
+    val(&["--dtype"], F::Dtype),
+    val(&["--speculative-algorithm"], F::Speculative),
+    val(&["--schedule-conservativeness"], F::Ignore),
+    switch(
+        &[
+            "--trust-remote-code",
+            "--enable-metrics",
+            "--enable-dp-attention",
+            "--disable-cuda-graph",
+            "--enable-torch-compile",
+        ],
+        F::Ignore,
+        true,
+    ),
+];
 
 const REPLICA_LABELS: &[&str] = &["tp_rank", "pp_rank", "moe_ep_rank"];
 

@@ -3,6 +3,7 @@
 //! still give `_sum` and `_count`, and the [`Histogram`](crate::Histogram) then has no buckets.
 
 use super::Definition;
+use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::adapters::{Agg, View};
 use crate::sample::Sample;
 
@@ -13,6 +14,29 @@ pub const DEF: Definition = Definition {
     prefix: "tgi_",
     owned_by: None,
 };
+
+/// TGI's launcher flags (`text-generation-launcher --help`), read in both directions.
+pub(crate) const FLAGS: &[FlagRow] = &[
+    val(&["--model-id"], F::Model),
+    val(&["--max-concurrent-requests"], F::MaxNumSeqs)
+        .fix(K::MaxNumSeqs, "--max-concurrent-requests"),
+    val(&["--max-total-tokens"], F::MaxModelLen).fix(K::MaxModelLen, "--max-total-tokens"),
+    val(&["--max-batch-prefill-tokens"], F::MaxNumBatchedTokens)
+        .fix(K::MaxNumBatchedTokens, "--max-batch-prefill-tokens"),
+    val(&["--num-shard"], F::TensorParallel).fix(K::TensorParallelSize, "--num-shard"),
+    val(&["--quantize"], F::Quantization),
+    val(&["--dtype"], F::Dtype),
+    // fp8_e5m2 needs no scales from the checkpoint (fp8_e4m3fn does).
+    val(&["--kv-cache-dtype"], F::KvCacheDtype).fix(K::KvCache8bit, "--kv-cache-dtype fp8_e5m2"),
+    // The share of GPU memory TGI may take (default 1.0): its --gpu-memory-utilization.
+    val(&["--cuda-memory-fraction"], F::GpuMemoryUtilization)
+        .fix(K::GpuMemoryUtilization, "--cuda-memory-fraction"),
+    switch(
+        &["--sharded", "--trust-remote-code", "--disable-custom-kernels"],
+        F::Ignore,
+        true,
+    ),
+];
 
 pub(crate) fn fill(v: &View, s: &mut Sample) {
     let sum = Agg::Sum;

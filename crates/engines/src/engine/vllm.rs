@@ -3,6 +3,7 @@
 //! fractions are averaged (each DP engine has its own, equally sized, KV pool).
 
 use super::Definition;
+use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::adapters::{Agg, View};
 use crate::sample::Sample;
 
@@ -12,6 +13,58 @@ pub const DEF: Definition = Definition {
     prefix: "vllm:",
     owned_by: Some("vllm"),
 };
+
+/// vLLM's flags (`vllm serve --help`, vllm/engine/arg_utils.py), read in both directions.
+pub(crate) const FLAGS: &[FlagRow] = &[
+    val(&["--model"], F::Model),
+    val(&["--served-model-name"], F::ServedModelName),
+    val(&["--max-num-seqs"], F::MaxNumSeqs).fix(K::MaxNumSeqs, "--max-num-seqs"),
+    val(&["--max-model-len"], F::MaxModelLen).fix(K::MaxModelLen, "--max-model-len"),
+    val(&["--max-num-batched-tokens"], F::MaxNumBatchedTokens)
+        .fix(K::MaxNumBatchedTokens, "--max-num-batched-tokens"),
+    val(&["--gpu-memory-utilization"], F::GpuMemoryUtilization)
+        .fix(K::GpuMemoryUtilization, "--gpu-memory-utilization"),
+    switch(&["--enable-prefix-caching"], F::EnablePrefixCaching, true)
+        .fix(K::PrefixCaching, "--enable-prefix-caching"),
+    switch(&["--no-enable-prefix-caching"], F::EnablePrefixCaching, false),
+    switch(&["--enable-chunked-prefill"], F::EnableChunkedPrefill, true),
+    switch(&["--no-enable-chunked-prefill"], F::EnableChunkedPrefill, false),
+    val(&["--kv-cache-dtype"], F::KvCacheDtype).fix(K::KvCache8bit, "--kv-cache-dtype fp8"),
+    val(&["--kv-offloading-size"], F::KvOffloadingSize)
+        .fix(K::KvOffloading, "--kv-offloading-size"),
+    val(&["--kv-cache-memory-bytes"], F::KvCacheMemoryBytes)
+        .fix(K::KvCacheMemoryBytes, "--kv-cache-memory-bytes"),
+    val(&["--tensor-parallel-size", "-tp"], F::TensorParallel)
+        .fix(K::TensorParallelSize, "--tensor-parallel-size"),
+    val(&["--pipeline-parallel-size", "-pp"], F::PipelineParallel),
+    val(&["--data-parallel-size", "-dp"], F::DataParallel),
+    val(&["--block-size"], F::BlockSize),
+    val(&["--num-gpu-blocks-override"], F::NumGpuBlocks)
+        .fix(K::KvBlocksOverride, "--num-gpu-blocks-override"),
+    val(&["--quantization", "-q"], F::Quantization),
+    val(&["--dtype"], F::Dtype),
+    val(&["--speculative-config"], F::Speculative),
+    switch(
+        &[
+            "--trust-remote-code",
+            "--enforce-eager",
+            "--disable-log-requests",
+            "--disable-log-stats",
+            "--enable-lora",
+            "--enable-auto-tool-choice",
+            "--no-enable-log-requests",
+            "--enable-log-requests",
+            "--disable-custom-all-reduce",
+            "--enable-expert-parallel",
+            "--async-scheduling",
+            "--enable-sleep-mode",
+            "--kv-cache-metrics",
+            "--enable-mfu-metrics",
+        ],
+        F::Ignore,
+        true,
+    ),
+];
 
 /// Names only the V1 engine exports (V0 never had them).
 const V1_ONLY: [&str; 6] = [
