@@ -60,14 +60,31 @@ fn sourced<T: serde::Serialize>(k: &Option<engines::Known<T>>) -> Option<Sourced
     })
 }
 
-/// Judge a window. Failed or unparsable scrapes count against coverage; a window with no
-/// usable scrape is an error.
+/// A window's samples as read, before judging: from a recording's scrapes ([`read`]), or from a
+/// store's series (`fleet`), which then take the one path from samples to verdict
+/// ([`judge_samples`]).
+#[derive(Debug, Clone)]
+pub struct Read {
+    /// What is known of the server beside its samples (its command line, `/version`, `/props`);
+    /// a store's window has none of it.
+    pub header: engines::RecordingHeader,
+    pub samples: Vec<Sample>,
+    pub scrapes: Scrapes,
+    /// Expositions that were cut, each named once.
+    pub truncated: Vec<String>,
+}
+
+/// Judge a recorded window: [`read`], then [`judge_samples`].
 pub fn judge(
     rec: &Recording,
     target: &Target,
     catalog: &physics::Catalog,
 ) -> Result<Judged, JudgeError> {
-    let shape = &target.shape;
+    judge_samples(read(rec, target), target, catalog)
+}
+
+/// A recording's samples. Failed or unparsable scrapes count against coverage.
+pub fn read(rec: &Recording, target: &Target) -> Read {
     let mut scrapes = Scrapes::default();
     let mut truncated: Vec<String> = Vec::new();
     let mut samples: Vec<Sample> = Vec::new();
@@ -134,6 +151,29 @@ pub fn judge(
             failed_since,
             error,
         });
+    Read {
+        header: rec.header.clone(),
+        samples,
+        scrapes,
+        truncated,
+    }
+}
+
+/// Judge a window's samples: the one path from samples to the `headroom.diagnose/1` document
+/// that `diagnose`, `watch`, `remeasure` and `fleet` take. A window with no usable sample is an
+/// error.
+pub fn judge_samples(
+    read: Read,
+    target: &Target,
+    catalog: &physics::Catalog,
+) -> Result<Judged, JudgeError> {
+    let Read {
+        header: rec_header,
+        samples,
+        mut scrapes,
+        truncated,
+    } = read;
+    let shape = &target.shape;
     if samples.is_empty() {
         return Err(JudgeError::NoScrape {
             failed: scrapes.failed,
@@ -154,7 +194,7 @@ pub fn judge(
     // Config from every source the window holds, most trusted first (see EngineConfig::gather):
     // what the engine says about itself, then the live process's command line, then what the
     // user typed.
-    let mut header = rec.header.clone();
+    let mut header = rec_header;
     if shape.engine_args.is_some() {
         header.engine_args = shape.engine_args.clone();
     }
@@ -244,7 +284,7 @@ pub fn judge(
     };
     let verdict = crate::diagnose(&inputs);
     let engine_version = version.or_else(|| {
-        rec.header
+        header
             .props_info()
             .and_then(Result::ok)
             .and_then(|p| p.build_info)
@@ -271,8 +311,7 @@ pub fn judge(
     );
     report.timeline = timeline;
     report.simulated = samples.iter().any(|s| s.simulated)
-        || rec
-            .header
+        || header
             .version
             .as_ref()
             .and_then(|v| v.get("simulated"))

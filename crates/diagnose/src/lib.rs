@@ -20,9 +20,8 @@ pub mod unjudged;
 pub mod window;
 
 pub use arbitrate::{diagnose, Boundary, BoundaryKind, Verdict};
-pub use ceiling::{ceiling_of, Named};
 pub use inputs::{Config, Inputs, Physics, PoolCap};
-pub use judge::{judge, to_rule_config, JudgeError, Judged, Target};
+pub use judge::{judge, judge_samples, read, to_rule_config, JudgeError, Judged, Read, Target};
 pub use report::{Report, Shape, SubWindow, TimePoint, Timeline};
 pub use rules::{Finding, FixCost, FixStep, Knob, RuleId};
 pub use unjudged::Unjudged;

@@ -674,9 +674,11 @@ impl Knob {
 /// engine has no such knob. Read from the engine's flag table, the same rows that read its
 /// command line.
 pub fn flag(engine: Engine, knob: Knob) -> Option<&'static str> {
-    flag_table(engine)
-        .iter()
-        .find_map(|r| r.prescribes.filter(|(k, _)| *k == knob).map(|(_, text)| text))
+    flag_table(engine).iter().find_map(|r| {
+        r.prescribes
+            .filter(|(k, _)| *k == knob)
+            .map(|(_, text)| text)
+    })
 }
 
 /// What a boolean flag means when given without a value.

@@ -9,7 +9,7 @@ pub mod window;
 
 use client::{PromError, Prometheus, Series};
 use diagnose::{Inputs, RuleId};
-use engines::{Engine, EngineConfig};
+use engines::Engine;
 use queries::{Selector, SelectorError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -31,6 +31,8 @@ pub enum FleetError {
     },
     #[error("--window {0} s: must be positive and finite")]
     Window(f64),
+    #[error(transparent)]
+    Judge(#[from] diagnose::JudgeError),
 }
 
 /// What to read.
@@ -53,10 +55,17 @@ pub struct Request {
     pub target: Option<Target>,
 }
 
-/// The GPU and model every replica runs, and the catalog they are looked up in.
-#[derive(Debug, Clone)]
+/// The GPU and model every replica runs, as `diagnose` takes them (`--gpu`, `--model`, `--gguf`
+/// ...), and the catalog they are looked up in.
+#[derive(Debug, Clone, Default)]
 pub struct Target {
-    pub named: diagnose::Named,
+    pub gpu: Option<String>,
+    pub model: Option<String>,
+    /// A GGUF file whose header gives the model's figures, in place of `model`.
+    pub gguf: Option<String>,
+    pub tp: Option<u32>,
+    pub dtype: Option<String>,
+    pub quantization: Option<String>,
     pub catalog: physics::Catalog,
 }
 
@@ -288,53 +297,55 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
         }
     }
 
+    // Each replica's window takes diagnose's own path from samples to verdict: what a replay of
+    // the same window would say, this says.
+    let none = Target::default();
+    let t = req.target.as_ref().unwrap_or(&none);
+    let target = diagnose::Target {
+        shape: diagnose::Shape {
+            url: None,
+            duration_s: end - grid.start,
+            interval_s: grid.step_s,
+            gpu: t.gpu.clone(),
+            model: t.model.clone(),
+            gguf: t.gguf.clone(),
+            engine_args: None,
+            tp: t.tp,
+            dtype: t.dtype.clone(),
+            quantization: t.quantization.clone(),
+            price_per_hour: None,
+            sub_windows: req.sub_windows,
+        },
+        replay: None,
+    };
     let mut replicas = Vec::new();
     let mut inputs = BTreeMap::new();
     for (name, s) in &samples {
-        let Some(last) = s.last() else { continue };
-        let (cfg, _) = EngineConfig::gather(None, None, Some(last), None, None, None);
-        let config = diagnose::to_rule_config(&cfg, last);
-        let window = diagnose::window::stats(s, config.max_num_seqs);
-        let sub_windows = diagnose::window::sub_windows(s, req.sub_windows, config.max_num_seqs);
-        let (ceiling, physics) = match &req.target {
-            Some(t) => {
-                let known =
-                    |k: &Option<engines::Known<String>>| k.as_ref().map(|k| k.value.clone());
-                let served = last
-                    .model
-                    .clone()
-                    .or_else(|| known(&cfg.served_model_name))
-                    .or_else(|| known(&cfg.model));
-                let (info, physics) = diagnose::ceiling_of(
-                    &t.named,
-                    served.as_deref(),
-                    known(&cfg.dtype).as_deref(),
-                    known(&cfg.quantization).as_deref(),
-                    &t.catalog,
-                    &config,
-                    &window,
-                );
-                (Some(info), physics)
-            }
-            None => (None, None),
+        if s.is_empty() {
+            continue;
+        }
+        let mut scrapes = diagnose::report::Scrapes {
+            ok: s.len(),
+            ..Default::default()
         };
-        let inp = Inputs {
-            engine: last.engine,
-            window,
-            sub_windows,
-            config,
-            physics,
+        scrapes.judge_coverage();
+        let read = diagnose::Read {
+            header: header(prom.url(), name, grid.step_s, s[0].t),
+            samples: s.clone(),
+            scrapes,
+            truncated: Vec::new(),
         };
-        let v = diagnose::diagnose(&inp);
+        let judged = diagnose::judge_samples(read, &target, &t.catalog)?;
+        let inp = judged.inputs;
         replicas.push(Replica {
             replica: name.clone(),
-            engine: last.engine,
+            engine: inp.engine,
             figures: Figures::of(&inp),
             points_read: s.iter().filter(|x| x.running.is_some()).count(),
             points: s.len(),
-            primary: v.primary.as_ref().map(Primary::from),
-            held: v.held.iter().map(|f| f.rule).collect(),
-            ceiling,
+            primary: judged.verdict.primary.as_ref().map(Primary::from),
+            held: judged.verdict.held.iter().map(|f| f.rule).collect(),
+            ceiling: req.target.as_ref().map(|_| judged.report.ceiling),
             idle: inp.window.idle(),
         });
         inputs.insert(name.clone(), inp);
@@ -375,11 +386,7 @@ pub fn recording(
     samples: &[engines::Sample],
 ) -> (engines::RecordingHeader, Vec<engines::ScrapeRecord>) {
     let started = samples.first().map(|s| s.t).unwrap_or(0.0);
-    let mut h = engines::RecordingHeader::new(prometheus, step_s, started);
-    h.extra.insert(
-        "fleet_replica".into(),
-        serde_json::Value::String(replica.to_string()),
-    );
+    let h = header(prometheus, replica, step_s, started);
     let lines = samples
         .iter()
         .map(|s| engines::ScrapeRecord {
@@ -393,23 +400,18 @@ pub fn recording(
     (h, lines)
 }
 
-/// The median of the values (the mean of the middle two for an even count).
-pub fn median(mut v: Vec<f64>) -> Option<f64> {
-    v.retain(|x| x.is_finite());
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
+/// A replica's recording header: where its window was read, and which replica it is.
+fn header(prometheus: &str, replica: &str, step_s: f64, started: f64) -> engines::RecordingHeader {
+    let mut h = engines::RecordingHeader::new(prometheus, step_s, started);
+    h.extra.insert(
+        "fleet_replica".into(),
+        serde_json::Value::String(replica.to_string()),
+    );
+    h
 }
 
 fn median_of(rs: &[Replica], f: impl Fn(&Figures) -> Option<f64>) -> Option<f64> {
-    median(rs.iter().filter_map(|r| f(&r.figures)).collect())
+    numbers::median(&rs.iter().filter_map(|r| f(&r.figures)).collect::<Vec<_>>())
 }
 
 pub fn median_figures(rs: &[Replica]) -> Figures {
@@ -483,7 +485,9 @@ pub fn outliers(rs: &[Replica]) -> Vec<Outlier> {
             if peers.len() < 2 {
                 continue;
             }
-            let Some(m) = median(peers) else { continue };
+            let Some(m) = numbers::median(&peers) else {
+                continue;
+            };
             if m > 0.0 && x < SLOW_SHARE * m {
                 out.push(Outlier {
                     replica: r.replica.clone(),
@@ -539,11 +543,12 @@ pub fn imbalance(rs: &[Replica]) -> Imbalance {
     let Some((top, top_v)) = load.iter().max_by(|a, b| a.1.total_cmp(&b.1)).cloned() else {
         return quiet(Vec::new());
     };
-    let others = median(
-        load.iter()
+    let others = numbers::median(
+        &load
+            .iter()
             .filter(|(r, _)| *r != top)
             .map(|x| x.1)
-            .collect(),
+            .collect::<Vec<_>>(),
     )
     .unwrap_or(0.0);
     let fired = top_v >= IMBALANCE_RATIO * others;
@@ -671,12 +676,5 @@ mod tests {
             i.evidence
         );
         assert!(!imbalance(&hot[..1]).fired);
-    }
-
-    #[test]
-    fn median_of_even_and_odd() {
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
-        assert_eq!(median(vec![f64::NAN]), None);
     }
 }

@@ -277,7 +277,7 @@ fn run_kernel(passes: u32, bytes: u64, mut pass: impl FnMut() -> f64) -> KernelR
     secs.sort_by(f64::total_cmp);
     KernelRun {
         best_gbps: gbps(bytes, secs[0]),
-        median_gbps: gbps(bytes, median_sorted(&secs)),
+        median_gbps: gbps(bytes, numbers::median(&secs).unwrap_or(f64::NAN)),
         passes_gbps,
         bytes_per_pass: bytes,
     }
@@ -288,15 +288,6 @@ fn gbps(bytes: u64, secs: f64) -> f64 {
         bytes as f64 / secs / 1e9
     } else {
         f64::INFINITY
-    }
-}
-
-fn median_sorted(v: &[f64]) -> f64 {
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
 }
 

@@ -77,19 +77,7 @@ pub fn fit_line(points: &[(f64, f64)], confidence: f64) -> Result<LineFit, FitEr
 }
 
 /// Median of the finite values; None when there are none.
-pub fn median(values: &[f64]) -> Option<f64> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let m = v.len() / 2;
-    Some(if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    })
-}
+pub use numbers::median;
 
 /// The p-quantile of Student's t with `df` degrees of freedom (df > 0, 0 < p < 1), by
 /// bisection on the CDF; accurate to ~1e-10.

@@ -262,20 +262,8 @@ fn check(side: &'static str, v: &[f64]) -> Result<(), StatsError> {
     Ok(())
 }
 
-/// Median of finite values (callers check finiteness); None when empty.
-pub fn median(v: &[f64]) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
-    let m = s.len() / 2;
-    Some(if s.len() % 2 == 1 {
-        s[m]
-    } else {
-        (s[m - 1] + s[m]) / 2.0
-    })
-}
+/// Median of finite values; None when empty.
+pub use numbers::median;
 
 /// splitmix64: small, fast, and the same on every platform.
 struct Rng(u64);

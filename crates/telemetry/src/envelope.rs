@@ -36,26 +36,13 @@ impl Dist {
         let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         Some(Dist {
             n: v.len(),
-            median: quantile(&mut v, 0.5),
-            p10: quantile(&mut v, 0.1),
-            p90: quantile(&mut v, 0.9),
+            median: numbers::quantile_in_place(&mut v, 0.5)?,
+            p10: numbers::quantile_in_place(&mut v, 0.1)?,
+            p90: numbers::quantile_in_place(&mut v, 0.9)?,
             min,
             max,
         })
     }
-}
-
-/// Linear interpolation between the order statistics around rank p·(n−1).
-fn quantile(v: &mut [f64], p: f64) -> f64 {
-    let rank = p * (v.len() - 1) as f64;
-    let lo = rank.floor() as usize;
-    let (_, &mut x_lo, right) = v.select_nth_unstable_by(lo, f64::total_cmp);
-    if rank == lo as f64 || right.is_empty() {
-        return x_lo;
-    }
-    // The next order statistic is the smallest of those above.
-    let x_hi = right.iter().copied().fold(f64::INFINITY, f64::min);
-    x_lo + (x_hi - x_lo) * (rank - lo as f64)
 }
 
 fn round3(x: f64) -> f64 {

@@ -26,8 +26,8 @@
 //! `tokens_predicted_seconds_total`, for the speed of finished requests.
 
 use super::Definition;
-use crate::config::{opt, switch, val, Field as F, FlagRow, Knob as K, FA_VALUES};
 use crate::adapters::{Agg, View};
+use crate::config::{opt, switch, val, Field as F, FlagRow, Knob as K, FA_VALUES};
 use crate::sample::Sample;
 
 /// llama.cpp: its metric prefix; its `/v1/models` entries say `owned_by: llamacpp`.

@@ -8,8 +8,8 @@
 //! Tokenizer-side counters carry `model_name` only and are summed.
 
 use super::Definition;
-use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::adapters::{Agg, View};
+use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::sample::Sample;
 
 /// SGLang: its metric prefix; its `/v1/models` entries say `owned_by: sglang`.
@@ -35,10 +35,19 @@ pub(crate) const FLAGS: &[FlagRow] = &[
     val(&["--decode-log-interval"], F::DecodeLogInterval),
     switch(&["--disable-radix-cache"], F::EnablePrefixCaching, false),
     val(&["--kv-cache-dtype"], F::KvCacheDtype).fix(K::KvCache8bit, "--kv-cache-dtype fp8_e5m2"),
-    val(&["--tp-size", "--tp", "--tensor-parallel-size"], F::TensorParallel)
-        .fix(K::TensorParallelSize, "--tp"),
-    val(&["--pp-size", "--pipeline-parallel-size"], F::PipelineParallel),
-    val(&["--dp-size", "--dp", "--data-parallel-size"], F::DataParallel),
+    val(
+        &["--tp-size", "--tp", "--tensor-parallel-size"],
+        F::TensorParallel,
+    )
+    .fix(K::TensorParallelSize, "--tp"),
+    val(
+        &["--pp-size", "--pipeline-parallel-size"],
+        F::PipelineParallel,
+    ),
+    val(
+        &["--dp-size", "--dp", "--data-parallel-size"],
+        F::DataParallel,
+    ),
     val(&["--page-size"], F::BlockSize),
     val(&["--quantization"], F::Quantization),
     val(&["--dtype"], F::Dtype),

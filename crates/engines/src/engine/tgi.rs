@@ -3,8 +3,8 @@
 //! still give `_sum` and `_count`, and the [`Histogram`](crate::Histogram) then has no buckets.
 
 use super::Definition;
-use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::adapters::{Agg, View};
+use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::sample::Sample;
 
 /// TGI: its metric prefix; no `owned_by` is recorded from a real TGI `/v1/models`, so it is
@@ -32,7 +32,11 @@ pub(crate) const FLAGS: &[FlagRow] = &[
     val(&["--cuda-memory-fraction"], F::GpuMemoryUtilization)
         .fix(K::GpuMemoryUtilization, "--cuda-memory-fraction"),
     switch(
-        &["--sharded", "--trust-remote-code", "--disable-custom-kernels"],
+        &[
+            "--sharded",
+            "--trust-remote-code",
+            "--disable-custom-kernels",
+        ],
         F::Ignore,
         true,
     ),

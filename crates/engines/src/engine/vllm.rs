@@ -3,8 +3,8 @@
 //! fractions are averaged (each DP engine has its own, equally sized, KV pool).
 
 use super::Definition;
-use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::adapters::{Agg, View};
+use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::sample::Sample;
 
 /// vLLM: its metric prefix; its `/v1/models` entries say `owned_by: vllm`.
@@ -26,9 +26,17 @@ pub(crate) const FLAGS: &[FlagRow] = &[
         .fix(K::GpuMemoryUtilization, "--gpu-memory-utilization"),
     switch(&["--enable-prefix-caching"], F::EnablePrefixCaching, true)
         .fix(K::PrefixCaching, "--enable-prefix-caching"),
-    switch(&["--no-enable-prefix-caching"], F::EnablePrefixCaching, false),
+    switch(
+        &["--no-enable-prefix-caching"],
+        F::EnablePrefixCaching,
+        false,
+    ),
     switch(&["--enable-chunked-prefill"], F::EnableChunkedPrefill, true),
-    switch(&["--no-enable-chunked-prefill"], F::EnableChunkedPrefill, false),
+    switch(
+        &["--no-enable-chunked-prefill"],
+        F::EnableChunkedPrefill,
+        false,
+    ),
     val(&["--kv-cache-dtype"], F::KvCacheDtype).fix(K::KvCache8bit, "--kv-cache-dtype fp8"),
     val(&["--kv-offloading-size"], F::KvOffloadingSize)
         .fix(K::KvOffloading, "--kv-offloading-size"),

@@ -151,26 +151,19 @@ fn target(t: &super::diagnose::Target) -> Result<Option<fleet::Target>> {
         return Ok(None);
     }
     let catalog = super::names::check_target(t)?;
-    let spec = match &t.gguf {
-        Some(p) => {
-            let facts =
-                gguf::read_model_facts(p).with_context(|| format!("--gguf {}", p.display()))?;
-            Some(
-                ::physics::ModelSpec::from_gguf(&facts, &p.display().to_string(), &mut Vec::new())
-                    .with_context(|| format!("--gguf {}", p.display()))?,
-            )
-        }
-        None => None,
-    };
+    // A file that cannot be read is an error naming the flag, before any query.
+    if let Some(p) = &t.gguf {
+        let facts = gguf::read_model_facts(p).with_context(|| format!("--gguf {}", p.display()))?;
+        ::physics::ModelSpec::from_gguf(&facts, &p.display().to_string(), &mut Vec::new())
+            .with_context(|| format!("--gguf {}", p.display()))?;
+    }
     Ok(Some(fleet::Target {
-        named: diagnose::Named {
-            gpu: t.gpu.clone(),
-            model: t.model.clone(),
-            spec,
-            tp: t.tp,
-            dtype: t.dtype.clone(),
-            quantization: t.quantization.clone(),
-        },
+        gpu: t.gpu.clone(),
+        model: t.model.clone(),
+        gguf: t.gguf.as_ref().map(|p| p.display().to_string()),
+        tp: t.tp,
+        dtype: t.dtype.clone(),
+        quantization: t.quantization.clone(),
         catalog,
     }))
 }

@@ -372,3 +372,184 @@ fn bad_gpu_or_model_names_are_clear_errors() {
         );
     }
 }
+
+/// The window as a store holds it: every sample of every scrape at its synthetic time, as
+/// timestamped OpenMetrics for `promtool tsdb create-blocks-from openmetrics`. Each sample name is
+/// a family of type unknown, so counters, buckets and info series go in as the engine wrote them.
+fn openmetrics(scrapes: &[(f64, engines::prom::Exposition)], instance: &str) -> String {
+    use std::collections::BTreeMap;
+    let esc = |v: &str| {
+        v.replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('\n', "\\n")
+    };
+    let num = |v: f64| {
+        if v.is_nan() {
+            "NaN".to_string()
+        } else if v.is_infinite() {
+            if v > 0.0 { "+Inf" } else { "-Inf" }.to_string()
+        } else {
+            format!("{v}")
+        }
+    };
+    // name -> labels -> [(t, value)]
+    let mut fams: BTreeMap<String, BTreeMap<String, Vec<(f64, f64)>>> = BTreeMap::new();
+    for (t, e) in scrapes {
+        for s in e.samples() {
+            let mut labels: Vec<String> = s
+                .labels
+                .iter()
+                .map(|(k, v)| format!("{k}=\"{}\"", esc(v)))
+                .collect();
+            labels.push(format!("instance=\"{instance}\""));
+            labels.push("job=\"agree\"".to_string());
+            fams.entry(s.name.clone())
+                .or_default()
+                .entry(labels.join(","))
+                .or_default()
+                .push((*t, s.value));
+        }
+    }
+    let mut out = String::new();
+    for (name, series) in &fams {
+        out.push_str(&format!("# TYPE {name} unknown\n"));
+        for (labels, points) in series {
+            for (t, v) in points {
+                out.push_str(&format!("{name}{{{labels}}} {} {t}\n", num(*v)));
+            }
+        }
+    }
+    out.push_str("# EOF\n");
+    out
+}
+
+/// One window, two paths: recorded from an emulated vLLM, replayed into `diagnose`, and
+/// backfilled into a real Prometheus that `fleet` reads. Both reach diagnose's judge by one
+/// function (`diagnose::judge_samples`), so the primary, its evidence, its fix and the held
+/// rules are equal, not merely alike. The scrapes are set on an exact 1 s grid (the store's
+/// points are then the recording's samples) and the recording's header keeps only what a store
+/// knows (no command line, /version or /props), so any difference is a difference of path.
+#[test]
+fn fleet_and_diagnose_replay_agree_on_one_window() {
+    let _serial = testpeers::serial();
+    if testpeers::prometheus::binary().is_none() || testpeers::prometheus::promtool().is_none() {
+        return;
+    }
+    // Shared-prefix traffic with prefix caching off: R3 by vLLM's cache_config_info labels.
+    let sick = emulate("no-prefix-caching");
+    std::thread::sleep(Duration::from_secs(3));
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("live.jsonl");
+    let out = headroom(&[
+        "diagnose",
+        "--url",
+        &format!("http://{}", sick.addr),
+        "--duration",
+        "21s",
+        "--interval",
+        "1s",
+        "--record",
+        rec.to_str().unwrap(),
+        "--json",
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(sick);
+    let live = engines::read_recording(&rec).expect("the recording reads back");
+
+    // Twenty-one scrapes on the grid T0, T0 + 1 s, ...: the emulator's clock gauge (which times
+    // a sample in a replay) is set to the same time the store stamps.
+    const N: usize = 21;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let t0 = (now / 60 * 60 - 600) as f64;
+    let bodies: Vec<String> = live
+        .scrapes
+        .iter()
+        .filter_map(|s| s.body.clone())
+        .take(N)
+        .collect();
+    assert_eq!(
+        bodies.len(),
+        N,
+        "the live window answered {} scrapes",
+        bodies.len()
+    );
+    let clock = engines::EMULATOR_CLOCK;
+    let mut scrapes = Vec::new();
+    let header = engines::RecordingHeader::new("http://replica-a:8000", 1.0, t0);
+    let replay = dir.path().join("replay.jsonl");
+    let mut w = engines::Recorder::create(&replay, &header).unwrap();
+    for (i, body) in bodies.iter().enumerate() {
+        let t = t0 + i as f64;
+        let body: String = body
+            .lines()
+            .map(|l| {
+                if l.starts_with(clock) {
+                    format!("{clock} {t}")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n";
+        scrapes.push((t, engines::prom::parse(&body).expect("the body parses")));
+        w.record(&engines::ScrapeRecord {
+            t,
+            ok: true,
+            error: None,
+            body: Some(body),
+            elapsed_s: None,
+        })
+        .unwrap();
+    }
+    drop(w);
+    let om = dir.path().join("window.om");
+    std::fs::write(&om, openmetrics(&scrapes, "replica-a:8000")).unwrap();
+    let Some(prom) = Prometheus::start_backfilled(&om) else {
+        return;
+    };
+    let end = t0 + (N - 1) as f64;
+
+    let out = headroom(&[
+        "diagnose",
+        "--replay",
+        replay.to_str().unwrap(),
+        "--sub-windows",
+        "4",
+        "--json",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let report: diagnose::Report = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{e}: {text}{}", String::from_utf8_lossy(&out.stderr)));
+    let (doc, _) = fleet_json_with(
+        &prom,
+        r#"{job="agree"}"#,
+        "20s",
+        &[
+            "--at",
+            &end.to_string(),
+            "--min-step",
+            "1s",
+            "--sub-windows",
+            "4",
+        ],
+    );
+    assert_eq!(doc.replicas.len(), 1, "{doc:#?}");
+    let r = &doc.replicas[0];
+    assert_eq!(r.points, N, "the store's grid is the recording's: {doc:#?}");
+    assert_eq!(report.primary_rule(), Some(diagnose::RuleId::R3), "{text}");
+    assert_eq!(
+        r.primary, report.primary,
+        "fleet and diagnose --replay disagree"
+    );
+    let held: Vec<_> = report.held.iter().map(|f| f.rule).collect();
+    assert_eq!(r.held, held);
+}
