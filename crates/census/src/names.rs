@@ -18,10 +18,10 @@ pub const TTFT: &str = "ttft";
 pub const DECODE_CALLS: &str = "decode_calls";
 pub const FIELDS: [&str; 6] = [PROMPT, GENERATION, RUNNING, PREEMPTIONS, TTFT, DECODE_CALLS];
 
-/// vLLM's per-iteration token histogram: no Sample field holds it (it is no rule's input), so no
-/// adapter reads it and its name lives here. vLLM only.
-pub const ITERATION_COUNT: &str = "vllm:iteration_tokens_total_count";
-pub const ITERATION_SUM: &str = "vllm:iteration_tokens_total_sum";
+/// vLLM's per-iteration token histogram (no Sample field holds it; vLLM only), as its count and
+/// sum series.
+pub const ITERATION_COUNT: &str = engines::engine::vllm::ITERATION_TOKENS_COUNT;
+pub const ITERATION_SUM: &str = engines::engine::vllm::ITERATION_TOKENS_SUM;
 
 /// Cadence suffixes (after `prefix:`).
 pub const STEPS: &str = "engine_steps_total";
@@ -84,7 +84,7 @@ impl Name {
 pub fn exposed(field: &str, engine: Engine) -> Vec<Name> {
     let mut out = Vec::new();
     for c in CONCEPTS.iter().filter(|c| c.field == field) {
-        for e in c.engines {
+        for e in c.engines() {
             for n in e.names.iter().filter(|n| engine_of(n) == Some(engine)) {
                 let names = match c.kind {
                     Kind::Gauge => vec![n.to_string()],

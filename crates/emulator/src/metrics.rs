@@ -1,5 +1,5 @@
 //! The engine's metrics and their exposition, written the way vLLM V1's `PrometheusStatLogger`
-//! prints them through `prometheus_client` (shared/research/metrics.md §0, §1a, §1c):
+//! prints them through `prometheus_client` (vllm/v1/metrics/loggers.py; prometheus_client/exposition.py):
 //!
 //! - counters declared without `_total` and printed with it, in `# TYPE name_total counter`;
 //! - a `<name>_created` gauge family after every counter and histogram (unix seconds);
@@ -15,6 +15,7 @@
 //! any `--speed` (headroom's adapters time a sample by it). The step ledger
 //! (`vllm:engine_steps_total` ...) is the emulator's own family, read by headroom.
 
+use engines::engine::vllm;
 use std::fmt::Write;
 
 /// vLLM `build_1_2_5_buckets(max_model_len)`: 1, 2, 5, 10, 20, 50 ... up to max_model_len.
@@ -320,140 +321,144 @@ impl Out<'_> {
 /// (`engines::EMULATOR_CLOCK`).
 pub const CLOCK: &str = "headroom_emulator_clock_seconds";
 
+/// vLLM's name for a concept today, from vLLM's own definition in the engines crate (a rename
+/// there renames it here).
+fn name(field: &str) -> &'static str {
+    vllm::exported(field).unwrap_or("vllm:unknown_concept")
+}
+
 pub fn render(m: &EngineMetrics, ctx: &Exposition) -> String {
     let mut o = Out {
         s: String::with_capacity(24 * 1024),
         ctx,
     };
     o.gauge(
-        "vllm:num_requests_running",
+        name("running"),
         "Number of requests in model execution batches.",
         m.running,
     );
     o.gauge(
-        "vllm:num_requests_waiting",
+        name("waiting"),
         "Number of requests waiting to be processed.",
         m.waiting,
     );
     o.gauge(
-        "vllm:kv_cache_usage_perc",
+        name("kv_usage"),
         "KV-cache usage. 1 means 100 percent usage.",
         m.kv_usage,
     );
     o.counter(
-        "vllm:prefix_cache_queries",
+        name("prefix_queries"),
         "Prefix cache queries, in terms of number of queried tokens.",
         m.prefix_queries,
     );
     o.counter(
-        "vllm:prefix_cache_hits",
+        name("prefix_hits"),
         "Prefix cache hits, in terms of number of cached tokens.",
         m.prefix_hits,
     );
     o.counter(
-        "vllm:num_preemptions",
+        name("preemptions"),
         "Cumulative number of preemption from the engine.",
         m.preemptions,
     );
     o.counter(
-        "vllm:prompt_tokens",
+        name("prompt_tokens"),
         "Number of prefill tokens processed.",
         m.prompt_tokens,
     );
     o.counter(
-        "vllm:prompt_tokens_cached",
+        name("cached_prompt_tokens"),
         "Number of cached prompt tokens (local prefix cache).",
         m.prompt_tokens_cached,
     );
     o.counter(
-        "vllm:generation_tokens",
+        name("generation_tokens"),
         "Number of generation tokens processed.",
         m.generation_tokens,
     );
     {
         let help = "Count of successfully processed requests.";
-        o.header("vllm:request_success_total", help, "counter");
+        let success = name("requests_finished");
+        let total = format!("{success}_total");
+        o.header(&total, help, "counter");
         for (i, r) in FINISH_REASONS.iter().enumerate() {
-            o.line(
-                "vllm:request_success_total",
-                &[("finished_reason", r)],
-                m.success[i],
-            );
+            o.line(&total, &[("finished_reason", r)], m.success[i]);
         }
         let series: Vec<[(&str, &str); 1]> = FINISH_REASONS
             .iter()
             .map(|r| [("finished_reason", *r)])
             .collect();
         let refs: Vec<&[(&str, &str)]> = series.iter().map(|s| &s[..]).collect();
-        o.created("vllm:request_success", help, &refs);
+        o.created(success, help, &refs);
     }
     o.histogram(
-        "vllm:request_prompt_tokens",
+        name("prompt_len"),
         "Number of prefill tokens processed.",
         &m.request_prompt_tokens,
     );
     o.histogram(
-        "vllm:request_generation_tokens",
+        name("gen_len"),
         "Number of generation tokens processed.",
         &m.request_generation_tokens,
     );
     o.histogram(
-        "vllm:iteration_tokens_total",
+        vllm::ITERATION_TOKENS,
         "Histogram of number of tokens per engine_step.",
         &m.iteration_tokens,
     );
     o.histogram(
-        "vllm:request_max_num_generation_tokens",
+        vllm::REQUEST_MAX_NUM_GENERATION_TOKENS,
         "Histogram of maximum number of requested generation tokens.",
         &m.request_max_num_generation_tokens,
     );
     o.histogram(
-        "vllm:request_params_n",
+        vllm::REQUEST_PARAMS_N,
         "Histogram of the n request parameter.",
         &m.request_params_n,
     );
     o.histogram(
-        "vllm:request_params_max_tokens",
+        vllm::REQUEST_PARAMS_MAX_TOKENS,
         "Histogram of the max_tokens request parameter.",
         &m.request_params_max_tokens,
     );
     o.histogram(
-        "vllm:time_to_first_token_seconds",
+        name("ttft"),
         "Histogram of time to first token in seconds.",
         &m.ttft,
     );
     o.histogram(
-        "vllm:inter_token_latency_seconds",
+        name("itl"),
         "Histogram of inter-token latency in seconds.",
         &m.inter_token_latency,
     );
     o.histogram(
-        "vllm:request_time_per_output_token_seconds",
+        vllm::REQUEST_TIME_PER_OUTPUT_TOKEN,
         "Histogram of time_per_output_token_seconds per request.",
         &m.request_time_per_output_token,
     );
     o.histogram(
-        "vllm:e2e_request_latency_seconds",
+        name("e2e"),
         "Histogram of e2e request latency in seconds.",
         &m.e2e,
     );
     o.histogram(
-        "vllm:request_queue_time_seconds",
+        name("queue_time"),
         "Histogram of time spent in WAITING phase for request.",
         &m.queue_time,
     );
     o.histogram(
-        "vllm:request_inference_time_seconds",
+        vllm::REQUEST_INFERENCE_TIME,
         "Histogram of time spent in RUNNING phase for request.",
         &m.inference_time,
     );
     o.histogram(
-        "vllm:request_prefill_time_seconds",
+        vllm::PREFILL_TIME,
         "Histogram of time spent in PREFILL phase for request.",
         &m.prefill_time,
     );
     o.histogram(
-        "vllm:request_decode_time_seconds",
+        vllm::DECODE_TIME,
         "Histogram of time spent in DECODE phase for request.",
         &m.decode_time,
     );
@@ -483,8 +488,8 @@ pub fn render(m: &EngineMetrics, ctx: &Exposition) -> String {
         m.prefill_chunks,
     );
     {
-        let name = "vllm:cache_config_info";
-        o.header(name, "Information of the LLMEngine CacheConfig", "gauge");
+        let info = vllm::CACHE_CONFIG_INFO;
+        o.header(info, "Information of the LLMEngine CacheConfig", "gauge");
         let mut labels: Vec<(&str, &str)> = ctx
             .cache_config
             .iter()
@@ -492,7 +497,7 @@ pub fn render(m: &EngineMetrics, ctx: &Exposition) -> String {
             .collect();
         labels.push(("engine", ctx.engine));
         labels.sort_by(|a, b| a.0.cmp(b.0));
-        o.raw_line(name, &labels, 1.0);
+        o.raw_line(info, &labels, 1.0);
     }
     o.header(
         CLOCK,
@@ -632,5 +637,7 @@ mod tests {
         let s = text.find("vllm:time_to_first_token_seconds_sum").unwrap();
         assert!(c < s);
         assert!(!text.contains("le=\"200.0\""));
+        // Every concept's name came from vLLM's definition.
+        assert!(!text.contains("unknown_concept"), "{text}");
     }
 }

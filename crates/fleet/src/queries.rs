@@ -146,7 +146,7 @@ fn concept_expr(c: &Concept, sel: &Selector, by: &str, part: &str) -> String {
     // Engines never share a replica, so their expressions join with a plain `or`; only one
     // engine's renames need the preference.
     let mut per_engine = Vec::new();
-    for e in c.engines {
+    for e in c.engines() {
         let expr = |name: &str, part: &str| {
             // Counters and histograms raw: their value at each point, differenced by the reader
             // (window::deltas), so a window's increase is the counter's own change between its

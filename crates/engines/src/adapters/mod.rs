@@ -86,6 +86,116 @@ pub(crate) enum Agg<'a> {
     MeanOverThenSum(&'a [&'a str]),
 }
 
+/// One concept an engine exports under one metric, as data in its engine module's `SERIES`
+/// (renamed metrics list every name, newest first: a rename is one more name in one row). The
+/// adapter reads every row from a scrape ([`read_series`]); where `store` names a field, the
+/// store readers (`fleet`, `census`) read the same names from a Prometheus
+/// ([`promql::CONCEPTS`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Series {
+    /// The [`Sample`] field the adapter fills, by its Rust name.
+    pub field: &'static str,
+    pub kind: promql::Kind,
+    /// Counters by base name (the exposed name is `name_total` or `name`).
+    pub names: &'static [&'static str],
+    pub agg: Agg<'static>,
+    /// The field a store reader fills from these names; None where a store cannot give the
+    /// concept (the adapter derives it from raw values that a store's increases do not keep).
+    pub store: Option<&'static str>,
+}
+
+impl Series {
+    /// Read by the adapter only.
+    pub(crate) const fn adapter_only(self) -> Series {
+        Series {
+            store: None,
+            ..self
+        }
+    }
+    /// A store reader fills `field` from these names instead.
+    pub(crate) const fn store_as(self, field: &'static str) -> Series {
+        Series {
+            store: Some(field),
+            ..self
+        }
+    }
+}
+
+const fn series(
+    kind: promql::Kind,
+    field: &'static str,
+    names: &'static [&'static str],
+    agg: Agg<'static>,
+) -> Series {
+    Series {
+        field,
+        kind,
+        names,
+        agg,
+        store: Some(field),
+    }
+}
+
+/// A level, read as is.
+pub(crate) const fn gauge(
+    field: &'static str,
+    names: &'static [&'static str],
+    agg: Agg<'static>,
+) -> Series {
+    series(promql::Kind::Gauge, field, names, agg)
+}
+
+/// A cumulative count.
+pub(crate) const fn counter(
+    field: &'static str,
+    names: &'static [&'static str],
+    agg: Agg<'static>,
+) -> Series {
+    series(promql::Kind::Counter, field, names, agg)
+}
+
+/// A cumulative histogram (`_bucket{le}`, `_sum`, `_count`).
+pub(crate) const fn histogram(
+    field: &'static str,
+    names: &'static [&'static str],
+    agg: Agg<'static>,
+) -> Series {
+    series(promql::Kind::Histogram, field, names, agg)
+}
+
+/// Fills each row's field from the exposition.
+pub(crate) fn read_series(v: &View, s: &mut Sample, table: &[Series]) {
+    for r in table {
+        match r.kind {
+            promql::Kind::Gauge | promql::Kind::Counter => {
+                let x = if r.kind == promql::Kind::Gauge {
+                    v.gauge(r.names, r.agg)
+                } else {
+                    v.counter(r.names, r.agg)
+                };
+                if let Some(slot) = promql::scalar_mut(s, r.field) {
+                    *slot = x;
+                }
+            }
+            promql::Kind::Histogram => {
+                if let Some(slot) = promql::histogram_mut(s, r.field) {
+                    *slot = v.histogram(r.names, r.agg);
+                }
+            }
+        }
+    }
+}
+
+/// An engine's table.
+pub(crate) fn series_of(engine: Engine) -> &'static [Series] {
+    match engine {
+        Engine::Vllm => vllm::SERIES,
+        Engine::LlamaCpp => llamacpp::SERIES,
+        Engine::Sglang => sglang::SERIES,
+        Engine::Tgi => tgi::SERIES,
+    }
+}
+
 /// Read access to an exposition by metric name, with the aggregation rules above.
 pub(crate) struct View<'a> {
     e: &'a Exposition,

@@ -1,12 +1,12 @@
-//! The adapters' names for a Prometheus server to aggregate: for each concept a [`Sample`] field
-//! holds, every engine's metric names (newest first) and how an engine's series combine. A
-//! reader of a Prometheus store (`headroom fleet`, `headroom census`) builds its PromQL from this
-//! table and fills the same `Sample` fields the adapters fill from one scrape; a test below feeds every name here
-//! through the adapters, so the table cannot drift from them.
+//! The concepts a Prometheus store can give: for each [`Sample`] field a reader of a store
+//! (`headroom fleet`, `headroom census`) fills, its kind, and every engine's names and how its
+//! series combine, read from the same `SERIES` rows of the engine modules that the adapters read
+//! a scrape by. A test below feeds every name through the adapters.
 //!
 //! Derived concepts the adapters compute from two series (SGLang and TGI KV usage as used over
 //! capacity) are not here: a store reader leaves them unread rather than guess.
 
+use crate::adapters::Agg;
 use crate::sample::{Histogram, Sample};
 
 /// How a concept's value reads over time.
@@ -39,212 +39,129 @@ pub struct Names {
     pub combine: Combine,
 }
 
-/// A [`Sample`] field a store reader can fill, with its kind and every engine's names.
+/// A [`Sample`] field a store reader can fill, and its kind; each engine's names for it are in
+/// its engine module's `SERIES` ([`Concept::engines`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Concept {
     /// The Sample field's name (also the tag a reader labels its results with).
     pub field: &'static str,
     pub kind: Kind,
-    pub engines: &'static [Names],
+}
+
+impl Concept {
+    /// Every engine's names for this concept, as its engine module lists them.
+    pub fn engines(&self) -> impl Iterator<Item = Names> + '_ {
+        crate::Engine::ALL.into_iter().flat_map(move |e| {
+            crate::adapters::series_of(e)
+                .iter()
+                .filter(move |r| r.store == Some(self.field))
+                .map(|r| Names {
+                    names: r.names,
+                    combine: match r.agg {
+                        Agg::Sum => Combine::Sum,
+                        Agg::Mean => Combine::Mean,
+                        Agg::MeanOverThenSum(l) => Combine::MeanOverThenSum(l),
+                    },
+                })
+        })
+    }
 }
 
 /// vLLM's config-as-labels gauge (`cache_config_info`): a store reader passes its labels to the
 /// same config parser the scrape path uses.
-pub const CACHE_CONFIG_INFO: &str = "vllm:cache_config_info";
+pub const CACHE_CONFIG_INFO: &str = crate::engine::vllm::CACHE_CONFIG_INFO;
 
-const SUM: Combine = Combine::Sum;
-const SGL: Combine = Combine::MeanOverThenSum(&["tp_rank", "pp_rank", "moe_ep_rank"]);
-
-const fn n(names: &'static [&'static str], combine: Combine) -> Names {
-    Names { names, combine }
+const fn c(field: &'static str, kind: Kind) -> Concept {
+    Concept { field, kind }
 }
 
-/// Every concept a store reader fills, engine names as the adapters read them
-/// (shared/research/metrics.md).
+/// Every concept a store reader fills.
 pub const CONCEPTS: &[Concept] = &[
-    Concept {
-        field: "running",
-        kind: Kind::Gauge,
-        engines: &[
-            n(&["vllm:num_requests_running"], SUM),
-            n(&["sglang:num_running_reqs"], SGL),
-            n(&["llamacpp:requests_processing"], SUM),
-            n(&["tgi_batch_current_size"], SUM),
-        ],
-    },
-    Concept {
-        field: "waiting",
-        kind: Kind::Gauge,
-        engines: &[
-            n(&["vllm:num_requests_waiting"], SUM),
-            n(&["sglang:num_queue_reqs", "sglang:num_queue_req"], SGL),
-            n(&["llamacpp:requests_deferred"], SUM),
-            n(&["tgi_queue_size"], SUM),
-        ],
-    },
-    Concept {
-        field: "swapped",
-        kind: Kind::Gauge,
-        engines: &[n(&["vllm:num_requests_swapped"], SUM)],
-    },
-    Concept {
-        field: "kv_usage",
-        kind: Kind::Gauge,
-        engines: &[
-            n(
-                &["vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"],
-                Combine::Mean,
-            ),
-            n(&["llamacpp:kv_cache_usage_ratio"], SUM),
-        ],
-    },
-    Concept {
-        field: "prompt_tokens",
-        kind: Kind::Counter,
-        engines: &[
-            n(&["vllm:prompt_tokens"], SUM),
-            n(&["sglang:prompt_tokens"], SGL),
-            n(&["llamacpp:prompt_tokens"], SUM),
-        ],
-    },
-    Concept {
-        field: "generation_tokens",
-        kind: Kind::Counter,
-        engines: &[
-            n(&["vllm:generation_tokens"], SUM),
-            n(&["sglang:generation_tokens"], SGL),
-            n(&["llamacpp:tokens_predicted"], SUM),
-        ],
-    },
-    Concept {
-        field: "preemptions",
-        kind: Kind::Counter,
-        engines: &[
-            n(&["vllm:num_preemptions"], SUM),
-            n(&["sglang:num_retracted_requests"], SGL),
-        ],
-    },
-    Concept {
-        field: "requests_finished",
-        kind: Kind::Counter,
-        engines: &[
-            n(&["vllm:request_success"], SUM),
-            n(&["sglang:num_requests"], SGL),
-            n(&["tgi_request_success"], SUM),
-        ],
-    },
-    Concept {
-        field: "prefix_queries",
-        kind: Kind::Counter,
-        engines: &[n(
-            &["vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries"],
-            SUM,
-        )],
-    },
-    Concept {
-        field: "prefix_hits",
-        kind: Kind::Counter,
-        engines: &[n(
-            &["vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits"],
-            SUM,
-        )],
-    },
-    Concept {
-        field: "cached_prompt_tokens",
-        kind: Kind::Counter,
-        engines: &[
-            n(&["vllm:prompt_tokens_cached"], SUM),
-            n(&["sglang:cached_tokens"], SGL),
-            n(&["llamacpp:prompt_tokens_cached"], SUM),
-        ],
-    },
-    Concept {
-        field: "decode_calls",
-        kind: Kind::Counter,
-        engines: &[n(&["llamacpp:n_decode"], SUM)],
-    },
-    Concept {
-        field: "ttft",
-        kind: Kind::Histogram,
-        engines: &[
-            n(&["vllm:time_to_first_token_seconds"], SUM),
-            n(&["sglang:time_to_first_token_seconds"], SGL),
-        ],
-    },
-    Concept {
-        field: "itl",
-        kind: Kind::Histogram,
-        engines: &[
-            n(
-                &[
-                    "vllm:inter_token_latency_seconds",
-                    "vllm:time_per_output_token_seconds",
-                ],
-                SUM,
-            ),
-            n(&["tgi_request_mean_time_per_token_duration"], SUM),
-        ],
-    },
-    Concept {
-        field: "e2e",
-        kind: Kind::Histogram,
-        engines: &[
-            n(&["vllm:e2e_request_latency_seconds"], SUM),
-            n(&["sglang:e2e_request_latency_seconds"], SGL),
-            n(&["tgi_request_duration"], SUM),
-        ],
-    },
-    Concept {
-        field: "queue_time",
-        kind: Kind::Histogram,
-        engines: &[
-            n(&["vllm:request_queue_time_seconds"], SUM),
-            n(&["sglang:queue_time_seconds"], SGL),
-            n(&["tgi_request_queue_duration"], SUM),
-        ],
-    },
-    Concept {
-        field: "prompt_len",
-        kind: Kind::Histogram,
-        engines: &[
-            n(&["vllm:request_prompt_tokens"], SUM),
-            n(&["sglang:prompt_tokens_histogram"], SGL),
-            n(&["tgi_request_input_length"], SUM),
-        ],
-    },
-    Concept {
-        field: "gen_len",
-        kind: Kind::Histogram,
-        engines: &[
-            n(&["vllm:request_generation_tokens"], SUM),
-            n(&["sglang:generation_tokens_histogram"], SGL),
-            n(&["tgi_request_generated_tokens"], SUM),
-        ],
-    },
+    c("running", Kind::Gauge),
+    c("waiting", Kind::Gauge),
+    c("swapped", Kind::Gauge),
+    c("kv_usage", Kind::Gauge),
+    c("prompt_tokens", Kind::Counter),
+    c("generation_tokens", Kind::Counter),
+    c("preemptions", Kind::Counter),
+    c("requests_finished", Kind::Counter),
+    c("prefix_queries", Kind::Counter),
+    c("prefix_hits", Kind::Counter),
+    c("cached_prompt_tokens", Kind::Counter),
+    c("decode_calls", Kind::Counter),
+    c("ttft", Kind::Histogram),
+    c("itl", Kind::Histogram),
+    c("e2e", Kind::Histogram),
+    c("queue_time", Kind::Histogram),
+    c("prompt_len", Kind::Histogram),
+    c("gen_len", Kind::Histogram),
 ];
 
-/// Sets the named scalar field of a sample; false when `field` is not a scalar concept.
-pub fn set_scalar(s: &mut Sample, field: &str, v: f64) -> bool {
-    let slot = match field {
-        "running" => &mut s.running,
-        "waiting" => &mut s.waiting,
-        "swapped" => &mut s.swapped,
-        "kv_usage" => &mut s.kv_usage,
-        "prompt_tokens" => &mut s.prompt_tokens,
-        "generation_tokens" => &mut s.generation_tokens,
-        "preemptions" => &mut s.preemptions,
-        "requests_finished" => &mut s.requests_finished,
-        "prefix_queries" => &mut s.prefix_queries,
-        "prefix_hits" => &mut s.prefix_hits,
-        "cached_prompt_tokens" => &mut s.cached_prompt_tokens,
-        "decode_calls" => &mut s.decode_calls,
-        _ => return false,
+/// Every `Option<f64>` field of a [`Sample`] by its Rust name, read and written.
+macro_rules! scalar_fields {
+    ($($f:ident),* $(,)?) => {
+        /// The named scalar field of a sample; None when `field` names no scalar field.
+        pub fn scalar_mut<'a>(s: &'a mut Sample, field: &str) -> Option<&'a mut Option<f64>> {
+            match field {
+                $(stringify!($f) => Some(&mut s.$f),)*
+                _ => None,
+            }
+        }
+
+        /// The named scalar field's value in a sample; None when unset or not a scalar field.
+        pub fn scalar(s: &Sample, field: &str) -> Option<f64> {
+            match field {
+                $(stringify!($f) => s.$f,)*
+                _ => None,
+            }
+        }
     };
-    *slot = Some(v);
-    true
 }
 
-/// The named histogram field of a sample; None when `field` is not a histogram concept.
+scalar_fields!(
+    running,
+    waiting,
+    swapped,
+    kv_usage,
+    prefix_hit_rate_gauge,
+    kv_capacity_tokens,
+    waiting_for_capacity,
+    prompt_tokens,
+    generation_tokens,
+    generation_tokens_credited,
+    preemptions,
+    requests_finished,
+    prefix_queries,
+    prefix_hits,
+    cached_prompt_tokens,
+    prompt_tokens_computed,
+    admission_rejections,
+    prompt_seconds,
+    generation_seconds,
+    decode_calls,
+    busy_slots_per_decode,
+    steps,
+    steps_decode,
+    step_seconds,
+    step_seconds_decode,
+    prefill_chunks,
+    spec_drafts,
+    spec_draft_tokens,
+    spec_accepted_tokens,
+);
+
+/// Sets the named scalar field of a sample; false when `field` names no scalar field.
+pub fn set_scalar(s: &mut Sample, field: &str, v: f64) -> bool {
+    match scalar_mut(s, field) {
+        Some(slot) => {
+            *slot = Some(v);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The named histogram field of a sample; None when `field` names no histogram field.
 pub fn histogram_mut<'a>(s: &'a mut Sample, field: &str) -> Option<&'a mut Option<Histogram>> {
     Some(match field {
         "ttft" => &mut s.ttft,
@@ -253,27 +170,11 @@ pub fn histogram_mut<'a>(s: &'a mut Sample, field: &str) -> Option<&'a mut Optio
         "queue_time" => &mut s.queue_time,
         "prompt_len" => &mut s.prompt_len,
         "gen_len" => &mut s.gen_len,
+        "prefill_time" => &mut s.prefill_time,
+        "decode_time" => &mut s.decode_time,
+        "preemptions_per_request" => &mut s.preemptions_per_request,
         _ => return None,
     })
-}
-
-/// The named field's value in a sample, for the consistency test and readers that compare.
-pub fn scalar(s: &Sample, field: &str) -> Option<f64> {
-    match field {
-        "running" => s.running,
-        "waiting" => s.waiting,
-        "swapped" => s.swapped,
-        "kv_usage" => s.kv_usage,
-        "prompt_tokens" => s.prompt_tokens,
-        "generation_tokens" => s.generation_tokens,
-        "preemptions" => s.preemptions,
-        "requests_finished" => s.requests_finished,
-        "prefix_queries" => s.prefix_queries,
-        "prefix_hits" => s.prefix_hits,
-        "cached_prompt_tokens" => s.cached_prompt_tokens,
-        "decode_calls" => s.decode_calls,
-        _ => None,
-    }
 }
 
 /// The engine a metric name belongs to, by its prefix.
@@ -304,9 +205,8 @@ pub fn exposition(s: &Sample) -> String {
     let mut out = String::new();
     for c in CONCEPTS {
         let Some(name) = c
-            .engines
-            .iter()
-            .flat_map(|n| n.names.first())
+            .engines()
+            .filter_map(|n| n.names.first().copied())
             .find(|n| engine_of(n) == Some(s.engine))
         else {
             continue;
@@ -360,7 +260,7 @@ mod tests {
     fn every_name_fills_its_field_through_the_adapters() {
         let mut checked = 0;
         for c in CONCEPTS {
-            for e in c.engines {
+            for e in c.engines() {
                 for name in e.names {
                     let text = match c.kind {
                         Kind::Gauge => format!("{name} 7\n"),
@@ -390,6 +290,40 @@ mod tests {
             }
         }
         assert!(checked > 30, "{checked}");
+    }
+
+    /// Every row of every engine's table names a field of its kind, and every row a store
+    /// reader reads fills a concept of the same kind: a typo or a gauge read as a counter fails
+    /// here, not silently in a store's window.
+    #[test]
+    fn every_series_row_names_a_field_of_its_kind() {
+        for e in crate::Engine::ALL {
+            for r in crate::adapters::series_of(e) {
+                let mut s = Sample::empty(0.0, e);
+                let ok = match r.kind {
+                    Kind::Histogram => histogram_mut(&mut s, r.field).is_some(),
+                    _ => scalar_mut(&mut s, r.field).is_some(),
+                };
+                assert!(ok, "{e:?}: {} is no {:?} field of Sample", r.field, r.kind);
+                for n in r.names {
+                    assert_eq!(engine_of(n), Some(e), "{e:?} row {}: {n}", r.field);
+                }
+                if let Some(f) = r.store {
+                    let c = CONCEPTS
+                        .iter()
+                        .find(|c| c.field == f)
+                        .unwrap_or_else(|| panic!("{e:?}: {f} is no store concept"));
+                    assert_eq!(c.kind, r.kind, "{e:?} {f}");
+                }
+            }
+        }
+        for c in CONCEPTS {
+            assert!(
+                c.engines().next().is_some(),
+                "{}: no engine gives it",
+                c.field
+            );
+        }
     }
 
     #[test]

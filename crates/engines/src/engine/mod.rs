@@ -1,25 +1,30 @@
 //! One module per engine: `engine/<name>.rs` holds what headroom knows of it, so adding an
 //! engine is one file here (plus its captures under fixtures/).
 //!
-//! What an engine file holds today:
+//! What an engine file holds (a new engine's file holds the same):
 //! - `DEF`, its [`Definition`]: the metric-name prefix (engine detection, the store queries of
 //!   fleet and census) and the `owned_by` its `/v1/models` answers with (loadgen's recognition);
-//! - `fill`, the adapter: each [`crate::Sample`] concept from its exposition, names per version
-//!   newest first (a rename is one more name in the list), and how its series combine;
+//! - `SERIES`, its metrics as data: one row per [`crate::Sample`] field, every name the metric
+//!   had (newest first: a rename is one more name in one row), its kind and how its series
+//!   combine, and whether a store reader can read it too. The adapter reads the rows from a
+//!   scrape; fleet and census build their PromQL from the same rows
+//!   (`adapters::promql::CONCEPTS`);
+//! - `fill`, the adapter: the rows, then what needs code (a figure derived from two series, a
+//!   label read as config, a fallback for a counter created late);
 //! - `FLAGS`, its flag table: each flag's spellings, the config field it sets and, where a
 //!   prescription turns a [`crate::Knob`] with it, the text written (read back by the same row);
-//! - its tests against real captures (every family it sends read or listed as unread).
+//! - its tests against real captures (every family it sends read or listed as unread, every
+//!   family it asks for and does not send listed with why).
 //!
-//! What a new engine also needs, outside this folder until it moves here: a variant in
-//! [`crate::Engine`] (and in [`Engine::ALL`](crate::Engine::ALL)), its arm in [`definition`] and
-//! in `adapters::fill`, its rows in `adapters::promql::CONCEPTS` (the store readers' names), its
-//! arms in `config.rs`'s `flag_table` and `detect_launcher`, and its capabilities where
-//! loadgen and diagnose branch on the engine.
+//! Outside this folder a new engine still needs: a variant in [`crate::Engine`] (and in
+//! [`Engine::ALL`](crate::Engine::ALL)), its arms in [`definition`], `adapters::fill`,
+//! `adapters::series_of`, `config::flag_table` and `config::detect_launcher`, and its
+//! capabilities where loadgen and diagnose branch on the engine.
 
-pub(crate) mod llamacpp;
-pub(crate) mod sglang;
-pub(crate) mod tgi;
-pub(crate) mod vllm;
+pub mod llamacpp;
+pub mod sglang;
+pub mod tgi;
+pub mod vllm;
 
 use crate::Engine;
 

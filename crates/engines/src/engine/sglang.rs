@@ -8,7 +8,7 @@
 //! Tokenizer-side counters carry `model_name` only and are summed.
 
 use super::Definition;
-use crate::adapters::{Agg, View};
+use crate::adapters::{counter, gauge, histogram, read_series, Agg, Series, View};
 use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::sample::Sample;
 
@@ -68,19 +68,68 @@ pub(crate) const FLAGS: &[FlagRow] = &[
 
 const REPLICA_LABELS: &[&str] = &["tp_rank", "pp_rank", "moe_ep_rank"];
 
-pub(crate) fn fill(v: &View, s: &mut Sample) {
-    let per_sched = Agg::MeanOverThenSum(REPLICA_LABELS);
-    s.model = v.label_of("sglang:", "model_name");
-    s.running = v.gauge(&["sglang:num_running_reqs"], per_sched);
+/// Its metrics, read from a scrape and by the store readers. Tensor-parallel ranks of one
+/// scheduler report the same state: averaged over the rank labels, then summed over DP
+/// schedulers.
+pub(crate) const SERIES: &[Series] = &[
+    gauge("running", &["sglang:num_running_reqs"], PER_SCHED),
     // `num_queue_req` (singular) in 2024–early 2025 builds.
-    s.waiting = v.gauge(
+    gauge(
+        "waiting",
         &["sglang:num_queue_reqs", "sglang:num_queue_req"],
-        per_sched,
-    );
-    s.kv_capacity_tokens = v.gauge(&["sglang:max_total_num_tokens"], per_sched);
+        PER_SCHED,
+    ),
+    gauge(
+        "kv_capacity_tokens",
+        &["sglang:max_total_num_tokens"],
+        PER_SCHED,
+    )
+    .adapter_only(),
+    counter("prompt_tokens", &["sglang:prompt_tokens"], PER_SCHED),
+    counter(
+        "generation_tokens",
+        &["sglang:generation_tokens"],
+        PER_SCHED,
+    ),
+    counter("cached_prompt_tokens", &["sglang:cached_tokens"], PER_SCHED),
+    counter("requests_finished", &["sglang:num_requests"], PER_SCHED),
+    // Retraction is SGLang's preemption (see `fill` for the counter's late creation).
+    counter("preemptions", &["sglang:num_retracted_requests"], PER_SCHED),
+    histogram("ttft", &["sglang:time_to_first_token_seconds"], PER_SCHED),
+    // Its `_count` counts tokens, not intervals (buckets step by num_new_tokens while `_sum`
+    // adds the interval), so sum/count is seconds per token. It is observed only when a
+    // request's output arrives in several chunks (tokenizer_manager.py), so a non-streaming
+    // load has none; then the per-request TPOT histogram ((finish − first token) / (tokens − 1),
+    // one observation per request) gives the mean over requests instead. Not given to store
+    // readers: which of the three a store holds decides the unit.
+    histogram(
+        "itl",
+        &[
+            "sglang:inter_token_latency_seconds",
+            "sglang:time_per_output_token_seconds",
+            "sglang:request_time_per_output_token_seconds",
+        ],
+        PER_SCHED,
+    )
+    .adapter_only(),
+    histogram("e2e", &["sglang:e2e_request_latency_seconds"], PER_SCHED),
+    histogram("queue_time", &["sglang:queue_time_seconds"], PER_SCHED),
+    histogram("prompt_len", &["sglang:prompt_tokens_histogram"], PER_SCHED),
+    histogram(
+        "gen_len",
+        &["sglang:generation_tokens_histogram"],
+        PER_SCHED,
+    ),
+];
+
+const PER_SCHED: Agg = Agg::MeanOverThenSum(REPLICA_LABELS);
+
+pub(crate) fn fill(v: &View, s: &mut Sample) {
+    s.model = v.label_of("sglang:", "model_name");
+    read_series(v, s, SERIES);
     // Pool usage over all DP pools is used/capacity summed; without both, the per-rank fraction
     // is averaged (a fraction must never be summed).
-    let used = v.gauge(&["sglang:num_used_tokens"], per_sched);
+    let used = v.gauge(&["sglang:num_used_tokens"], PER_SCHED);
     // `token_usage` is rounded to two decimals (0.5.23 pool_stats_observer.py: `round(…, 2)`),
     // so a pool 0.5 % full reads 0.0; `full_token_usage` is the unrounded full-attention pool.
     let fraction = v.gauge(
@@ -95,37 +144,13 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     s.prefix_hit_rate_gauge = v
         .gauge(&["sglang:cache_hit_rate"], Agg::Mean)
         .filter(|r| (0.0..=1.0).contains(r));
-
-    s.prompt_tokens = v.counter(&["sglang:prompt_tokens"], per_sched);
-    s.generation_tokens = v.counter(&["sglang:generation_tokens"], per_sched);
-    s.cached_prompt_tokens = v.counter(&["sglang:cached_tokens"], per_sched);
-    s.requests_finished = v.counter(&["sglang:num_requests"], per_sched);
-    // Retraction is SGLang's preemption. 0.5.23 creates the counter on the first retraction;
-    // before it, the scheduler's per-interval `num_retracted_reqs` gauge is already exported, so
-    // its presence means none yet (counted from zero, the first retractions are not lost to a
-    // series that appears mid-window).
-    s.preemptions = v
-        .counter(&["sglang:num_retracted_requests"], per_sched)
-        .or_else(|| v.has("sglang:num_retracted_reqs").then_some(0.0));
-
-    s.ttft = v.histogram(&["sglang:time_to_first_token_seconds"], per_sched);
-    // Its `_count` counts tokens, not intervals (buckets step by num_new_tokens while `_sum`
-    // adds the interval), so sum/count is seconds per token. It is observed only when a request's
-    // output arrives in several chunks (tokenizer_manager.py), so a non-streaming load has none;
-    // then the per-request TPOT histogram ((finish − first token) / (tokens − 1), one
-    // observation per request) gives the mean over requests instead.
-    s.itl = v.histogram(
-        &[
-            "sglang:inter_token_latency_seconds",
-            "sglang:time_per_output_token_seconds",
-            "sglang:request_time_per_output_token_seconds",
-        ],
-        per_sched,
-    );
-    s.e2e = v.histogram(&["sglang:e2e_request_latency_seconds"], per_sched);
-    s.queue_time = v.histogram(&["sglang:queue_time_seconds"], per_sched);
-    s.prompt_len = v.histogram(&["sglang:prompt_tokens_histogram"], per_sched);
-    s.gen_len = v.histogram(&["sglang:generation_tokens_histogram"], per_sched);
+    // 0.5.23 creates the retraction counter on the first retraction; before it, the scheduler's
+    // per-interval `num_retracted_reqs` gauge is already exported, so its presence means none
+    // yet (counted from zero, the first retractions are not lost to a series that appears
+    // mid-window).
+    if s.preemptions.is_none() && v.has("sglang:num_retracted_reqs") {
+        s.preemptions = Some(0.0);
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! still give `_sum` and `_count`, and the [`Histogram`](crate::Histogram) then has no buckets.
 
 use super::Definition;
-use crate::adapters::{Agg, View};
+use crate::adapters::{counter, gauge, histogram, read_series, Agg, Series, View};
 use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::sample::Sample;
 
@@ -42,33 +42,43 @@ pub(crate) const FLAGS: &[FlagRow] = &[
     ),
 ];
 
-pub(crate) fn fill(v: &View, s: &mut Sample) {
-    let sum = Agg::Sum;
-    s.running = v.gauge(&["tgi_batch_current_size"], sum);
-    s.waiting = v.gauge(&["tgi_queue_size"], sum);
+/// Its metrics, read from a scrape and by the store readers.
+pub(crate) const SERIES: &[Series] = &[
+    gauge("running", &["tgi_batch_current_size"], SUM),
+    gauge("waiting", &["tgi_queue_size"], SUM),
     // Tokens reserved by the current batch over the token budget (max_batch_total_tokens).
-    s.kv_capacity_tokens = v.gauge(&["tgi_batch_max_total_tokens"], sum);
+    gauge("kv_capacity_tokens", &["tgi_batch_max_total_tokens"], SUM).adapter_only(),
+    // Successful requests only: tgi_request_failure also counts validation errors that never
+    // held a batch seat.
+    counter("requests_finished", &["tgi_request_success"], SUM),
+    // Token totals are the running sums of the per-request length histograms: they grow when a
+    // request finishes, not while it runs.
+    gauge("prompt_tokens", &["tgi_request_input_length_sum"], SUM).adapter_only(),
+    gauge(
+        "generation_tokens",
+        &["tgi_request_generated_tokens_sum"],
+        SUM,
+    )
+    .adapter_only(),
+    histogram("e2e", &["tgi_request_duration"], SUM),
+    histogram("queue_time", &["tgi_request_queue_duration"], SUM),
+    // A per-request mean time per token (TPOT), the closest TGI has to inter-token latency.
+    histogram("itl", &["tgi_request_mean_time_per_token_duration"], SUM),
+    histogram("prompt_len", &["tgi_request_input_length"], SUM),
+    histogram("gen_len", &["tgi_request_generated_tokens"], SUM),
+];
+
+const SUM: Agg = Agg::Sum;
+
+pub(crate) fn fill(v: &View, s: &mut Sample) {
+    read_series(v, s, SERIES);
     s.kv_usage = match (
-        v.gauge(&["tgi_batch_current_max_tokens"], sum),
+        v.gauge(&["tgi_batch_current_max_tokens"], SUM),
         s.kv_capacity_tokens,
     ) {
         (Some(used), Some(cap)) if cap > 0.0 => Some(used / cap),
         _ => None,
     };
-    // Successful requests only: tgi_request_failure also counts validation errors that never
-    // held a batch seat.
-    s.requests_finished = v.counter(&["tgi_request_success"], sum);
-    // Token totals are the running sums of the per-request length histograms: they grow when a
-    // request finishes, not while it runs.
-    s.prompt_tokens = v.gauge(&["tgi_request_input_length_sum"], sum);
-    s.generation_tokens = v.gauge(&["tgi_request_generated_tokens_sum"], sum);
-
-    s.e2e = v.histogram(&["tgi_request_duration"], sum);
-    s.queue_time = v.histogram(&["tgi_request_queue_duration"], sum);
-    // A per-request mean time per token (TPOT), the closest TGI has to inter-token latency.
-    s.itl = v.histogram(&["tgi_request_mean_time_per_token_duration"], sum);
-    s.prompt_len = v.histogram(&["tgi_request_input_length"], sum);
-    s.gen_len = v.histogram(&["tgi_request_generated_tokens"], sum);
 }
 
 #[cfg(test)]

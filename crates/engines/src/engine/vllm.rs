@@ -3,7 +3,7 @@
 //! fractions are averaged (each DP engine has its own, equally sized, KV pool).
 
 use super::Definition;
-use crate::adapters::{Agg, View};
+use crate::adapters::{counter, gauge, histogram, read_series, Agg, Series, View};
 use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::sample::Sample;
 
@@ -84,8 +84,119 @@ const V1_ONLY: [&str; 6] = [
     "vllm:num_requests_waiting_by_reason",
 ];
 
+/// vLLM's config-as-labels gauge: every CacheConfig field as a string label.
+pub const CACHE_CONFIG_INFO: &str = "vllm:cache_config_info";
+
+/// Its metrics, one row per concept (renames newest first), read from a scrape and by the store
+/// readers. Each DP engine is a series of its own: counts sum, the KV fraction averages.
+pub(crate) const SERIES: &[Series] = &[
+    gauge("running", &["vllm:num_requests_running"], SUM),
+    gauge("waiting", &["vllm:num_requests_waiting"], SUM),
+    gauge("swapped", &["vllm:num_requests_swapped"], SUM),
+    // A 0–1 fraction despite "perc"; renamed in 0.9 (#18354).
+    gauge(
+        "kv_usage",
+        &["vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"],
+        Agg::Mean,
+    ),
+    counter("prompt_tokens", &["vllm:prompt_tokens"], SUM),
+    counter("generation_tokens", &["vllm:generation_tokens"], SUM),
+    counter("preemptions", &["vllm:num_preemptions"], SUM),
+    // One series per finished_reason (stop, length, abort ...), all pre-created at 0.
+    counter("requests_finished", &["vllm:request_success"], SUM),
+    // 0.9+ counts tokens; early V1 (gpu_ names) counted blocks. The hit rate is a ratio of the
+    // two, so the unit cancels.
+    counter(
+        "prefix_queries",
+        &["vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries"],
+        SUM,
+    ),
+    counter(
+        "prefix_hits",
+        &["vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits"],
+        SUM,
+    ),
+    counter("cached_prompt_tokens", &["vllm:prompt_tokens_cached"], SUM),
+    counter("admission_rejections", &["vllm:admission_rejections"], SUM).adapter_only(),
+    // Step ledger, exported by headroom's emulator (and any engine that adopts the names).
+    counter("steps", &["vllm:engine_steps"], SUM).adapter_only(),
+    counter("steps_decode", &["vllm:engine_steps_decode"], SUM).adapter_only(),
+    counter("step_seconds", &["vllm:engine_step_seconds"], SUM).adapter_only(),
+    counter(
+        "step_seconds_decode",
+        &["vllm:engine_step_seconds_decode"],
+        SUM,
+    )
+    .adapter_only(),
+    counter("prefill_chunks", &["vllm:engine_prefill_chunks"], SUM).adapter_only(),
+    counter("spec_drafts", &["vllm:spec_decode_num_drafts"], SUM).adapter_only(),
+    counter(
+        "spec_draft_tokens",
+        &["vllm:spec_decode_num_draft_tokens"],
+        SUM,
+    )
+    .adapter_only(),
+    counter(
+        "spec_accepted_tokens",
+        &["vllm:spec_decode_num_accepted_tokens"],
+        SUM,
+    )
+    .adapter_only(),
+    histogram("ttft", &["vllm:time_to_first_token_seconds"], SUM),
+    // Renamed in 0.11 (#24110); the same per-iteration quantity.
+    histogram(
+        "itl",
+        &[
+            "vllm:inter_token_latency_seconds",
+            "vllm:time_per_output_token_seconds",
+        ],
+        SUM,
+    ),
+    histogram("e2e", &["vllm:e2e_request_latency_seconds"], SUM),
+    histogram("queue_time", &["vllm:request_queue_time_seconds"], SUM),
+    histogram("prompt_len", &["vllm:request_prompt_tokens"], SUM),
+    histogram("gen_len", &["vllm:request_generation_tokens"], SUM),
+    histogram(
+        "preemptions_per_request",
+        &["vllm:request_num_preemptions"],
+        SUM,
+    )
+    .adapter_only(),
+    // V1's per-request phase times: the bench's engine clock (loadgen's vllm_clock).
+    histogram("prefill_time", &[PREFILL_TIME], SUM).adapter_only(),
+    histogram("decode_time", &[DECODE_TIME], SUM).adapter_only(),
+];
+
+/// The name vLLM exports a concept under today: its row's newest name, for writers of vLLM's
+/// exposition (headroom's emulator), so a rename moves them too.
+pub fn exported(field: &str) -> Option<&'static str> {
+    SERIES
+        .iter()
+        .find(|r| r.field == field)
+        .and_then(|r| r.names.first().copied())
+}
+
+/// Families vLLM 0.32 exports that no adapter reads (the test below says why each), named for
+/// the emulator, which writes them as vLLM does.
+pub const ITERATION_TOKENS: &str = "vllm:iteration_tokens_total";
+pub const REQUEST_MAX_NUM_GENERATION_TOKENS: &str = "vllm:request_max_num_generation_tokens";
+pub const REQUEST_PARAMS_N: &str = "vllm:request_params_n";
+pub const REQUEST_PARAMS_MAX_TOKENS: &str = "vllm:request_params_max_tokens";
+pub const REQUEST_TIME_PER_OUTPUT_TOKEN: &str = "vllm:request_time_per_output_token_seconds";
+pub const REQUEST_INFERENCE_TIME: &str = "vllm:request_inference_time_seconds";
+
+/// The per-iteration token histogram's count and sum (no rule reads it; the census counts
+/// engine steps by it).
+pub const ITERATION_TOKENS_COUNT: &str = "vllm:iteration_tokens_total_count";
+pub const ITERATION_TOKENS_SUM: &str = "vllm:iteration_tokens_total_sum";
+
+/// V1's per-request prefill and decode time histograms (the bench's engine clock).
+pub const PREFILL_TIME: &str = "vllm:request_prefill_time_seconds";
+pub const DECODE_TIME: &str = "vllm:request_decode_time_seconds";
+
+const SUM: Agg = Agg::Sum;
+
 pub(crate) fn fill(v: &View, s: &mut Sample) {
-    let sum = Agg::Sum;
     // V1 labels every series with `engine`; V0 had `model_name` only.
     let v1 = v
         .any_sample(|x| x.name.starts_with("vllm:") && x.label("engine").is_some())
@@ -93,82 +204,27 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
         || V1_ONLY.iter().any(|n| v.has(n));
     s.engine_generation = Some(if v1 { "v1" } else { "v0" }.to_string());
     s.model = v.label_of("vllm:", "model_name");
+    read_series(v, s, SERIES);
 
-    s.running = v.gauge(&["vllm:num_requests_running"], sum);
-    s.waiting = v.gauge(&["vllm:num_requests_waiting"], sum);
     // 2026+: the waiting split; "capacity" is the queue a bigger pool or more seats would drain.
     s.waiting_for_capacity = v.gauge_where(
         "vllm:num_requests_waiting_by_reason",
         "reason",
         "capacity",
-        sum,
-    );
-    s.swapped = v.gauge(&["vllm:num_requests_swapped"], sum);
-    // A 0–1 fraction despite "perc"; renamed in 0.9 (#18354).
-    s.kv_usage = v.gauge(
-        &["vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"],
-        Agg::Mean,
+        SUM,
     );
     // V0 gauge, −1 when prefix caching is off: that is "no rate", not a rate.
     s.prefix_hit_rate_gauge = v
         .gauge(&["vllm:gpu_prefix_cache_hit_rate"], Agg::Mean)
         .filter(|r| (0.0..=1.0).contains(r));
-
-    s.prompt_tokens = v.counter(&["vllm:prompt_tokens"], sum);
-    s.generation_tokens = v.counter(&["vllm:generation_tokens"], sum);
-    s.preemptions = v.counter(&["vllm:num_preemptions"], sum);
-    // One series per finished_reason (stop, length, abort ...), all pre-created at 0.
-    s.requests_finished = v.counter(&["vllm:request_success"], sum);
-    // 0.9+ counts tokens; early V1 (gpu_ names) counted blocks. The hit rate is a ratio of the
-    // two, so the unit cancels.
-    s.prefix_queries = v.counter(
-        &["vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries"],
-        sum,
-    );
-    s.prefix_hits = v.counter(
-        &["vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits"],
-        sum,
-    );
-    s.cached_prompt_tokens = v.counter(&["vllm:prompt_tokens_cached"], sum);
     s.prompt_tokens_computed = v.counter_where(
         "vllm:prompt_tokens_by_source",
         "source",
         "local_compute",
-        sum,
+        SUM,
     );
-    s.admission_rejections = v.counter(&["vllm:admission_rejections"], sum);
-
-    // Step ledger, exported by headroom's emulator (and any engine that adopts the names).
-    s.steps = v.counter(&["vllm:engine_steps"], sum);
-    s.steps_decode = v.counter(&["vllm:engine_steps_decode"], sum);
-    s.step_seconds = v.counter(&["vllm:engine_step_seconds"], sum);
-    s.step_seconds_decode = v.counter(&["vllm:engine_step_seconds_decode"], sum);
-    s.prefill_chunks = v.counter(&["vllm:engine_prefill_chunks"], sum);
-
-    s.spec_drafts = v.counter(&["vllm:spec_decode_num_drafts"], sum);
-    s.spec_draft_tokens = v.counter(&["vllm:spec_decode_num_draft_tokens"], sum);
-    s.spec_accepted_tokens = v.counter(&["vllm:spec_decode_num_accepted_tokens"], sum);
-
-    s.ttft = v.histogram(&["vllm:time_to_first_token_seconds"], sum);
-    // Renamed in 0.11 (#24110); the same per-iteration quantity.
-    s.itl = v.histogram(
-        &[
-            "vllm:inter_token_latency_seconds",
-            "vllm:time_per_output_token_seconds",
-        ],
-        sum,
-    );
-    s.e2e = v.histogram(&["vllm:e2e_request_latency_seconds"], sum);
-    s.queue_time = v.histogram(&["vllm:request_queue_time_seconds"], sum);
-    s.prompt_len = v.histogram(&["vllm:request_prompt_tokens"], sum);
-    s.gen_len = v.histogram(&["vllm:request_generation_tokens"], sum);
-    s.preemptions_per_request = v.histogram(&["vllm:request_num_preemptions"], sum);
-    // V1's per-request phase times: the bench's engine clock (loadgen's vllm_clock).
-    s.prefill_time = v.histogram(&["vllm:request_prefill_time_seconds"], sum);
-    s.decode_time = v.histogram(&["vllm:request_decode_time_seconds"], sum);
-
     // Every CacheConfig field as a string label; the set changes per release, so keep them all.
-    s.config_labels = v.info_labels(crate::adapters::promql::CACHE_CONFIG_INFO, &["engine"]);
+    s.config_labels = v.info_labels(CACHE_CONFIG_INFO, &["engine"]);
 }
 
 #[cfg(test)]
