@@ -1,5 +1,6 @@
 //! The engine's metrics and their exposition, written the way vLLM V1's `PrometheusStatLogger`
-//! prints them through `prometheus_client` (vllm/v1/metrics/loggers.py; prometheus_client/exposition.py):
+//! prints them through `prometheus_client` (vllm/v1/metrics/loggers.py,
+//! prometheus_client/exposition.py):
 //!
 //! - counters declared without `_total` and printed with it, in `# TYPE name_total counter`;
 //! - a `<name>_created` gauge family after every counter and histogram (unix seconds);

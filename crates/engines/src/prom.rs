@@ -1,6 +1,7 @@
 //! Prometheus text exposition parser: format 0.0.4 and the OpenMetrics-ish variants engines emit.
 //!
-//! What it accepts, because real engines print it (the captures under fixtures/ and each engine's metrics code):
+//! What it accepts, because real engines print it (the captures under fixtures/ and each
+//! engine's metrics code):
 //! - `# HELP` / `# TYPE` (any order, either may be missing; samples without a TYPE are untyped);
 //! - counters declared with or without `_total` (`# TYPE x counter` + `x_total 1`, or
 //!   `# TYPE x_total counter` + `x_total 1`);
