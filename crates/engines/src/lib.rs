@@ -3,11 +3,13 @@
 pub mod adapters;
 pub mod config;
 pub mod engine;
+mod flags;
 pub mod identity;
 pub mod process;
 pub mod prom;
 pub mod sample;
 pub mod scrape;
+mod series;
 
 pub use adapters::{detect_engine, to_sample, AdaptError, EMULATOR_CLOCK};
 pub use config::{flag, ConfigError, EngineConfig, Knob, Known, Source};

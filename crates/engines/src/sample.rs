@@ -20,32 +20,8 @@ pub enum Engine {
 impl Engine {
     /// Every engine headroom reads, in detection order. Every list of engines (the metric
     /// prefixes, the census's and fleet's names, `/v1/models` recognition) is drawn from this
-    /// one and from each engine's [`crate::engine::Definition`].
+    /// one and from each engine's definition (`engine/<name>.rs`).
     pub const ALL: [Engine; 4] = [Engine::Vllm, Engine::LlamaCpp, Engine::Sglang, Engine::Tgi];
-
-    /// Its definition: metric prefix and how its server names itself.
-    pub fn def(self) -> &'static crate::engine::Definition {
-        crate::engine::definition(self)
-    }
-
-    /// Its metric-name prefix (`vllm:`, `llamacpp:`, `tgi_` ...).
-    pub fn prefix(self) -> &'static str {
-        self.def().prefix
-    }
-
-    /// The engine whose metric prefix `name` starts with.
-    pub fn of_metric(name: &str) -> Option<Engine> {
-        Engine::ALL
-            .into_iter()
-            .find(|e| name.starts_with(e.prefix()))
-    }
-
-    /// The engine an OpenAI-compatible `/v1/models` entry's `owned_by` names.
-    pub fn of_owned_by(owned_by: &str) -> Option<Engine> {
-        Engine::ALL
-            .into_iter()
-            .find(|e| e.def().owned_by == Some(owned_by))
-    }
 
     /// The document spelling (`llama.cpp`), as serialized.
     pub fn as_str(self) -> &'static str {

@@ -6,19 +6,9 @@
 //! Derived concepts the adapters compute from two series (SGLang and TGI KV usage as used over
 //! capacity) are not here: a store reader leaves them unread rather than guess.
 
-use crate::adapters::Agg;
-use crate::sample::{Histogram, Sample};
-
-/// How a concept's value reads over time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// A level: read as is at each step.
-    Gauge,
-    /// Cumulative: read as `increase` per step, so the store handles resets.
-    Counter,
-    /// Cumulative `_bucket{le}`, `_sum`, `_count`.
-    Histogram,
-}
+use crate::sample::Sample;
+use crate::series::Agg;
+pub use crate::series::{histogram_mut, scalar, scalar_mut, set_scalar, Kind};
 
 /// How one server's series of a concept combine into one value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +42,7 @@ impl Concept {
     /// Every engine's names for this concept, as its engine module lists them.
     pub fn engines(&self) -> impl Iterator<Item = Names> + '_ {
         crate::Engine::ALL.into_iter().flat_map(move |e| {
-            crate::adapters::series_of(e)
+            crate::engine::series_of(e)
                 .iter()
                 .filter(move |r| r.store == Some(self.field))
                 .map(|r| Names {
@@ -96,86 +86,6 @@ pub const CONCEPTS: &[Concept] = &[
     c("prompt_len", Kind::Histogram),
     c("gen_len", Kind::Histogram),
 ];
-
-/// Every `Option<f64>` field of a [`Sample`] by its Rust name, read and written.
-macro_rules! scalar_fields {
-    ($($f:ident),* $(,)?) => {
-        /// The named scalar field of a sample; None when `field` names no scalar field.
-        pub fn scalar_mut<'a>(s: &'a mut Sample, field: &str) -> Option<&'a mut Option<f64>> {
-            match field {
-                $(stringify!($f) => Some(&mut s.$f),)*
-                _ => None,
-            }
-        }
-
-        /// The named scalar field's value in a sample; None when unset or not a scalar field.
-        pub fn scalar(s: &Sample, field: &str) -> Option<f64> {
-            match field {
-                $(stringify!($f) => s.$f,)*
-                _ => None,
-            }
-        }
-    };
-}
-
-scalar_fields!(
-    running,
-    waiting,
-    swapped,
-    kv_usage,
-    prefix_hit_rate_gauge,
-    kv_capacity_tokens,
-    waiting_for_capacity,
-    prompt_tokens,
-    generation_tokens,
-    generation_tokens_credited,
-    preemptions,
-    requests_finished,
-    prefix_queries,
-    prefix_hits,
-    cached_prompt_tokens,
-    prompt_tokens_computed,
-    admission_rejections,
-    prompt_seconds,
-    generation_seconds,
-    decode_calls,
-    busy_slots_per_decode,
-    steps,
-    steps_decode,
-    step_seconds,
-    step_seconds_decode,
-    prefill_chunks,
-    spec_drafts,
-    spec_draft_tokens,
-    spec_accepted_tokens,
-);
-
-/// Sets the named scalar field of a sample; false when `field` names no scalar field.
-pub fn set_scalar(s: &mut Sample, field: &str, v: f64) -> bool {
-    match scalar_mut(s, field) {
-        Some(slot) => {
-            *slot = Some(v);
-            true
-        }
-        None => false,
-    }
-}
-
-/// The named histogram field of a sample; None when `field` names no histogram field.
-pub fn histogram_mut<'a>(s: &'a mut Sample, field: &str) -> Option<&'a mut Option<Histogram>> {
-    Some(match field {
-        "ttft" => &mut s.ttft,
-        "itl" => &mut s.itl,
-        "e2e" => &mut s.e2e,
-        "queue_time" => &mut s.queue_time,
-        "prompt_len" => &mut s.prompt_len,
-        "gen_len" => &mut s.gen_len,
-        "prefill_time" => &mut s.prefill_time,
-        "decode_time" => &mut s.decode_time,
-        "preemptions_per_request" => &mut s.preemptions_per_request,
-        _ => return None,
-    })
-}
 
 /// The engine a metric name belongs to, by its prefix.
 pub fn engine_of(name: &str) -> Option<crate::Engine> {
@@ -253,6 +163,7 @@ pub fn exposition(s: &Sample) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Histogram;
 
     /// Every name in the table, exposed alone beside a marker of its engine's prefix, fills the
     /// same field through the adapters: the table and the adapters cannot disagree.
@@ -298,7 +209,7 @@ mod tests {
     #[test]
     fn every_series_row_names_a_field_of_its_kind() {
         for e in crate::Engine::ALL {
-            for r in crate::adapters::series_of(e) {
+            for r in crate::engine::series_of(e) {
                 let mut s = Sample::empty(0.0, e);
                 let ok = match r.kind {
                     Kind::Histogram => histogram_mut(&mut s, r.field).is_some(),

@@ -26,9 +26,9 @@
 //! `tokens_predicted_seconds_total`, for the speed of finished requests.
 
 use super::Definition;
-use crate::adapters::{counter, gauge, read_series, Agg, Series, View};
-use crate::config::{opt, switch, val, Field as F, FlagRow, Knob as K, FA_VALUES};
+use crate::flags::{opt, switch, val, Field as F, FlagRow, Knob as K, FA_VALUES};
 use crate::sample::Sample;
+use crate::series::{counter, gauge, read_series, Agg, Series, View};
 
 /// llama.cpp: its metric prefix; its `/v1/models` entries say `owned_by: llamacpp`.
 pub const DEF: Definition = Definition {

@@ -26,6 +26,8 @@ pub mod sglang;
 pub mod tgi;
 pub mod vllm;
 
+use crate::sample::Sample;
+use crate::series::{Series, View};
 use crate::Engine;
 
 /// An engine's identity as data.
@@ -45,6 +47,62 @@ pub fn definition(e: Engine) -> &'static Definition {
         Engine::LlamaCpp => &llamacpp::DEF,
         Engine::Sglang => &sglang::DEF,
         Engine::Tgi => &tgi::DEF,
+    }
+}
+
+/// Fills a sample from an exposition by the engine's adapter.
+pub(crate) fn fill(engine: Engine, v: &View, s: &mut Sample) {
+    match engine {
+        Engine::Vllm => vllm::fill(v, s),
+        Engine::LlamaCpp => llamacpp::fill(v, s),
+        Engine::Sglang => sglang::fill(v, s),
+        Engine::Tgi => tgi::fill(v, s),
+    }
+}
+
+/// An engine's table.
+pub(crate) fn series_of(engine: Engine) -> &'static [Series] {
+    match engine {
+        Engine::Vllm => vllm::SERIES,
+        Engine::LlamaCpp => llamacpp::SERIES,
+        Engine::Sglang => sglang::SERIES,
+        Engine::Tgi => tgi::SERIES,
+    }
+}
+
+/// The engine's flag table.
+pub(crate) fn flags_of(engine: Engine) -> &'static [crate::flags::FlagRow] {
+    match engine {
+        Engine::Vllm => vllm::FLAGS,
+        Engine::Sglang => sglang::FLAGS,
+        Engine::Tgi => tgi::FLAGS,
+        Engine::LlamaCpp => llamacpp::FLAGS,
+    }
+}
+
+impl Engine {
+    /// Its definition: metric prefix and how its server names itself.
+    pub fn def(self) -> &'static Definition {
+        definition(self)
+    }
+
+    /// Its metric-name prefix (`vllm:`, `llamacpp:`, `tgi_` ...).
+    pub fn prefix(self) -> &'static str {
+        self.def().prefix
+    }
+
+    /// The engine whose metric prefix `name` starts with.
+    pub fn of_metric(name: &str) -> Option<Engine> {
+        Engine::ALL
+            .into_iter()
+            .find(|e| name.starts_with(e.prefix()))
+    }
+
+    /// The engine an OpenAI-compatible `/v1/models` entry's `owned_by` names.
+    pub fn of_owned_by(owned_by: &str) -> Option<Engine> {
+        Engine::ALL
+            .into_iter()
+            .find(|e| e.def().owned_by == Some(owned_by))
     }
 }
 

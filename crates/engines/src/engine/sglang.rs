@@ -8,9 +8,9 @@
 //! Tokenizer-side counters carry `model_name` only and are summed.
 
 use super::Definition;
-use crate::adapters::{counter, gauge, histogram, read_series, Agg, Series, View};
-use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
+use crate::flags::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::sample::Sample;
+use crate::series::{counter, gauge, histogram, read_series, Agg, Series, View};
 
 /// SGLang: its metric prefix; its `/v1/models` entries say `owned_by: sglang`.
 pub const DEF: Definition = Definition {

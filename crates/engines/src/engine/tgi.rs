@@ -3,9 +3,9 @@
 //! still give `_sum` and `_count`, and the [`Histogram`](crate::Histogram) then has no buckets.
 
 use super::Definition;
-use crate::adapters::{counter, gauge, histogram, read_series, Agg, Series, View};
-use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
+use crate::flags::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::sample::Sample;
+use crate::series::{counter, gauge, histogram, read_series, Agg, Series, View};
 
 /// TGI: its metric prefix; no `owned_by` is recorded from a real TGI `/v1/models`, so it is
 /// recognised by its metric prefix and process only.

@@ -3,9 +3,9 @@
 //! fractions are averaged (each DP engine has its own, equally sized, KV pool).
 
 use super::Definition;
-use crate::adapters::{counter, gauge, histogram, read_series, Agg, Series, View};
-use crate::config::{switch, val, Field as F, FlagRow, Knob as K};
+use crate::flags::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::sample::Sample;
+use crate::series::{counter, gauge, histogram, read_series, Agg, Series, View};
 
 /// vLLM: its metric prefix; its `/v1/models` entries say `owned_by: vllm`.
 pub const DEF: Definition = Definition {
