@@ -8,6 +8,7 @@
 
 use crate::arbitrate::{Boundary, Silenced};
 use crate::rules::{FixStep, RuleId};
+pub use crate::window::TimePoint;
 use crate::window::{Dist, GaugeStats, PreemptionsPerRequest};
 use engines::Engine;
 use serde::{Deserialize, Serialize};
@@ -92,21 +93,6 @@ pub struct Report {
 pub struct Timeline {
     pub points: Vec<TimePoint>,
     pub sub_windows: Vec<SubWindow>,
-}
-
-/// One step of the window: rates over the step that ends at `t_s`, gauges as scraped at `t_s`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct TimePoint {
-    /// Seconds since the window's first scrape, at the step's end.
-    pub t_s: f64,
-    pub generation_tps: Option<f64>,
-    pub prompt_tps: Option<f64>,
-    pub preemptions_per_s: Option<f64>,
-    pub running: Option<f64>,
-    pub waiting: Option<f64>,
-    /// 0–1.
-    pub kv_usage: Option<f64>,
 }
 
 /// One sub-window: its span, its statistics, and the rules that fired on it alone.

@@ -416,13 +416,28 @@ pub fn sub_window_spans(len: usize, n: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// One step of the window: rates over the step that ends at `t_s`, gauges as scraped at `t_s`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TimePoint {
+    /// Seconds since the window's first scrape, at the step's end.
+    pub t_s: f64,
+    pub generation_tps: Option<f64>,
+    pub prompt_tps: Option<f64>,
+    pub preemptions_per_s: Option<f64>,
+    pub running: Option<f64>,
+    pub waiting: Option<f64>,
+    /// 0–1.
+    pub kv_usage: Option<f64>,
+}
+
 /// The most points a timeline keeps: a 10-minute window scraped each second keeps every step;
 /// longer ones merge consecutive steps, so a document (and a page) stays small.
 pub const MAX_TIMELINE_POINTS: usize = 600;
 
 /// The run step by step: rates over each step (merged steps past [`MAX_TIMELINE_POINTS`]),
 /// gauges as scraped at the step's end. Times are seconds since the first sample.
-pub fn timeline_points(samples: &[Sample]) -> Vec<crate::report::TimePoint> {
+pub fn timeline_points(samples: &[Sample]) -> Vec<TimePoint> {
     let Some(t0) = samples.first().map(|s| s.t) else {
         return Vec::new();
     };
@@ -439,7 +454,7 @@ pub fn timeline_points(samples: &[Sample]) -> Vec<crate::report::TimePoint> {
         };
         let end = &samples[hi];
         let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
-        out.push(crate::report::TimePoint {
+        out.push(TimePoint {
             t_s: end.t - t0,
             generation_tps: rate(&|s| s.generation_tokens),
             prompt_tps: rate(&|s| s.prompt_tokens),

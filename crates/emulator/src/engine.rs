@@ -14,38 +14,17 @@
 //!
 //! Metrics are recorded as vLLM does (times measured from arrival), plus the step ledger.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use serde::Serialize;
 
 use crate::args::EngineArgs;
 use crate::cost::{layout, step_time, Figures, Layout, StepLoad};
-use crate::kv::{block_hash, BlockPool};
+use crate::kv::{block_hash, BlockPool, IdMap};
 use crate::metrics::{EngineMetrics, Exposition};
 use crate::tokenizer::output_token;
 
 pub type ReqId = u64;
-
-/// Request ids are a counter: a multiplicative hash spreads them well and costs one multiply
-/// (the default SipHash showed up as a fifth of a step's time).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (n ^ self.0).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
-pub(crate) type IdMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<IdHasher>>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

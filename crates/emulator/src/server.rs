@@ -27,8 +27,9 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::api::{self, BadRequest, GenRequest, Kind, Meta};
 use crate::doc::{EmulatorState, StepFigures};
-use crate::engine::{Engine, FinishReason, IdMap, ReqId, Usage};
+use crate::engine::{Engine, FinishReason, ReqId, Usage};
 use crate::hardware::Configured;
+use crate::kv::IdMap;
 use crate::sim::SimLoad;
 use crate::tokenizer::output_token;
 

@@ -375,8 +375,8 @@ impl EngineConfig {
         if argv.is_empty() {
             return Err(ConfigError::Empty);
         }
-        let (engine, start) =
-            detect_launcher(argv).ok_or_else(|| ConfigError::UnknownLauncher(argv.join(" ")))?;
+        let (engine, start) = crate::engine::detect_launcher(argv)
+            .ok_or_else(|| ConfigError::UnknownLauncher(argv.join(" ")))?;
         let mut c = EngineConfig {
             engine: Some(engine),
             ..Default::default()
@@ -622,7 +622,7 @@ impl Knob {
 /// engine has no such knob. Read from the engine's flag table, the same rows that read its
 /// command line.
 pub fn flag(engine: Engine, knob: Knob) -> Option<&'static str> {
-    crate::engine::flags_of(engine).iter().find_map(|r| {
+    engine.def().flags.iter().find_map(|r| {
         r.prescribes
             .filter(|(k, _)| *k == knob)
             .map(|(_, text)| text)
@@ -686,37 +686,12 @@ fn parse_len(flag: &str, v: String) -> Result<u64, ConfigError> {
 pub const SGLANG_DECODE_LOG_INTERVAL: u64 = 40;
 
 fn flag_spec(engine: Engine, flag: &str) -> Option<(Field, Kind)> {
-    crate::engine::flags_of(engine)
+    engine
+        .def()
+        .flags
         .iter()
         .find(|r| r.names.contains(&flag))
         .map(|r| (r.field, r.kind))
-}
-
-/// Which engine an argv launches, and the index where its own flags start.
-fn detect_launcher(argv: &[String]) -> Option<(Engine, usize)> {
-    let base = |s: &str| s.rsplit('/').next().unwrap_or(s).to_string();
-    for (i, tok) in argv.iter().enumerate() {
-        let b = base(tok);
-        if b == "vllm" && argv.get(i + 1).map(String::as_str) == Some("serve") {
-            return Some((Engine::Vllm, i + 2));
-        }
-        if tok.starts_with("vllm.entrypoints") {
-            return Some((Engine::Vllm, i + 1));
-        }
-        if b == "llama-server" || b == "llama-server.exe" || b == "server" && i == 0 {
-            return Some((Engine::LlamaCpp, i + 1));
-        }
-        if tok.starts_with("sglang.launch_server")
-            || b == "sglang" && argv.get(i + 1).map(String::as_str) == Some("serve")
-        {
-            let skip = if b == "sglang" { 2 } else { 1 };
-            return Some((Engine::Sglang, i + skip));
-        }
-        if b == "text-generation-launcher" || b == "text-generation-router" {
-            return Some((Engine::Tgi, i + 1));
-        }
-    }
-    None
 }
 
 /// Splits a command line as a POSIX shell would for words: single quotes literal, double quotes
@@ -877,7 +852,9 @@ mod tests {
     fn every_flag_a_knob_moves_is_also_prescribed() {
         for engine in Engine::ALL {
             for knob in Knob::ALL {
-                let read = crate::engine::flags_of(engine)
+                let read = engine
+                    .def()
+                    .flags
                     .iter()
                     .any(|r| r.field != Field::Ignore && fields_of(knob).contains(&r.field));
                 // SGLang's radix cache is on unless disabled: no flag turns it on.

@@ -22,26 +22,6 @@ impl Engine {
     /// prefixes, the census's and fleet's names, `/v1/models` recognition) is drawn from this
     /// one and from each engine's definition (`engine/<name>.rs`).
     pub const ALL: [Engine; 4] = [Engine::Vllm, Engine::LlamaCpp, Engine::Sglang, Engine::Tgi];
-
-    /// The document spelling (`llama.cpp`), as serialized.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Engine::Vllm => "vllm",
-            Engine::LlamaCpp => "llama.cpp",
-            Engine::Sglang => "sglang",
-            Engine::Tgi => "tgi",
-        }
-    }
-
-    /// The project's own name for it, for sentences (`vLLM`, `SGLang`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Vllm => "vLLM",
-            Engine::LlamaCpp => "llama.cpp",
-            Engine::Sglang => "SGLang",
-            Engine::Tgi => "TGI",
-        }
-    }
 }
 
 impl std::fmt::Display for Engine {

@@ -119,9 +119,15 @@ pub fn from_exposition(expo: &Exposition) -> Reading {
         let g = &mut r.gpus[i];
         if let Some(pod) = s.label("pod").filter(|p| !p.is_empty()) {
             let p = PodRef {
-                namespace: s.label("namespace").filter(|v| !v.is_empty()).map(str::to_string),
+                namespace: s
+                    .label("namespace")
+                    .filter(|v| !v.is_empty())
+                    .map(str::to_string),
                 pod: pod.to_string(),
-                container: s.label("container").filter(|v| !v.is_empty()).map(str::to_string),
+                container: s
+                    .label("container")
+                    .filter(|v| !v.is_empty())
+                    .map(str::to_string),
             };
             if let Err(at) = g.pods.binary_search(&p) {
                 g.pods.insert(at, p);
@@ -156,7 +162,10 @@ pub fn from_exposition(expo: &Exposition) -> Reading {
 type Key = (Option<String>, Option<String>, Option<u32>, Option<u32>);
 
 fn key(s: &PromSample) -> Option<Key> {
-    let uuid = s.label("UUID").filter(|v| !v.is_empty()).map(str::to_string);
+    let uuid = s
+        .label("UUID")
+        .filter(|v| !v.is_empty())
+        .map(str::to_string);
     let gpu = s.label("gpu").and_then(|v| v.trim().parse::<u32>().ok());
     if uuid.is_none() && gpu.is_none() {
         return None;
@@ -166,7 +175,9 @@ fn key(s: &PromSample) -> Option<Key> {
         .or_else(|| s.label("hostname"))
         .filter(|v| !v.is_empty())
         .map(str::to_string);
-    let mig = s.label("GPU_I_ID").and_then(|v| v.trim().parse::<u32>().ok());
+    let mig = s
+        .label("GPU_I_ID")
+        .and_then(|v| v.trim().parse::<u32>().ok());
     Some((host, uuid, gpu, mig))
 }
 

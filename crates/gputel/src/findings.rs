@@ -59,7 +59,13 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    fn against(figure: &str, measured: f64, name: &'static str, value: f64, below: bool) -> Evidence {
+    fn against(
+        figure: &str,
+        measured: f64,
+        name: &'static str,
+        value: f64,
+        below: bool,
+    ) -> Evidence {
         let rel = if below == (measured < value) {
             if below {
                 "below"
@@ -170,7 +176,11 @@ pub fn throttled(window: &[GpuSample]) -> Outcome {
     let held_share = held.len() as f64 / busy.len() as f64;
     let mut reasons: Vec<&str> = Vec::new();
     for s in &held {
-        for r in s.clock_events.map(|e| e.power_or_thermal_names()).unwrap_or_default() {
+        for r in s
+            .clock_events
+            .map(|e| e.power_or_thermal_names())
+            .unwrap_or_default()
+        {
             if !reasons.contains(&r) {
                 reasons.push(r);
             }
@@ -179,7 +189,10 @@ pub fn throttled(window: &[GpuSample]) -> Outcome {
     let max = busy.iter().find_map(|s| s.sm_clock_max_mhz).unwrap_or(0.0);
     let evidence = vec![
         Evidence::against(
-            &format!("SM clock / its {max:.0} MHz maximum (median of {} busy readings)", busy.len()),
+            &format!(
+                "SM clock / its {max:.0} MHz maximum (median of {} busy readings)",
+                busy.len()
+            ),
             scale,
             "THROTTLE_CLOCK_SHARE",
             THROTTLE_CLOCK_SHARE,
@@ -275,8 +288,7 @@ pub fn host_bound(window: &[GpuSample], running_mean: Option<f64>) -> Outcome {
             true,
         ),
     ];
-    if running >= HOST_BOUND_RUNNING && sm < HOST_BOUND_SM_ACTIVE && dram < HOST_BOUND_DRAM_ACTIVE
-    {
+    if running >= HOST_BOUND_RUNNING && sm < HOST_BOUND_SM_ACTIVE && dram < HOST_BOUND_DRAM_ACTIVE {
         Outcome::Fired(Finding {
             rule,
             summary: format!(
@@ -301,13 +313,13 @@ pub fn dram_vs_model(window: &[GpuSample], modelled_share: Option<f64>) -> Outco
     let rule = Rule::DramVsModel;
     let silent = |missing: String| Outcome::Silent { rule, missing };
     let Some(model) = modelled_share.filter(|m| m.is_finite() && *m > 0.0) else {
-        return silent("no modelled decode share (needs a decode rate, the model and the GPU)".into());
+        return silent(
+            "no modelled decode share (needs a decode rate, the model and the GPU)".into(),
+        );
     };
     let dram: Vec<f64> = window.iter().filter_map(|s| s.dram_active).collect();
     if dram.is_empty() {
-        return silent(
-            "no DRAM activity (DCGM_FI_PROF_DRAM_ACTIVE; nvidia-smi has none)".into(),
-        );
+        return silent("no DRAM activity (DCGM_FI_PROF_DRAM_ACTIVE; nvidia-smi has none)".into());
     }
     if dram.len() < MIN_READINGS {
         return silent(format!(
@@ -316,7 +328,11 @@ pub fn dram_vs_model(window: &[GpuSample], modelled_share: Option<f64>) -> Outco
         ));
     }
     let measured = median(&dram).unwrap_or(0.0);
-    let ratio = if model > 0.0 { measured / model } else { f64::INFINITY };
+    let ratio = if model > 0.0 {
+        measured / model
+    } else {
+        f64::INFINITY
+    };
     let evidence = vec![
         Evidence {
             figure: "modelled decode share of the catalog bandwidth".into(),
@@ -326,7 +342,10 @@ pub fn dram_vs_model(window: &[GpuSample], modelled_share: Option<f64>) -> Outco
             text: format!("modelled decode share {:.2} (derived)", model),
         },
         Evidence::against(
-            &format!("measured DRAM activity (median of {} readings) / modelled share", dram.len()),
+            &format!(
+                "measured DRAM activity (median of {} readings) / modelled share",
+                dram.len()
+            ),
             ratio.max(1.0 / ratio.max(f64::MIN_POSITIVE)),
             "DRAM_MODEL_FACTOR",
             DRAM_MODEL_FACTOR,

@@ -49,7 +49,9 @@ pub fn printed_name(samples: &[GpuSample]) -> Result<(String, &'static str), Nam
             n.to_string(),
             src.map(Source::provenance).unwrap_or("telemetry"),
         )),
-        many => Err(NameError::Mixed(many.iter().map(|(n, _)| n.to_string()).collect())),
+        many => Err(NameError::Mixed(
+            many.iter().map(|(n, _)| n.to_string()).collect(),
+        )),
     }
 }
 

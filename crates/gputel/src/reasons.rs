@@ -25,15 +25,51 @@ pub struct Reason {
 
 /// Every reason NVML defines, in bit order.
 pub const REASONS: [Reason; 9] = [
-    Reason { bit: 0x1, name: "gpu_idle", power_or_thermal: false },
-    Reason { bit: 0x2, name: "applications_clocks_setting", power_or_thermal: false },
-    Reason { bit: 0x4, name: "sw_power_cap", power_or_thermal: true },
-    Reason { bit: 0x8, name: "hw_slowdown", power_or_thermal: true },
-    Reason { bit: 0x10, name: "sync_boost", power_or_thermal: false },
-    Reason { bit: 0x20, name: "sw_thermal_slowdown", power_or_thermal: true },
-    Reason { bit: 0x40, name: "hw_thermal_slowdown", power_or_thermal: true },
-    Reason { bit: 0x80, name: "hw_power_brake_slowdown", power_or_thermal: true },
-    Reason { bit: 0x100, name: "display_clock_setting", power_or_thermal: false },
+    Reason {
+        bit: 0x1,
+        name: "gpu_idle",
+        power_or_thermal: false,
+    },
+    Reason {
+        bit: 0x2,
+        name: "applications_clocks_setting",
+        power_or_thermal: false,
+    },
+    Reason {
+        bit: 0x4,
+        name: "sw_power_cap",
+        power_or_thermal: true,
+    },
+    Reason {
+        bit: 0x8,
+        name: "hw_slowdown",
+        power_or_thermal: true,
+    },
+    Reason {
+        bit: 0x10,
+        name: "sync_boost",
+        power_or_thermal: false,
+    },
+    Reason {
+        bit: 0x20,
+        name: "sw_thermal_slowdown",
+        power_or_thermal: true,
+    },
+    Reason {
+        bit: 0x40,
+        name: "hw_thermal_slowdown",
+        power_or_thermal: true,
+    },
+    Reason {
+        bit: 0x80,
+        name: "hw_power_brake_slowdown",
+        power_or_thermal: true,
+    },
+    Reason {
+        bit: 0x100,
+        name: "display_clock_setting",
+        power_or_thermal: false,
+    },
 ];
 
 /// The active-reasons bitmask of one reading.
@@ -60,7 +96,11 @@ impl ClockEvents {
 
     /// The named reasons set in the mask, in bit order.
     pub fn names(self) -> Vec<&'static str> {
-        REASONS.iter().filter(|r| self.0 & r.bit != 0).map(|r| r.name).collect()
+        REASONS
+            .iter()
+            .filter(|r| self.0 & r.bit != 0)
+            .map(|r| r.name)
+            .collect()
     }
 
     /// Bits set that NVML's header does not name (a newer driver's reason).
@@ -71,7 +111,9 @@ impl ClockEvents {
 
     /// Whether a power or thermal reason is active.
     pub fn power_or_thermal(self) -> bool {
-        REASONS.iter().any(|r| r.power_or_thermal && self.0 & r.bit != 0)
+        REASONS
+            .iter()
+            .any(|r| r.power_or_thermal && self.0 & r.bit != 0)
     }
 
     /// The power or thermal reasons set, in bit order.
@@ -113,7 +155,11 @@ mod tests {
             (0x80, &["hw_power_brake_slowdown"], true),
             (0x100, &["display_clock_setting"], false),
             (0x5, &["gpu_idle", "sw_power_cap"], true),
-            (0x111, &["gpu_idle", "sync_boost", "display_clock_setting"], false),
+            (
+                0x111,
+                &["gpu_idle", "sync_boost", "display_clock_setting"],
+                false,
+            ),
         ];
         for &(mask, names, pt) in cases {
             let c = ClockEvents(mask);
@@ -126,8 +172,14 @@ mod tests {
 
     #[test]
     fn parses_nvidia_smi_and_dcgm_forms() {
-        assert_eq!(ClockEvents::parse("0x0000000000000004"), Some(ClockEvents(4)));
-        assert_eq!(ClockEvents::parse(" 0x0000000000000000 "), Some(ClockEvents(0)));
+        assert_eq!(
+            ClockEvents::parse("0x0000000000000004"),
+            Some(ClockEvents(4))
+        );
+        assert_eq!(
+            ClockEvents::parse(" 0x0000000000000000 "),
+            Some(ClockEvents(0))
+        );
         assert_eq!(ClockEvents::parse("1"), Some(ClockEvents(1)));
         assert_eq!(ClockEvents::parse("[N/A]"), None);
         assert_eq!(ClockEvents::parse("0xZZ"), None);

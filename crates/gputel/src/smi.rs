@@ -85,13 +85,24 @@ pub fn read(text: &str, input: &str) -> Result<Capture, GputelError> {
         line,
         reason,
     };
-    let mut lines = text.split('\n').enumerate().map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
+    let mut lines = text
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
     let (hline, header) = lines
         .by_ref()
         .find(|(_, l)| !l.trim().is_empty())
-        .ok_or_else(|| err(1, "empty: no nvidia-smi CSV (record it with --format=csv)".into()))?;
+        .ok_or_else(|| {
+            err(
+                1,
+                "empty: no nvidia-smi CSV (record it with --format=csv)".into(),
+            )
+        })?;
     if header.len() > MAX_LINE {
-        return Err(err(hline, format!("longer than {MAX_LINE} bytes: not nvidia-smi CSV")));
+        return Err(err(
+            hline,
+            format!("longer than {MAX_LINE} bytes: not nvidia-smi CSV"),
+        ));
     }
     let columns: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
     let cols: Vec<Col> = columns.iter().map(|c| col(c)).collect();
@@ -113,7 +124,10 @@ pub fn read(text: &str, input: &str) -> Result<Capture, GputelError> {
     let last = rows.len();
     for (i, (no, line)) in rows.into_iter().enumerate() {
         if line.len() > MAX_LINE {
-            return Err(err(no, format!("longer than {MAX_LINE} bytes: not nvidia-smi CSV")));
+            return Err(err(
+                no,
+                format!("longer than {MAX_LINE} bytes: not nvidia-smi CSV"),
+            ));
         }
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
         if cells.len() != cols.len() {
@@ -134,10 +148,12 @@ pub fn read(text: &str, input: &str) -> Result<Capture, GputelError> {
             let num = || number(cell);
             match c {
                 Col::Timestamp => {
-                    g.t_s = Some(
-                        timestamp(cell)
-                            .ok_or_else(|| err(no, format!("timestamp {cell:?} is not YYYY/MM/DD HH:MM:SS.mmm")))?,
-                    )
+                    g.t_s = Some(timestamp(cell).ok_or_else(|| {
+                        err(
+                            no,
+                            format!("timestamp {cell:?} is not YYYY/MM/DD HH:MM:SS.mmm"),
+                        )
+                    })?)
                 }
                 Col::Index => g.gpu = cell.parse().ok(),
                 Col::Name => g.name = Some(cell.to_string()).filter(|s| !missing(s)),
@@ -189,7 +205,11 @@ fn timestamp(cell: &str) -> Option<f64> {
     let mut t = time.trim().split(':');
     let (h, min): (i64, i64) = (t.next()?.parse().ok()?, t.next()?.parse().ok()?);
     let s: f64 = t.next()?.parse().ok()?;
-    if t.next().is_some() || !(0..24).contains(&h) || !(0..60).contains(&min) || !(0.0..61.0).contains(&s) {
+    if t.next().is_some()
+        || !(0..24).contains(&h)
+        || !(0..60).contains(&min)
+        || !(0.0..61.0).contains(&s)
+    {
         return None;
     }
     // Days from civil (Howard Hinnant's algorithm, proleptic Gregorian).
@@ -220,7 +240,10 @@ mod tests {
         let g = &c.rows[0];
         assert_eq!(g.source, Some(Source::NvidiaSmi));
         assert_eq!(g.name.as_deref(), Some("NVIDIA A100 80GB PCIe"));
-        assert_eq!(g.uuid.as_deref(), Some("GPU-06357e72-c3ee-614b-775f-a89e18e8cc08"));
+        assert_eq!(
+            g.uuid.as_deref(),
+            Some("GPU-06357e72-c3ee-614b-775f-a89e18e8cc08")
+        );
         assert_eq!(g.gpu, Some(0));
         assert_eq!(g.gpu_util_pct, Some(100.0));
         assert_eq!(g.mem_copy_util_pct, Some(62.0));
@@ -252,11 +275,17 @@ mod tests {
     fn bad_input_is_an_error_naming_the_line() {
         let e = read("", "a.csv").unwrap_err().to_string();
         assert!(e.contains("a.csv line 1: empty"), "{e}");
-        let e = read("1320 MHz, 1710 MHz\n", "b.csv").unwrap_err().to_string();
+        let e = read("1320 MHz, 1710 MHz\n", "b.csv")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("noheader"), "{e}");
-        let e = read("clocks.sm, clocks.max.sm\n1, 2\n1, 2, 3\n", "c.csv").unwrap_err().to_string();
+        let e = read("clocks.sm, clocks.max.sm\n1, 2\n1, 2, 3\n", "c.csv")
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "c.csv line 3: 3 fields, the header has 2");
-        let e = read("timestamp, clocks.sm\nyesterday, 5\n", "d.csv").unwrap_err().to_string();
+        let e = read("timestamp, clocks.sm\nyesterday, 5\n", "d.csv")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("d.csv line 2: timestamp"), "{e}");
     }
 

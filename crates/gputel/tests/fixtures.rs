@@ -8,7 +8,9 @@ use physics::Catalog;
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> Reading {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/dcgm").join(name);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/dcgm")
+        .join(name);
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     let r = dcgm::read(&text, name).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.truncated, None, "{name}");
@@ -55,7 +57,10 @@ fn t4_busy_ericsson() {
     let g = &r.gpus[0];
     assert_eq!(g.source, Some(Source::Dcgm));
     assert_eq!(g.name.as_deref(), Some("Tesla T4"));
-    assert_eq!(g.uuid.as_deref(), Some("GPU-6d5c0ac5-74d7-3130-46f1-e93ed57f469a"));
+    assert_eq!(
+        g.uuid.as_deref(),
+        Some("GPU-6d5c0ac5-74d7-3130-46f1-e93ed57f469a")
+    );
     assert_eq!(g.gpu, Some(0));
     assert_eq!(g.mig_instance, None);
     assert_eq!(g.hostname.as_deref(), Some("cp-bm14r7"));
@@ -68,7 +73,10 @@ fn t4_busy_ericsson() {
     assert_eq!(g.gr_engine_active, Some(0.156205));
     assert_eq!(g.tensor_active, Some(0.005822));
     assert_eq!(g.dram_active, Some(0.092781));
-    assert_eq!(g.sm_active, None, "the exporter's default list mutes SM_ACTIVE");
+    assert_eq!(
+        g.sm_active, None,
+        "the exporter's default list mutes SM_ACTIVE"
+    );
     assert_eq!(g.pcie_tx_bytes_per_s, Some(4_791_810.0));
     assert_eq!(g.pcie_rx_bytes_per_s, Some(6_935_930.0));
     assert_eq!(g.fb_used_mib, Some(5120.0));
@@ -108,7 +116,10 @@ fn a100_mig_nvidia_docs() {
     assert_eq!(r.gpus.len(), 2);
     let (whole, mig) = (&r.gpus[0], &r.gpus[1]);
     for g in [whole, mig] {
-        assert_eq!(g.uuid.as_deref(), Some("GPU-34319582-d595-d1c7-d1d2-179bcfa61660"));
+        assert_eq!(
+            g.uuid.as_deref(),
+            Some("GPU-34319582-d595-d1c7-d1d2-179bcfa61660")
+        );
         assert_eq!(g.hostname.as_deref(), Some("ub20-a100-k8s"));
         assert_eq!(g.gpu, Some(0));
         assert_eq!(g.name, None);
@@ -128,7 +139,10 @@ fn a100_mig_nvidia_docs() {
     assert_eq!(mig.gr_engine_active, Some(0.995687));
     assert_eq!(mig.tensor_active, Some(0.930433));
     assert_eq!(mig.dram_active, Some(0.800339));
-    assert_eq!(mig.sm_clock_mhz, None, "per-instance series carry only profiling figures");
+    assert_eq!(
+        mig.sm_clock_mhz, None,
+        "per-instance series carry only profiling figures"
+    );
     assert_eq!(catalog_id(&r.gpus), Err(NameError::Unnamed));
 }
 
@@ -153,12 +167,18 @@ fn h100_mig_issue512() {
     };
     assert_eq!(
         r.gpus[0].pods,
-        [pod("model-playground-stg", "text-embedding-predictor-00008-deployment-57946f6c67-vdtjl")]
+        [pod(
+            "model-playground-stg",
+            "text-embedding-predictor-00008-deployment-57946f6c67-vdtjl"
+        )]
     );
     assert!(r.gpus[1].pods.is_empty());
     assert_eq!(
         r.gpus[2].pods,
-        [pod("model-playground-stg", "tts-predictor-00011-deployment-5554f75554-8j8pl")]
+        [pod(
+            "model-playground-stg",
+            "tts-predictor-00011-deployment-5554f75554-8j8pl"
+        )]
     );
     assert_eq!(catalog_id(&r.gpus).unwrap(), "h100-sxm");
 }
@@ -175,7 +195,10 @@ fn t4_throttle_reasons_datadog() {
     assert_eq!(g.clock_events, Some(ClockEvents(1)));
     assert_eq!(g.clock_events.unwrap().names(), ["gpu_idle"]);
     assert!(!g.clock_events.unwrap().power_or_thermal());
-    assert_eq!(g.temp_c, None, "SLOWDOWN_TEMP is a threshold, not the temperature");
+    assert_eq!(
+        g.temp_c, None,
+        "SLOWDOWN_TEMP is a threshold, not the temperature"
+    );
     assert_eq!(catalog_id(&r.gpus).unwrap(), "tesla-t4");
 }
 

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::client::{Client, GenCountSource, StreamRecord, StreamRequest};
 use crate::error::{Error, Result};
-use crate::probe::Progress;
+use crate::progress::Progress;
 use crate::prompt::{new_salt, PromptSizer};
 use crate::server::{Engine, ServerInfo};
 use crate::tokenize::{CountBasis, TokenCounter};

@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::client::{Client, StreamRequest};
+use crate::corpus::corpus_text;
 use crate::error::{Error, Result};
-use crate::prompt::corpus_text;
 use crate::server::{Engine, ServerInfo};
 
 /// Characters per token assumed when nothing on the server can count (English BPE text).

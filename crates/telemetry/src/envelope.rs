@@ -2,7 +2,8 @@
 //! behind it, prompt throughput is quoted at the longest prompts (short ones are
 //! overhead-dominated), decode is a distribution, acceptance a range.
 
-use crate::ledger::{Instance, Request};
+pub use crate::dist::Dist;
+use crate::record::{Instance, Request};
 use serde::{Deserialize, Serialize};
 
 /// Prompts at least this fraction of the longest prompt form the "longest" band.
@@ -11,39 +12,6 @@ pub const LONGEST_BAND: f64 = 0.9;
 /// Below this many tokens, even the longest prompt measures per-request overhead more than
 /// prefill compute (spec 000 §4: 57 tokens at 168 t/s against 1106 at 1013 t/s).
 pub const SHORT_PROMPT_TOKENS: u64 = 512;
-
-/// Distribution of one per-request figure. Percentiles interpolate linearly between order
-/// statistics (rank p·(n−1)).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Dist {
-    pub n: usize,
-    pub median: f64,
-    pub p10: f64,
-    pub p90: f64,
-    pub min: f64,
-    pub max: f64,
-}
-
-impl Dist {
-    pub fn of(mut v: Vec<f64>) -> Option<Dist> {
-        v.retain(|x| x.is_finite());
-        if v.is_empty() {
-            return None;
-        }
-        // Selection, not a sort: O(n) per quantile over a million requests.
-        let min = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        Some(Dist {
-            n: v.len(),
-            median: numbers::quantile_in_place(&mut v, 0.5)?,
-            p10: numbers::quantile_in_place(&mut v, 0.1)?,
-            p90: numbers::quantile_in_place(&mut v, 0.9)?,
-            min,
-            max,
-        })
-    }
-}
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0

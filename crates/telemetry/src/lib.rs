@@ -15,12 +15,14 @@
 //! assert_eq!(inst.envelope.decode_tps_median, Some(101.77));
 //! ```
 
+mod dist;
 mod envelope;
 mod event;
 mod holes;
 mod ledger;
 mod parallel;
 mod prefix;
+mod record;
 mod scan;
 mod vllm;
 

@@ -27,7 +27,7 @@
 //! Parts are matched by their labels, so a part added or dropped between releases leaves the
 //! others readable; an unknown label is skipped.
 
-use crate::envelope::Dist;
+use crate::dist::Dist;
 use crate::scan::{trim, Cur};
 use serde::{Deserialize, Serialize};
 

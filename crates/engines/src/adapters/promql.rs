@@ -42,7 +42,8 @@ impl Concept {
     /// Every engine's names for this concept, as its engine module lists them.
     pub fn engines(&self) -> impl Iterator<Item = Names> + '_ {
         crate::Engine::ALL.into_iter().flat_map(move |e| {
-            crate::engine::series_of(e)
+            e.def()
+                .series
                 .iter()
                 .filter(move |r| r.store == Some(self.field))
                 .map(|r| Names {
@@ -209,7 +210,7 @@ mod tests {
     #[test]
     fn every_series_row_names_a_field_of_its_kind() {
         for e in crate::Engine::ALL {
-            for r in crate::engine::series_of(e) {
+            for r in e.def().series {
                 let mut s = Sample::empty(0.0, e);
                 let ok = match r.kind {
                     Kind::Histogram => histogram_mut(&mut s, r.field).is_some(),

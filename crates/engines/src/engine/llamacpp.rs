@@ -25,7 +25,7 @@
 //! `tokens_predicted_total` is kept as [`Sample::generation_tokens_credited`], beside its pair
 //! `tokens_predicted_seconds_total`, for the speed of finished requests.
 
-use super::Definition;
+use super::{Definition, Launcher};
 use crate::flags::{opt, switch, val, Field as F, FlagRow, Knob as K, FA_VALUES};
 use crate::sample::Sample;
 use crate::series::{counter, gauge, read_series, Agg, Series, View};
@@ -33,8 +33,21 @@ use crate::series::{counter, gauge, read_series, Agg, Series, View};
 /// llama.cpp: its metric prefix; its `/v1/models` entries say `owned_by: llamacpp`.
 pub const DEF: Definition = Definition {
     engine: crate::Engine::LlamaCpp,
+    id: "llama.cpp",
+    name: "llama.cpp",
     prefix: "llamacpp:",
     owned_by: Some("llamacpp"),
+    launchers: &[
+        Launcher::Program("llama-server"),
+        Launcher::Program("llama-server.exe"),
+        // The binary's name before the llama- prefix (2024).
+        Launcher::Command("server"),
+    ],
+    series: SERIES,
+    flags: FLAGS,
+    fill,
+    cached_tokens_hint: "llama-server reports them as timings.cache_n in each response; none \
+came back (a build from before it, or a proxy that drops `timings`)",
 };
 
 /// llama-server's flags (`llama-server --help`, common/arg.cpp), read in both directions. Short

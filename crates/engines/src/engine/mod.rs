@@ -16,28 +16,91 @@
 //! - its tests against real captures (every family it sends read or listed as unread, every
 //!   family it asks for and does not send listed with why).
 //!
-//! Outside this folder a new engine still needs: a variant in [`crate::Engine`] (and in
-//! [`Engine::ALL`](crate::Engine::ALL)), its arms in [`definition`], `adapters::fill`,
-//! `adapters::series_of`, `config::flag_table` and `config::detect_launcher`, and its
-//! capabilities where loadgen and diagnose branch on the engine.
+//! - `DEF` also holds its identity (document id, display name), how a command line launches it
+//!   ([`Launcher`] rows: `EngineConfig::from_argv` detects the engine by them) and its
+//!   capabilities (`cached_tokens_hint`: whether and how responses report cached tokens).
+//!
+//! Outside this folder a new engine needs its variant in [`crate::Engine`] (and in
+//! [`Engine::ALL`](crate::Engine::ALL)) and its arm in [`definition`]; the compiler then names
+//! every `match` on the engine that must say how the new one behaves.
 
 pub mod llamacpp;
 pub mod sglang;
 pub mod tgi;
 pub mod vllm;
 
+use crate::flags::FlagRow;
 use crate::sample::Sample;
 use crate::series::{Series, View};
 use crate::Engine;
 
-/// An engine's identity as data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// An engine's identity, tables, adapter and capabilities as data: everything headroom branches
+/// on an engine for is read from here.
+#[derive(Clone, Copy)]
 pub struct Definition {
     pub engine: Engine,
+    /// The document spelling (`llama.cpp`), as serialized.
+    pub id: &'static str,
+    /// The project's own name for it, for sentences (`vLLM`, `SGLang`).
+    pub name: &'static str,
     /// Every one of its metric names starts with this (`vllm:`, `tgi_` ...).
     pub prefix: &'static str,
     /// What its `/v1/models` entries say in `owned_by`, where that names the engine.
     pub owned_by: Option<&'static str>,
+    /// How a command line that starts it looks.
+    pub launchers: &'static [Launcher],
+    /// Its metrics as data ([`Series`] rows).
+    pub(crate) series: &'static [Series],
+    /// Its flag table, read in both directions.
+    pub(crate) flags: &'static [FlagRow],
+    /// The adapter: the rows, then what needs code.
+    pub(crate) fill: fn(&View, &mut Sample),
+    /// Why a response carried no cached-token count, and the switch (if any) that makes the
+    /// engine send one (cited in the engine file).
+    pub cached_tokens_hint: &'static str,
+}
+
+/// One way a command line launches an engine; the engine's own flags follow the matched words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launcher {
+    /// A program by its base name (`llama-server`, `/opt/bin/text-generation-launcher`).
+    Program(&'static str),
+    /// A program only as the command itself (argv[0]): a name too common to match anywhere.
+    Command(&'static str),
+    /// A program and its subcommand (`vllm serve`).
+    Subcommand(&'static str, &'static str),
+    /// A Python module or entry point (`python -m sglang.launch_server`): any word starting so.
+    Module(&'static str),
+}
+
+impl Launcher {
+    /// Where the engine's own flags start when `argv[i]` begins this launcher.
+    fn matches(self, argv: &[String], i: usize) -> Option<usize> {
+        let tok = argv[i].as_str();
+        let base = tok.rsplit('/').next().unwrap_or(tok);
+        match self {
+            Launcher::Program(p) => (base == p).then_some(i + 1),
+            Launcher::Command(p) => (i == 0 && base == p).then_some(1),
+            Launcher::Subcommand(p, sub) => {
+                (base == p && argv.get(i + 1).map(String::as_str) == Some(sub)).then_some(i + 2)
+            }
+            Launcher::Module(m) => tok.starts_with(m).then_some(i + 1),
+        }
+    }
+}
+
+/// Which engine an argv launches, and the index where its own flags start: the first word that
+/// begins a launcher of any engine (engines in [`Engine::ALL`] order within a word).
+pub(crate) fn detect_launcher(argv: &[String]) -> Option<(Engine, usize)> {
+    (0..argv.len()).find_map(|i| {
+        Engine::ALL.into_iter().find_map(|e| {
+            e.def()
+                .launchers
+                .iter()
+                .find_map(|l| l.matches(argv, i))
+                .map(|start| (e, start))
+        })
+    })
 }
 
 /// The definition of `e`.
@@ -52,38 +115,23 @@ pub fn definition(e: Engine) -> &'static Definition {
 
 /// Fills a sample from an exposition by the engine's adapter.
 pub(crate) fn fill(engine: Engine, v: &View, s: &mut Sample) {
-    match engine {
-        Engine::Vllm => vllm::fill(v, s),
-        Engine::LlamaCpp => llamacpp::fill(v, s),
-        Engine::Sglang => sglang::fill(v, s),
-        Engine::Tgi => tgi::fill(v, s),
-    }
-}
-
-/// An engine's table.
-pub(crate) fn series_of(engine: Engine) -> &'static [Series] {
-    match engine {
-        Engine::Vllm => vllm::SERIES,
-        Engine::LlamaCpp => llamacpp::SERIES,
-        Engine::Sglang => sglang::SERIES,
-        Engine::Tgi => tgi::SERIES,
-    }
-}
-
-/// The engine's flag table.
-pub(crate) fn flags_of(engine: Engine) -> &'static [crate::flags::FlagRow] {
-    match engine {
-        Engine::Vllm => vllm::FLAGS,
-        Engine::Sglang => sglang::FLAGS,
-        Engine::Tgi => tgi::FLAGS,
-        Engine::LlamaCpp => llamacpp::FLAGS,
-    }
+    (engine.def().fill)(v, s)
 }
 
 impl Engine {
-    /// Its definition: metric prefix and how its server names itself.
+    /// Its definition: identity, tables, adapter and capabilities.
     pub fn def(self) -> &'static Definition {
         definition(self)
+    }
+
+    /// The document spelling (`llama.cpp`), as serialized.
+    pub fn as_str(self) -> &'static str {
+        self.def().id
+    }
+
+    /// The project's own name for it, for sentences (`vLLM`, `SGLang`).
+    pub fn name(self) -> &'static str {
+        self.def().name
     }
 
     /// Its metric-name prefix (`vllm:`, `llamacpp:`, `tgi_` ...).

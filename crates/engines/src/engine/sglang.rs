@@ -7,7 +7,7 @@
 //! decode workers) hold different requests and pools, so they are **summed**.
 //! Tokenizer-side counters carry `model_name` only and are summed.
 
-use super::Definition;
+use super::{Definition, Launcher};
 use crate::flags::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::sample::Sample;
 use crate::series::{counter, gauge, histogram, read_series, Agg, Series, View};
@@ -15,8 +15,20 @@ use crate::series::{counter, gauge, histogram, read_series, Agg, Series, View};
 /// SGLang: its metric prefix; its `/v1/models` entries say `owned_by: sglang`.
 pub const DEF: Definition = Definition {
     engine: crate::Engine::Sglang,
+    id: "sglang",
+    name: "SGLang",
     prefix: "sglang:",
     owned_by: Some("sglang"),
+    launchers: &[
+        Launcher::Module("sglang.launch_server"),
+        Launcher::Subcommand("sglang", "serve"),
+    ],
+    series: SERIES,
+    flags: FLAGS,
+    fill,
+    // sglang/srt/arg_groups/fields/serving.py (0.5.23): `enable_cache_report`.
+    cached_tokens_hint: "SGLang reports cached tokens per request only when started with \
+--enable-cache-report",
 };
 
 /// SGLang's flags (`python -m sglang.launch_server --help`, sglang/srt/server_args.py), read in

@@ -2,7 +2,7 @@
 //! without `_total`, few labels. Histograms without explicit buckets render as summaries; those
 //! still give `_sum` and `_count`, and the [`Histogram`](crate::Histogram) then has no buckets.
 
-use super::Definition;
+use super::{Definition, Launcher};
 use crate::flags::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::sample::Sample;
 use crate::series::{counter, gauge, histogram, read_series, Agg, Series, View};
@@ -11,8 +11,18 @@ use crate::series::{counter, gauge, histogram, read_series, Agg, Series, View};
 /// recognised by its metric prefix and process only.
 pub const DEF: Definition = Definition {
     engine: crate::Engine::Tgi,
+    id: "tgi",
+    name: "TGI",
     prefix: "tgi_",
     owned_by: None,
+    launchers: &[
+        Launcher::Program("text-generation-launcher"),
+        Launcher::Program("text-generation-router"),
+    ],
+    series: SERIES,
+    flags: FLAGS,
+    fill,
+    cached_tokens_hint: "TGI's responses carry no cached-token count",
 };
 
 /// TGI's launcher flags (`text-generation-launcher --help`), read in both directions.

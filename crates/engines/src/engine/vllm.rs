@@ -2,7 +2,7 @@
 //! Data parallelism gives one series per `engine` label: counts are summed over it, 0–1
 //! fractions are averaged (each DP engine has its own, equally sized, KV pool).
 
-use super::Definition;
+use super::{Definition, Launcher};
 use crate::flags::{switch, val, Field as F, FlagRow, Knob as K};
 use crate::sample::Sample;
 use crate::series::{counter, gauge, histogram, read_series, Agg, Series, View};
@@ -10,8 +10,21 @@ use crate::series::{counter, gauge, histogram, read_series, Agg, Series, View};
 /// vLLM: its metric prefix; its `/v1/models` entries say `owned_by: vllm`.
 pub const DEF: Definition = Definition {
     engine: crate::Engine::Vllm,
+    id: "vllm",
+    name: "vLLM",
     prefix: "vllm:",
     owned_by: Some("vllm"),
+    launchers: &[
+        Launcher::Subcommand("vllm", "serve"),
+        Launcher::Module("vllm.entrypoints"),
+    ],
+    series: SERIES,
+    flags: FLAGS,
+    fill,
+    // vllm/entrypoints/launchers/cli_args.py (0.32.0): `enable_prompt_tokens_details`, off by
+    // default; it fills usage.prompt_tokens_details.cached_tokens.
+    cached_tokens_hint: "vLLM reports cached tokens per request only when started with \
+--enable-prompt-tokens-details",
 };
 
 /// vLLM's flags (`vllm serve --help`, vllm/engine/arg_utils.py), read in both directions.

@@ -7,6 +7,7 @@ pub mod doc;
 pub mod prefix;
 pub mod turns;
 
+pub use crate::progress::{Progress, Quiet};
 pub use depth::{run_depth, DepthConfig, DepthReport, DepthSample, DepthStop, DepthVerdict};
 pub use doc::{ProbeDoc, ProbeReport};
 pub use prefix::{run_prefix, CacheVerdict, PrefixConfig, PrefixReport, PrefixRun};
@@ -38,40 +39,14 @@ use crate::server::Engine;
 use crate::stats::median;
 
 /// Why a response carried no cached-token count, and what would make the engine send one.
-/// Each engine gets its own switch, from its own source; none is named for an engine that
-/// would not know it.
+/// Each engine names its own switch (its definition, cited there); none is named for an engine
+/// that would not know it.
 pub fn cached_tokens_hint(engine: Option<Engine>) -> String {
     match engine {
-        // vllm/entrypoints/launchers/cli_args.py (0.32.0): `enable_prompt_tokens_details`,
-        // off by default; it fills usage.prompt_tokens_details.cached_tokens.
-        Some(Engine::Vllm) => "vLLM reports cached tokens per request only when started with \
---enable-prompt-tokens-details"
-            .into(),
-        // sglang/srt/arg_groups/fields/serving.py (0.5.23): `enable_cache_report`.
-        Some(Engine::Sglang) => "SGLang reports cached tokens per request only when started \
-with --enable-cache-report"
-            .into(),
-        Some(Engine::LlamaCpp) => "llama-server reports them as timings.cache_n in each \
-response; none came back (a build from before it, or a proxy that drops `timings`)"
-            .into(),
-        Some(Engine::Tgi) => "TGI's responses carry no cached-token count".into(),
+        Some(e) => e.def().cached_tokens_hint.into(),
         None => "the engine is unknown, so no switch that makes it report them can be named".into(),
     }
 }
-
-/// Where a probe reports its progress (the binary draws a bar on stderr).
-pub trait Progress: Send + Sync {
-    /// `total` requests are about to be sent.
-    fn start(&self, _total: u64, _what: &str) {}
-    /// One request finished.
-    fn step(&self, _msg: &str) {}
-    /// A remark worth a line of its own.
-    fn note(&self, _msg: &str) {}
-}
-
-/// Progress that goes nowhere.
-pub struct Quiet;
-impl Progress for Quiet {}
 
 /// Median with its sample size (a number without its n is not reported).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
