@@ -14,11 +14,20 @@ pub mod series;
 pub mod url;
 
 use analysis::{Bucket, Lags, Verdict};
+use engines::Engine;
 use ledger::Ledger;
 use serde::{Deserialize, Serialize};
 use series::Segment;
 
 pub const SCHEMA: &str = "headroom.census/1";
+
+/// The name `engine` exposes a concept under, from its definition (for messages).
+fn exposed(engine: Engine, field: &str) -> String {
+    engine
+        .def()
+        .exposed(field)
+        .unwrap_or_else(|| field.to_string())
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum CensusError {
@@ -26,7 +35,7 @@ pub enum CensusError {
     Prometheus(#[from] fleet::client::PromError),
     #[error(transparent)]
     Selector(#[from] fleet::queries::SelectorError),
-    #[error("no engine series under {selector} between {start} and {end} (looked for each engine's token counters, e.g. vllm:generation_tokens_total, llamacpp:tokens_predicted_total, and the cadence families *:engine_steps_total, *:decode_tokens_per_second ...); check --selector, --at, --since and that the store scrapes the server")]
+    #[error("no engine series under {selector} between {start} and {end} (looked for each engine's token counters, e.g. {}, {}, and the cadence families *:engine_steps_total, *:decode_tokens_per_second ...); check --selector, --at, --since and that the store scrapes the server", exposed(Engine::Vllm, "generation_tokens"), exposed(Engine::LlamaCpp, "generation_tokens_credited"))]
     NoSeries {
         selector: String,
         start: f64,

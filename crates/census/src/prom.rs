@@ -527,7 +527,7 @@ pub(crate) fn unavailable(
         ));
     }
     if plan.engine == Some(Engine::LlamaCpp) {
-        out.push(LLAMA_CREDIT.to_string());
+        out.push(llama_credit());
     }
     if plan.ttft_bucket.is_none() {
         out.push(format!(
@@ -546,7 +546,12 @@ pub(crate) fn unavailable(
 /// streams, `tokens_predicted_total` stayed flat while each stream received 7–17 tokens a
 /// second, and each second's `n_decode_total` increase equalled the tokens each stream received
 /// in it (±1 at the second's edges). So the census correlates the calls.
-pub const LLAMA_CREDIT: &str = "pooled generation per step: llama.cpp adds a request's generated tokens to llamacpp:tokens_predicted_total when the request ends, all at once, so a step's pooled rate is that of the requests that finished in it (a dip would move to the step they end in). Decode is read as its cadence instead: llamacpp:n_decode_total per second, counted as it happens (one llama_decode call is one step and gives every generating slot one token), over the steps with a request in process at every scrape; totals.generation_tokens is the tokens of the requests that ended in the piece";
+/// Why llama.cpp's generation counter is not read per step, in its own names.
+pub fn llama_credit() -> String {
+    let d = Engine::LlamaCpp.def();
+    let name = |f: &str| d.exposed(f).unwrap_or_else(|| f.to_string());
+    format!("pooled generation per step: llama.cpp adds a request's generated tokens to {} when the request ends, all at once, so a step's pooled rate is that of the requests that finished in it (a dip would move to the step they end in). Decode is read as its cadence instead: {} per second, counted as it happens (one llama_decode call is one step and gives every generating slot one token), over the steps with a request in process at every scrape; totals.generation_tokens is the tokens of the requests that ended in the piece", name("generation_tokens_credited"), name("decode_calls"))
+}
 
 /// llama.cpp's steps: each step's llama_decode calls, and the tokens they carried (the prompt
 /// tokens processed and the tokens generated, from the per-second rates).
@@ -569,7 +574,10 @@ pub(crate) fn decode_calls(
 /// Where steps come from without the ledger, said in the engine's own names.
 fn ledger_fallback(plan: &Plan) -> String {
     if plan.iterations.is_some() {
-        return "; steps and tokens per step come from vllm:iteration_tokens_total instead".into();
+        return format!(
+            "; steps and tokens per step come from {} instead",
+            engines::engine::vllm::ITERATION_TOKENS
+        );
     }
     match &plan.decode_calls {
         Some(c) => format!(

@@ -98,7 +98,11 @@ pub fn render(d: &CensusDoc) -> String {
         if d.lags.as_ref().and_then(|l| l.decode_series)
             == Some(::census::analysis::DecodeSeries::DecodeCallsPerS)
         {
-            out.push_str("per stream: llama_decode calls/s (llamacpp:n_decode_total) in steps with a request in process throughout; each call gives every generating stream one token. decode tok/s: - (llama.cpp credits a request's tokens when it ends)\n");
+            let calls = engines::Engine::LlamaCpp
+                .def()
+                .exposed("decode_calls")
+                .unwrap_or_default();
+            out.push_str(&format!("per stream: llama_decode calls/s ({calls}) in steps with a request in process throughout; each call gives every generating stream one token. decode tok/s: - (llama.cpp credits a request's tokens when it ends)\n"));
         }
         let mut t = table([
             "prefill tok/s",

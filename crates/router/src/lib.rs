@@ -26,6 +26,7 @@ pub mod metrics;
 pub mod policy;
 mod pool;
 mod proxy;
+pub mod replicas;
 
 pub use policy::{PolicyKind, Route};
 pub use proxy::{Event, EventSink, ReplicaStatus, Router, Summary};

@@ -103,6 +103,20 @@ pub(crate) fn detect_launcher(argv: &[String]) -> Option<(Engine, usize)> {
     })
 }
 
+impl Definition {
+    /// The name a concept (a [`Sample`] field) is exposed under today: its row's newest name,
+    /// with `_total` on a counter. For prose and errors that name a series, so a rename moves
+    /// them too. None where the engine has no row for it.
+    pub fn exposed(&self, field: &str) -> Option<String> {
+        let row = self.series.iter().find(|r| r.field == field)?;
+        let name = row.names.first()?;
+        Some(match row.kind {
+            crate::series::Kind::Counter => format!("{name}_total"),
+            _ => name.to_string(),
+        })
+    }
+}
+
 /// The definition of `e`.
 pub fn definition(e: Engine) -> &'static Definition {
     match e {
@@ -177,5 +191,24 @@ mod tests {
                 assert!(!a.prefix().starts_with(b.prefix()), "{a} / {b}");
             }
         }
+    }
+
+    #[test]
+    fn a_concept_is_exposed_under_its_newest_name_with_a_counters_suffix() {
+        let l = Engine::LlamaCpp.def();
+        assert_eq!(
+            l.exposed("decode_calls").as_deref(),
+            Some("llamacpp:n_decode_total")
+        );
+        assert_eq!(
+            l.exposed("running").as_deref(),
+            Some("llamacpp:requests_processing")
+        );
+        assert_eq!(l.exposed("ttft"), None);
+        // A histogram is named by its family.
+        assert_eq!(
+            Engine::Vllm.def().exposed("ttft").as_deref(),
+            Some("vllm:time_to_first_token_seconds")
+        );
     }
 }

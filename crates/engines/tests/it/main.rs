@@ -5,4 +5,5 @@ mod live_llama;
 mod model_identity;
 mod real_capture;
 mod scrape_errors;
+mod tree;
 mod util;

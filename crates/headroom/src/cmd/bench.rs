@@ -200,7 +200,7 @@ pub fn run(a: Args) -> Result<Exit> {
     let store = if a.no_save {
         None
     } else {
-        let path = super::diagnose::db_path(&a.db)?;
+        let path = super::common::db_path(&a.db)?;
         Some(store::Store::open(&path)?)
     };
     for (doc, label) in docs.iter_mut().zip(&labels) {
@@ -226,7 +226,7 @@ pub fn run(a: Args) -> Result<Exit> {
     }
     let doc = &docs[0];
     if let Some(p) = &a.html {
-        super::report::write_page(p, &::report::bench(doc, saved.first().copied().flatten()))?;
+        super::common::write_page(p, &::report::bench(doc, saved.first().copied().flatten()))?;
     }
     if a.json {
         output::json(doc)?;
@@ -274,7 +274,7 @@ fn pair(
         baseline: Some(ids[0].to_string()),
         latest: Some(ids[1].to_string()),
         db: match saved[0] {
-            Some(_) => super::diagnose::db_path(&a.db)?.display().to_string(),
+            Some(_) => super::common::db_path(&a.db)?.display().to_string(),
             None => "(not saved)".into(),
         },
     };
@@ -485,7 +485,7 @@ taken; rule: {})",
         }
         let mut doc = BenchDoc {
             all_exact: result.all_exact,
-            created: super::diagnose::now(),
+            created: super::common::now(),
             engine_counters: counters,
             identity: ident,
             label,

@@ -213,7 +213,7 @@ pub fn run(args: Args) -> Result<Exit> {
 }
 
 fn run_ceiling(args: Args) -> Result<()> {
-    let catalog = super::diagnose::catalog(args.catalog.as_deref())?;
+    let catalog = super::names::catalog(args.catalog.as_deref())?;
     if args.list {
         return list(&catalog, args.json);
     }

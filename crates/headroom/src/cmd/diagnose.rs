@@ -12,6 +12,9 @@ use clap::Args as ClapArgs;
 use diagnose::remeasure::{self, Remeasure};
 use diagnose::RuleId;
 use std::path::PathBuf;
+
+use super::common::{db_path, now};
+use super::names::{catalog, Target};
 use std::time::Duration;
 
 pub use crate::args::parse_duration;
@@ -129,36 +132,6 @@ impl FailOn {
     }
 }
 
-/// The GPU and model the ceiling is computed for.
-#[derive(ClapArgs, Debug, Clone, Default)]
-pub struct Target {
-    /// Catalogued GPU, named exactly (any case; spaces, dashes, NVIDIA/GeForce/Tesla words
-    /// optional): H100-SXM, "rtx 3090", "NVIDIA A100-SXM4-80GB". A name several entries share
-    /// ("A100") needs its memory size ("A100 80GB") or form factor; an unknown or ambiguous
-    /// name is an error, never a neighbour (`headroom ceiling --list`).
-    #[arg(long)]
-    pub gpu: Option<String>,
-    /// Catalogued model, named exactly (a Hugging Face org/ prefix, an -Instruct suffix and
-    /// Ollama's llama3.1:8b form are accepted); default: the name the engine serves.
-    #[arg(long)]
-    pub model: Option<String>,
-    /// Take the model's figures from this GGUF file.
-    #[arg(long, conflicts_with = "model")]
-    pub gguf: Option<PathBuf>,
-    /// Tensor-parallel size, when the engine's flags do not say.
-    #[arg(long)]
-    pub tp: Option<u32>,
-    /// Weight dtype (bf16, fp8 ...), when the engine does not report it.
-    #[arg(long)]
-    pub dtype: Option<String>,
-    /// Weight quantization (awq, gptq, fp8 ...), when the engine does not report it.
-    #[arg(long)]
-    pub quantization: Option<String>,
-    /// A TOML catalog laid over the embedded one.
-    #[arg(long)]
-    pub catalog: Option<PathBuf>,
-}
-
 #[derive(ClapArgs, Debug, Clone, Default)]
 pub struct Output {
     /// Print the JSON document instead of the scoreboard.
@@ -216,25 +189,6 @@ pub struct RemeasureArgs {
     pub out: Output,
 }
 
-pub fn db_path(p: &Option<PathBuf>) -> Result<PathBuf> {
-    match p {
-        Some(p) => Ok(p.clone()),
-        None => store::default_path()
-            .context("cannot find a data folder: set XDG_DATA_HOME or HOME, or pass --db"),
-    }
-}
-
-pub(crate) fn catalog(path: Option<&std::path::Path>) -> Result<::physics::Catalog> {
-    Ok(match path {
-        Some(p) => {
-            let f = std::fs::File::open(p)
-                .with_context(|| format!("reading catalog {}", p.display()))?;
-            ::physics::Catalog::from_user_reader(f, &p.display().to_string())?
-        }
-        None => ::physics::Catalog::embedded()?,
-    })
-}
-
 /// A window request: everything needed to take and judge one window.
 #[derive(Debug, Clone)]
 pub struct WindowRequest {
@@ -290,13 +244,6 @@ fn print_json<T: serde::Serialize>(doc: &T) -> Result<()> {
     output::json(&serde_json::to_value(doc)?)
 }
 
-pub fn now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
-}
-
 pub fn run(a: Args) -> Result<Exit> {
     super::names::check_target(&a.target)?;
     if a.interval >= a.duration && a.replay.is_none() {
@@ -332,7 +279,7 @@ pub fn run(a: Args) -> Result<Exit> {
         report.saved_run_id = Some(save(&report, &a.out, a.label.as_deref())?);
     }
     if let Some(p) = &a.out.html {
-        super::report::write_page(p, &::report::diagnose(&report))?;
+        super::common::write_page(p, &::report::diagnose(&report))?;
     }
     if a.out.json {
         print_json(&report)?;
@@ -411,7 +358,7 @@ pub fn remeasure(a: RemeasureArgs) -> Result<Exit> {
         after: report,
     };
     if let Some(p) = &a.out.html {
-        super::report::write_page(p, &::report::remeasure(&before, &doc))?;
+        super::common::write_page(p, &::report::remeasure(&before, &doc))?;
     }
     let exit = if doc.after.scrapes.incomplete {
         Exit::Incomplete

@@ -67,7 +67,7 @@ pub struct Args {
     #[arg(long)]
     pub save_windows: Option<std::path::PathBuf>,
     #[command(flatten)]
-    pub target: super::diagnose::Target,
+    pub target: super::names::Target,
     /// Exit with status 2 when an outlier or an imbalance is found.
     #[arg(long)]
     pub fail_on_outlier: bool,
@@ -129,7 +129,7 @@ pub fn run(a: Args) -> Result<Exit> {
     }
     let doc = reading.doc;
     if let Some(path) = &a.html {
-        super::report::write_page(path, &::report::fleet(&doc))?;
+        super::common::write_page(path, &::report::fleet(&doc))?;
     }
     if a.json {
         output::json(&doc)?;
@@ -146,7 +146,7 @@ pub fn run(a: Args) -> Result<Exit> {
 
 /// The fleet's GPU and model, each name checked against the catalog here so a typo is an error
 /// naming the flag, not a ceiling "unknown" on every replica. None when neither is given.
-fn target(t: &super::diagnose::Target) -> Result<Option<fleet::Target>> {
+fn target(t: &super::names::Target) -> Result<Option<fleet::Target>> {
     if t.gpu.is_none() && t.model.is_none() && t.gguf.is_none() {
         return Ok(None);
     }

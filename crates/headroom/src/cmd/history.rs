@@ -73,7 +73,7 @@ fn simulated(r: &store::Run, db: &Path) -> Result<bool> {
 }
 
 pub fn run(a: Args) -> Result<Exit> {
-    let path = super::diagnose::db_path(&a.db)?;
+    let path = super::common::db_path(&a.db)?;
     // Listing reads: a path that holds no history yet is listed as empty, not created.
     let mut runs = match store::Store::open_existing(&path)? {
         None => Vec::new(),

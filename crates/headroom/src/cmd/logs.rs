@@ -449,7 +449,7 @@ fn print_final(args: &Args, source: &Source, report: Report, interrupted: bool) 
     if let Some(path) = &args.html {
         // The page reads the document --json prints.
         let doc = LogsDoc::new(source.clone(), true, interrupted, report.clone());
-        super::report::write_page(path, &::report::logs(&doc))?;
+        super::common::write_page(path, &::report::logs(&doc))?;
     }
     if args.json {
         let doc = LogsDoc::new(source.clone(), true, interrupted, report);

@@ -3,6 +3,7 @@ pub mod attribute;
 pub mod bench;
 pub mod ceiling;
 pub mod census;
+pub mod common;
 pub mod completions;
 pub mod demo;
 pub mod diagnose;

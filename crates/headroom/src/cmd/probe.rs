@@ -314,7 +314,7 @@ fn emit<T>(
     };
     let doc = ProbeDoc::new(wrap(r));
     if let Some(path) = &c.html {
-        super::report::write_page(path, &::report::probe(&doc))?;
+        super::common::write_page(path, &::report::probe(&doc))?;
     }
     match text {
         None => crate::output::json(&doc),

@@ -72,7 +72,7 @@ pub fn run(a: Args) -> Result<Exit> {
         threshold: a.threshold / 100.0,
         ..Config::default()
     };
-    let path = super::diagnose::db_path(&a.db)?;
+    let path = super::common::db_path(&a.db)?;
     // Reading only: a path with no history yet is not created (it holds no bench runs).
     let Some(st) = store::Store::open_existing(&path)? else {
         bail!(
@@ -86,7 +86,7 @@ pub fn run(a: Args) -> Result<Exit> {
         .iter()
         .any(|m| m.verdict == ::regress::Verdict::Regressed);
     if let Some(p) = &a.html {
-        super::report::write_page(p, &::report::regress(&doc))?;
+        super::common::write_page(p, &::report::regress(&doc))?;
     }
     if a.json {
         output::json(&doc)?;

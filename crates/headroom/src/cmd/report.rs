@@ -1,13 +1,13 @@
 //! `headroom report`: one self-contained HTML page for a saved run (crates/report builds it
 //! from the typed document; this file picks the run and writes the file).
 
-use crate::output::{self, Exit};
+use crate::output::Exit;
 use anyhow::{bail, Context, Result};
 use clap::Args as ClapArgs;
 use diagnose::remeasure::{self, Remeasure};
 use diagnose::Report;
 use loadgen::bench_doc::BenchDoc;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(ClapArgs, Debug)]
 #[command(after_help = "Examples:
@@ -41,21 +41,6 @@ pub struct Args {
     pub db: Option<PathBuf>,
 }
 
-/// Writes a page to a file (or stdout for `-`) and says where on stderr, so a command's own
-/// stdout (a table, a JSON document) stays what it was.
-pub fn write_page(path: &Path, html: &str) -> Result<()> {
-    if path == Path::new("-") {
-        return output::emit(html);
-    }
-    std::fs::write(path, html).with_context(|| format!("writing {}", path.display()))?;
-    eprintln!(
-        "Wrote {} ({} KiB).",
-        path.display(),
-        html.len().div_ceil(1024)
-    );
-    Ok(())
-}
-
 /// The run a `remeasure` was taken against, from the label it saves its run with.
 fn remeasured(run: &store::Run) -> Option<i64> {
     run.label
@@ -66,7 +51,7 @@ fn remeasured(run: &store::Run) -> Option<i64> {
 }
 
 pub fn run(a: Args) -> Result<Exit> {
-    let path = super::diagnose::db_path(&a.db)?;
+    let path = super::common::db_path(&a.db)?;
     // Reading only: a mistyped --db must not become an empty history.
     let st = store::Store::open_existing(&path)?.with_context(|| {
         format!(
@@ -143,6 +128,6 @@ pub fn run(a: Args) -> Result<Exit> {
         }
         other => bail!("run {}: no page for runs of kind '{other}'", run.id),
     };
-    write_page(&a.output, &html)?;
+    super::common::write_page(&a.output, &html)?;
     Ok(Exit::Ok)
 }

@@ -154,7 +154,7 @@ pub fn run(args: Args) -> anyhow::Result<Exit> {
                 tokens: args.tokens,
             },
         );
-        super::report::write_page(p, &::report::trace(&all))?;
+        super::common::write_page(p, &::report::trace(&all))?;
     }
     let attribution = Attribution {
         name,

@@ -3,7 +3,8 @@
 //! `diagnose::judge` as `diagnose`), so the primary updates as the window slides. `q` quits and
 //! restores the terminal.
 
-use super::diagnose::{live, Shape, Target};
+use super::diagnose::{live, Shape};
+use super::names::Target;
 use crate::output::Exit;
 use anyhow::{Context, Result};
 use clap::Args as ClapArgs;
@@ -80,7 +81,7 @@ pub fn run(a: Args) -> Result<Exit> {
         price_per_hour: None,
         sub_windows: a.sub_windows.max(1),
     };
-    let cat = super::diagnose::catalog(a.target.catalog.as_deref())?;
+    let cat = super::names::catalog(a.target.catalog.as_deref())?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -122,7 +123,7 @@ pub fn run(a: Args) -> Result<Exit> {
                 continue;
             }
             let r = rt.block_on(opened.scraper.fetch_metrics());
-            ring.push_back(ScrapeRecord::from_fetch(&r, super::diagnose::now()));
+            ring.push_back(ScrapeRecord::from_fetch(&r, super::common::now()));
             while ring.len() > keep {
                 ring.pop_front();
             }

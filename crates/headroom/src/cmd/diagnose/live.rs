@@ -70,7 +70,7 @@ pub async fn live(
             failed += 1
         }
         push(
-            ScrapeRecord::from_fetch(&r, crate::cmd::diagnose::now()),
+            ScrapeRecord::from_fetch(&r, crate::cmd::common::now()),
             &mut lines,
         )?;
         if let Some(b) = &bar {
@@ -110,7 +110,7 @@ pub async fn open(shape: &diagnose::Shape, pid: Option<u32>) -> Result<Opened> {
     let mut header = RecordingHeader::new(
         scraper.base_url(),
         shape.interval_s,
-        crate::cmd::diagnose::now(),
+        crate::cmd::common::now(),
     );
     header.engine_args = shape.engine_args.clone();
     let process = match pid {
@@ -159,7 +159,7 @@ pub async fn open(shape: &diagnose::Shape, pid: Option<u32>) -> Result<Opened> {
             }
         }
     }
-    let first = ScrapeRecord::from_fetch(&first, crate::cmd::diagnose::now());
+    let first = ScrapeRecord::from_fetch(&first, crate::cmd::common::now());
     Ok(Opened {
         scraper,
         header,
