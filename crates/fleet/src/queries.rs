@@ -287,7 +287,7 @@ mod tests {
         let g = gauges(&sel, "instance");
         for name in [
             "vllm:num_requests_running",
-            "sglang:num_queue_req",
+            "sglang:num_queue_reqs",
             "tgi_queue_size",
         ] {
             assert!(g.contains(&format!("{name}{{job=\"v\"}}")), "{name} in {g}");

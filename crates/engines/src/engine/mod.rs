@@ -169,6 +169,9 @@ impl Engine {
 }
 
 #[cfg(test)]
+mod captures;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

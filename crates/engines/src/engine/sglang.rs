@@ -85,12 +85,9 @@ const REPLICA_LABELS: &[&str] = &["tp_rank", "pp_rank", "moe_ep_rank"];
 /// schedulers.
 pub(crate) const SERIES: &[Series] = &[
     gauge("running", &["sglang:num_running_reqs"], PER_SCHED),
-    // `num_queue_req` (singular) in 2024–early 2025 builds.
-    gauge(
-        "waiting",
-        &["sglang:num_queue_reqs", "sglang:num_queue_req"],
-        PER_SCHED,
-    ),
+    // `num_queue_reqs` since at least 0.4.1 (fixtures/sglang-0.4.1); a singular
+    // `num_queue_req` once read here had no source and was dropped.
+    gauge("waiting", &["sglang:num_queue_reqs"], PER_SCHED),
     gauge(
         "kv_capacity_tokens",
         &["sglang:max_total_num_tokens"],
@@ -245,7 +242,7 @@ sglang:queue_time_seconds_sum{model_name="qwen",tp_rank="1"} 2.0
 
     #[test]
     fn old_names_and_usage_fraction_fallback() {
-        let text = "sglang:num_queue_req{model_name=\"m\",tp_rank=\"0\"} 7\n\
+        let text = "sglang:num_queue_reqs{model_name=\"m\",tp_rank=\"0\"} 7\n\
 sglang:token_usage{model_name=\"m\",tp_rank=\"0\"} 0.25\n\
 sglang:time_per_output_token_seconds_bucket{le=\"+Inf\",model_name=\"m\"} 4\n\
 sglang:time_per_output_token_seconds_sum{model_name=\"m\"} 0.2\n\
@@ -408,10 +405,6 @@ sglang:time_per_output_token_seconds_count{model_name=\"m\"} 4\n";
         ];
         // Asked for, absent from this server's body, and why.
         const ABSENT: &[(&str, &str)] = &[
-            (
-                "sglang:num_queue_req",
-                "the 2024 spelling of num_queue_reqs",
-            ),
             (
                 "sglang:time_per_output_token_seconds",
                 "the older name of the TPOT histogram",
