@@ -101,12 +101,12 @@ pub fn exposed(field: &str, engine: Engine) -> Vec<Name> {
     out
 }
 
-const ENGINES: [Engine; 4] = Engine::ALL;
+const ENGINES: [Engine; Engine::ALL.len()] = Engine::ALL;
 
 /// The engine whose prefix names the most of `found` (the adapters' detection, over the names
 /// the census asked for); None when no name has an engine's prefix (a `radiance:`-only store).
 pub fn engine<'a>(found: impl Iterator<Item = &'a str>) -> Option<Engine> {
-    let mut count = [0usize; 4];
+    let mut count = [0usize; Engine::ALL.len()];
     for n in found {
         if let Some(e) = engine_of(n) {
             count[ENGINES.iter().position(|x| *x == e).unwrap_or(0)] += 1;

@@ -387,8 +387,8 @@ impl EngineConfig {
             let tok = &args[i];
             i += 1;
             if !tok.starts_with('-') || tok == "-" || is_number(tok) {
-                // vLLM: `vllm serve MODEL`; the first positional is the model.
-                if engine == Engine::Vllm && c.model.is_none() {
+                // `vllm serve MODEL`: the first positional is the model.
+                if engine.def().model_positional && c.model.is_none() {
                     c.model = Some(Known::new(tok.clone(), source));
                 }
                 continue;
@@ -1152,12 +1152,13 @@ mod tests {
     fn every_prescribed_flag_is_read_back_by_the_parser() {
         // The prescription table and the parsing table are one knowledge: a flag headroom
         // prescribes, once applied, must be read back from the command line.
-        for e in [Engine::Vllm, Engine::LlamaCpp, Engine::Sglang, Engine::Tgi] {
+        for e in Engine::ALL {
             let launcher = match e {
                 Engine::Vllm => "vllm serve m",
                 Engine::LlamaCpp => "llama-server -m m.gguf",
                 Engine::Sglang => "python -m sglang.launch_server --model-path m",
                 Engine::Tgi => "text-generation-launcher --model-id m",
+                Engine::Lmdeploy => "lmdeploy serve api_server m",
             };
             for k in Knob::ALL {
                 let Some(fl) = flag(e, k) else { continue };

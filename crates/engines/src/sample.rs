@@ -15,13 +15,20 @@ pub enum Engine {
     LlamaCpp,
     Sglang,
     Tgi,
+    Lmdeploy,
 }
 
 impl Engine {
     /// Every engine headroom reads, in detection order. Every list of engines (the metric
     /// prefixes, the census's and fleet's names, `/v1/models` recognition) is drawn from this
     /// one and from each engine's definition (`engine/<name>.rs`).
-    pub const ALL: [Engine; 4] = [Engine::Vllm, Engine::LlamaCpp, Engine::Sglang, Engine::Tgi];
+    pub const ALL: [Engine; 5] = [
+        Engine::Vllm,
+        Engine::LlamaCpp,
+        Engine::Sglang,
+        Engine::Tgi,
+        Engine::Lmdeploy,
+    ];
 }
 
 impl std::fmt::Display for Engine {

@@ -43,6 +43,7 @@ pub const DEF: Definition = Definition {
         // The binary's name before the llama- prefix (2024).
         Launcher::Command("server"),
     ],
+    model_positional: false,
     series: SERIES,
     flags: FLAGS,
     fill,

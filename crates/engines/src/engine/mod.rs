@@ -17,14 +17,22 @@
 //!   family it asks for and does not send listed with why).
 //!
 //! - `DEF` also holds its identity (document id, display name), how a command line launches it
-//!   ([`Launcher`] rows: `EngineConfig::from_argv` detects the engine by them) and its
+//!   ([`Launcher`] rows: `EngineConfig::from_argv` detects the engine by them; whether the first
+//!   positional word is the model) and its
 //!   capabilities (`cached_tokens_hint`: whether and how responses report cached tokens).
+//!
+//! - its names' evidence under `fixtures/<engine>-<version>/`: a real capture (`*.prom`) or,
+//!   where none is public, the families its released source registers
+//!   (`families-from-source.txt`), each with a SOURCES.md; `captures.rs` fails on a name
+//!   neither has.
 //!
 //! Outside this folder a new engine needs its variant in [`crate::Engine`] (and in
 //! [`Engine::ALL`](crate::Engine::ALL)) and its arm in [`definition`]; the compiler then names
-//! every `match` on the engine that must say how the new one behaves.
+//! every `match` on the engine that must say how the new one behaves. LMDeploy was added so:
+//! its file, the variant, the arm, one test launcher line in `config.rs` and its fixture folder.
 
 pub mod llamacpp;
+pub mod lmdeploy;
 pub mod sglang;
 pub mod tgi;
 pub mod vllm;
@@ -49,6 +57,8 @@ pub struct Definition {
     pub owned_by: Option<&'static str>,
     /// How a command line that starts it looks.
     pub launchers: &'static [Launcher],
+    /// Whether the first positional word after the launcher is the model (`vllm serve MODEL`).
+    pub model_positional: bool,
     /// Its metrics as data ([`Series`] rows).
     pub(crate) series: &'static [Series],
     /// Its flag table, read in both directions.
@@ -67,8 +77,8 @@ pub enum Launcher {
     Program(&'static str),
     /// A program only as the command itself (argv[0]): a name too common to match anywhere.
     Command(&'static str),
-    /// A program and its subcommand (`vllm serve`).
-    Subcommand(&'static str, &'static str),
+    /// A program and its subcommand words (`vllm serve`, `lmdeploy serve api_server`).
+    Subcommand(&'static str, &'static [&'static str]),
     /// A Python module or entry point (`python -m sglang.launch_server`): any word starting so.
     Module(&'static str),
 }
@@ -81,8 +91,10 @@ impl Launcher {
         match self {
             Launcher::Program(p) => (base == p).then_some(i + 1),
             Launcher::Command(p) => (i == 0 && base == p).then_some(1),
-            Launcher::Subcommand(p, sub) => {
-                (base == p && argv.get(i + 1).map(String::as_str) == Some(sub)).then_some(i + 2)
+            Launcher::Subcommand(p, words) => {
+                let follow = argv.get(i + 1..i + 1 + words.len())?;
+                (base == p && follow.iter().zip(words).all(|(a, w)| a == w))
+                    .then_some(i + 1 + words.len())
             }
             Launcher::Module(m) => tok.starts_with(m).then_some(i + 1),
         }
@@ -124,6 +136,7 @@ pub fn definition(e: Engine) -> &'static Definition {
         Engine::LlamaCpp => &llamacpp::DEF,
         Engine::Sglang => &sglang::DEF,
         Engine::Tgi => &tgi::DEF,
+        Engine::Lmdeploy => &lmdeploy::DEF,
     }
 }
 

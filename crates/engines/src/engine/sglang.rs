@@ -21,8 +21,9 @@ pub const DEF: Definition = Definition {
     owned_by: Some("sglang"),
     launchers: &[
         Launcher::Module("sglang.launch_server"),
-        Launcher::Subcommand("sglang", "serve"),
+        Launcher::Subcommand("sglang", &["serve"]),
     ],
+    model_positional: false,
     series: SERIES,
     flags: FLAGS,
     fill,

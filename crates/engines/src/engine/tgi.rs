@@ -19,6 +19,7 @@ pub const DEF: Definition = Definition {
         Launcher::Program("text-generation-launcher"),
         Launcher::Program("text-generation-router"),
     ],
+    model_positional: false,
     series: SERIES,
     flags: FLAGS,
     fill,

@@ -15,9 +15,10 @@ pub const DEF: Definition = Definition {
     prefix: "vllm:",
     owned_by: Some("vllm"),
     launchers: &[
-        Launcher::Subcommand("vllm", "serve"),
+        Launcher::Subcommand("vllm", &["serve"]),
         Launcher::Module("vllm.entrypoints"),
     ],
+    model_positional: true,
     series: SERIES,
     flags: FLAGS,
     fill,

@@ -35,7 +35,7 @@ stays silent, and when it would outrank the primary the report names it as unjud
 flag that settles it, instead of crowning a weaker rule.
 
 Before the window starts, one scrape checks that the URL answers and that its /metrics carries
-an LLM engine's series (vLLM, SGLang, llama.cpp, TGI); a wrong port, or a node exporter, ends
+an LLM engine's series (vLLM, SGLang, llama.cpp, TGI, LMDeploy); a wrong port, or a node exporter, ends
 the run there with what was found.
 
 A window where under 80 % of the scrapes answered (the server went down, or answered too late)

@@ -182,10 +182,12 @@ pub fn check_engine(body: &str, url: &str) -> Result<()> {
         return Ok(());
     }
     let names: Vec<&str> = e.families.iter().map(|f| f.name.as_str()).collect();
+    let known: Vec<&str> = engines::Engine::ALL.iter().map(|e| e.name()).collect();
     bail!(
         "checking the server before the window: {metrics} answers, but with no LLM engine's \
-         metrics (vLLM, SGLang, llama.cpp, TGI): {}. Point --url at the engine's own port \
-         (vLLM and SGLang serve /metrics on their API port; llama-server needs --metrics)",
+         metrics ({}): {}. Point --url at the engine's own port (vLLM, SGLang and LMDeploy \
+         serve /metrics on their API port; llama-server needs --metrics)",
+        known.join(", "),
         what_answered(&names)
     )
 }
