@@ -1148,18 +1148,33 @@ mod tests {
         assert!(names.contains(&"num_gpu_blocks") && names.contains(&"model"));
     }
 
+    /// A command line that starts `e` on model `m`, from its definition alone (so a new engine
+    /// needs no line here).
+    fn launcher_of(e: Engine) -> String {
+        use crate::engine::Launcher;
+        let d = e.def();
+        let mut words: Vec<String> = match d.launchers[0] {
+            Launcher::Program(p) | Launcher::Command(p) => vec![p.into()],
+            Launcher::Subcommand(p, sub) => std::iter::once(p)
+                .chain(sub.iter().copied())
+                .map(String::from)
+                .collect(),
+            Launcher::Module(m) => vec!["python".into(), "-m".into(), m.into()],
+        };
+        if !d.model_positional {
+            let row = d.flags.iter().find(|r| r.field == crate::flags::Field::Model);
+            words.push(row.expect("a model flag or a positional model").names[0].into());
+        }
+        words.push("m".into());
+        words.join(" ")
+    }
+
     #[test]
     fn every_prescribed_flag_is_read_back_by_the_parser() {
         // The prescription table and the parsing table are one knowledge: a flag headroom
         // prescribes, once applied, must be read back from the command line.
         for e in Engine::ALL {
-            let launcher = match e {
-                Engine::Vllm => "vllm serve m",
-                Engine::LlamaCpp => "llama-server -m m.gguf",
-                Engine::Sglang => "python -m sglang.launch_server --model-path m",
-                Engine::Tgi => "text-generation-launcher --model-id m",
-                Engine::Lmdeploy => "lmdeploy serve api_server m",
-            };
+            let launcher = launcher_of(e);
             for k in Knob::ALL {
                 let Some(fl) = flag(e, k) else { continue };
                 assert_eq!(Knob::of_flag(e, fl), Some(k));
