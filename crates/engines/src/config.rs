@@ -1162,7 +1162,10 @@ mod tests {
             Launcher::Module(m) => vec!["python".into(), "-m".into(), m.into()],
         };
         if !d.model_positional {
-            let row = d.flags.iter().find(|r| r.field == crate::flags::Field::Model);
+            let row = d
+                .flags
+                .iter()
+                .find(|r| r.field == crate::flags::Field::Model);
             words.push(row.expect("a model flag or a positional model").names[0].into());
         }
         words.push("m".into());

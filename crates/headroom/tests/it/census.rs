@@ -3,13 +3,12 @@
 //! scripts/bench/census_gen.py, four engines each with a planted shape and a known answer, and
 //! live emulator replicas scraped every second. Nothing mocks the Prometheus API.
 
-use crate::util::headroom;
+use crate::util::{headroom, EmulateProc};
 use census::analysis::Shape;
 use census::{CensusDoc, RatesFrom};
 use diagnose::Bound;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 use testpeers::prometheus::{Job, Prometheus};
 
@@ -202,38 +201,18 @@ fn a_day_of_history_gives_each_planted_shape() {
     );
 }
 
-/// A driven emulator, killed when dropped.
-struct Emulator {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn emulate(scenario: &str, extra: &[&str]) -> Emulator {
-    let mut child = Command::new(crate::util::bin())
-        .args(["emulate", "--scenario", scenario, "--drive", "--port", "0"])
-        .args(["--speed", "1", "--duration", "600s", "--json"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("headroom emulate starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout piped"))
-        .read_line(&mut line)
-        .expect("emulate prints its deployment");
-    let v: emulator::doc::EmulateDoc =
-        serde_json::from_str(&line).expect("emulate's first line is its deployment document");
-    Emulator {
-        child,
-        addr: v.url.trim_start_matches("http://").to_string(),
-    }
+fn emulate(scenario: &str, extra: &[&str]) -> EmulateProc {
+    let mut args = vec![
+        "--scenario",
+        scenario,
+        "--drive",
+        "--speed",
+        "1",
+        "--duration",
+        "600s",
+    ];
+    args.extend_from_slice(extra);
+    EmulateProc::start(&args)
 }
 
 #[test]
@@ -249,13 +228,13 @@ fn live_emulator_replicas_through_prometheus_and_one_scrape() {
     ];
     let p = Prometheus::start(&[Job {
         name: "emu",
-        targets: reps.iter().map(|r| r.addr.clone()).collect(),
+        targets: reps.iter().map(|r| r.addr()).collect(),
     }])
     .expect("prometheus");
     p.wait_targets_up(2, Duration::from_secs(30));
     // 40 steps of 5 s (each step five 1 s scrapes): MIN_STEPS is 30.
     std::thread::sleep(Duration::from_secs(205));
-    let sel = format!("{{instance=\"{}\"}}", reps[0].addr);
+    let sel = format!("{{instance=\"{}\"}}", reps[0].addr());
     let (d, v) = doc(&[
         "census",
         "--prometheus",
@@ -282,7 +261,7 @@ fn live_emulator_replicas_through_prometheus_and_one_scrape() {
 
     // Trap 1 live: the ledger under radiance:, latency under vllm:, joined by one census. The
     // same scenario and load as above, so the same ordering with the same 3x margin.
-    let sel = format!("{{instance=\"{}\"}}", reps[1].addr);
+    let sel = format!("{{instance=\"{}\"}}", reps[1].addr());
     let (r, v) = doc(&[
         "census",
         "--prometheus",
@@ -304,7 +283,7 @@ fn live_emulator_replicas_through_prometheus_and_one_scrape() {
     assert!(chunk > dec, "chunk {chunk} ms vs decode {dec} ms");
 
     // --url: the same engine's counters since boot, and what one scrape cannot give.
-    let url = format!("http://{}", reps[0].addr);
+    let url = format!("http://{}", reps[0].addr());
     let (u, v) = doc(&["census", "--url", &url, "--json"]);
     assert!(testpeers::schema::undocumented(&v, "census.md", &[]).is_empty());
     let lu = u.ledger.expect("ledger from the totals");

@@ -2,9 +2,9 @@
 //! scraping every second) that scrapes three emulated vLLM replicas, one of them with a
 //! pathology, and a real llama-server. Nothing mocks the Prometheus API.
 
+use crate::util::EmulateProc;
 use fleet::FleetDoc;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 use testpeers::prometheus::{Job, Prometheus};
 
@@ -15,40 +15,18 @@ fn headroom(args: &[&str]) -> Output {
         .expect("run headroom")
 }
 
-/// A driven emulator, killed when dropped.
-struct Emulator {
-    child: Child,
-    /// host:port, as Prometheus labels it `instance`.
-    addr: String,
-}
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// `headroom emulate --scenario NAME --drive` at --speed 1, so Prometheus' wall-clock rates are
 /// the simulated ones.
-fn emulate(scenario: &str) -> Emulator {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(["emulate", "--scenario", scenario, "--drive", "--port", "0"])
-        .args(["--speed", "1", "--duration", "600s", "--json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("headroom emulate starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout piped"))
-        .read_line(&mut line)
-        .expect("emulate prints its deployment");
-    let v: emulator::doc::EmulateDoc =
-        serde_json::from_str(&line).expect("emulate's first line is its deployment document");
-    Emulator {
-        child,
-        addr: v.url.trim_start_matches("http://").to_string(),
-    }
+fn emulate(scenario: &str) -> EmulateProc {
+    EmulateProc::start(&[
+        "--scenario",
+        scenario,
+        "--drive",
+        "--speed",
+        "1",
+        "--duration",
+        "600s",
+    ])
 }
 
 fn fleet_json(prom: &Prometheus, selector: &str, window: &str) -> (FleetDoc, serde_json::Value) {
@@ -96,11 +74,7 @@ fn prometheus_over_three_emulated_replicas_and_a_real_llama_server() {
     let llama = testpeers::LlamaServer::start(&["--metrics", "-np", "2", "-c", "2048"]);
     let mut jobs = vec![Job {
         name: "emu",
-        targets: healthy
-            .iter()
-            .chain([&sick])
-            .map(|e| e.addr.clone())
-            .collect(),
+        targets: healthy.iter().chain([&sick]).map(|e| e.addr()).collect(),
     }];
     if let Some(l) = &llama {
         jobs.push(Job {
@@ -148,7 +122,7 @@ fn prometheus_over_three_emulated_replicas_and_a_real_llama_server() {
             r.replica
         );
         let rule = r.primary.as_ref().map(|p| p.rule);
-        if r.replica == sick.addr {
+        if r.replica == sick.addr() {
             // Prefix caching is confirmed off by vLLM's cache_config_info labels, read through
             // Prometheus: R3 fires on a busy prompt stream, by config, not by a noisy figure.
             assert_eq!(rule, Some(diagnose::RuleId::R3), "{r:#?}");
@@ -162,7 +136,7 @@ fn prometheus_over_three_emulated_replicas_and_a_real_llama_server() {
         .filter(|o| o.kind == "primary")
         .collect();
     assert_eq!(named.len(), 1, "{:?}", doc.outliers);
-    assert_eq!(named[0].replica, sick.addr);
+    assert_eq!(named[0].replica, sick.addr());
     assert!(
         named[0]
             .reason
@@ -198,7 +172,7 @@ fn prometheus_over_three_emulated_replicas_and_a_real_llama_server() {
     );
     let file = dir
         .path()
-        .join(format!("{}.jsonl", sick.addr.replace(':', "_")));
+        .join(format!("{}.jsonl", sick.addr().replace(':', "_")));
     let out = headroom(&["diagnose", "--replay", file.to_str().unwrap(), "--json"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -222,7 +196,7 @@ fn prometheus_over_three_emulated_replicas_and_a_real_llama_server() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("fleet median"), "{text}");
-    assert!(text.contains(&format!("{} *", sick.addr)), "{text}");
+    assert!(text.contains(&format!("{} *", sick.addr())), "{text}");
     assert!(text.contains("R3 Low prefix reuse"), "{text}");
 
     // The real llama-server through the same store: its own adapter names, one replica.
@@ -282,7 +256,7 @@ fn gpu_and_model_give_each_replica_its_ceiling() {
     let replica = emulate("weights-dont-fit");
     let jobs = [Job {
         name: "emu",
-        targets: vec![replica.addr.clone()],
+        targets: vec![replica.addr()],
     }];
     let Some(prom) = Prometheus::start(&jobs) else {
         return;
@@ -443,7 +417,7 @@ fn fleet_and_diagnose_replay_agree_on_one_window() {
     let out = headroom(&[
         "diagnose",
         "--url",
-        &format!("http://{}", sick.addr),
+        &format!("http://{}", sick.addr()),
         "--duration",
         "21s",
         "--interval",

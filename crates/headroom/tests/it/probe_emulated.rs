@@ -4,43 +4,21 @@
 //! context-bound slope in tests/probe.rs.
 
 use loadgen::probe::{DepthVerdict, ProbeDoc, ProbeReport};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-struct Emulator(Child);
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use std::process::Command;
 
 #[test]
 fn a_weight_bound_server_is_flat() {
-    let port = testpeers::free_port();
-    let emu = Emulator(
-        Command::new(env!("CARGO_BIN_EXE_headroom"))
-            .args([
-                "emulate",
-                "--gpu",
-                "H200",
-                "--model",
-                "llama-3.1-70b",
-                "--quantization",
-                "fp8",
-            ])
-            .args(["--port", &port.to_string(), "--duration", "300"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the emulator"),
-    );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while testpeers::get(port, "/health").map(|r| r.0) != Some(200) {
-        assert!(Instant::now() < deadline, "the emulator did not come up");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let emu = crate::util::EmulateProc::start(&[
+        "--gpu",
+        "H200",
+        "--model",
+        "llama-3.1-70b",
+        "--quantization",
+        "fp8",
+        "--duration",
+        "300",
+    ]);
+    let port = emu.port();
     let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
         .args([
             "probe",

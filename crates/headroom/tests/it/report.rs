@@ -10,12 +10,11 @@
 
 use diagnose::report::Report;
 use diagnose::{Boundary, BoundaryKind};
-use emulator::doc::EmulateDoc;
 use loadgen::bench_doc::BenchDoc;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 fn headroom() -> Command {
     Command::new(env!("CARGO_BIN_EXE_headroom"))
@@ -342,40 +341,19 @@ fn check(chrome: &Path, page: &Path, dir: &Path, min_series: usize) -> Opened {
     o
 }
 
-struct Emulator(Child);
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// The kv-pressure scenario, driven in simulated time at 20× (preemptions, a full KV pool).
-fn emulate() -> (Emulator, String) {
-    let mut child = headroom()
-        .args([
-            "emulate",
-            "--scenario",
-            "kv-pressure",
-            "--drive",
-            "--port",
-            "0",
-            "--json",
-        ])
-        .args(["--speed", "20", "--duration", "240s"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("headroom emulate starts");
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let v: EmulateDoc = serde_json::from_str(&line).expect("emulate prints its deployment");
-    (Emulator(child), v.url)
+fn emulate() -> (crate::util::EmulateProc, String) {
+    let emu = crate::util::EmulateProc::start(&[
+        "--scenario",
+        "kv-pressure",
+        "--drive",
+        "--speed",
+        "20",
+        "--duration",
+        "240s",
+    ]);
+    let url = emu.url.clone();
+    (emu, url)
 }
 
 fn run(args: &[&str]) -> String {
@@ -491,29 +469,7 @@ fn bench_and_regress_pages_in_a_browser() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let db = d.join("h.sqlite");
-    let port = testpeers::free_port();
-    let _emu = Emulator(
-        headroom()
-            .args([
-                "emulate",
-                "--speed",
-                "10",
-                "--port",
-                &port.to_string(),
-                "--duration",
-                "300",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the emulator"),
-    );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while testpeers::get(port, "/health").map(|r| r.0) != Some(200) {
-        assert!(Instant::now() < deadline, "the emulator did not come up");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let url = format!("http://127.0.0.1:{port}");
+    let (_emu, url) = serve();
     let bench = d.join("bench.html");
     let quick = ["--quick", "--repeats", "3", "--quiet", "--json", "--db"];
     let first: BenchDoc = serde_json::from_str(&run(&[
@@ -730,23 +686,10 @@ fn the_harness_sees_console_messages_and_requests() {
 }
 
 /// The emulator serving OpenAI requests at 10× (for the probes), killed when dropped.
-fn serve() -> (Emulator, String) {
-    let port = testpeers::free_port();
-    let emu = Emulator(
-        headroom()
-            .args(["emulate", "--speed", "10", "--port", &port.to_string()])
-            .args(["--duration", "300"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the emulator"),
-    );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while testpeers::get(port, "/health").map(|r| r.0) != Some(200) {
-        assert!(Instant::now() < deadline, "the emulator did not come up");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    (emu, format!("http://127.0.0.1:{port}"))
+fn serve() -> (crate::util::EmulateProc, String) {
+    let emu = crate::util::EmulateProc::start(&["--speed", "10", "--duration", "300"]);
+    let url = emu.url.clone();
+    (emu, url)
 }
 
 /// Reads a printed document as its library type, checks that it prints back the same, and

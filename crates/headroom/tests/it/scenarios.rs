@@ -2,15 +2,15 @@
 //! built-in scenario on loopback, `headroom diagnose` judges it over HTTP exactly as it judges a
 //! real vLLM, and the verdict must be the one spec 001 requires. Then `headroom demo` end to end.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use diagnose::report::{Fired, Report};
 use diagnose::RuleId;
 use emulator::demo::{Demo, FixKind, LoadReport};
-use emulator::doc::EmulateDoc;
 use emulator::scenario::{all, Scenario};
+
+use crate::util::EmulateProc as Emulator;
 
 fn headroom() -> Command {
     Command::new(env!("CARGO_BIN_EXE_headroom"))
@@ -36,61 +36,22 @@ fn registered() -> bool {
     ok
 }
 
-/// Kills the emulator when the test ends, however it ends.
-struct Emulator {
-    child: Child,
-    url: String,
-    command_line: String,
-}
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 const SPEED: f64 = 50.0;
 
 fn emulate(s: &Scenario) -> Emulator {
     let life = (s.warmup_s + s.window_s) / SPEED + 60.0;
-    let mut child = headroom()
-        .args([
-            "emulate",
-            "--scenario",
-            s.name,
-            "--drive",
-            "--port",
-            "0",
-            "--json",
-        ])
-        .args([
-            "--speed",
-            &SPEED.to_string(),
-            "--duration",
-            &format!("{life:.0}s"),
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("headroom emulate starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout piped"))
-        .read_line(&mut line)
-        .expect("emulate prints its deployment");
-    let v: EmulateDoc = serde_json::from_str(&line).unwrap_or_else(|e| {
-        panic!(
-            "{}: not a headroom.emulate/1 document ({e}): {line:?}",
-            s.name
-        )
-    });
-    assert_eq!(v.schema, emulator::doc::SCHEMA);
-    assert!(v.simulated);
-    Emulator {
-        child,
-        url: v.url,
-        command_line: v.command_line,
-    }
+    let e = Emulator::start(&[
+        "--scenario",
+        s.name,
+        "--drive",
+        "--speed",
+        &SPEED.to_string(),
+        "--duration",
+        &format!("{life:.0}s"),
+    ]);
+    assert_eq!(e.doc.schema, emulator::doc::SCHEMA, "{}", s.name);
+    assert!(e.doc.simulated, "{}", s.name);
+    e
 }
 
 /// `GET path` with a plain HTTP/1.1 request, the body deserialized.
@@ -139,7 +100,7 @@ fn diagnose_with(s: &Scenario, e: &Emulator, flags: bool) -> Report {
     cmd.args(["diagnose", "--url", &e.url]);
     if flags {
         cmd.args(["--gpu", s.gpu, "--model", s.model])
-            .args(["--engine-args", &e.command_line]);
+            .args(["--engine-args", &e.doc.command_line]);
     }
     let out = cmd
         .args(["--json", "--quiet"])

@@ -101,6 +101,8 @@ impl Drop for RouteProc {
 pub struct EmulateProc {
     pub child: Child,
     pub url: String,
+    /// Its startup document, as printed.
+    pub doc: emulator::doc::EmulateDoc,
 }
 
 impl EmulateProc {
@@ -120,8 +122,23 @@ impl EmulateProc {
             serde_json::from_str(&line).expect("emulate's first line is its deployment document");
         EmulateProc {
             child,
-            url: doc.url,
+            url: doc.url.clone(),
+            doc,
         }
+    }
+
+    /// host:port, as Prometheus labels it `instance`.
+    pub fn addr(&self) -> String {
+        self.url.trim_start_matches("http://").to_string()
+    }
+
+    /// The loopback port it listens on.
+    pub fn port(&self) -> u16 {
+        self.addr()
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("the emulator's URL ends in its port")
     }
 }
 

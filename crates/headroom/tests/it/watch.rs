@@ -7,18 +7,8 @@
 //! ~2/s against thresholds of 90 % and > 0), so the two windows agree far beyond noise.
 
 use diagnose::report::Report;
-use emulator::doc::EmulateDoc;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-struct Emulator(Child);
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// A tmux server of our own, killed when the test ends.
 struct Tmux(String);
@@ -74,30 +64,16 @@ fn watch_shows_the_primary_survives_resizing_and_quits_cleanly() {
         return;
     }
     let bin = env!("CARGO_BIN_EXE_headroom");
-    let mut child = Command::new(bin)
-        .args([
-            "emulate",
-            "--scenario",
-            "kv-pressure",
-            "--drive",
-            "--port",
-            "0",
-            "--json",
-        ])
-        .args(["--speed", "20", "--duration", "180s"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("headroom emulate starts");
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let _emu = Emulator(child);
-    let v: EmulateDoc = serde_json::from_str(&line).expect("emulate prints its deployment");
-    let url = v.url;
+    let emu = crate::util::EmulateProc::start(&[
+        "--scenario",
+        "kv-pressure",
+        "--drive",
+        "--speed",
+        "20",
+        "--duration",
+        "180s",
+    ]);
+    let url = emu.url.clone();
     // Warm-up: a minute of simulated time (3 s at 20×).
     std::thread::sleep(Duration::from_secs(4));
     let shape = [
