@@ -21,8 +21,10 @@
 use crate::{ClockEvents, GpuSample, GputelError, Source};
 use serde::Serialize;
 
-/// The longest line read: a row of every documented field is under 400 bytes.
-const MAX_LINE: usize = 4096;
+/// The longest line read. A row of the documented fields is under 400 bytes; a header naming
+/// every field a 590-610 driver knows (`--query-gpu` of its whole `--help-query-gpu` list, as in
+/// fixtures/nvidia-smi/) is under 8 KiB.
+const MAX_LINE: usize = 16 * 1024;
 
 /// The column a header names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,7 +230,7 @@ mod tests {
     use super::*;
 
     /// A capture in nvidia-smi's CSV form (header with units, `-lms` rows), written for this test:
-    /// no public capture with this field list was found (fixtures/dcgm/SOURCES.md).
+    /// the public capture read in tests/smi_fixtures.rs (fixtures/nvidia-smi/SOURCES.md) has fewer columns.
     const CAPTURE: &str = "timestamp, index, name, uuid, utilization.gpu [%], utilization.memory [%], clocks.current.sm [MHz], clocks.max.sm [MHz], clocks.current.memory [MHz], power.draw [W], power.limit [W], temperature.gpu, clocks_event_reasons.active\n\
 2024/05/01 12:00:00.000, 0, NVIDIA A100 80GB PCIe, GPU-06357e72-c3ee-614b-775f-a89e18e8cc08, 100 %, 62 %, 1110 MHz, 1410 MHz, 1512 MHz, 299.71 W, 300.00 W, 71, 0x0000000000000004\n\
 2024/05/01 12:00:00.500, 0, NVIDIA A100 80GB PCIe, GPU-06357e72-c3ee-614b-775f-a89e18e8cc08, 0 %, 0 %, 210 MHz, 1410 MHz, 1512 MHz, [N/A], 300.00 W, 40, 0x0000000000000001\n";
