@@ -120,7 +120,11 @@ pub struct GpuFinding {
 pub fn name_gpu(
     catalog: &physics::Catalog,
     samples: &[GpuSample],
-) -> (Option<(String, String, &'static str)>, Option<String>, Option<String>) {
+) -> (
+    Option<(String, String, &'static str)>,
+    Option<String>,
+    Option<String>,
+) {
     let printed = gputel::name::printed_name(samples).ok().map(|(p, _)| p);
     match gputel::name::resolve(catalog, samples) {
         Ok(n) => (
@@ -203,20 +207,14 @@ fn in_window(
 }
 
 /// A device's key: host, UUID, index and MIG instance.
-type Key = (
-    Option<String>,
-    Option<String>,
-    Option<u32>,
-    Option<u32>,
-);
+type Key = (Option<String>, Option<String>, Option<u32>, Option<u32>);
 
 fn key(s: &GpuSample) -> Key {
     (s.hostname.clone(), s.uuid.clone(), s.gpu, s.mig_instance)
 }
 
 fn section(tel: &Telemetry, start: Option<f64>, end: Option<f64>, report: &Report) -> GpuTelemetry {
-    let (window, alignment, alignment_note) =
-        in_window(tel, start, end, report.shape.interval_s);
+    let (window, alignment, alignment_note) = in_window(tel, start, end, report.shape.interval_s);
     let mut keys: Vec<Key> = Vec::new();
     for s in &window {
         if !keys.contains(&key(s)) {
@@ -237,9 +235,13 @@ fn section(tel: &Telemetry, start: Option<f64>, end: Option<f64>, report: &Repor
     let devices = keys
         .iter()
         .map(|k| {
-            let samples: Vec<GpuSample> =
-                window.iter().filter(|s| key(s) == *k).cloned().collect();
-            device(&samples, running, modelled, report.ceiling.prefill_prompts_per_s)
+            let samples: Vec<GpuSample> = window.iter().filter(|s| key(s) == *k).cloned().collect();
+            device(
+                &samples,
+                running,
+                modelled,
+                report.ceiling.prefill_prompts_per_s,
+            )
         })
         .collect();
     GpuTelemetry {
