@@ -115,16 +115,15 @@ pub struct GpuFinding {
     pub scaled_label: Option<String>,
 }
 
-/// The one catalogued GPU the telemetry names: (catalog id, printed name, provenance), or why
-/// not.
+/// A catalogued GPU the telemetry names: (catalog id, the name as printed, provenance).
+pub type Named = (String, String, &'static str);
+
+/// The one catalogued GPU the telemetry names, the name as printed, and why it was not taken
+/// (several models, not catalogued); all `None` when the telemetry names no GPU.
 pub fn name_gpu(
     catalog: &physics::Catalog,
     samples: &[GpuSample],
-) -> (
-    Option<(String, String, &'static str)>,
-    Option<String>,
-    Option<String>,
-) {
+) -> (Option<Named>, Option<String>, Option<String>) {
     let printed = gputel::name::printed_name(samples).ok().map(|(p, _)| p);
     match gputel::name::resolve(catalog, samples) {
         Ok(n) => (

@@ -25,8 +25,8 @@ pub use crate::args::parse_duration;
   headroom diagnose --replay run.jsonl --gpu RTX-4090 --json
   headroom diagnose --url http://localhost:8000 --duration 5m --fail-on primary   # cron: exit 2 when a rule fires
   headroom diagnose --url http://localhost:8000 --fail-on R2,R4                   # only for these rules
-  headroom diagnose --url http://localhost:8000 --model llama-3.1-8b --nvidia-smi   # GPU named and watched by nvidia-smi
-  headroom diagnose --url http://localhost:8000 --dcgm http://node:9400/metrics      # a node's dcgm-exporter beside the window
+  headroom diagnose --url http://localhost:8000 --model llama-3.1-8b --nvidia-smi  # nvidia-smi runs beside
+  headroom diagnose --url http://localhost:8000 --dcgm http://node:9400/metrics     # a node's DCGM exporter
   headroom diagnose --replay run.jsonl --nvidia-smi gpu.csv --model llama-3.1-8b
 
 Without --gpu or --model everything that needs no ceiling still works; the ceiling is 'unknown'
