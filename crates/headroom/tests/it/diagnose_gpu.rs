@@ -354,3 +354,93 @@ fn clear_errors_for_missing_nvidia_smi_and_wrong_sources() {
         "{err}"
     );
 }
+
+/// `--nvidia-smi` alone runs nvidia-smi for the live window. No NVIDIA driver runs on this host,
+/// so a stand-in script named nvidia-smi answers on PATH: it prints the columns asked for out of
+/// the public H100 row (fixtures/nvidia-smi/h100-sxm-load.csv), as nvidia-smi prints a
+/// `--query-gpu` subset, once for the check before the window and every 200 ms under `-lms`.
+/// What is tested is headroom's side: the check, the child, rows stamped as they arrive and
+/// matched to the window by the scrapes' clock, the child stopped at the end.
+#[test]
+#[cfg(unix)]
+fn nvidia_smi_run_beside_a_live_window() {
+    use std::os::unix::fs::PermissionsExt;
+    let _serial = testpeers::serial();
+    let text = std::fs::read_to_string(fixtures().join("nvidia-smi/h100-sxm-load.csv")).unwrap();
+    let mut lines = text.lines();
+    let cols: Vec<&str> = lines.next().unwrap().split(", ").collect();
+    let row: Vec<&str> = lines.next().unwrap().split(", ").collect();
+    let wanted = gputel::smi::QUERY_FIELDS
+        .split(',')
+        .map(|f| match f {
+            "clocks.sm" => "clocks.current.sm",
+            "clocks.mem" => "clocks.current.memory",
+            other => other,
+        })
+        .collect::<Vec<_>>();
+    let pick = |name: &str| {
+        cols.iter()
+            .position(|c| c.split(" [").next() == Some(name))
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let idx: Vec<usize> = wanted.iter().map(|n| pick(n)).collect();
+    let header: Vec<&str> = idx.iter().map(|&i| cols[i]).collect();
+    let values: Vec<&str> = idx.iter().map(|&i| row[i]).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("nvidia-smi");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho '{}'\ncase \"$*\" in *-lms*) while true; do echo '{}'; sleep 0.2; done;; esac\necho '{}'\n",
+            header.join(", "),
+            values.join(", "),
+            values.join(", ")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let emu = EmulateProc::start(&["--speed", "1"]);
+    let out = std::process::Command::new(bin())
+        .args([
+            "diagnose",
+            "--url",
+            &emu.url,
+            "--nvidia-smi",
+            "--duration",
+            "3s",
+            "--interval",
+            "1s",
+            "--json",
+            "--quiet",
+        ])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let r: Report = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r.shape.gpu.as_deref(), Some("h100-sxm"));
+    assert_eq!(r.ceiling.gpu_from.as_deref(), Some("nvidia-smi"));
+    let t = r.gpu_telemetry.expect("gpu_telemetry");
+    assert!(
+        t.input.starts_with(&format!(
+            "nvidia-smi --query-gpu={} --format=csv -lms 1000",
+            gputel::smi::QUERY_FIELDS
+        )),
+        "{}",
+        t.input
+    );
+    assert_eq!(t.alignment, "clock");
+    // A row every 200 ms for a 3 s window: far more than 3 inside it, whatever the start-up.
+    assert!(t.in_window >= 3, "{t:?}");
+    let d = &t.devices[0];
+    assert_eq!(d.sm_clock_mhz, Some(1980.0));
+    assert_eq!(d.power_w, Some(631.95));
+    let th = d.findings.iter().find(|f| f.rule == "throttled").unwrap();
+    assert_eq!(th.outcome, "held", "{th:?}");
+}
