@@ -162,8 +162,13 @@ pub fn judge_with(
         }
         (None, None) => {}
     }
+    let untaken = target.shape.gpu.is_none().then(|| note.clone()).flatten();
     let mut judged = judge(rec, &target, catalog)?;
     judged.report.ceiling.gpu_from = gpu_from;
+    // No --gpu and a name the catalog does not settle: the ceiling's reason says which name.
+    if let (Some(why), Some(n)) = (judged.report.ceiling.unknown_reason.as_mut(), untaken) {
+        why.push_str(&format!("; {n}"));
+    }
     let (start, end) = (judged.report.window.start, judged.report.window.end);
     let mut section = section(tel, start, end, &judged.report);
     section.named = printed;

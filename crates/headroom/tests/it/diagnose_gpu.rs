@@ -224,6 +224,38 @@ fn gpu_given_wins_over_the_capture_name() {
     assert!(r.ceiling.gpu.unwrap().contains("A100"));
 }
 
+/// No --gpu and a name the catalog does not hold (a GRID vGPU profile): no neighbour is taken, the
+/// ceiling stays unknown and its reason names the printed name; the findings still run.
+#[test]
+fn an_uncatalogued_name_leaves_the_ceiling_unknown_and_says_which() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = busy_recording(dir.path());
+    let cap = capture(dir.path(), true);
+    let text = std::fs::read_to_string(&cap)
+        .unwrap()
+        .replace("NVIDIA H100 80GB HBM3", "GRID A100-40C");
+    std::fs::write(&cap, text).unwrap();
+    let (code, out, err) = diagnose_replay(&rec, &cap, true);
+    assert_eq!(code, 0, "{err}");
+    let r: Report = serde_json::from_str(&out).unwrap();
+    assert_eq!(r.shape.gpu, None);
+    assert_eq!(r.ceiling.gpu_from, None);
+    let why = r.ceiling.unknown_reason.unwrap();
+    assert!(why.contains("\"GRID A100-40C\""), "{why}");
+    let t = r.gpu_telemetry.unwrap();
+    assert_eq!(t.named.as_deref(), Some("GRID A100-40C"));
+    let th = t.devices[0]
+        .findings
+        .iter()
+        .find(|f| f.rule == "throttled")
+        .unwrap();
+    assert_eq!(th.outcome, "fired");
+    assert_eq!(
+        th.scaled_prefill_prompts_per_s, None,
+        "no ceiling, no scaled figure"
+    );
+}
+
 /// Serves one body at /metrics to every request until the test ends.
 fn serve(body: String) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
