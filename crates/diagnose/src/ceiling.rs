@@ -28,6 +28,7 @@ pub(crate) fn resolve(
     let mut info = CeilingInfo {
         unknown_reason: None,
         gpu: w.gpu.map(str::to_string),
+        gpu_from: None,
         model: None,
         model_from: None,
         decode_tps: None,

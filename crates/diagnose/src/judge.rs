@@ -611,5 +611,6 @@ fn report(
         saved_run_id: None,
         timeline: Timeline::default(),
         simulated: false,
+        gpu_telemetry: None,
     }
 }

@@ -10,6 +10,7 @@
 pub mod arbitrate;
 mod ceiling;
 pub mod defaults;
+pub mod gpu;
 pub mod inputs;
 pub mod judge;
 pub mod remeasure;

@@ -84,6 +84,10 @@ pub struct Report {
     /// /version says `"simulated": true`): every figure is simulated, not measured.
     #[serde(default)]
     pub simulated: bool,
+    /// The GPU's own telemetry beside the window (`--dcgm`, `--nvidia-smi`) and its findings;
+    /// null without it.
+    #[serde(default)]
+    pub gpu_telemetry: Option<crate::gpu::GpuTelemetry>,
 }
 
 /// The window as plotted: one point per scrape step (merged steps past
@@ -186,6 +190,10 @@ pub struct CeilingInfo {
     /// None when the ceiling is known.
     pub unknown_reason: Option<String>,
     pub gpu: Option<String>,
+    /// Where the GPU came from when GPU telemetry was read: `--gpu`, `dcgm` or `nvidia-smi`
+    /// (the telemetry named it); null without telemetry.
+    #[serde(default)]
+    pub gpu_from: Option<String>,
     pub model: Option<String>,
     /// Where the model came from: "--model", "engine" (served name), "model file PATH".
     pub model_from: Option<String>,

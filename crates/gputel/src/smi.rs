@@ -21,8 +21,20 @@
 use crate::{ClockEvents, GpuSample, GputelError, Source};
 use serde::Serialize;
 
-/// The longest line read: a row of every documented field is under 400 bytes.
-const MAX_LINE: usize = 4096;
+/// The `--query-gpu` field list headroom samples (the one above), for drivers 535 and later.
+pub const QUERY_FIELDS: &str = "timestamp,index,name,uuid,utilization.gpu,utilization.memory,\
+clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active";
+
+/// The same list for drivers before 535, which name the last field `clocks_throttle_reasons`
+/// (an unknown field makes nvidia-smi refuse the whole query).
+pub const QUERY_FIELDS_PRE_535: &str = "timestamp,index,name,uuid,utilization.gpu,\
+utilization.memory,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu,\
+clocks_throttle_reasons.active";
+
+/// The longest line read. A row of the documented fields is under 400 bytes; a header naming
+/// every field a 590-610 driver knows (`--query-gpu` of its whole `--help-query-gpu` list, as in
+/// fixtures/nvidia-smi/) is under 8 KiB.
+const MAX_LINE: usize = 16 * 1024;
 
 /// The column a header names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,7 +240,8 @@ mod tests {
     use super::*;
 
     /// A capture in nvidia-smi's CSV form (header with units, `-lms` rows), written for this test:
-    /// no public capture with this field list was found (fixtures/dcgm/SOURCES.md).
+    /// the public captures read in tests/smi_fixtures.rs (fixtures/nvidia-smi/SOURCES.md) are
+    /// single readings, none power-capped while busy.
     const CAPTURE: &str = "timestamp, index, name, uuid, utilization.gpu [%], utilization.memory [%], clocks.current.sm [MHz], clocks.max.sm [MHz], clocks.current.memory [MHz], power.draw [W], power.limit [W], temperature.gpu, clocks_event_reasons.active\n\
 2024/05/01 12:00:00.000, 0, NVIDIA A100 80GB PCIe, GPU-06357e72-c3ee-614b-775f-a89e18e8cc08, 100 %, 62 %, 1110 MHz, 1410 MHz, 1512 MHz, 299.71 W, 300.00 W, 71, 0x0000000000000004\n\
 2024/05/01 12:00:00.500, 0, NVIDIA A100 80GB PCIe, GPU-06357e72-c3ee-614b-775f-a89e18e8cc08, 0 %, 0 %, 210 MHz, 1410 MHz, 1512 MHz, [N/A], 300.00 W, 40, 0x0000000000000001\n";
@@ -260,6 +273,19 @@ mod tests {
         assert!((dt - 0.5).abs() < 1e-9, "{dt}");
         // 2024-05-01 00:00 is 19844 days after 1970-01-01.
         assert_eq!(g.t_s, Some(19_844.0 * 86_400.0 + 12.0 * 3600.0));
+    }
+
+    /// Every field the sampler asks for is a column this reader knows (nvidia-smi prints the
+    /// query names as the header, with units; the names alone read the same).
+    #[test]
+    fn the_sampled_field_lists_are_all_read() {
+        for list in [QUERY_FIELDS, QUERY_FIELDS_PRE_535] {
+            for f in list.split(',') {
+                assert_ne!(col(f), Col::Other, "{f}");
+            }
+        }
+        assert!(QUERY_FIELDS.ends_with("clocks_event_reasons.active"));
+        assert!(!QUERY_FIELDS.contains(' '));
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod ceiling;
 pub mod census;
 pub mod demo;
 pub mod diagnose;
+pub mod diagnose_gpu;
 pub mod emulate;
 pub mod fleet;
 pub mod gguf;

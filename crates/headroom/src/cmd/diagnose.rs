@@ -2,6 +2,7 @@
 //! it against its ceiling, and name one primary bottleneck with its evidence and fix. After the
 //! fix, the same window shape again, compared with the saved run.
 
+pub(crate) mod gpu;
 pub(crate) mod live;
 
 pub use diagnose::{Report, Shape};
@@ -27,12 +28,24 @@ pub use crate::args::parse_duration;
   headroom diagnose --replay run.jsonl --gpu RTX-4090 --json
   headroom diagnose --url http://localhost:8000 --duration 5m --fail-on primary   # cron: exit 2 when a rule fires
   headroom diagnose --url http://localhost:8000 --fail-on R2,R4                   # only for these rules
+  headroom diagnose --url http://localhost:8000 --model llama-3.1-8b --nvidia-smi  # nvidia-smi runs beside
+  headroom diagnose --url http://localhost:8000 --dcgm http://node:9400/metrics     # a node's DCGM exporter
+  headroom diagnose --replay run.jsonl --nvidia-smi gpu.csv --model llama-3.1-8b
 
 Without --gpu or --model everything that needs no ceiling still works; the ceiling is 'unknown'
 with the reason. When the server runs on this host, its flags are read from the command line of
 the process listening on the port. Flags nobody could read stay 'unread'; a rule that needs one
 stays silent, and when it would outrank the primary the report names it as unjudged, with the
 flag that settles it, instead of crowning a weaker rule.
+
+GPU telemetry (--nvidia-smi, --dcgm) names the GPU for the ceiling when --gpu is absent and
+adds the GPU's own findings: throttled (SM clock held below its maximum by a power or thermal
+reason while busy; the prefill ceiling is then printed scaled by the measured/max SM clock, so
+labelled), host-bound and DRAM activity beside the modelled decode share (DCGM only). GPU
+utilization is shown but never read as load: one busy kernel reads 100 %. A capture is
+recorded with: nvidia-smi --query-gpu=timestamp,index,name,uuid,utilization.gpu,
+utilization.memory,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu,
+clocks_event_reasons.active --format=csv -lms 1000 -f gpu.csv (docs/gpu-telemetry.md).
 
 Before the window starts, one scrape checks that the URL answers and that its /metrics carries
 an LLM engine's series (vLLM, SGLang, llama.cpp, TGI, LMDeploy); a wrong port, or a node exporter, ends
@@ -88,6 +101,8 @@ pub struct Args {
     pub fail_on: Option<FailOn>,
     #[command(flatten)]
     pub out: Output,
+    #[command(flatten)]
+    pub gpu_telemetry: gpu::GpuArgs,
 }
 
 /// What `--fail-on` fails on.
@@ -274,7 +289,10 @@ pub fn run(a: Args) -> Result<Exit> {
         record: a.record.clone(),
         progress: !a.out.quiet && !a.out.json,
     };
-    let mut report = runtime()?.block_on(collect_and_diagnose(&req))?;
+    let mut report = match a.gpu_telemetry.mode() {
+        Some(mode) => runtime()?.block_on(gpu::collect_and_diagnose(&req, &mode))?,
+        None => runtime()?.block_on(collect_and_diagnose(&req))?,
+    };
     if a.save {
         report.saved_run_id = Some(save(&report, &a.out, a.label.as_deref())?);
     }
@@ -285,6 +303,10 @@ pub fn run(a: Args) -> Result<Exit> {
         print_json(&report)?;
     } else {
         output::emit(&render::diagnose::render(&report, a.out.verbose))?;
+        let gpu_text = render::diagnose_gpu::render(&report, a.out.verbose);
+        if !gpu_text.is_empty() {
+            output::emit(&gpu_text)?;
+        }
         if let Some(id) = report.saved_run_id {
             output::line(format!(
                 "\nSaved as run {id}. After the fix: headroom remeasure --against {id}"

@@ -7,6 +7,7 @@ mod bench;
 mod ceiling;
 mod census;
 mod diagnose;
+mod diagnose_gpu;
 mod documents;
 mod fleet;
 mod gguf;
