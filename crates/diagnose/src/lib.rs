@@ -11,6 +11,7 @@ pub mod arbitrate;
 mod ceiling;
 pub mod defaults;
 pub mod gpu;
+pub mod gpu_doc;
 pub mod inputs;
 pub mod judge;
 pub mod remeasure;

@@ -87,7 +87,7 @@ pub struct Report {
     /// The GPU's own telemetry beside the window (`--dcgm`, `--nvidia-smi`) and its findings;
     /// null without it.
     #[serde(default)]
-    pub gpu_telemetry: Option<crate::gpu::GpuTelemetry>,
+    pub gpu_telemetry: Option<crate::gpu_doc::GpuTelemetry>,
 }
 
 /// The window as plotted: one point per scrape step (merged steps past
