@@ -1,4 +1,4 @@
-"""The straightforward Python implementation of the spec 000 §7 pipeline that
+"""The straightforward Python implementation of the attribution pipeline that
 scripts/bench/attribute races `headroom attribute` against (same files, same run), and the
 cross-check that both give the same histograms.
 

@@ -1,4 +1,4 @@
-//! Which tensors, layers and experts a process actually reads (spec 000 §7).
+//! Which tensors, layers and experts a process actually reads.
 //!
 //! 1. Addresses go to the `/proc/PID/maps` VMAs that map the model's part files ([`maps`]);
 //!    several VMAs per part is normal.

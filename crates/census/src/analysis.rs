@@ -1,5 +1,5 @@
 //! Decode bucketed by prefill, correlation at lag 0 and at 2–14 minutes, and the verdict
-//! (spec 000 §9): step-time contention (lag 0 only), residency churn (a lagged tail beyond what
+//!: step-time contention (lag 0 only), residency churn (a lagged tail beyond what
 //! prefill's own persistence carries), preemption stall (the dip goes with preemptions, and
 //! prefill alone no longer moves decode once the preempted steps are set aside).
 

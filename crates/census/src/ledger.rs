@@ -1,4 +1,4 @@
-//! The step ledger (spec 000 §9): four cumulative counters split into the mean decode-only step
+//! The step ledger: four cumulative counters split into the mean decode-only step
 //! and the mean chunk step, with the share of steps and of step time the chunk steps hold.
 //! The mean of all steps is kept only to show the trap it is: a few chunk steps cannot move a
 //! mean that is mostly decode.

@@ -1,4 +1,4 @@
-//! The step-shape census (spec 000 §9): on a chunked-prefill engine the unit of interference is
+//! The step-shape census: on a chunked-prefill engine the unit of interference is
 //! the step. From a Prometheus store's series (`census --prometheus`) or one endpoint's
 //! cumulative counters (`census --url`): the step ledger (mean decode-only step against mean
 //! chunk step), decode bucketed by prefill, TTFT bucketed by the same prefill, the correlation

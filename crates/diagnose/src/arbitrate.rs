@@ -1,4 +1,4 @@
-//! From several fired rules to one primary (spec 001): mutual exclusivity silences symptoms a
+//! From several fired rules to one primary: mutual exclusivity silences symptoms a
 //! cause already explains; layers put what is broken before what is merely tunable; losing rules
 //! are held, never discarded.
 
@@ -394,7 +394,7 @@ fn suspects(inp: &Inputs, d: &Derived, quiet: &[Finding]) -> Vec<crate::Unjudged
     if silent(RuleId::R6) {
         if let Some(r) = d.prompt_gen_ratio.filter(|r| *r >= 5.0) {
             // No queue and a cool KV with the ridge unknown: the field may be soft, where
-            // under-batching owns the page (spec 001's soft under-fed inject), or pressed,
+            // under-batching owns the page (the soft under-fed inject), or pressed,
             // where prefill does. The GPU's ridge tells them apart; both are named.
             let r1_fired = !quiet.iter().any(|f| f.rule == RuleId::R1);
             let soft_possible = inp.physics.is_none()

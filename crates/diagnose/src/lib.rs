@@ -1,4 +1,4 @@
-//! Windows, rules, arbitration and the verdict (spec 001), and the pipeline that takes a recorded
+//! Windows, rules, arbitration and the verdict, and the pipeline that takes a recorded
 //! window to the `headroom.diagnose/1` document.
 //!
 //! The rules are pure: they take the statistics of a window, the server's config (each value

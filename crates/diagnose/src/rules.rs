@@ -1,4 +1,4 @@
-//! The eight rules of spec 001, thresholds exactly as the spec states them. Each rule reads typed
+//! The eight rules, each threshold as stated beside its rule. Each rule reads typed
 //! window fields and config values; a rule whose input is unread stays silent and says why.
 //! Rules fire on evidence of harm, never on heat.
 
@@ -297,7 +297,7 @@ const HELD_QUEUE_SHARE: f64 = TTFT_QUEUE_SHARE;
 const PREFILL_TIME_SHARE: f64 = 0.5;
 /// Requests in prefill at once, by Little's law (finished/s × mean prefill time), at least
 /// this: on average a prefill is in every step. One client with long prompts on an idle engine
-/// stays below it (spec 001's light-load prefill, which is not the setup wall).
+/// stays below it (light-load prefill, which is not the setup wall).
 const PREFILL_IN_FLIGHT: f64 = 1.0;
 
 /// Whether the engine, not the client, limits what runs: requests held before the engine
@@ -1122,7 +1122,7 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
             } else if let Some(bound) = d.seat_target_bound {
                 FixStep::text(format!("seats are at the wall of the {bound}: raising them buys nothing; add a replica"))
             } else {
-                // No ridge: a seat target would be a guess, so none is named (spec 001). The
+                // No ridge: a seat target would be a guess, so none is named. The
                 // step still names the flag, so a re-measure can say whether it moved.
                 // Fired on refusals alone, there is no queue: the server turned it away.
                 let behind = if queued {

@@ -171,7 +171,7 @@ pub struct ExpectEntry {
     pub silenced: Vec<(String, String)>,
     pub held: Vec<String>,
     pub never: Vec<String>,
-    /// The sentence of spec 001 it checks.
+    /// The sentence of the rule it checks.
     pub spec: String,
 }
 

@@ -555,7 +555,7 @@ impl Engine {
         }
     }
 
-    /// Export the step ledger under `prefix:` (spec 000 §9's `radiance`) rather than `vllm:`;
+    /// Export the step ledger under `prefix:` (a fork's, e.g. `radiance`) rather than `vllm:`;
     /// latency and the rest stay under `vllm:`, as on the engine the spec measured.
     pub fn set_ledger_prefix(&mut self, prefix: &str) {
         self.ledger_prefix = prefix.to_string();
@@ -653,7 +653,7 @@ mod tests {
 
     #[test]
     fn a_prompt_chunk_holds_the_decode_rows_in_its_step() {
-        // Chunked-prefill interference (spec 000 §9): a decoding request's tokens come one per
+        // Chunked-prefill interference: a decoding request's tokens come one per
         // step; when a 2048-token chunk of another prompt shares the step, that token waits for
         // the whole chunk. The step ledger books the step as a chunk step, not a decode step.
         let mut e = Engine::new(args(), h100_8b());

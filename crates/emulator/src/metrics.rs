@@ -125,7 +125,7 @@ pub struct EngineMetrics {
     pub inference_time: Histogram,
     pub prefill_time: Histogram,
     pub decode_time: Histogram,
-    // Step ledger (spec 000 §9).
+    // Step ledger.
     pub steps: f64,
     pub steps_decode: f64,
     pub step_seconds: f64,
@@ -242,7 +242,7 @@ pub struct Exposition<'a> {
     /// `vllm:cache_config_info` labels, besides `engine`.
     pub cache_config: &'a [(&'a str, String)],
     /// The prefix the step ledger (the cadence) is exported under: `vllm` by default, or the
-    /// engine's own (spec 000 §9's `radiance`), latency staying under `vllm:`.
+    /// engine's own (a fork's, e.g. `radiance`), latency staying under `vllm:`.
     pub ledger_prefix: &'a str,
 }
 

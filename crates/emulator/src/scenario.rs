@@ -1,5 +1,5 @@
 //! Built-in scenarios: a deployment with a known pathology, a load shape, and the answer the
-//! rules of spec 001 must give. The scenario suite checks every answer; `headroom demo` runs one
+//! diagnose rules must give. The scenario suite checks every answer; `headroom demo` runs one
 //! of them, applies the prescribed flag and runs it again; `headroom emulate --scenario` serves
 //! one for any tool to look at.
 
@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::args::ArgOverrides;
 
-/// What the diagnosis of a scenario must say. Rules are named as in spec 001 ("R2b").
+/// What the diagnosis of a scenario must say. Rules are named by their ids ("R2b").
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Expect {
     /// The primary rule; None = nothing fires.

@@ -2,7 +2,7 @@
 //! endpoints (llama.cpp `/props` and `/slots`, vLLM `/version`, `/v1/models`, `/metrics`), for
 //! a server on this machine its process's command line and a hash of its GGUF header, the GPU
 //! from `nvidia-smi`, and the machine's load while it was measured. `headroom bench` records
-//! it so that `headroom regress` can say *what changed* between two runs (spec 003).
+//! it so that `headroom regress` can say *what changed* between two runs.
 //!
 //! The structs are the `identity` and `engine_counters` of the `headroom.bench` document
 //! (docs/json/bench.md). Their fields are declared in alphabetical order: the order the

@@ -6,7 +6,7 @@
 //!
 //! - [`read_shard_from`] / [`read_shard`]: one file: metadata (all value types, nested arrays),
 //!   tensor infos, data offset aligned to `general.alignment`, and each tensor's extent from
-//!   consecutive offsets (spec 000 §7.1) with its type-table size and padding beside it.
+//!   consecutive offsets with its type-table size and padding beside it.
 //! - [`Model::open`]: one file or all shards of a split model; [`Model::accounting`] gives
 //!   total / expert / per-expert / active params and bytes.
 //!

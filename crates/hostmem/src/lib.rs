@@ -1,4 +1,4 @@
-//! Host RAM bandwidth, measured (spec 000 §6: "measure the host's real bandwidth, never assume
+//! Host RAM bandwidth, measured ("measure the host's real bandwidth, never assume
 //! DIMM ratings; single-threaded reads under-report ~4x, use the multi-threaded plateau of a
 //! checksumming reader").
 //!

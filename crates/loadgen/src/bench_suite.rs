@@ -116,7 +116,7 @@ pub enum Better {
 #[serde(rename_all = "lowercase")]
 pub enum Clock {
     /// The engine's own per-request timings (llama.cpp `timings.prompt_ms`, `predicted_ms`):
-    /// no HTTP, no queueing, no client scheduling (spec 000 §4: the engine's ledger outranks a
+    /// no HTTP, no queueing, no client scheduling (the engine's ledger outranks a
     /// model of it).
     Engine,
     /// Arrival times of streamed chunks on this side of the wire.

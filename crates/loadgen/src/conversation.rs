@@ -1,6 +1,6 @@
 //! The turn client's unit: a conversation that re-sends its whole history each turn, as an
 //! agent loop does. This is the traffic shape that shows whether prefix-cache hits survive
-//! (spec 000 §8); a batch of distinct prompts hides the problem.
+//!; a batch of distinct prompts hides the problem.
 
 use crate::client::{ChatMessage, StreamRecord, StreamRequest};
 

@@ -1,7 +1,7 @@
 //! vLLM's own clock (issue 14): vLLM times every request itself and exposes the times as
 //! Prometheus histograms. The change of a histogram's `_sum` and `_count` across a window that
 //! holds only the bench's own request is the engine's time for that request: no HTTP, no client
-//! scheduling, no chunk batching on this side of the wire (spec 000 §4: the engine's ledger
+//! scheduling, no chunk batching on this side of the wire (the engine's ledger
 //! outranks a model of it). llama-server says the same in each response's `timings`.
 
 use std::time::{Duration, Instant};

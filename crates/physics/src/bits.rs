@@ -1,6 +1,6 @@
 //! Bits per parameter: weight formats, KV cache formats, and the resolution chain.
 //!
-//! The chain (spec 001), first that is set wins and is named: engine-reported quantization,
+//! The chain, first that is set wins and is named: engine-reported quantization,
 //! the model file's own tensor types (a GGUF is what llama.cpp streams), `--quantization`,
 //! engine-reported dtype, `--dtype`, the catalog default, then bf16 as a labelled fallback.
 //! `auto` (vLLM's default dtype) defers to the next link. An engine-reported name headroom does

@@ -1084,7 +1084,7 @@ mod tests {
         assert_eq!(m.params_total, (49152 * 576 + 30 * per_layer + 576) as f64);
     }
 
-    /// The catalog against shared/research/gguf-roofline.md §4 (dense figures): id, memory,
+    /// The catalog against an independently kept table of the datasheets' dense figures: id, memory,
     /// bandwidth, BF16/FP16 dense, FP8 dense.
     #[test]
     fn gpu_figures_match_the_research_table() {

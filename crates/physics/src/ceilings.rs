@@ -1,4 +1,4 @@
-//! The hardware ceilings (spec 001) for one GPU type, one model and one deployment.
+//! The hardware ceilings for one GPU type, one model and one deployment.
 //!
 //! - **Decode** (one sequence, tok/s) = bandwidth_GBps × tp × 8e9 / (active_params × bits).
 //! - **Prefill** (prompts/s) = TFLOPS × tp × 1e12 / (2 × active_params × s + attn_coeff ×
@@ -618,7 +618,7 @@ mod tests {
 
     const P8B: f64 = 8_030_261_248.0;
 
-    /// spec 001's formulas, as bare functions, against hand-worked values.
+    /// The ceiling formulas, as bare functions, against hand-worked values.
     #[test]
     fn spec_001_formulas() {
         // decode = bw × tp × 8e9 / (params × bits)

@@ -1,6 +1,6 @@
 //! Ceilings when the experts live off the GPU.
 //!
-//! **Host-RAM-bound MoE** (spec 000 §6), for experts served from host RAM:
+//! **Host-RAM-bound MoE**, for experts served from host RAM:
 //!
 //! ```text
 //! routed experts/token = top_k × n_layers
@@ -8,7 +8,7 @@
 //! ceiling (tok/s)      = measured_bandwidth / bytes_per_token
 //! ```
 //!
-//! **Expert-offload duty cycle** (spec 000 §2), for experts gathered over PCIe into a GPU arena:
+//! **Expert-offload duty cycle**, for experts gathered over PCIe into a GPU arena:
 //!
 //! ```text
 //! resident fraction = arena slots / total experts
@@ -304,7 +304,7 @@ mod tests {
     use super::*;
     use crate::provenance::sig;
 
-    /// spec 000 §6 worked example: 6×40 experts × 35.4M params = 8.5B params/token; at 3 bpw
+    /// A worked example: 6×40 experts × 35.4M params = 8.5B params/token; at 3 bpw
     /// + 0.53 GB shared = 3.7 GB/token → 42 GB/s ⇒ 11.3 tok/s.
     #[test]
     fn spec_000_s6_worked_example() {
@@ -396,7 +396,7 @@ mod tests {
         }
     }
 
-    /// spec 000 §2: 6574/24576 ≈ 27 % resident; 0.73 × 480 × 2.344 MiB ≈ 0.84 GB (821 MiB =
+    /// A worked example: 6574/24576 ≈ 27 % resident; 0.73 × 480 × 2.344 MiB ≈ 0.84 GB (821 MiB =
     /// 0.861 GB = 0.802 GiB); 100 ms compute, 400 ms wait ⇒ 20 % duty.
     #[test]
     fn spec_000_s2_worked_example() {

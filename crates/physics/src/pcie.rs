@@ -1,4 +1,4 @@
-//! The PCIe link's ceiling per direction (spec 000 §4: "peak ~230 MB/s against a ~7,900 MB/s
+//! The PCIe link's ceiling per direction ("peak ~230 MB/s against a ~7,900 MB/s
 //! link = ~3 %").
 //!
 //! A link moves data in both directions at once, each at `lanes × per-lane rate`. The per-lane

@@ -1,6 +1,6 @@
 //! Where every figure comes from, and how it prints.
 //!
-//! The convention (shared/DESIGN.md, spec 001): a ceiling computed from published specifications
+//! The convention : a ceiling computed from published specifications
 //! prints `(est)`; a value derived from such a ceiling carries a leading `~`; a figure that rests
 //! on a fallback says so. A figure that would be false is not a `Figure` at all but an
 //! [`Known::Unknown`] with its reason.

@@ -32,7 +32,7 @@ impl Moe {
         self.routed_params_total * self.experts_used as f64 / self.experts as f64
     }
 
-    /// Routed experts one token visits: top_k × MoE layers (spec 000 §6).
+    /// Routed experts one token visits: top_k × MoE layers.
     pub fn experts_per_token(&self) -> Option<u64> {
         self.moe_layers.map(|l| l * self.experts_used)
     }

@@ -2,7 +2,7 @@
 //!
 //! Each version is compared with the one before it (the step a person upgraded through); the
 //! steps of a metric are one family, held to Holm's procedure ([`crate::compare_family`]). The
-//! first step that moved beyond noise is the version boundary: in spec 003's story, 0.1.40.2 is
+//! first step that moved beyond noise is the version boundary: in a user's report of such a regression, 0.1.40.2 is
 //! where decode fell from ~36 to ~17 tok/s, and 0.1.40.4 is where it came back. When no single
 //! step moves but the last version differs from the first (a slow drift, each step under the
 //! noise floor), the first version that differs from the first one is named instead, marked

@@ -440,7 +440,7 @@ fn ram_rows(t: &mut Rows, r: &RamBound, label: &str) {
     );
     t.add(
         "RAM bytes/token",
-        // The spec's own precision (spec 000 §6: "3.7 GB/token"); the exact sum is beside it.
+        // The spec's own precision ("3.7 GB/token"); the exact sum is beside it.
         format!("{:.1} GB/token", r.bytes_per_token.value / 1e9),
         prov(&r.bytes_per_token),
         format!(

@@ -1,7 +1,7 @@
 //! Conversation identity, taken from a request body once, before routing.
 //!
 //! Identity is the model plus the canonical messages (or prompt), hashed over the FIRST N bytes
-//! (spec 000 §8). The trap: when the opening turn is shorter than N, a key over "the first N
+//!. The trap: when the opening turn is shorter than N, a key over "the first N
 //! bytes of this request" covers the later turns too, differs on every turn, and pinning
 //! silently never happens. So a request yields several keys, one per place where an earlier
 //! turn of the same conversation ended, each truncated to N:

@@ -1,4 +1,4 @@
-//! `router`: headroom's routing proxy for OpenAI-compatible LLM replicas (spec 000 §8).
+//! `router`: headroom's routing proxy for OpenAI-compatible LLM replicas.
 //!
 //! - Route by request shape: a request with more than one message is a continuation and goes
 //!   to the replica that served its prefix; anything else is spread with a counter.

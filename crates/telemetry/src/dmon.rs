@@ -1,5 +1,5 @@
 //! `nvidia-smi dmon` output: PCIe traffic per GPU over time, against the link's ceiling
-//! (spec 000 §4: "peak ~230 MB/s against a ~7,900 MB/s link = ~3 %, 0 at idle").
+//! ("peak ~230 MB/s against a ~7,900 MB/s link = ~3 %, 0 at idle").
 //!
 //! dmon prints a `#` line of column names, a `#` line of units, then one row per GPU per
 //! interval, repeating the two header lines now and then. `-s t` gives `rxpci` and `txpci` in

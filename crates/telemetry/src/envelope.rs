@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub const LONGEST_BAND: f64 = 0.9;
 
 /// Below this many tokens, even the longest prompt measures per-request overhead more than
-/// prefill compute (spec 000 §4: 57 tokens at 168 t/s against 1106 at 1013 t/s).
+/// prefill compute (57 tokens at 168 t/s against 1106 at 1013 t/s).
 pub const SHORT_PROMPT_TOKENS: u64 = 512;
 
 fn round3(x: f64) -> f64 {

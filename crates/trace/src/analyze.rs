@@ -7,7 +7,7 @@ use crate::union::IntervalUnion;
 use std::collections::HashMap;
 use std::io::Read;
 
-/// The device-event categories that are device time (spec 000 §3).
+/// The device-event categories that are device time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DeviceCat {
     Kernel,

@@ -1,4 +1,4 @@
-//! Every rule at its threshold and just below it, and every arbitration case of spec 001, from
+//! Every rule at its threshold and just below it, and every arbitration case, from
 //! tables of windows. The base window is a healthy, busy server on which nothing fires.
 
 use diagnose::window::{Dist, GaugeStats, WindowStats};

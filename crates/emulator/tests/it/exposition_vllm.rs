@@ -26,7 +26,7 @@ const REAL_ONLY: &[(&str, &str)] = &[
     ("vllm:request_prefill_kv_computed_tokens", "0.32's per-request histogram; the emulator models 0.11"),
 ];
 
-/// Families the emulator sends that real vLLM does not: spec 000 §9's step ledger, the census
+/// Families the emulator sends that real vLLM does not: the step ledger, the census
 /// engine's counters (headroom's own, not stock vLLM).
 const EMULATOR_ONLY: &[&str] = &[
     "vllm:engine_prefill_chunks_total",

@@ -1,5 +1,5 @@
 //! The scenario suite: every built-in scenario, run in simulated time and diagnosed through the
-//! engines parser and the diagnose crate, must give the answer spec 001 requires.
+//! engines parser and the diagnose crate, must give the answer its rules require.
 
 use crate::common::{describe, diagnose_scenario};
 use emulator::scenario::{all, Scenario};

@@ -1,4 +1,4 @@
-//! `headroom attribute`: which tensors, layers and experts a process reads (spec 000 §7). The
+//! `headroom attribute`: which tensors, layers and experts a process reads. The
 //! pipeline and its self-checks live in the `attribute` crate; this file gathers the inputs
 //! (maps, GGUF parts, addresses from a file, a perf.data, or perf run now) and renders.
 

@@ -1,7 +1,7 @@
 //! `headroom bench`: a short, fixed, reproducible suite against a live server, recorded with
 //! everything that identifies what was measured (engine version and build, model file, GPU,
 //! the settings and defaults the engine reports), so `headroom regress` can say both *that* a
-//! later run is slower and *what changed* in between (spec 003).
+//! later run is slower and *what changed* in between.
 
 use crate::cmd::progress::Bar;
 use crate::output::{self, Exit};

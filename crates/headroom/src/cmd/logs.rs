@@ -1,4 +1,4 @@
-//! `headroom logs`: mine the engine's own per-request telemetry from its log (spec 000 §4).
+//! `headroom logs`: mine the engine's own per-request telemetry from its log.
 //!
 //! Input comes from stdin, a file (optionally followed like `tail -F`), or a journald unit
 //! (journalctl is spawned). A reader thread feeds chunks to the parser on the main thread, so

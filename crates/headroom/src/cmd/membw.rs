@@ -1,4 +1,4 @@
-//! `headroom membw`: host RAM bandwidth, measured (spec 000 §6). The kernels live in the
+//! `headroom membw`: host RAM bandwidth, measured. The kernels live in the
 //! `hostmem` crate; this file parses flags and renders the `headroom.membw/1` document.
 
 use anyhow::{bail, Result};

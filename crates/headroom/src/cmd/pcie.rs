@@ -1,5 +1,5 @@
 //! `headroom pcie`: PCIe traffic per GPU from `nvidia-smi dmon` output, against the link's
-//! ceiling (spec 000 §4). Parsing and the summary live in `telemetry::dmon`, the link's ceiling
+//! ceiling. Parsing and the summary live in `telemetry::dmon`, the link's ceiling
 //! in `physics::pcie` and the GPU catalog; this file picks the ceiling and renders.
 
 use std::io::{BufReader, IsTerminal};

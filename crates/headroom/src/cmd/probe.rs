@@ -1,5 +1,5 @@
 //! `headroom probe depth|prefix|turns`: ask a live OpenAI-compatible server what its counters
-//! cannot answer (spec 000 §1, §8). The measuring lives in the loadgen crate; this file parses
+//! cannot answer. The measuring lives in the loadgen crate; this file parses
 //! arguments, draws progress on stderr and emits the document; the table, chart and CSV are
 //! drawn by `render::probe`.
 

@@ -1,7 +1,7 @@
 //! `headroom regress`: the latest bench against a baseline, per metric, with a statistical
 //! test fit for few samples, and what changed between the two runs' identities. With three or
 //! more labelled versions in the history it shows the series and the first version where each
-//! metric moved (spec 003: 0.1.40.2 halved decode, 0.1.40.4 restored it).
+//! metric moved (0.1.40.2 halved decode, 0.1.40.4 restored it).
 //! The comparison lives in the regress crate, its text in `render::regress`.
 
 use crate::output::{self, Exit};

@@ -1,5 +1,5 @@
 //! `headroom route`: a prefix-cache-aware router in front of OpenAI-compatible replicas
-//! (spec 000 §8). The router itself is the `router` crate; this file is its command line,
+//!. The router itself is the `router` crate; this file is its command line,
 //! its startup and shutdown reports, and signal handling.
 
 use std::net::SocketAddr;

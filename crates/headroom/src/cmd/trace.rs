@@ -1,5 +1,5 @@
 //! `headroom trace FILE`: where device time goes, from a PyTorch-profiler (Kineto) trace
-//! (spec 000 §3).
+//!.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! llama-servers (the same build twice records the same identity; the same build with `-ub 1`,
 //! benched in alternation with the default, is a prefill regression of the size the engine's
 //! own timings show, and the flag is named), and against
-//! a history of synthetic versions (spec 003's 36 → 17 → 35 tok/s story).
+//! a history of synthetic versions (a 36 → 17 → 35 tok/s regression and its fix across engine versions).
 
 use crate::util::headroom;
 use loadgen::bench_doc::BenchDoc;

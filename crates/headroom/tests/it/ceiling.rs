@@ -65,7 +65,7 @@ const DUTY: &[&str] = &[
     "400",
 ];
 
-/// spec 000 §6, the exact line: 3.7 GB/token and 11.3 tok/s.
+/// The worked example's exact line: 3.7 GB/token and 11.3 tok/s.
 #[test]
 fn ram_worked_example_prints_the_spec_figures() {
     let out = ok_stdout(RAM);
@@ -84,7 +84,7 @@ fn ram_worked_example_prints_the_spec_figures() {
     assert_eq!(r.routed_params_per_token.value, 240.0 * 35.4e6);
 }
 
-/// spec 000 §2, the exact line: ≈27 % resident, 821 MiB (0.861 GB) per token over PCIe,
+/// The worked example's exact line: ≈27 % resident, 821 MiB (0.861 GB) per token over PCIe,
 /// 20 % duty.
 #[test]
 fn duty_worked_example_prints_the_spec_figures() {

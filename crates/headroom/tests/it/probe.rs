@@ -1,4 +1,4 @@
-//! `headroom probe` end to end against a real llama-server with SmolLM2 (spec 000 §1, §8):
+//! `headroom probe` end to end against a real llama-server with SmolLM2:
 //! depth finds SmolLM2's real context-bound slope on CPU, prefix sees llama.cpp's cache hit and
 //! the salted miss, turns sees warm turns beat first turns, and refusals send nothing.
 

@@ -1,6 +1,6 @@
 //! The scenario suite through the binary: `headroom emulate --scenario NAME --drive` serves each
 //! built-in scenario on loopback, `headroom diagnose` judges it over HTTP exactly as it judges a
-//! real vLLM, and the verdict must be the one spec 001 requires. Then `headroom demo` end to end.
+//! real vLLM, and the verdict must be the one its rules require. Then `headroom demo` end to end.
 
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -298,7 +298,7 @@ fn live_vllm_max_num_seqs_2_is_saturation_and_raising_it_clears_it() {
         )
     });
     assert_eq!(primary.rule, RuleId::R5, "{primary:?}");
-    // Without --gpu there is no ridge, so no seat target is named (spec 001: a target would
+    // Without --gpu there is no ridge, so no seat target is named (a target would
     // be a guess); the fix names the flag to raise. A value, when one is named, is applied;
     // otherwise the operator's choice here is the client count.
     let step = primary

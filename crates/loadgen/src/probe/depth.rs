@@ -1,4 +1,4 @@
-//! The flat-depth probe (spec 000 §1): sweep decode across context depth and fit a line.
+//! The flat-depth probe: sweep decode across context depth and fit a line.
 //!
 //! Flat ⇒ over the probed depths attention over history is not the cost (per-token weight or
 //! expert movement is), and KV/attention tuning can win back at most the interval's worst fall

@@ -1,5 +1,5 @@
 //! The probes that put to a live server the questions its counters cannot answer
-//! (spec 000 §1, §8): is decode context-bound, is the prefix cache hit, do agent-loop turns
+//!: is decode context-bound, is the prefix cache hit, do agent-loop turns
 //! keep their cache.
 
 pub mod depth;

@@ -1,4 +1,4 @@
-//! The prefix-cache probe (spec 000 §8): the same prompt twice to an idle server.
+//! The prefix-cache probe: the same prompt twice to an idle server.
 //!
 //! A lifetime hit-rate counter is not a per-request verdict, so ask directly: a salted cold
 //! request, the same prompt again (warm), and a control with a fresh salt and the same body

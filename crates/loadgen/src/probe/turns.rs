@@ -1,4 +1,4 @@
-//! The turn probe (spec 000 §8): sequential-turn conversations, several in parallel. Each turn
+//! The turn probe: sequential-turn conversations, several in parallel. Each turn
 //! re-sends the growing history plus a short new user message, so a turn after the first should
 //! find its prefix cached: its TTFT should fall well below the first turn's even though its
 //! context is longer. When it does not, cache hits are being lost (eviction, or a router that
