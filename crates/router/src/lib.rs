@@ -7,7 +7,8 @@
 //! - Fail over before the first byte (connection failure, 502/503), never after; demoted
 //!   replicas are probed and come back by themselves.
 //!
-//! Layout: [`key`] (request → conversation keys, pure), [`policy`] (one type per policy behind
+//! Layout: [`key`] (request → conversation keys, pure), [`fleet`] (what a policy may ask of the
+//! replicas, and the spreading counter: a leaf), [`policy`] (one type per policy behind
 //! one trait, pure), [`affinity`] (the bounded LRU table), [`health`] (live/demoted, in
 //! flight), [`metrics`] (Prometheus text), and the proxy, which owns retries: HTTP/1.1 handled
 //! directly (`h1`: heads parsed in place, headers copied through as bytes, bodies relayed as they
@@ -17,6 +18,7 @@ use std::time::Duration;
 
 pub mod affinity;
 pub mod doc;
+pub mod fleet;
 // Public for the fuzz targets (fuzz/) and the fault tests; not an API of the router.
 #[doc(hidden)]
 pub mod h1;

@@ -2,9 +2,12 @@
 //! which replicas are live, what is in flight and what to retry are the proxy's and the health
 //! state's business (kept apart, as in sgl-model-gateway).
 use std::str::FromStr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::key::RequestFacts;
+
+// The fleet view and the spreading counter live in a leaf module (the affinity table uses them
+// too, and the policies use the affinity table).
+pub use crate::fleet::{Counter, Fleet};
 
 mod least_loaded;
 mod pin;
@@ -44,15 +47,6 @@ impl Route {
 pub struct Decision {
     pub replica: usize,
     pub route: Route,
-}
-
-/// What a policy may ask about the replicas. `eligible` is false for a demoted replica and for
-/// one that already failed this request.
-pub trait Fleet {
-    /// How many replicas there are, eligible or not.
-    fn replicas(&self) -> usize;
-    fn eligible(&self, replica: usize) -> bool;
-    fn in_flight(&self, replica: usize) -> usize;
 }
 
 pub trait Policy: Send + Sync {
@@ -114,22 +108,6 @@ impl FromStr for PolicyKind {
                 "unknown policy {other:?}; one of: shape, round-robin, pin, least-loaded"
             )),
         }
-    }
-}
-
-/// The spreading counter of spec §8: the next eligible replica after the last one handed out.
-/// A counter, not a prefix hash, so that new requests sharing a system prompt still spread.
-#[derive(Debug, Default)]
-pub struct Counter(AtomicUsize);
-
-impl Counter {
-    pub fn next(&self, fleet: &dyn Fleet) -> Option<usize> {
-        let n = fleet.replicas();
-        if n == 0 {
-            return None;
-        }
-        let start = self.0.fetch_add(1, Ordering::Relaxed) % n;
-        (0..n).map(|i| (start + i) % n).find(|r| fleet.eligible(*r))
     }
 }
 
