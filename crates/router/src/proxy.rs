@@ -22,6 +22,10 @@ use crate::policy::{Policy, Route};
 use crate::pool::{write_two, Buf, Conn, Pool};
 use crate::{Config, RouteError};
 
+/// The router's own endpoints: `/headroom/metrics`, `/headroom/health`. No engine serves a
+/// path under it, so it shadows nothing.
+pub const OWN_PREFIX: &[u8] = b"/headroom/";
+
 /// Room for a replica's response head and the first body bytes read with it.
 const UPSTREAM_BUF: usize = h1::MAX_HEAD + (16 << 10);
 
@@ -834,23 +838,24 @@ async fn exchange(
     let target = &buf[req.head.target.clone()];
     let path = target.split(|&b| b == b'?').next().unwrap_or(b"");
     let method = &buf[req.head.method.clone()];
-    let answer = if path == b"/metrics" && method == b"GET" {
-        Some(Answer::local(
+    // The router's own endpoints live under a prefix no engine serves; every other path and
+    // method goes to a replica.
+    let answer = match path.strip_prefix(OWN_PREFIX) {
+        Some(b"metrics") if method == b"GET" => Some(Answer::local(
             200,
             "text/plain; version=0.0.4",
             shared.metrics_text(),
-        ))
-    } else if path == b"/health" {
-        Some(router_health(shared))
-    } else if !path.starts_with(b"/v1/") {
-        shared.metrics.reject(Rejection::NotFound);
-        let msg = format!(
-            "headroom route forwards /v1/* to the replicas; {} is not routed (the router itself serves /metrics and /health)",
-            String::from_utf8_lossy(path)
-        );
-        Some(Answer::error(404, Rejection::NotFound, msg))
-    } else {
-        None
+        )),
+        Some(b"health") => Some(router_health(shared)),
+        Some(_) => {
+            shared.metrics.reject(Rejection::NotFound);
+            let msg = format!(
+                "{} is not an endpoint of headroom route: it serves GET /headroom/metrics and /headroom/health, and forwards every other path to the replicas",
+                String::from_utf8_lossy(path)
+            );
+            Some(Answer::error(404, Rejection::NotFound, msg))
+        }
+        None => None,
     };
     if let Some(answer) = answer {
         return match answer.write(client, &mut s.out, false).await {
@@ -888,10 +893,25 @@ async fn proxy(
     pool: &Pool,
 ) -> After {
     let started = Instant::now();
+    let target = &buf[req.head.target.clone()];
+    let path = target.split(|&b| b == b'?').next().unwrap_or(b"");
     let facts = if body.is_empty() {
         RequestFacts::default()
     } else {
-        key::facts(body, shared.config.prefix_bytes)
+        let fields = shared
+            .config
+            .prompt_paths
+            .iter()
+            .find(|p| p.path.as_bytes() == path)
+            .map_or(&[][..], |p| &p.fields[..]);
+        key::facts_in(body, shared.config.prefix_bytes, fields)
+    };
+    // A streamed answer's first byte comes when the first token does; a non-streamed one's
+    // when the whole generation is done, so it waits under its own, longer limit.
+    let (wait, flag) = if facts.stream {
+        (shared.config.first_byte_timeout, "--first-byte-timeout")
+    } else {
+        (shared.config.request_timeout, "--request-timeout")
     };
     let method = &buf[req.head.method.clone()];
     let head_request = method == b"HEAD";
@@ -933,19 +953,25 @@ async fn proxy(
             .requests
             .fetch_add(1, Ordering::Relaxed);
         let guard = InFlight::enter(shared, r);
-        let first = tokio::time::timeout(
-            shared.config.first_byte_timeout,
-            first_byte(pool, r, upstream, body, head_request),
-        );
-        match first.await {
+        let first = tokio::time::timeout(wait, first_byte(pool, r, upstream, body, head_request));
+        // While the replica works, the client may hang up: then the upstream request is dropped
+        // (its connection closed), which is how an engine learns to free the slot.
+        let first = tokio::select! {
+            biased;
+            first = first => first,
+            () = client_gone(client) => {
+                shared.metrics.client_closed();
+                return After::Close;
+            }
+        };
+        match first {
             Err(_) if shared.probe(r).await.is_err() => {
                 // Nothing since the request, and /health does not answer either: the replica
                 // is hung (it accepts and never answers), not busy with a long prefill. Nothing
                 // reached the client, and dropping the connection cancels the request on the
                 // replica, so it is demoted and the request fails over.
                 let why = format!(
-                    "no first byte within --first-byte-timeout ({:?}) and no answer to its health probe",
-                    shared.config.first_byte_timeout
+                    "no first byte within {flag} ({wait:?}) and no answer to its health probe"
                 );
                 shared.metrics.failure(r, FailureKind::Timeout);
                 shared.demote(r, &why);
@@ -959,8 +985,8 @@ async fn proxy(
                 shared.fail(r, FailureKind::Timeout, "no first byte in time");
                 shared.metrics.reject(Rejection::UpstreamTimeout);
                 let msg = format!(
-                    "{} sent no first byte within --first-byte-timeout ({:?}); not retried, the replica may still be working on it",
-                    shared.names[r], shared.config.first_byte_timeout
+                    "{} sent no first byte within {flag} ({wait:?}); not retried, the replica may still be working on it",
+                    shared.names[r]
                 );
                 let mut answer = Answer::error(504, Rejection::UpstreamTimeout, msg);
                 answer.replica = Some(shared.names[r].clone());
@@ -1188,6 +1214,7 @@ async fn relay(
         };
         if written.is_err() {
             // The client went away; the replica's connection is mid-body and is dropped.
+            shared.metrics.client_closed();
             return After::Close;
         }
         data.clear();
@@ -1196,7 +1223,17 @@ async fn relay(
         if done {
             break !extra;
         }
-        match conn.buf.read_from(&mut conn.stream, UPSTREAM_BUF).await {
+        let read = tokio::select! {
+            biased;
+            read = conn.buf.read_from(&mut conn.stream, UPSTREAM_BUF) => read,
+            () = client_gone(client) => {
+                // The client hung up between two pieces: the replica's connection is dropped
+                // mid-body, which cancels the request there.
+                shared.metrics.client_closed();
+                return After::Close;
+            }
+        };
+        match read {
             Ok(0) if framing == Framing::Close => {
                 if reframe == Reframe::Chunk && client.write_all(b"0\r\n\r\n").await.is_err() {
                     return After::Close;
@@ -1223,6 +1260,18 @@ async fn relay(
         After::Close
     } else {
         After::KeepAlive
+    }
+}
+
+/// Resolves when the client has closed its connection (or half-closed it: a client does not
+/// send its end before it has read the answer). Bytes from the client (a pipelined request)
+/// are left for the next exchange; the watch then stops, as the close can no longer be seen
+/// without reading them.
+async fn client_gone(client: &TcpStream) {
+    let mut byte = [0u8; 1];
+    match client.peek(&mut byte).await {
+        Ok(0) | Err(_) => {}
+        Ok(_) => std::future::pending().await,
     }
 }
 

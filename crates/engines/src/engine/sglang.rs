@@ -165,6 +165,15 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     }
 }
 
+/// Paths whose request body carries a prompt, and its fields (`headroom route` reads them):
+/// SGLang's server (python/sglang/srt/entrypoints/http_server.py): its native `/generate` (`text`, or
+/// `input_ids` given as tokens) and the OpenAI shapes.
+pub const PROMPT_PATHS: &[crate::prompt::PromptPath] = &[
+    crate::prompt::at("/generate", &["text", "input_ids"]),
+    crate::prompt::at("/v1/completions", &["prompt"]),
+    crate::prompt::at("/v1/chat/completions", &["messages"]),
+];
+
 #[cfg(test)]
 mod tests {
     use crate::adapters::sample_of;

@@ -240,6 +240,16 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     s.config_labels = v.info_labels(CACHE_CONFIG_INFO, &["engine"]);
 }
 
+/// Paths whose request body carries a prompt, and its fields (`headroom route` reads them):
+/// vLLM's OpenAI server (vllm/entrypoints/openai/api_server.py): completions, chat, responses and the
+/// Anthropic messages shape.
+pub const PROMPT_PATHS: &[crate::prompt::PromptPath] = &[
+    crate::prompt::at("/v1/completions", &["prompt"]),
+    crate::prompt::at("/v1/chat/completions", &["messages"]),
+    crate::prompt::at("/v1/responses", &["input"]),
+    crate::prompt::at("/v1/messages", &["messages"]),
+];
+
 #[cfg(test)]
 mod tests {
     use crate::adapters::sample_of;
