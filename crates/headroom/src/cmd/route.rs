@@ -71,7 +71,10 @@ pub struct Args {
     /// Address to listen on; port 0 picks a free port (the bound address is printed).
     #[arg(long, default_value = "127.0.0.1:9000", value_name = "ADDR")]
     listen: SocketAddr,
-    /// A replica's base URL (http://host:port); repeat for each replica.
+    /// A replica's base URL (http://host:port); repeat for each replica. A URL with userinfo
+    /// (http://user:password@host:port) sends it to the replica as Basic auth when the client's
+    /// request has no Authorization of its own; reports, logs, headers and metrics name the
+    /// replica without it, and errors print the password as ***.
     #[arg(long = "backend", value_name = "URL", required = true)]
     backends: Vec<String>,
     /// Routing policy: shape, round-robin, pin or least-loaded.

@@ -846,3 +846,138 @@ fn llama_server_native_paths_answer_through_the_router_as_directly() {
     let h: router::doc::HealthBody = h.parse();
     assert_eq!((h.status.as_str(), h.live), ("ok", 1));
 }
+
+/// A router started with `args`, its stdout and stderr going to files under `dir`; the bound
+/// address read back from the log once the router listens (`--json` or the text table).
+fn route_logged(dir: &std::path::Path, name: &str, args: &[&str]) -> (Child, SocketAddr) {
+    let out = dir.join(format!("{name}.out"));
+    let err = dir.join(format!("{name}.err"));
+    let child = Command::new(crate::util::bin())
+        .arg("route")
+        .args(args)
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .expect("headroom route starts");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        // Both forms print the bound address as 127.0.0.1:PORT.
+        if let Some(addr) = text
+            .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == ':'))
+            .find_map(|w| w.strip_prefix("127.0.0.1:"))
+            .and_then(|p| p.parse::<u16>().ok())
+            .filter(|p| *p != 0)
+        {
+            return (child, SocketAddr::from(([127, 0, 0, 1], addr)));
+        }
+        assert!(Instant::now() < deadline, "route never listened: {text}");
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A backend URL's password (userinfo) appears in no output of `headroom route`: its --json
+/// and text reports, its stderr log lines (demotions, errors), response headers and error
+/// bodies, /headroom/metrics and /headroom/health, and the error for a bad URL.
+#[test]
+fn a_backend_password_appears_in_no_output() {
+    let _one = testpeers::serial();
+    let Some(llama) = testpeers::LlamaServer::start(&["-np", "1", "-c", "2048"]) else {
+        return;
+    };
+    const SECRET: &str = "s3cret-pw";
+    let dir = tempfile::tempdir().unwrap();
+    let live = format!("http://user:{SECRET}@127.0.0.1:{}", llama.port);
+    let dead = format!("http://user:{SECRET}@127.0.0.1:{}", free_port());
+    let mut seen: Vec<String> = Vec::new();
+
+    let (mut json_router, addr) = route_logged(
+        dir.path(),
+        "json",
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--json",
+            "--probe-interval",
+            "200ms",
+            "--backend",
+            &live,
+            "--backend",
+            &dead,
+        ],
+    );
+    let mut record = |r: Resp| {
+        seen.push(format!(
+            "{:?} {}",
+            r.headers,
+            String::from_utf8_lossy(&r.body)
+        ));
+        r
+    };
+    let body = chat(&json!([{"role": "user", "content": "Hi"}]), 2, false);
+    let r = record(http(addr, "POST", "/v1/chat/completions", Some(&body), &[]).unwrap());
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(
+        r.header("x-headroom-replica"),
+        Some(format!("http://127.0.0.1:{}", llama.port).as_str())
+    );
+    record(http(addr, "GET", "/headroom/metrics", None, &[]).unwrap());
+    record(http(addr, "GET", "/headroom/health", None, &[]).unwrap());
+    drop(llama);
+    // Both replicas down: a 503 naming each replica and each failed attempt.
+    let r = record(http(addr, "POST", "/v1/chat/completions", Some(&body), &[]).unwrap());
+    assert_eq!(r.status, 503, "{r:?}");
+    assert!(r.error().replicas.is_some_and(|r| r.len() == 2));
+    record(http(addr, "GET", "/headroom/metrics", None, &[]).unwrap());
+    let killed = Command::new("kill")
+        .args(["-TERM", &json_router.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert!(json_router.wait().unwrap().success());
+
+    // The text reports, with a dead backend only.
+    let (mut text_router, addr) = route_logged(
+        dir.path(),
+        "text",
+        &["--listen", "127.0.0.1:0", "--backend", &dead],
+    );
+    let r = record(http(addr, "POST", "/v1/chat/completions", Some(&body), &[]).unwrap());
+    assert_eq!(r.status, 503);
+    let killed = Command::new("kill")
+        .args(["-TERM", &text_router.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let _ = text_router.wait();
+
+    // A bad URL (port out of range): refused with a message, in both modes.
+    for json in [false, true] {
+        let mut cmd = Command::new(crate::util::bin());
+        cmd.args(["route", "--listen", "127.0.0.1:0", "--backend"]);
+        cmd.arg(format!("http://user:{SECRET}@127.0.0.1:99999"));
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(err.contains("port"), "the error says what is wrong: {err}");
+        seen.push(String::from_utf8_lossy(&out.stdout).into_owned());
+        seen.push(err);
+    }
+
+    for f in ["json.out", "json.err", "text.out", "text.err"] {
+        let text = std::fs::read_to_string(dir.path().join(f)).unwrap();
+        assert!(!text.is_empty() || f == "text.err", "{f} is empty");
+        seen.push(text);
+    }
+    let all = seen.join("\n");
+    // The runs did print the replicas (so the scan covers them), under their bare URLs.
+    assert!(all.contains("demoted"), "{all}");
+    assert!(all.contains(&format!(
+        "http://127.0.0.1:{}",
+        &dead[dead.rfind(':').unwrap() + 1..]
+    )));
+    assert!(!all.contains(SECRET), "a password was printed:\n{all}");
+}

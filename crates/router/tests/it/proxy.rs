@@ -942,3 +942,32 @@ async fn a_port_in_use_is_an_error_not_a_shared_port() {
     assert!(err.to_string().contains(&first.addr.to_string()), "{err}");
     first.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_urls_userinfo_is_sent_as_basic_auth_and_named_nowhere() {
+    let a = Fake::quick("a").await;
+    let with_creds = format!("http://user:s3cret@{}", a.addr);
+    let router = start_router(config(vec![with_creds])).await;
+    let body = || chat(&json!([{"role": "user", "content": "hi"}]));
+    let out = send(router.addr, "/v1/chat/completions", body(), &[]).await;
+    assert_eq!(out.status, 200);
+    // base64("user:s3cret")
+    assert_eq!(
+        out.headers.get("x-echo-authorization").unwrap(),
+        "Basic dXNlcjpzM2NyZXQ="
+    );
+    assert_eq!(out.headers.get("x-headroom-replica").unwrap(), &a.url());
+    // The client's own Authorization (an engine's API key) wins.
+    let own = [("authorization", "Bearer key-1")];
+    let out = send(router.addr, "/v1/chat/completions", body(), &own).await;
+    assert_eq!(
+        out.headers.get("x-echo-authorization").unwrap(),
+        "Bearer key-1"
+    );
+    let (_, text) = get(router.addr, "/headroom/metrics").await;
+    assert!(
+        !text.contains("s3cret") && !text.contains("user:"),
+        "{text}"
+    );
+    router.stop().await;
+}
