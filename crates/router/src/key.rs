@@ -117,9 +117,13 @@ pub fn facts(body: &[u8], prefix_bytes: usize) -> RequestFacts {
 
 /// As [`facts`], for an engine's own API: the prompt is the first of `fields` the body has
 /// (`messages` read as chat messages, any other field as a prompt: a string, or an array of
-/// strings or tokens). With no fields given, the OpenAI shapes ([`facts`]).
+/// strings or tokens). With no fields given, or only OpenAI's, the OpenAI shapes ([`facts`]).
 pub fn facts_in<S: AsRef<str>>(body: &[u8], prefix_bytes: usize, fields: &[S]) -> RequestFacts {
-    if fields.is_empty() {
+    // OpenAI's fields take the typed (faster) path; it reads `messages`, else `prompt`.
+    if fields
+        .iter()
+        .all(|f| matches!(f.as_ref(), "messages" | "prompt"))
+    {
         return facts(body, prefix_bytes);
     }
     let Ok(map) = serde_json::from_slice::<HashMap<Cow<str>, &RawValue>>(body) else {
