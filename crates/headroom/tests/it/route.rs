@@ -687,9 +687,10 @@ fn hang_up(addr: SocketAddr, llama_port: u16, stream: bool) -> f64 {
 ///
 /// Effect and noise: 2000 tokens with `ignore_eos` took 51 s here directly (39 tok/s, another
 /// build running beside it; 80 tok/s idle: 25 s), so a slot that stays busy is busy for at least
-/// 20 s after the hang-up; a cancelled one was seen free at the first check, 2 s after (6 runs,
-/// direct and through the router, streamed and not). The bound is 5 s (the first two checks).
-/// Before the fix, a non-streamed request through the router kept its slot to the end.
+/// 20 s after the hang-up; a cancelled one was seen free at the first check, 2 s after (3 runs
+/// by hand: direct non-streamed, through the router non-streamed and streamed). The bound is
+/// 5 s (the first two checks). Issue #37: before, a non-streamed request through the router
+/// kept its slot until the generation ended.
 #[test]
 fn hung_up_requests_free_the_slot_and_non_streamed_answers_outlive_the_first_byte_timeout() {
     let _one = testpeers::serial();
