@@ -7,6 +7,7 @@ mod flags;
 pub mod identity;
 pub mod process;
 pub mod prom;
+pub mod prompt;
 pub mod sample;
 pub mod scrape;
 mod series;

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
-use crate::replicas::{Counter, Fleet};
+use crate::fleet::{Counter, Fleet};
 
 /// A bounded LRU map. Recency is kept as a queue of (key, stamp); a queue entry whose stamp is
 /// no longer the key's is stale and skipped, so a touch is O(1) and eviction amortised O(1).

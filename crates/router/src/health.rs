@@ -2,7 +2,7 @@
 //! reads it through `Fleet`, the proxy and the prober write it.
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use crate::policy::Fleet;
+use crate::fleet::Fleet;
 
 #[derive(Debug)]
 struct State {

@@ -19,6 +19,7 @@
 //! single text part, so a client that re-serialises its history still finds its replica.
 //! See docs/route.md for the whole design.
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hasher};
 
 use serde::Deserialize;
@@ -35,6 +36,8 @@ pub struct RequestFacts {
     pub whole: Option<u64>,
     /// Keys of the conversation just before each assistant message, latest first, no repeats.
     pub history: Vec<u64>,
+    /// The body asks for a streamed answer (`"stream": true`).
+    pub stream: bool,
 }
 
 impl RequestFacts {
@@ -53,6 +56,12 @@ struct Envelope<'a> {
     messages: Option<Vec<&'a RawValue>>,
     #[serde(borrow)]
     prompt: Option<&'a RawValue>,
+    #[serde(borrow)]
+    stream: Option<&'a RawValue>,
+}
+
+fn is_true(v: Option<&RawValue>) -> bool {
+    v.is_some_and(|v| v.get() == "true")
 }
 
 /// A message with a role, a string (or null) content and nothing else.
@@ -87,79 +96,127 @@ const FIELD: u8 = 0x1d;
 const END: u8 = 0x1e;
 const SEP: u8 = 0x1f;
 
-/// Takes the routing facts from a request body; `prefix_bytes` is N. A body that is not JSON,
-/// or not an object, yields no keys (the request is spread and the replica answers it).
+/// Takes the routing facts from a request body; `prefix_bytes` is N. The prompt is the body's
+/// `messages`, else its `prompt` (the OpenAI shapes). A body that is not JSON, or not an
+/// object, yields no keys (the request is spread and the replica answers it).
 pub fn facts(body: &[u8], prefix_bytes: usize) -> RequestFacts {
     let Ok(env) = serde_json::from_slice::<Envelope>(body) else {
         return RequestFacts::default();
     };
-    let mut hash = PrefixHash::new(prefix_bytes, env.model.as_deref().unwrap_or(""));
-    if let Some(messages) = env.messages {
-        let mut history = Vec::new();
-        let mut buf = Vec::new();
-        for raw in &messages {
-            if hash.is_full() {
-                // Every later boundary has the same (truncated) key: only ask whether one exists.
-                let role = serde_json::from_str::<RoleOnly>(raw.get())
-                    .ok()
-                    .and_then(|m| m.role);
-                if role.as_deref() == Some("assistant") {
-                    history.push(hash.key());
-                    break;
-                }
-                continue;
-            }
-            buf.clear();
-            // Most messages are a role and a string: canonicalise those without building a
-            // JSON tree (same bytes as the general path, which the tests check).
-            let role_is_assistant = match serde_json::from_str::<PlainMessage>(raw.get()) {
-                Ok(m) => {
-                    out_plain(&m, &mut buf);
-                    m.role == "assistant"
-                }
-                Err(_) => {
-                    let msg: Value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
-                    canonical_message(&msg, &mut buf);
-                    msg.get("role").and_then(Value::as_str) == Some("assistant")
-                }
-            };
-            if role_is_assistant && hash.fed > 0 {
-                history.push(hash.key());
-            }
-            hash.feed(&buf);
-        }
-        history.reverse();
-        history.dedup();
-        return RequestFacts {
-            messages: messages.len(),
-            whole: Some(hash.key()),
-            history,
-        };
+    let model = env.model.as_deref().unwrap_or("");
+    let mut f = if let Some(messages) = env.messages {
+        messages_facts(model, &messages, prefix_bytes)
+    } else if let Some(prompt) = env.prompt {
+        prompt_facts(model, prompt, prefix_bytes)
+    } else {
+        RequestFacts::default()
+    };
+    f.stream = is_true(env.stream);
+    f
+}
+
+/// As [`facts`], for an engine's own API: the prompt is the first of `fields` the body has
+/// (`messages` read as chat messages, any other field as a prompt: a string, or an array of
+/// strings or tokens). With no fields given, or only OpenAI's, the OpenAI shapes ([`facts`]).
+pub fn facts_in<S: AsRef<str>>(body: &[u8], prefix_bytes: usize, fields: &[S]) -> RequestFacts {
+    // OpenAI's fields take the typed (faster) path; it reads `messages`, else `prompt`.
+    if fields
+        .iter()
+        .all(|f| matches!(f.as_ref(), "messages" | "prompt"))
+    {
+        return facts(body, prefix_bytes);
     }
-    if let Some(prompt) = env.prompt {
-        let mut buf = Vec::new();
-        match serde_json::from_str::<Value>(prompt.get()) {
-            Ok(Value::String(s)) => text_part(&s, &mut buf),
-            Ok(Value::Array(items)) => {
-                for item in &items {
-                    match item {
-                        Value::String(s) => text_part(s, &mut buf),
-                        other => canonical_json(other, &mut buf),
-                    }
-                    buf.push(END);
-                }
+    let Ok(map) = serde_json::from_slice::<HashMap<Cow<str>, &RawValue>>(body) else {
+        return RequestFacts::default();
+    };
+    let model = map
+        .get("model")
+        .and_then(|m| serde_json::from_str::<Cow<str>>(m.get()).ok());
+    let model = model.as_deref().unwrap_or("");
+    let found = fields
+        .iter()
+        .find_map(|f| map.get(f.as_ref()).map(|raw| (f.as_ref(), *raw)));
+    let mut f = match found {
+        Some(("messages", raw)) => match serde_json::from_str::<Vec<&RawValue>>(raw.get()) {
+            Ok(messages) => messages_facts(model, &messages, prefix_bytes),
+            Err(_) => RequestFacts::default(),
+        },
+        Some((_, raw)) => prompt_facts(model, raw, prefix_bytes),
+        None => RequestFacts::default(),
+    };
+    f.stream = is_true(map.get("stream").copied());
+    f
+}
+
+fn messages_facts(model: &str, messages: &[&RawValue], prefix_bytes: usize) -> RequestFacts {
+    let mut hash = PrefixHash::new(prefix_bytes, model);
+    let mut history = Vec::new();
+    let mut buf = Vec::new();
+    for raw in messages {
+        if hash.is_full() {
+            // Every later boundary has the same (truncated) key: only ask whether one exists.
+            let role = serde_json::from_str::<RoleOnly>(raw.get())
+                .ok()
+                .and_then(|m| m.role);
+            if role.as_deref() == Some("assistant") {
+                history.push(hash.key());
+                break;
             }
-            Ok(other) => canonical_json(&other, &mut buf),
-            Err(_) => return RequestFacts::default(),
+            continue;
+        }
+        buf.clear();
+        // Most messages are a role and a string: canonicalise those without building a
+        // JSON tree (same bytes as the general path, which the tests check).
+        let role_is_assistant = match serde_json::from_str::<PlainMessage>(raw.get()) {
+            Ok(m) => {
+                out_plain(&m, &mut buf);
+                m.role == "assistant"
+            }
+            Err(_) => {
+                let msg: Value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+                canonical_message(&msg, &mut buf);
+                msg.get("role").and_then(Value::as_str) == Some("assistant")
+            }
+        };
+        if role_is_assistant && hash.fed > 0 {
+            history.push(hash.key());
         }
         hash.feed(&buf);
-        return RequestFacts {
-            messages: 0,
-            whole: Some(hash.key()),
-            history: Vec::new(),
-        };
     }
-    RequestFacts::default()
+    history.reverse();
+    history.dedup();
+    RequestFacts {
+        messages: messages.len(),
+        whole: Some(hash.key()),
+        history,
+        stream: false,
+    }
+}
+
+fn prompt_facts(model: &str, prompt: &RawValue, prefix_bytes: usize) -> RequestFacts {
+    let mut hash = PrefixHash::new(prefix_bytes, model);
+    let mut buf = Vec::new();
+    match serde_json::from_str::<Value>(prompt.get()) {
+        Ok(Value::String(s)) => text_part(&s, &mut buf),
+        Ok(Value::Array(items)) => {
+            for item in &items {
+                match item {
+                    Value::String(s) => text_part(s, &mut buf),
+                    other => canonical_json(other, &mut buf),
+                }
+                buf.push(END);
+            }
+        }
+        Ok(other) => canonical_json(&other, &mut buf),
+        Err(_) => return RequestFacts::default(),
+    }
+    hash.feed(&buf);
+    RequestFacts {
+        messages: 0,
+        whole: Some(hash.key()),
+        history: Vec::new(),
+        stream: false,
+    }
 }
 
 /// A streaming hash over at most `limit` bytes, seeded with the model name.
@@ -335,6 +392,32 @@ mod tests {
                 String::from_utf8_lossy(body)
             );
         }
+    }
+
+    #[test]
+    fn engine_fields_are_read_like_a_prompt_and_stream_is_seen() {
+        // SGLang's /generate keeps its prompt in `text`, TGI's in `inputs`: one row for both.
+        let fields = ["text", "inputs"];
+        let sglang = br#"{"text":"Once upon a time","stream":true,"sampling_params":{}}"#;
+        let tgi = br#"{"inputs":"Once upon a time","parameters":{}}"#;
+        let (a, b) = (facts_in(sglang, N, &fields), facts_in(tgi, N, &fields));
+        assert!(a.whole.is_some() && a.stream);
+        assert_eq!(
+            (a.whole, b.stream),
+            (b.whole, false),
+            "same prompt, same key"
+        );
+        // The same text under `prompt` on /v1/completions: the same identity.
+        let openai = br#"{"prompt":"Once upon a time"}"#;
+        assert_eq!(facts(openai, N).whole, a.whole);
+        // A messages field reads as chat messages.
+        let chat = br#"{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":false}"#;
+        assert_eq!(facts_in(chat, N, &["messages"]), facts(chat, N));
+        // None of the fields: no key; not JSON: nothing.
+        assert_eq!(facts_in(br#"{"content":"x"}"#, N, &fields).whole, None);
+        assert_eq!(facts_in(b"nope", N, &fields), RequestFacts::default());
+        assert!(facts(br#"{"prompt":"x","stream":true}"#, N).stream);
+        assert!(!facts(br#"{"prompt":"x","stream":"true"}"#, N).stream);
     }
 
     #[test]

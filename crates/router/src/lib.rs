@@ -7,7 +7,8 @@
 //! - Fail over before the first byte (connection failure, 502/503), never after; demoted
 //!   replicas are probed and come back by themselves.
 //!
-//! Layout: [`key`] (request → conversation keys, pure), [`policy`] (one type per policy behind
+//! Layout: [`key`] (request → conversation keys, pure), [`fleet`] (what a policy may ask of the
+//! replicas, and the spreading counter: a leaf), [`policy`] (one type per policy behind
 //! one trait, pure), [`affinity`] (the bounded LRU table), [`health`] (live/demoted, in
 //! flight), [`metrics`] (Prometheus text), and the proxy, which owns retries: HTTP/1.1 handled
 //! directly (`h1`: heads parsed in place, headers copied through as bytes, bodies relayed as they
@@ -17,6 +18,7 @@ use std::time::Duration;
 
 pub mod affinity;
 pub mod doc;
+pub mod fleet;
 // Public for the fuzz targets (fuzz/) and the fault tests; not an API of the router.
 #[doc(hidden)]
 pub mod h1;
@@ -26,10 +28,9 @@ pub mod metrics;
 pub mod policy;
 mod pool;
 mod proxy;
-pub mod replicas;
 
 pub use policy::{PolicyKind, Route};
-pub use proxy::{Event, EventSink, ReplicaStatus, Router, Summary};
+pub use proxy::{Event, EventSink, ReplicaStatus, Router, Summary, OWN_PREFIX};
 
 /// Everything `headroom route` can be told.
 #[derive(Debug, Clone)]
@@ -46,8 +47,15 @@ pub struct Config {
     pub max_body: usize,
     /// Time to open a connection to a replica.
     pub connect_timeout: Duration,
-    /// Time from sending a request to a replica to its first response byte.
+    /// For a streamed request (`"stream": true`): time from sending it to a replica to the
+    /// replica's first response byte.
     pub first_byte_timeout: Duration,
+    /// For any other request: time from sending it to the first response byte, which for a
+    /// non-streamed generation is its end (the engine answers when it is done).
+    pub request_timeout: Duration,
+    /// Engine paths whose body carries a prompt, and the JSON fields that hold it (the first
+    /// one present counts). Other paths with a body are read for OpenAI's `messages`/`prompt`.
+    pub prompt_paths: Vec<PromptPath>,
     /// Time a client has to send its request head and body.
     pub client_timeout: Duration,
     /// How often demoted replicas are probed.
@@ -73,6 +81,8 @@ impl Default for Config {
             max_body: 64 << 20,
             connect_timeout: Duration::from_secs(2),
             first_byte_timeout: Duration::from_secs(300),
+            request_timeout: Duration::from_secs(3600),
+            prompt_paths: Vec::new(),
             client_timeout: Duration::from_secs(60),
             probe_interval: Duration::from_secs(2),
             probe_timeout: Duration::from_secs(30),
@@ -80,6 +90,16 @@ impl Default for Config {
             workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
+}
+
+/// A path of an engine's own API whose request body carries a prompt, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptPath {
+    /// The path as the client sends it (`/completion`, `/generate`), without a query.
+    pub path: String,
+    /// The JSON fields that may hold the prompt, in order; `messages` is read as chat messages,
+    /// any other field as a prompt (a string, or an array of strings or tokens).
+    pub fields: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -143,6 +143,8 @@ pub struct Metrics {
     pub routes: [AtomicU64; 3],
     pub rejections: [AtomicU64; 6],
     pub overhead: Histogram,
+    /// Clients that hung up before their response ended (the replica's request was dropped).
+    pub client_closed: AtomicU64,
 }
 
 /// What `/metrics` needs besides the counters: names and the current state.
@@ -160,6 +162,7 @@ impl Metrics {
             routes: Default::default(),
             rejections: Default::default(),
             overhead: Histogram::new(OVERHEAD_BUCKETS),
+            client_closed: AtomicU64::new(0),
         }
     }
 
@@ -182,6 +185,10 @@ impl Metrics {
     pub fn route(&self, route: Route) {
         let i = Route::ALL.iter().position(|k| *k == route).unwrap_or(0);
         self.routes[i].fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn client_closed(&self) {
+        self.client_closed.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn reject(&self, why: Rejection) {
@@ -268,6 +275,7 @@ impl Metrics {
             "Conversations moved off the replica to live ones when it was demoted.",
             &|r| load(&self.replicas[r].repinned),
         );
+        let _ = writeln!(out, "# HELP headroom_route_client_closed_total Clients that hung up before their response ended; each one's request to the replica was dropped, which cancels it there.\n# TYPE headroom_route_client_closed_total counter\nheadroom_route_client_closed_total {}", load(&self.client_closed));
         let _ = writeln!(out, "# HELP headroom_route_responses_total Proxied responses by route: pinned, spread, failover.\n# TYPE headroom_route_responses_total counter");
         for (i, route) in Route::ALL.iter().enumerate() {
             let _ = writeln!(

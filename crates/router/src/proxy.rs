@@ -22,6 +22,10 @@ use crate::policy::{Policy, Route};
 use crate::pool::{write_two, Buf, Conn, Pool};
 use crate::{Config, RouteError};
 
+/// The router's own endpoints: `/headroom/metrics`, `/headroom/health`. No engine serves a
+/// path under it, so it shadows nothing.
+pub const OWN_PREFIX: &[u8] = b"/headroom/";
+
 /// Room for a replica's response head and the first body bytes read with it.
 const UPSTREAM_BUF: usize = h1::MAX_HEAD + (16 << 10);
 
@@ -76,7 +80,11 @@ pub struct Summary {
 }
 
 struct Backend {
+    /// The URL as reports, logs, metrics and headers name it: as given, without its userinfo.
     name: String,
+    /// `Basic ...`: the URL's userinfo, sent to the replica as its `Authorization` when the
+    /// client's request carries none (and on probes).
+    auth: Option<String>,
     /// `host:port` to connect to.
     addr: String,
     /// The Host header it is sent.
@@ -87,7 +95,7 @@ struct Backend {
 impl Backend {
     fn parse(url: &str) -> Result<Backend, RouteError> {
         let bad = |reason: &str| RouteError::Backend {
-            url: url.to_string(),
+            url: redact_url(url),
             reason: reason.to_string(),
         };
         if url.starts_with("https://") {
@@ -105,6 +113,18 @@ impl Backend {
         if path.contains(['?', '#']) {
             return Err(bad("a backend URL takes no query"));
         }
+        // Userinfo (`user:password@`) is a credential: kept out of every name, sent as Basic auth.
+        let (auth, authority) = match authority.rfind('@') {
+            Some(at) => {
+                let userinfo = percent_decode(&authority[..at])
+                    .ok_or_else(|| bad("the user:password part has a bad %-escape"))?;
+                (
+                    Some(format!("Basic {}", base64(&userinfo))),
+                    &authority[at + 1..],
+                )
+            }
+            None => (None, authority),
+        };
         if authority.is_empty() {
             return Err(bad("no host"));
         }
@@ -126,11 +146,28 @@ impl Backend {
             return Err(bad("no host"));
         }
         Ok(Backend {
-            name: url.trim_end_matches('/').to_string(),
+            name: format!("http://{authority}{}", path.trim_end_matches('/')),
+            auth,
             addr: format!("{host}:{port}"),
             host: authority.to_string(),
             base_path: path.trim_end_matches('/').to_string(),
         })
+    }
+
+    /// Appends this replica's `Authorization` line, from its URL's userinfo, unless the client
+    /// sent its own (`client` holds the request's headers, or none for a probe).
+    fn authorize(&self, out: &mut Vec<u8>, client: Option<(&[u8], &h1::Common)>) {
+        let Some(auth) = &self.auth else { return };
+        let has_own = client.is_some_and(|(buf, c)| {
+            c.headers
+                .iter()
+                .any(|h| buf[h.name.clone()].eq_ignore_ascii_case(b"authorization"))
+        });
+        if !has_own {
+            out.extend_from_slice(b"authorization: ");
+            out.extend_from_slice(auth.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        }
     }
 
     /// Appends the origin-form request target on this replica.
@@ -249,7 +286,9 @@ impl Shared {
         backend.target(path.as_bytes(), &mut head);
         head.extend_from_slice(b" HTTP/1.1\r\nhost: ");
         head.extend_from_slice(backend.host.as_bytes());
-        head.extend_from_slice(b"\r\n\r\n");
+        head.extend_from_slice(b"\r\n");
+        backend.authorize(&mut head, None);
+        head.extend_from_slice(b"\r\n");
         let (mut conn, resp) = self
             .probe_pool
             .send(r, &head, b"")
@@ -834,23 +873,24 @@ async fn exchange(
     let target = &buf[req.head.target.clone()];
     let path = target.split(|&b| b == b'?').next().unwrap_or(b"");
     let method = &buf[req.head.method.clone()];
-    let answer = if path == b"/metrics" && method == b"GET" {
-        Some(Answer::local(
+    // The router's own endpoints live under a prefix no engine serves; every other path and
+    // method goes to a replica.
+    let answer = match path.strip_prefix(OWN_PREFIX) {
+        Some(b"metrics") if method == b"GET" => Some(Answer::local(
             200,
             "text/plain; version=0.0.4",
             shared.metrics_text(),
-        ))
-    } else if path == b"/health" {
-        Some(router_health(shared))
-    } else if !path.starts_with(b"/v1/") {
-        shared.metrics.reject(Rejection::NotFound);
-        let msg = format!(
-            "headroom route forwards /v1/* to the replicas; {} is not routed (the router itself serves /metrics and /health)",
-            String::from_utf8_lossy(path)
-        );
-        Some(Answer::error(404, Rejection::NotFound, msg))
-    } else {
-        None
+        )),
+        Some(b"health") => Some(router_health(shared)),
+        Some(_) => {
+            shared.metrics.reject(Rejection::NotFound);
+            let msg = format!(
+                "{} is not an endpoint of headroom route: it serves GET /headroom/metrics and /headroom/health, and forwards every other path to the replicas",
+                String::from_utf8_lossy(path)
+            );
+            Some(Answer::error(404, Rejection::NotFound, msg))
+        }
+        None => None,
     };
     if let Some(answer) = answer {
         return match answer.write(client, &mut s.out, false).await {
@@ -888,10 +928,25 @@ async fn proxy(
     pool: &Pool,
 ) -> After {
     let started = Instant::now();
+    let target = &buf[req.head.target.clone()];
+    let path = target.split(|&b| b == b'?').next().unwrap_or(b"");
     let facts = if body.is_empty() {
         RequestFacts::default()
     } else {
-        key::facts(body, shared.config.prefix_bytes)
+        let fields = shared
+            .config
+            .prompt_paths
+            .iter()
+            .find(|p| p.path.as_bytes() == path)
+            .map_or(&[][..], |p| &p.fields[..]);
+        key::facts_in(body, shared.config.prefix_bytes, fields)
+    };
+    // A streamed answer's first byte comes when the first token does; a non-streamed one's
+    // when the whole generation is done, so it waits under its own, longer limit.
+    let (wait, flag) = if facts.stream {
+        (shared.config.first_byte_timeout, "--first-byte-timeout")
+    } else {
+        (shared.config.request_timeout, "--request-timeout")
     };
     let method = &buf[req.head.method.clone()];
     let head_request = method == b"HEAD";
@@ -920,6 +975,7 @@ async fn proxy(
         upstream.extend_from_slice(backend.host.as_bytes());
         upstream.extend_from_slice(b"\r\n");
         h1::forward_headers(upstream, buf, &req.head.common, true, false);
+        backend.authorize(upstream, Some((buf, &req.head.common)));
         if !body.is_empty() || method == b"POST" || method == b"PUT" {
             upstream.extend_from_slice(b"content-length: ");
             h1::push_decimal(upstream, body.len() as u64);
@@ -933,19 +989,25 @@ async fn proxy(
             .requests
             .fetch_add(1, Ordering::Relaxed);
         let guard = InFlight::enter(shared, r);
-        let first = tokio::time::timeout(
-            shared.config.first_byte_timeout,
-            first_byte(pool, r, upstream, body, head_request),
-        );
-        match first.await {
+        let first = tokio::time::timeout(wait, first_byte(pool, r, upstream, body, head_request));
+        // While the replica works, the client may hang up: then the upstream request is dropped
+        // (its connection closed), which is how an engine learns to free the slot.
+        let first = tokio::select! {
+            biased;
+            first = first => first,
+            () = client_gone(client) => {
+                shared.metrics.client_closed();
+                return After::Close;
+            }
+        };
+        match first {
             Err(_) if shared.probe(r).await.is_err() => {
                 // Nothing since the request, and /health does not answer either: the replica
                 // is hung (it accepts and never answers), not busy with a long prefill. Nothing
                 // reached the client, and dropping the connection cancels the request on the
                 // replica, so it is demoted and the request fails over.
                 let why = format!(
-                    "no first byte within --first-byte-timeout ({:?}) and no answer to its health probe",
-                    shared.config.first_byte_timeout
+                    "no first byte within {flag} ({wait:?}) and no answer to its health probe"
                 );
                 shared.metrics.failure(r, FailureKind::Timeout);
                 shared.demote(r, &why);
@@ -959,8 +1021,8 @@ async fn proxy(
                 shared.fail(r, FailureKind::Timeout, "no first byte in time");
                 shared.metrics.reject(Rejection::UpstreamTimeout);
                 let msg = format!(
-                    "{} sent no first byte within --first-byte-timeout ({:?}); not retried, the replica may still be working on it",
-                    shared.names[r], shared.config.first_byte_timeout
+                    "{} sent no first byte within {flag} ({wait:?}); not retried, the replica may still be working on it",
+                    shared.names[r]
                 );
                 let mut answer = Answer::error(504, Rejection::UpstreamTimeout, msg);
                 answer.replica = Some(shared.names[r].clone());
@@ -1188,6 +1250,7 @@ async fn relay(
         };
         if written.is_err() {
             // The client went away; the replica's connection is mid-body and is dropped.
+            shared.metrics.client_closed();
             return After::Close;
         }
         data.clear();
@@ -1196,7 +1259,17 @@ async fn relay(
         if done {
             break !extra;
         }
-        match conn.buf.read_from(&mut conn.stream, UPSTREAM_BUF).await {
+        let read = tokio::select! {
+            biased;
+            read = conn.buf.read_from(&mut conn.stream, UPSTREAM_BUF) => read,
+            () = client_gone(client) => {
+                // The client hung up between two pieces: the replica's connection is dropped
+                // mid-body, which cancels the request there.
+                shared.metrics.client_closed();
+                return After::Close;
+            }
+        };
+        match read {
             Ok(0) if framing == Framing::Close => {
                 if reframe == Reframe::Chunk && client.write_all(b"0\r\n\r\n").await.is_err() {
                     return After::Close;
@@ -1223,6 +1296,71 @@ async fn relay(
         After::Close
     } else {
         After::KeepAlive
+    }
+}
+
+/// A URL with its userinfo's password replaced by `***`, for an error message.
+pub fn redact_url(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_string();
+    };
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => {
+            let user = rest[..at].split(':').next().unwrap_or("");
+            format!("{}{user}:***{}", &url[..scheme_end], &rest[at..])
+        }
+        None => url.to_string(),
+    }
+}
+
+/// RFC 3986 percent-decoding; `None` for a bad escape.
+fn percent_decode(s: &str) -> Option<Vec<u8>> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    Some(out)
+}
+
+/// Standard base64 with padding (RFC 4648 §4), as Basic auth takes it.
+fn base64(data: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for c in data.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(A[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Resolves when the client has closed its connection (or half-closed it: a client does not
+/// send its end before it has read the answer). Bytes from the client (a pipelined request)
+/// are left for the next exchange; the watch then stops, as the close can no longer be seen
+/// without reading them.
+async fn client_gone(client: &TcpStream) {
+    let mut byte = [0u8; 1];
+    match client.peek(&mut byte).await {
+        Ok(0) | Err(_) => {}
+        Ok(_) => std::future::pending().await,
     }
 }
 
@@ -1398,6 +1536,30 @@ mod tests {
         );
         let v6 = Backend::parse("http://[::1]").unwrap();
         assert_eq!(v6.addr, "[::1]:80");
+        // Userinfo: out of the name, into Basic auth (RFC 7617's example), %-escapes decoded.
+        let u = Backend::parse("http://Aladdin:open%20sesame@gpu1:8000/").unwrap();
+        assert_eq!(u.name, "http://gpu1:8000");
+        assert_eq!(
+            (u.addr.as_str(), u.host.as_str()),
+            ("gpu1:8000", "gpu1:8000")
+        );
+        assert_eq!(
+            u.auth.as_deref(),
+            Some("Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+        );
+        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(base64(b"a"), "YQ==");
+        assert_eq!(base64(b""), "");
+        // A bad URL's error names it without the password.
+        for bad in [
+            "http://u:hunter2@a:99999",
+            "http://u:hunter2@a b:1",
+            "http://u:hunter2%zz@a:1",
+        ] {
+            let e = Backend::parse(bad).err().unwrap().to_string();
+            assert!(!e.contains("hunter2") && e.contains("u:***@"), "{e}");
+        }
+        assert_eq!(redact_url("http://a:1/x@y"), "http://a:1/x@y");
         for bad in [
             "https://a:1",
             "a:1",

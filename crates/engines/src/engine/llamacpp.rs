@@ -44,6 +44,7 @@ pub const DEF: Definition = Definition {
         Launcher::Command("server"),
     ],
     model_positional: false,
+    prompt_paths: PROMPT_PATHS,
     series: SERIES,
     flags: FLAGS,
     fill,
@@ -187,6 +188,21 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
 fn busy_slot_steps(decode_calls: f64, busy_per_decode: f64) -> f64 {
     (decode_calls * busy_per_decode).round()
 }
+
+/// Paths whose request body carries a prompt, and its fields (`headroom route` reads them):
+/// llama-server's routes (tools/server/server.cpp: `/completion`, the OpenAI and Anthropic shapes
+/// with and without `/v1`, `/infill` whose shared part is the repository context `input_extra`).
+pub const PROMPT_PATHS: &[crate::prompt::PromptPath] = &[
+    crate::prompt::at("/completion", &["prompt"]),
+    crate::prompt::at("/completions", &["prompt"]),
+    crate::prompt::at("/v1/completions", &["prompt"]),
+    crate::prompt::at("/chat/completions", &["messages"]),
+    crate::prompt::at("/v1/chat/completions", &["messages"]),
+    crate::prompt::at("/v1/messages", &["messages"]),
+    crate::prompt::at("/responses", &["input"]),
+    crate::prompt::at("/v1/responses", &["input"]),
+    crate::prompt::at("/infill", &["input_extra", "input_prefix"]),
+];
 
 #[cfg(test)]
 mod tests {

@@ -21,6 +21,7 @@ pub const DEF: Definition = Definition {
     owned_by: Some("lmdeploy"),
     launchers: &[Launcher::Subcommand("lmdeploy", &["serve", "api_server"])],
     model_positional: true,
+    prompt_paths: PROMPT_PATHS,
     series: SERIES,
     flags: FLAGS,
     fill,
@@ -78,6 +79,14 @@ pub(crate) const FLAGS: &[FlagRow] = &[
         ],
         F::Ignore,
     ),
+];
+
+/// Where its API carries a prompt (`lmdeploy/serve/openai/endpoints/`, 0.18.0): `/generate`
+/// takes `prompt` (or token ids, which carry no text to key on).
+pub const PROMPT_PATHS: &[crate::prompt::PromptPath] = &[
+    crate::prompt::at("/generate", &["prompt"]),
+    crate::prompt::at("/v1/completions", &["prompt"]),
+    crate::prompt::at("/v1/chat/completions", &["messages"]),
 ];
 
 /// Its metrics, read from a scrape and by the store readers.

@@ -9,6 +9,7 @@
 //!   combine, and whether a store reader can read it too. The adapter reads the rows from a
 //!   scrape; fleet and census build their PromQL from the same rows
 //!   (`adapters::promql::CONCEPTS`);
+//! - `PROMPT_PATHS` (in `DEF`), the API paths whose body carries a prompt, for the router;
 //! - `fill`, the adapter: the rows, then what needs code (a figure derived from two series, a
 //!   label read as config, a fallback for a counter created late);
 //! - `FLAGS`, its flag table: each flag's spellings, the config field it sets and, where a
@@ -59,6 +60,9 @@ pub struct Definition {
     pub launchers: &'static [Launcher],
     /// Whether the first positional word after the launcher is the model (`vllm serve MODEL`).
     pub model_positional: bool,
+    /// The paths of its HTTP API whose body carries a prompt, and in which field (the router
+    /// keeps a conversation on the replica holding its prefix by them).
+    pub prompt_paths: &'static [crate::prompt::PromptPath],
     /// Its metrics as data ([`Series`] rows).
     pub(crate) series: &'static [Series],
     /// Its flag table, read in both directions.
@@ -127,6 +131,27 @@ impl Definition {
             _ => name.to_string(),
         })
     }
+}
+
+/// Every engine's rows merged by path: a path two engines serve with different fields (SGLang's
+/// `/generate` takes `text`, TGI's `inputs`) lists both, in engine order.
+pub fn all_prompt_paths() -> Vec<(&'static str, Vec<&'static str>)> {
+    let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+    for row in Engine::ALL.iter().flat_map(|e| e.def().prompt_paths) {
+        let i = match out.iter().position(|(p, _)| *p == row.path) {
+            Some(i) => i,
+            None => {
+                out.push((row.path, Vec::new()));
+                out.len() - 1
+            }
+        };
+        for f in row.fields {
+            if !out[i].1.contains(f) {
+                out[i].1.push(f);
+            }
+        }
+    }
+    out
 }
 
 /// The definition of `e`.

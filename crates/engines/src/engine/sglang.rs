@@ -24,6 +24,7 @@ pub const DEF: Definition = Definition {
         Launcher::Subcommand("sglang", &["serve"]),
     ],
     model_positional: false,
+    prompt_paths: PROMPT_PATHS,
     series: SERIES,
     flags: FLAGS,
     fill,
@@ -162,6 +163,15 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
         s.preemptions = Some(0.0);
     }
 }
+
+/// Paths whose request body carries a prompt, and its fields (`headroom route` reads them):
+/// SGLang's server (python/sglang/srt/entrypoints/http_server.py): its native `/generate` (`text`, or
+/// `input_ids` given as tokens) and the OpenAI shapes.
+pub const PROMPT_PATHS: &[crate::prompt::PromptPath] = &[
+    crate::prompt::at("/generate", &["text", "input_ids"]),
+    crate::prompt::at("/v1/completions", &["prompt"]),
+    crate::prompt::at("/v1/chat/completions", &["messages"]),
+];
 
 #[cfg(test)]
 mod tests {

@@ -20,6 +20,7 @@ pub const DEF: Definition = Definition {
         Launcher::Program("text-generation-router"),
     ],
     model_positional: false,
+    prompt_paths: PROMPT_PATHS,
     series: SERIES,
     flags: FLAGS,
     fill,
@@ -91,6 +92,16 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
         _ => None,
     };
 }
+
+/// Paths whose request body carries a prompt, and its fields (`headroom route` reads them):
+/// TGI's router (router/src/server.rs): `/generate` and `/generate_stream` take `inputs`; the OpenAI
+/// shapes.
+pub const PROMPT_PATHS: &[crate::prompt::PromptPath] = &[
+    crate::prompt::at("/generate", &["inputs"]),
+    crate::prompt::at("/generate_stream", &["inputs"]),
+    crate::prompt::at("/v1/completions", &["prompt"]),
+    crate::prompt::at("/v1/chat/completions", &["messages"]),
+];
 
 #[cfg(test)]
 mod tests {

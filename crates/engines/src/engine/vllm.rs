@@ -19,6 +19,7 @@ pub const DEF: Definition = Definition {
         Launcher::Module("vllm.entrypoints"),
     ],
     model_positional: true,
+    prompt_paths: PROMPT_PATHS,
     series: SERIES,
     flags: FLAGS,
     fill,
@@ -240,6 +241,16 @@ pub(crate) fn fill(v: &View, s: &mut Sample) {
     // Every CacheConfig field as a string label; the set changes per release, so keep them all.
     s.config_labels = v.info_labels(CACHE_CONFIG_INFO, &["engine"]);
 }
+
+/// Paths whose request body carries a prompt, and its fields (`headroom route` reads them):
+/// vLLM's OpenAI server (vllm/entrypoints/openai/api_server.py): completions, chat, responses and the
+/// Anthropic messages shape.
+pub const PROMPT_PATHS: &[crate::prompt::PromptPath] = &[
+    crate::prompt::at("/v1/completions", &["prompt"]),
+    crate::prompt::at("/v1/chat/completions", &["messages"]),
+    crate::prompt::at("/v1/responses", &["input"]),
+    crate::prompt::at("/v1/messages", &["messages"]),
+];
 
 #[cfg(test)]
 mod tests {

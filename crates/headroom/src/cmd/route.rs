@@ -27,13 +27,35 @@ Conversation identity is the model plus the canonical messages, first --prefix-k
 at the end of each earlier turn, so turn k+1 finds turn k's replica whether the conversation
 opens with a long system prompt or a few words. Design: docs/route.md.
 
+Transparent: every path and method is forwarded, with the engine's status, headers and body
+unchanged (OpenAI /v1/*, llama.cpp's /completion, /props, /slots, /tokenize, the web UI at /,
+SGLang's /generate, vLLM's /tokenize ..., CORS preflight). A request whose body carries a prompt
+is routed by the policy: OpenAI's `messages`/`prompt` on any path, and each engine's own prompt
+fields on its own paths (/completion: prompt, /generate: text or inputs, /infill: input_extra
+...). Everything else goes to the next live replica (a counter). Cache flushes and other
+per-replica actions (SGLang's /flush_cache, vLLM's /reset_prefix_cache, llama.cpp's /slots
+actions) reach one replica: send them to each replica's own address.
+
+The router's own endpoints live under /headroom/, which no engine serves:
+  /headroom/metrics  Prometheus text (headroom_route_*)
+  /headroom/health   200 while at least one replica is live, else 503 (JSON: status, live)
+/health itself is forwarded: a live replica's own /health answer, or the router's 503
+(no_live_replica) when none is live, so a load balancer in front can keep probing /health.
+
 Failover: a refused or broken connection, or a 502/503, before the first response byte demotes
 the replica and retries on a live one; nothing is retried once bytes reached the client.
 Demoted replicas are probed (GET /health, else /v1/models) and come back by themselves.
 
+Timeouts: a streamed request (\"stream\": true) waits --first-byte-timeout for its first byte
+(the first token); any other request waits --request-timeout, as a non-streamed generation
+answers only when it is done. Nothing bounds a response once it has started.
+
+Cancellation: a client that hangs up, before or after the first byte, has its request to the
+replica dropped at once: an engine that watches its connections (llama-server, vLLM) then
+frees the slot. A client that half-closes its sending side counts as hung up.
+
 Every proxied response carries x-headroom-replica and x-headroom-route (pinned, spread or
-failover). The router serves /metrics (Prometheus) and /health itself. SIGINT/SIGTERM stop
-accepting and let open streams finish for up to --drain.
+failover). SIGINT/SIGTERM stop accepting and let open streams finish for up to --drain.
 
 Examples:
   headroom route --backend http://gpu0:8000 --backend http://gpu1:8000
@@ -41,14 +63,18 @@ Examples:
       --backend http://b:8000
   headroom route --policy round-robin --backend http://a:8000 --backend http://b:8000
   headroom route --listen 127.0.0.1:0 --json --backend http://127.0.0.1:8080
-  curl -s localhost:9000/metrics | grep headroom_route_pins_total
+  curl -s localhost:9000/headroom/metrics | grep headroom_route_pins_total
+  curl -s localhost:9000/props          # llama-server's own endpoint, through the router
 
 JSON schema, metric names and error bodies: docs/json/route.md (headroom.route/1).")]
 pub struct Args {
     /// Address to listen on; port 0 picks a free port (the bound address is printed).
     #[arg(long, default_value = "127.0.0.1:9000", value_name = "ADDR")]
     listen: SocketAddr,
-    /// A replica's base URL (http://host:port); repeat for each replica.
+    /// A replica's base URL (http://host:port); repeat for each replica. A URL with userinfo
+    /// (http://user:password@host:port) sends it to the replica as Basic auth when the client's
+    /// request has no Authorization of its own; reports, logs, headers and metrics name the
+    /// replica without it, and errors print the password as ***.
     #[arg(long = "backend", value_name = "URL", required = true)]
     backends: Vec<String>,
     /// Routing policy: shape, round-robin, pin or least-loaded.
@@ -67,12 +93,17 @@ pub struct Args {
     /// Time to open a connection to a replica (500ms, 2s ...).
     #[arg(long, default_value = "2s", value_name = "DURATION", value_parser = parse_duration)]
     connect_timeout: Duration,
-    /// Time from sending a request to a replica to its first response byte. Past it the replica
-    /// is probed: if the probe answers, the client gets a 504 and nothing is retried (the replica
-    /// may still be prefilling a long prompt); if not, the replica is demoted as hung and the
-    /// request fails over.
+    /// For a streamed request ("stream": true): time from sending it to a replica to its first
+    /// response byte. Past it the replica is probed: if the probe answers, the client gets a 504
+    /// and nothing is retried (the replica may still be prefilling a long prompt); if not, the
+    /// replica is demoted as hung and the request fails over.
     #[arg(long, default_value = "300s", value_name = "DURATION", value_parser = parse_duration)]
     first_byte_timeout: Duration,
+    /// For any other request (a non-streamed generation answers only when it is done): time
+    /// from sending it to a replica to its first response byte; past it, as for
+    /// --first-byte-timeout (a 504, or failover when the replica's probe fails too).
+    #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = parse_duration)]
+    request_timeout: Duration,
     /// Time a client has to send its request head and body.
     #[arg(long, default_value = "60s", value_name = "DURATION", value_parser = parse_duration)]
     client_timeout: Duration,
@@ -128,6 +159,14 @@ async fn serve(args: Args) -> Result<()> {
         max_body,
         connect_timeout: args.connect_timeout,
         first_byte_timeout: args.first_byte_timeout,
+        request_timeout: args.request_timeout,
+        prompt_paths: engines::engine::all_prompt_paths()
+            .into_iter()
+            .map(|(path, fields)| router::PromptPath {
+                path: path.to_string(),
+                fields: fields.into_iter().map(String::from).collect(),
+            })
+            .collect(),
         client_timeout: args.client_timeout,
         probe_interval: args.probe_interval,
         probe_timeout: args.probe_timeout,

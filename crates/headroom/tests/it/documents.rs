@@ -116,14 +116,14 @@ fn route_documents_read_back() {
     let router::doc::RouteDoc::Listening { listen, .. } = &a else {
         panic!("the first line is not the listening one: {a:?}");
     };
-    // The router watches for SIGINT once it serves: wait for its own /health to answer, or the
+    // The router watches for SIGINT once it serves: wait for its own /headroom/health to answer, or the
     // signal could arrive before the handler and kill it outright.
     let port: u16 = listen.rsplit(':').next().unwrap().parse().expect("a port");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while testpeers::get(port, "/health").is_none() {
+    while testpeers::get(port, "/headroom/health").is_none() {
         assert!(
             std::time::Instant::now() < deadline,
-            "the router did not answer /health"
+            "the router did not answer /headroom/health"
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }

@@ -92,7 +92,12 @@ impl Drop for Llama {
 
 /// The value of one series on the router's own /metrics.
 fn metric(addr: SocketAddr, series: &str) -> f64 {
-    let text = String::from_utf8(http(addr, "GET", "/metrics", None, &[]).unwrap().body).unwrap();
+    let text = String::from_utf8(
+        http(addr, "GET", "/headroom/metrics", None, &[])
+            .unwrap()
+            .body,
+    )
+    .unwrap();
     text.lines()
         .find_map(|l| l.strip_prefix(series).and_then(|r| r.strip_prefix(' ')))
         .unwrap_or_else(|| panic!("{series} not in /metrics:\n{text}"))
@@ -626,4 +631,360 @@ fn streaming(
         body,
         complete,
     }
+}
+
+/// One llama-server slot as `/slots` reports it.
+#[derive(Deserialize, Debug)]
+struct Slot {
+    is_processing: bool,
+}
+
+/// Whether llama-server's only slot is generating. Asked sparingly (see the caller): each
+/// `/slots` answer wakes every request waiting on llama-server's result queue, which restarts
+/// the 1 s wait after which a non-streamed request checks its connection; polled every 100 ms,
+/// a closed connection was never noticed (measured: the slot stayed busy 34 s, directly).
+fn slot_busy(port: u16) -> bool {
+    let (code, body) = testpeers::get(port, "/slots").expect("/slots answers");
+    assert_eq!(code, 200, "{body}");
+    let slots: Vec<Slot> = serde_json::from_str(&body).unwrap();
+    slots[0].is_processing
+}
+
+/// Sends a 2000-token completion through `addr` and hangs up: after 0.5 s (non-streamed, while
+/// the router waits for the whole answer) or at the first streamed bytes. Returns the seconds
+/// until llama-server's slot was seen free (checked every 2 s, at most 30 s).
+fn hang_up(addr: SocketAddr, llama_port: u16, stream: bool) -> f64 {
+    let body = serde_json::to_vec(&json!({"prompt": "Once upon a time", "max_tokens": 2000, "ignore_eos": true, "stream": stream})).unwrap();
+    let mut s = TcpStream::connect(addr).unwrap();
+    let head = format!(
+        "POST /v1/completions HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(&body).unwrap();
+    if stream {
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut first = [0u8; 64];
+        assert!(s.read(&mut first).unwrap() > 0, "no streamed bytes");
+    }
+    thread::sleep(Duration::from_millis(500));
+    assert!(
+        slot_busy(llama_port),
+        "the request was not generating before the hang-up"
+    );
+    drop(s);
+    let t0 = Instant::now();
+    loop {
+        thread::sleep(Duration::from_secs(2));
+        if !slot_busy(llama_port) || t0.elapsed() > Duration::from_secs(30) {
+            return t0.elapsed().as_secs_f64();
+        }
+    }
+}
+
+/// Cancellation reaches the engine, and a non-streamed request is not bound by the streamed
+/// first-byte limit. Against the real llama-server (1 slot, 1 thread).
+///
+/// Effect and noise: 2000 tokens with `ignore_eos` took 51 s here directly (39 tok/s, another
+/// build running beside it; 80 tok/s idle: 25 s), so a slot that stays busy is busy for at least
+/// 20 s after the hang-up; a cancelled one was seen free at the first check, 2 s after (3 runs
+/// by hand: direct non-streamed, through the router non-streamed and streamed). The bound is
+/// 5 s (the first two checks). Issue #37: before, a non-streamed request through the router
+/// kept its slot until the generation ended.
+#[test]
+fn hung_up_requests_free_the_slot_and_non_streamed_answers_outlive_the_first_byte_timeout() {
+    let _one = testpeers::serial();
+    let Some(llama) = testpeers::LlamaServer::start(&["-np", "1", "-c", "4096", "--temp", "0"])
+    else {
+        return;
+    };
+    let router = RouteProc::start(&[llama.url.as_str()], &["--first-byte-timeout", "1s"]);
+    for stream in [false, true] {
+        let took = hang_up(router.addr, llama.port, stream);
+        assert!(
+            took <= 5.0,
+            "stream={stream}: the slot was still busy {took:.1} s after the client hung up"
+        );
+    }
+    assert_eq!(
+        metric(router.addr, "headroom_route_client_closed_total"),
+        2.0
+    );
+
+    // 1000 tokens take 12 s or more here (80 tok/s at best, measured), far beyond the 1 s
+    // --first-byte-timeout: a non-streamed answer waits under --request-timeout (1 h) instead.
+    #[derive(Deserialize)]
+    struct Completion {
+        usage: CompletionUsage,
+    }
+    #[derive(Deserialize)]
+    struct CompletionUsage {
+        completion_tokens: u64,
+    }
+    let body = serde_json::to_vec(
+        &json!({"prompt": "Once upon a time", "max_tokens": 1000, "ignore_eos": true}),
+    )
+    .unwrap();
+    let t0 = Instant::now();
+    let r = http(router.addr, "POST", "/v1/completions", Some(&body), &[]).unwrap();
+    let took = t0.elapsed();
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.parse::<Completion>().usage.completion_tokens, 1000);
+    assert!(
+        took > Duration::from_secs(1),
+        "the generation did not outlast --first-byte-timeout ({took:?}): the check proved nothing"
+    );
+    // A streamed one is still held to --first-byte-timeout, and its first token is quick.
+    let body =
+        serde_json::to_vec(&json!({"prompt": "Once upon a time", "max_tokens": 8, "stream": true}))
+            .unwrap();
+    let r = http(router.addr, "POST", "/v1/completions", Some(&body), &[]).unwrap();
+    assert_eq!(r.status, 200);
+    assert!(r.complete && String::from_utf8_lossy(&r.body).contains("data: [DONE]"));
+}
+
+/// The headers two answers to the same request may differ in: the date, hop-by-hop ones (the
+/// router keeps its own connection), and the router's two marks.
+fn comparable(r: &Resp) -> Vec<(String, String)> {
+    let skip = [
+        "date",
+        "connection",
+        "keep-alive",
+        "transfer-encoding",
+        "x-headroom-replica",
+        "x-headroom-route",
+    ];
+    let mut h: Vec<_> = r
+        .headers
+        .iter()
+        .filter(|(k, _)| !skip.contains(&k.to_ascii_lowercase().as_str()))
+        .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+        .collect();
+    h.sort();
+    h
+}
+
+/// A request: method, path, body, headers.
+type Case<'a> = (&'a str, &'a str, Option<&'a [u8]>, &'a [(&'a str, &'a str)]);
+
+/// llama-server's own API through the router answers what it answers directly: status, headers
+/// (but the date and hop-by-hop ones) and body, for the requests llama.cpp's server tests make
+/// most. /completion's body carries its timings (milliseconds, different on every call, direct
+/// or not): it is compared without `timings` (and without its length).
+#[test]
+fn llama_server_native_paths_answer_through_the_router_as_directly() {
+    let _one = testpeers::serial();
+    let Some(llama) = testpeers::LlamaServer::start(&["-np", "1", "-c", "2048", "--temp", "0"])
+    else {
+        return;
+    };
+    let router = RouteProc::start(&[llama.url.as_str()], &[]);
+    let direct = SocketAddr::from(([127, 0, 0, 1], llama.port));
+    let preflight = [
+        ("Origin", "http://example.com"),
+        ("Access-Control-Request-Method", "POST"),
+        ("Access-Control-Request-Headers", "content-type"),
+    ];
+    let cases: [Case; 7] = [
+        ("GET", "/props", None, &[]),
+        ("GET", "/", None, &[]),
+        ("GET", "/health", None, &[]),
+        (
+            "POST",
+            "/tokenize",
+            Some(br#"{"content":"Hello world"}"#),
+            &[],
+        ),
+        (
+            "POST",
+            "/detokenize",
+            Some(br#"{"tokens":[19556,905]}"#),
+            &[],
+        ),
+        (
+            "POST",
+            "/completion",
+            Some(br#"{"prompt":"I believe the meaning of life is","n_predict":8}"#),
+            &[],
+        ),
+        ("OPTIONS", "/v1/chat/completions", None, &preflight),
+    ];
+    for (method, path, body, headers) in cases {
+        let a = http(direct, method, path, body, headers).unwrap();
+        let b = http(router.addr, method, path, body, headers).unwrap();
+        assert_eq!(a.status, b.status, "{method} {path}");
+        let (mut ha, mut hb) = (comparable(&a), comparable(&b));
+        if path == "/completion" {
+            // Its length follows the timings' digits.
+            ha.retain(|(k, _)| k != "content-length");
+            hb.retain(|(k, _)| k != "content-length");
+        }
+        assert_eq!(ha, hb, "{method} {path}");
+        if path == "/completion" {
+            let strip = |r: &Resp| {
+                let mut v: serde_json::Map<String, Value> = r.parse();
+                v.remove("timings");
+                v
+            };
+            assert_eq!(a.status, 200);
+            assert_eq!(strip(&a), strip(&b), "{method} {path}");
+        } else {
+            assert_eq!(
+                String::from_utf8_lossy(&a.body),
+                String::from_utf8_lossy(&b.body),
+                "{method} {path}"
+            );
+        }
+        assert_eq!(
+            b.header("x-headroom-replica"),
+            Some(llama.url.as_str()),
+            "{method} {path} reached the replica"
+        );
+    }
+    // The router's own endpoints, under /headroom/.
+    let h = http(router.addr, "GET", "/headroom/health", None, &[]).unwrap();
+    assert_eq!(h.status, 200);
+    let h: router::doc::HealthBody = h.parse();
+    assert_eq!((h.status.as_str(), h.live), ("ok", 1));
+}
+
+/// A router started with `args`, its stdout and stderr going to files under `dir`; the bound
+/// address read back from the log once the router listens (`--json` or the text table).
+// The child is handed to the caller, which waits for it (the lint does not follow a return).
+#[allow(clippy::zombie_processes)]
+fn route_logged(dir: &std::path::Path, name: &str, args: &[&str]) -> (Child, SocketAddr) {
+    let out = dir.join(format!("{name}.out"));
+    let err = dir.join(format!("{name}.err"));
+    let mut child = Command::new(crate::util::bin())
+        .arg("route")
+        .args(args)
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .expect("headroom route starts");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        // Both forms print the bound address as 127.0.0.1:PORT.
+        if let Some(addr) = text
+            .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == ':'))
+            .find_map(|w| w.strip_prefix("127.0.0.1:"))
+            .and_then(|p| p.parse::<u16>().ok())
+            .filter(|p| *p != 0)
+        {
+            return (child, SocketAddr::from(([127, 0, 0, 1], addr)));
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("route never listened: {text}");
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A backend URL's password (userinfo) appears in no output of `headroom route`: its --json
+/// and text reports, its stderr log lines (demotions, errors), response headers and error
+/// bodies, /headroom/metrics and /headroom/health, and the error for a bad URL.
+#[test]
+fn a_backend_password_appears_in_no_output() {
+    let _one = testpeers::serial();
+    let Some(llama) = testpeers::LlamaServer::start(&["-np", "1", "-c", "2048"]) else {
+        return;
+    };
+    const SECRET: &str = "s3cret-pw";
+    let dir = tempfile::tempdir().unwrap();
+    let live = format!("http://user:{SECRET}@127.0.0.1:{}", llama.port);
+    let dead = format!("http://user:{SECRET}@127.0.0.1:{}", free_port());
+    let mut seen: Vec<String> = Vec::new();
+
+    let (mut json_router, addr) = route_logged(
+        dir.path(),
+        "json",
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--json",
+            "--probe-interval",
+            "200ms",
+            "--backend",
+            &live,
+            "--backend",
+            &dead,
+        ],
+    );
+    let mut record = |r: Resp| {
+        seen.push(format!(
+            "{:?} {}",
+            r.headers,
+            String::from_utf8_lossy(&r.body)
+        ));
+        r
+    };
+    let body = chat(&json!([{"role": "user", "content": "Hi"}]), 2, false);
+    let r = record(http(addr, "POST", "/v1/chat/completions", Some(&body), &[]).unwrap());
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(
+        r.header("x-headroom-replica"),
+        Some(format!("http://127.0.0.1:{}", llama.port).as_str())
+    );
+    record(http(addr, "GET", "/headroom/metrics", None, &[]).unwrap());
+    record(http(addr, "GET", "/headroom/health", None, &[]).unwrap());
+    drop(llama);
+    // Both replicas down: a 503 naming each replica and each failed attempt.
+    let r = record(http(addr, "POST", "/v1/chat/completions", Some(&body), &[]).unwrap());
+    assert_eq!(r.status, 503, "{r:?}");
+    assert!(r.error().replicas.is_some_and(|r| r.len() == 2));
+    record(http(addr, "GET", "/headroom/metrics", None, &[]).unwrap());
+    let killed = Command::new("kill")
+        .args(["-TERM", &json_router.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert!(json_router.wait().unwrap().success());
+
+    // The text reports, with a dead backend only.
+    let (mut text_router, addr) = route_logged(
+        dir.path(),
+        "text",
+        &["--listen", "127.0.0.1:0", "--backend", &dead],
+    );
+    let r = record(http(addr, "POST", "/v1/chat/completions", Some(&body), &[]).unwrap());
+    assert_eq!(r.status, 503);
+    let killed = Command::new("kill")
+        .args(["-TERM", &text_router.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let _ = text_router.wait();
+
+    // A bad URL (port out of range): refused with a message, in both modes.
+    for json in [false, true] {
+        let mut cmd = Command::new(crate::util::bin());
+        cmd.args(["route", "--listen", "127.0.0.1:0", "--backend"]);
+        cmd.arg(format!("http://user:{SECRET}@127.0.0.1:99999"));
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(err.contains("port"), "the error says what is wrong: {err}");
+        seen.push(String::from_utf8_lossy(&out.stdout).into_owned());
+        seen.push(err);
+    }
+
+    for f in ["json.out", "json.err", "text.out", "text.err"] {
+        let text = std::fs::read_to_string(dir.path().join(f)).unwrap();
+        assert!(!text.is_empty() || f == "text.err", "{f} is empty");
+        seen.push(text);
+    }
+    let all = seen.join("\n");
+    // The runs did print the replicas (so the scan covers them), under their bare URLs.
+    assert!(all.contains("demoted"), "{all}");
+    assert!(all.contains(&format!(
+        "http://127.0.0.1:{}",
+        &dead[dead.rfind(':').unwrap() + 1..]
+    )));
+    assert!(!all.contains(SECRET), "a password was printed:\n{all}");
 }

@@ -4,7 +4,10 @@
 use std::str::FromStr;
 
 use crate::key::RequestFacts;
-pub use crate::replicas::{Counter, Fleet};
+
+// The fleet view and the spreading counter live in a leaf module (the affinity table uses them
+// too, and the policies use the affinity table).
+pub use crate::fleet::{Counter, Fleet};
 
 mod least_loaded;
 mod pin;

@@ -34,6 +34,7 @@ mod tests {
             messages: 3,
             whole: Some(1),
             history: vec![1],
+            stream: false,
         };
         let picks: Vec<_> = (0..4).map(|_| p.choose(&turn, &fleet).unwrap()).collect();
         assert_eq!(

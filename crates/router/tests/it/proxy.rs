@@ -441,7 +441,7 @@ async fn continuations_stay_pinned_and_new_conversations_spread() {
         2,
         "new conversations spread: {homes:?}"
     );
-    let (status, text) = get(router.addr, "/metrics").await;
+    let (status, text) = get(router.addr, "/headroom/metrics").await;
     assert_eq!(status, 200);
     let pins = metric(
         &text,
@@ -529,7 +529,7 @@ async fn killing_a_replica_mid_run_fails_only_started_streams() {
         .filter(|o| o.replica.as_deref() == Some(b.url().as_str()))
         .count();
     assert_eq!(b.requests(), served_by_b, "a cut stream was replayed on b");
-    let (_, text) = get(addr, "/metrics").await;
+    let (_, text) = get(addr, "/headroom/metrics").await;
     assert_eq!(
         metric(
             &text,
@@ -595,7 +595,7 @@ async fn refused_connection_fails_over_and_the_replica_comes_back() {
     a.restart().await;
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let (_, text) = get(router.addr, "/metrics").await;
+        let (_, text) = get(router.addr, "/headroom/metrics").await;
         if metric(
             &text,
             &format!("headroom_route_live{{replica=\"{}\"}}", a.url()),
@@ -662,7 +662,7 @@ async fn a_503_or_a_death_before_the_first_byte_fails_over() {
             "{mode:?}: {out:?}"
         );
         assert_eq!(a.requests(), 1, "{mode:?}: a was tried once");
-        let (_, text) = get(router.addr, "/metrics").await;
+        let (_, text) = get(router.addr, "/headroom/metrics").await;
         let kind = if mode == Mode::Unavailable {
             "status"
         } else {
@@ -708,7 +708,7 @@ async fn oversized_bodies_get_a_413_with_a_json_message() {
     )
     .await;
     assert_eq!(small.status, 200);
-    let (_, text) = get(router.addr, "/metrics").await;
+    let (_, text) = get(router.addr, "/headroom/metrics").await;
     assert_eq!(
         metric(
             &text,
@@ -716,8 +716,13 @@ async fn oversized_bodies_get_a_413_with_a_json_message() {
         ),
         1.0
     );
+    // Every path is forwarded (the replica answers it); only /headroom/ is the router's own.
+    let before = a.requests();
     let (status, _) = get(router.addr, "/not-v1").await;
-    assert_eq!(status, 404);
+    assert_eq!((status, a.requests()), (200, before + 1));
+    let (status, body) = get(router.addr, "/headroom/nothing").await;
+    assert_eq!(status, 404, "{body}");
+    assert!(body.contains("/headroom/metrics"), "{body}");
     router.stop().await;
 }
 
@@ -746,7 +751,12 @@ async fn no_live_replica_gives_a_503_with_a_json_body() {
     let replicas = err.replicas.expect("a 503 lists the replicas");
     assert_eq!(replicas.len(), 2);
     assert!(replicas.iter().all(|r| !r.live), "{replicas:?}");
-    let (status, health) = get(router.addr, "/health").await;
+    // /health is forwarded to a live replica; with none, the router's 503 says so.
+    let (status, forwarded) = get(router.addr, "/health").await;
+    assert_eq!(status, 503, "{forwarded}");
+    let forwarded: ErrorBody = serde_json::from_str(&forwarded).unwrap();
+    assert_eq!(forwarded.error.code, "no_live_replica");
+    let (status, health) = get(router.addr, "/headroom/health").await;
     assert_eq!(status, 503);
     let health: HealthBody =
         serde_json::from_str(&health).unwrap_or_else(|e| panic!("/health body ({e}): {health}"));
@@ -891,7 +901,7 @@ async fn connections_are_reused_and_one_closed_while_idle_is_no_failure() {
         reopened, 1,
         "the idle connection was not closed: the test proves nothing"
     );
-    let (_, text) = get(router.addr, "/metrics").await;
+    let (_, text) = get(router.addr, "/headroom/metrics").await;
     for kind in ["connection", "status", "stream"] {
         assert_eq!(
             metric(
@@ -931,4 +941,33 @@ async fn a_port_in_use_is_an_error_not_a_shared_port() {
         .expect("a second router on the same port must fail");
     assert!(err.to_string().contains(&first.addr.to_string()), "{err}");
     first.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_urls_userinfo_is_sent_as_basic_auth_and_named_nowhere() {
+    let a = Fake::quick("a").await;
+    let with_creds = format!("http://user:s3cret@{}", a.addr);
+    let router = start_router(config(vec![with_creds])).await;
+    let body = || chat(&json!([{"role": "user", "content": "hi"}]));
+    let out = send(router.addr, "/v1/chat/completions", body(), &[]).await;
+    assert_eq!(out.status, 200);
+    // base64("user:s3cret")
+    assert_eq!(
+        out.headers.get("x-echo-authorization").unwrap(),
+        "Basic dXNlcjpzM2NyZXQ="
+    );
+    assert_eq!(out.headers.get("x-headroom-replica").unwrap(), &a.url());
+    // The client's own Authorization (an engine's API key) wins.
+    let own = [("authorization", "Bearer key-1")];
+    let out = send(router.addr, "/v1/chat/completions", body(), &own).await;
+    assert_eq!(
+        out.headers.get("x-echo-authorization").unwrap(),
+        "Bearer key-1"
+    );
+    let (_, text) = get(router.addr, "/headroom/metrics").await;
+    assert!(
+        !text.contains("s3cret") && !text.contains("user:"),
+        "{text}"
+    );
+    router.stop().await;
 }

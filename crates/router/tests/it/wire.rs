@@ -243,7 +243,7 @@ async fn pipelined_requests_are_answered_in_order_on_one_connection() {
     for turns in 1..=3 {
         reqs.push_str(&post(&chat(turns), ""));
     }
-    reqs.push_str("GET /health HTTP/1.1\r\nhost: r\r\n\r\n");
+    reqs.push_str("GET /headroom/health HTTP/1.1\r\nhost: r\r\n\r\n");
     let got = exchange(addr, reqs.as_bytes(), Some("\"replicas\":1}")).await;
     assert_eq!(got.matches("HTTP/1.1 200 OK").count(), 4, "{got}");
     // The replica's chunks pass through unchanged, trailer included.
@@ -356,7 +356,7 @@ async fn malformed_heads_get_a_json_error_and_a_close() {
     );
     let metrics = exchange(
         addr,
-        b"GET /metrics HTTP/1.1\r\nconnection: close\r\n\r\n",
+        b"GET /headroom/metrics HTTP/1.1\r\nconnection: close\r\n\r\n",
         None,
     )
     .await;

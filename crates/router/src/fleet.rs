@@ -1,6 +1,5 @@
-//! What a policy and the affinity table may ask about the replicas, and the counter that
-//! spreads new conversations over them. A leaf: both the policies and the affinity table use
-//! it, and it uses neither.
+//! What a policy and the affinity table may ask about the replicas, and the spreading counter
+//! both use. A leaf: it depends on nothing else in the crate.
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What a policy may ask about the replicas. `eligible` is false for a demoted replica and for
@@ -12,7 +11,7 @@ pub trait Fleet {
     fn in_flight(&self, replica: usize) -> usize;
 }
 
-/// The spreading counter: the next eligible replica after the last one handed out.
+/// The spreading counter of spec §8: the next eligible replica after the last one handed out.
 /// A counter, not a prefix hash, so that new requests sharing a system prompt still spread.
 #[derive(Debug, Default)]
 pub struct Counter(AtomicUsize);
