@@ -40,7 +40,7 @@ pub struct Ledger {
     pub chunk_share_of_steps: Option<f64>,
     /// (step_seconds − step_seconds_decode) / step_seconds.
     pub chunk_share_of_time: Option<f64>,
-    /// step_seconds / steps, milliseconds: the diluted mean (spec §9's fourth trap). Reported so
+    /// step_seconds / steps, milliseconds: the diluted mean (a trap: the mean hides the phase split). Reported so
     /// the reader sees how little the chunk moves it; no verdict reads it.
     pub mean_step_ms: Option<f64>,
 }
@@ -72,7 +72,7 @@ pub fn split(c: &Counters) -> Ledger {
 mod tests {
     use super::*;
 
-    /// Counters that produce spec §9's live pair: 4.7 % of the steps are chunk steps of 166 ms,
+    /// Counters that produce a measured live pair: 4.7 % of the steps are chunk steps of 166 ms,
     /// the rest decode-only steps of 15.5 ms. The split must give back 15.5 and 166 ms, and
     /// those 4.7 % of steps hold 34 % of the step time (0.047·166 / (0.047·166 + 0.953·15.5)
     /// = 7.80 / 22.57 = 0.3457).

@@ -2,7 +2,7 @@
 //! preemption counter, TTFT histogram, llama.cpp's decode calls) are the adapters' names
 //! (`engines::adapters::promql::CONCEPTS`), resolved per engine: a llama.cpp target is read under
 //! `llamacpp:`, a vLLM one under `vllm:`. The cadence (step ledger, tps gauges) may live under the
-//! engine's own prefix (`radiance:` in spec §9), so cadence families are matched by suffix under
+//! engine's own prefix (`radiance:` in one fork), so cadence families are matched by suffix under
 //! any prefix: a `radiance:`-only reading finds no latency and no preemption, and a `vllm:`-only
 //! one finds no ledger.
 

@@ -167,7 +167,7 @@ mod tests {
 
     #[test]
     fn ledger_from_totals_under_another_prefix() {
-        // Spec §9's live pair, cadence under radiance:, latency under vllm:.
+        // A live pair as a vLLM fork exports it: cadence under radiance:, latency under vllm:.
         let text = "\
 # TYPE radiance:engine_steps_total counter
 radiance:engine_steps_total 100000

@@ -11,7 +11,7 @@ pub trait Fleet {
     fn in_flight(&self, replica: usize) -> usize;
 }
 
-/// The spreading counter of spec §8: the next eligible replica after the last one handed out.
+/// The spreading counter: the next eligible replica after the last one handed out.
 /// A counter, not a prefix hash, so that new requests sharing a system prompt still spread.
 #[derive(Debug, Default)]
 pub struct Counter(AtomicUsize);

@@ -41,7 +41,7 @@ pub struct RequestFacts {
 }
 
 impl RequestFacts {
-    /// Spec §8's shape rule: more than one message is a continuation (an agent loop re-sending
+    /// The shape rule: more than one message is a continuation (an agent loop re-sending
     /// its context); anything else is a new request.
     pub fn is_continuation(&self) -> bool {
         self.messages > 1

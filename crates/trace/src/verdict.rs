@@ -1,4 +1,4 @@
-//! Spec 000 §3.4: divide by the window's tokens, and if kernel time ≈ step time, the table is
+//! Divide by the window's tokens, and if kernel time ≈ step time, the table is
 //! the optimization plan.
 //!
 //! "Kernel time" is the busy time (the union of device intervals, so overlapping streams count

@@ -554,7 +554,7 @@ vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",pos
                 "vllm:spec_decode_num_accepted_tokens",
                 "exported only with speculative decoding",
             ),
-            // Spec 000 §9's step ledger: an engine built on vLLM exports it; stock vLLM does not.
+            // The step ledger: an engine built on vLLM may export it; stock vLLM does not.
             ("vllm:engine_steps", "step ledger, not in stock vLLM"),
             ("vllm:engine_steps_decode", "step ledger, not in stock vLLM"),
             ("vllm:engine_step_seconds", "step ledger, not in stock vLLM"),

@@ -392,7 +392,7 @@ fn version_history_points_at_the_first_bad_version() {
     let path = dir.path().join("h.sqlite");
     let st = store::Store::open(&path).unwrap();
     let settings = |spec: &str| json!({"default.speculative.types": {"value": spec, "source": "props_endpoint"}});
-    // Spec 003: 0.1.40.2 and 0.1.40.3 halved decode; 0.1.40.4 fixed it. TTFT unchanged.
+    // A reported regression: 0.1.40.2 and 0.1.40.3 halved decode; 0.1.40.4 fixed it. TTFT unchanged.
     let versions = [
         ("0.1.40.0", 36.0, "none"),
         ("0.1.40.1", 36.2, "none"),

@@ -221,7 +221,7 @@ fn live_emulator_replicas_through_prometheus_and_one_scrape() {
     if testpeers::prometheus::binary().is_none() {
         return;
     }
-    // The second exports its step ledger under radiance: (spec §9's split), latency under vllm:.
+    // The second exports its step ledger under radiance: (a fork's split), latency under vllm:.
     let reps = [
         emulate("pressed-prefill", &[]),
         emulate("pressed-prefill", &["--ledger-prefix", "radiance"]),
@@ -344,7 +344,7 @@ fn long_prompt(j: usize) -> String {
 /// throughout while long prompts arrive on a third slot. `-b 16 -ub 16` makes llama-server chunk
 /// each prompt into 14-token pieces that ride in the same llama_decode calls as the two decode
 /// rows, so every call that carries a chunk takes the chunk's time and both streams wait for it:
-/// the step-time contention of spec §9, on a real engine. The chunk is small so that a chunk's
+/// step-time contention, on a real engine. The chunk is small so that a chunk's
 /// call stays well inside a 3 s step even at a load of 15–30 (a call longer than the step leaves
 /// steps with no call and no prompt token credited, which blurs the lag-0 correlation). Checked
 /// beside this test at load ~13: a 424-token prompt alone took 27 calls at `-b 16` and 7 at

@@ -1,6 +1,6 @@
 //! `pin`: every request with a key goes to the replica that served its prefix, new requests
 //! included, so requests sharing their first N bytes all land on one replica. The other
-//! baseline of spec §8: it keeps every cache hit and loses a card (16 requests: 30.1 s pinned
+//! baseline: it keeps every cache hit and loses a card (16 requests: 30.1 s pinned
 //! vs 18.6 s spread).
 use super::{Counter, Decision, Fleet, Policy, PolicyKind, Route};
 use crate::affinity::Affinity;

@@ -1,4 +1,4 @@
-//! `shape` (the default, spec §8): route by request shape. A request carrying more than one
+//! `shape` (the default): route by request shape. A request carrying more than one
 //! message is a continuation: it goes to the replica that served its prefix. Anything else, and
 //! a continuation whose conversation the table does not hold, is spread with a counter, not a
 //! prefix hash, so that new conversations sharing a system prompt still use every card.
@@ -59,7 +59,7 @@ impl Policy for Shape {
 
 #[cfg(test)]
 mod tests {
-    //! Spec §8's test shape: the routing function driven directly with synthetic bodies.
+    //! The test shape: the routing function driven directly with synthetic bodies.
     use super::*;
     use crate::key::facts;
     use crate::policy::testing::Static;
