@@ -65,27 +65,76 @@ struct RawSeries {
 
 /// A client of one Prometheus server; counts the queries it sent.
 pub struct Prometheus {
+    /// The API root without credentials: what every message and document names.
     base: String,
+    /// `user:password@` from the URL given, sent as HTTP Basic auth and never printed.
+    basic: Option<(String, String)>,
     http: reqwest::Client,
     sent: AtomicUsize,
 }
 
+/// `url` without its userinfo, and the userinfo (percent-decoded) when it had one.
+pub fn split_credentials(url: &str) -> (String, Option<(String, String)>) {
+    let Ok(mut u) = reqwest::Url::parse(url) else {
+        return (url.to_string(), None);
+    };
+    if u.username().is_empty() && u.password().is_none() {
+        return (url.to_string(), None);
+    }
+    let creds = (
+        percent_decode(u.username()),
+        percent_decode(u.password().unwrap_or("")),
+    );
+    let _ = u.set_username("");
+    let _ = u.set_password(None);
+    (u.to_string(), Some(creds))
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 impl Prometheus {
+    /// A client of the store at `base`; a `user:password@` in it is sent as Basic auth and
+    /// left out of every message.
     pub fn new(base: &str, timeout: Duration) -> Result<Prometheus, PromError> {
+        let (bare, basic) = split_credentials(base);
         let http = reqwest::Client::builder()
             .timeout(timeout)
             .build()
             .map_err(|e| PromError::Http {
-                url: base.to_string(),
+                url: bare.clone(),
                 msg: e.to_string(),
             })?;
         Ok(Prometheus {
-            base: base.trim_end_matches('/').to_string(),
+            base: bare.trim_end_matches('/').to_string(),
+            basic,
             http,
             sent: AtomicUsize::new(0),
         })
     }
 
+    /// The API root, without credentials.
     pub fn url(&self) -> &str {
         &self.base
     }
@@ -135,16 +184,14 @@ impl Prometheus {
     ) -> Result<Vec<Series>, PromError> {
         let url = format!("{}{path}", self.base);
         self.sent.fetch_add(1, Ordering::Relaxed);
-        let resp = self
-            .http
-            .post(&url)
-            .form(form)
-            .send()
-            .await
-            .map_err(|e| PromError::Http {
-                url: url.clone(),
-                msg: error_chain(&e),
-            })?;
+        let mut req = self.http.post(&url).form(form);
+        if let Some((user, pass)) = &self.basic {
+            req = req.basic_auth(user, Some(pass));
+        }
+        let resp = req.send().await.map_err(|e| PromError::Http {
+            url: url.clone(),
+            msg: error_chain(&e),
+        })?;
         let code = resp.status().as_u16();
         let body = resp.text().await.map_err(|e| PromError::Http {
             url: url.clone(),
@@ -238,6 +285,18 @@ pub fn parse_answer(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn credentials_leave_the_url_and_are_decoded() {
+        let (bare, c) = super::split_credentials("http://ops:s3cr%40t@prom.internal:9090/");
+        assert_eq!(bare, "http://prom.internal:9090/");
+        assert_eq!(c, Some(("ops".into(), "s3cr@t".into())));
+        let (bare, c) = super::split_credentials("http://prom:9090");
+        assert_eq!((bare.as_str(), c), ("http://prom:9090", None));
+        let p =
+            super::Prometheus::new("https://u:hunter2@h:9090/", Duration::from_secs(1)).unwrap();
+        assert_eq!(p.url(), "https://h:9090");
+    }
+
     use super::*;
 
     #[test]
