@@ -213,7 +213,7 @@ fn literals(src: &str) -> Vec<&str> {
 }
 
 /// A metric name of `e` inside a literal: its prefix followed by a name character.
-fn names_in<'a>(lit: &'a str, e: Engine) -> Vec<&'a str> {
+fn names_in(lit: &str, e: Engine) -> Vec<&str> {
     let p = e.prefix();
     lit.match_indices(p)
         .filter(|(i, _)| {
