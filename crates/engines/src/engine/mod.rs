@@ -30,7 +30,7 @@
 //! Outside this folder a new engine needs its variant in [`crate::Engine`] (and in
 //! [`Engine::ALL`](crate::Engine::ALL)) and its arm in [`definition`]; the compiler then names
 //! every `match` on the engine that must say how the new one behaves. LMDeploy was added so:
-//! its file, the variant, the arm, one test launcher line in `config.rs` and its fixture folder.
+//! its file, the variant, the arm and its fixture folder (no test or list elsewhere names it).
 
 pub mod llamacpp;
 pub mod lmdeploy;
