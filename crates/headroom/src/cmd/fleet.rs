@@ -108,7 +108,7 @@ pub fn run(a: Args) -> Result<Exit> {
             .with_context(|| format!("creating --save-windows folder {}", dir.display()))?;
         for (replica, samples) in &reading.samples {
             let (header, lines) =
-                fleet::recording(&a.prometheus, replica, reading.doc.window.step_s, samples);
+                fleet::recording(prom.url(), replica, reading.doc.window.step_s, samples);
             let file: String = replica
                 .chars()
                 .map(|c| {
