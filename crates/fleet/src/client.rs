@@ -67,58 +67,31 @@ struct RawSeries {
 pub struct Prometheus {
     /// The API root without credentials: what every message and document names.
     base: String,
-    /// `user:password@` from the URL given, sent as HTTP Basic auth and never printed.
-    basic: Option<(String, String)>,
+    /// The API root as given. A `user:password@` in it reaches the store as Basic auth: reqwest
+    /// takes it out of each request's URL (so out of its errors too) and sends it as the
+    /// `Authorization` header.
+    given: String,
     http: reqwest::Client,
     sent: AtomicUsize,
 }
 
-/// `url` without its userinfo, and the userinfo (percent-decoded) when it had one.
-pub fn split_credentials(url: &str) -> (String, Option<(String, String)>) {
-    let Ok(mut u) = reqwest::Url::parse(url) else {
-        return (url.to_string(), None);
-    };
-    if u.username().is_empty() && u.password().is_none() {
-        return (url.to_string(), None);
-    }
-    let creds = (
-        percent_decode(u.username()),
-        percent_decode(u.password().unwrap_or("")),
-    );
-    let _ = u.set_username("");
-    let _ = u.set_password(None);
-    (u.to_string(), Some(creds))
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        match (
-            b[i],
-            b.get(i + 1).copied().and_then(hex),
-            b.get(i + 2).copied().and_then(hex),
-        ) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (c, _, _) => {
-                out.push(c);
-                i += 1;
-            }
+/// `url` without its userinfo, for naming it.
+pub fn without_credentials(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) if !u.username().is_empty() || u.password().is_some() => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.to_string()
         }
+        _ => url.to_string(),
     }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 impl Prometheus {
     /// A client of the store at `base`; a `user:password@` in it is sent as Basic auth and
     /// left out of every message.
     pub fn new(base: &str, timeout: Duration) -> Result<Prometheus, PromError> {
-        let (bare, basic) = split_credentials(base);
+        let bare = without_credentials(base);
         let http = reqwest::Client::builder()
             .timeout(timeout)
             .build()
@@ -128,7 +101,7 @@ impl Prometheus {
             })?;
         Ok(Prometheus {
             base: bare.trim_end_matches('/').to_string(),
-            basic,
+            given: base.trim_end_matches('/').to_string(),
             http,
             sent: AtomicUsize::new(0),
         })
@@ -184,14 +157,16 @@ impl Prometheus {
     ) -> Result<Vec<Series>, PromError> {
         let url = format!("{}{path}", self.base);
         self.sent.fetch_add(1, Ordering::Relaxed);
-        let mut req = self.http.post(&url).form(form);
-        if let Some((user, pass)) = &self.basic {
-            req = req.basic_auth(user, Some(pass));
-        }
-        let resp = req.send().await.map_err(|e| PromError::Http {
-            url: url.clone(),
-            msg: error_chain(&e),
-        })?;
+        let resp = self
+            .http
+            .post(format!("{}{path}", self.given))
+            .form(form)
+            .send()
+            .await
+            .map_err(|e| PromError::Http {
+                url: url.clone(),
+                msg: error_chain(&e),
+            })?;
         let code = resp.status().as_u16();
         let body = resp.text().await.map_err(|e| PromError::Http {
             url: url.clone(),
@@ -287,14 +262,51 @@ pub fn parse_answer(
 mod tests {
     #[test]
     fn credentials_leave_the_url_and_are_decoded() {
-        let (bare, c) = super::split_credentials("http://ops:s3cr%40t@prom.internal:9090/");
-        assert_eq!(bare, "http://prom.internal:9090/");
-        assert_eq!(c, Some(("ops".into(), "s3cr@t".into())));
-        let (bare, c) = super::split_credentials("http://prom:9090");
-        assert_eq!((bare.as_str(), c), ("http://prom:9090", None));
+        assert_eq!(
+            super::without_credentials("http://ops:s3cr%40t@prom.internal:9090/"),
+            "http://prom.internal:9090/"
+        );
+        assert_eq!(
+            super::without_credentials("http://prom:9090"),
+            "http://prom:9090"
+        );
         let p =
             super::Prometheus::new("https://u:hunter2@h:9090/", Duration::from_secs(1)).unwrap();
         assert_eq!(p.url(), "https://h:9090");
+        // The store receives them decoded, as Basic auth ("ops:s3cr@t").
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = std::thread::spawn(move || {
+            use std::io::{Read, Write};
+            let (mut c, _) = listener.accept().unwrap();
+            let mut buf = vec![0u8; 8192];
+            let n = c.read(&mut buf).unwrap();
+            let body = r#"{"status":"success","data":{"resultType":"vector","result":[]}}"#;
+            let _ = write!(
+                c,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            String::from_utf8_lossy(&buf[..n]).into_owned()
+        });
+        let p = super::Prometheus::new(
+            &format!("http://ops:s3cr%40t@127.0.0.1:{port}"),
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(p.query("up", 0.0)).unwrap();
+        let request = seen.join().unwrap();
+        assert!(
+            request.lines().any(
+                |l| l.to_ascii_lowercase().starts_with("authorization: basic ")
+                    && l.ends_with("b3BzOnMzY3JAdA==")
+            ), // base64("ops:s3cr@t")
+            "{request}"
+        );
     }
 
     use super::*;
