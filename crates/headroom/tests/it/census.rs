@@ -202,17 +202,7 @@ fn a_day_of_history_gives_each_planted_shape() {
 }
 
 fn emulate(scenario: &str, extra: &[&str]) -> EmulateProc {
-    let mut args = vec![
-        "--scenario",
-        scenario,
-        "--drive",
-        "--speed",
-        "1",
-        "--duration",
-        "600s",
-    ];
-    args.extend_from_slice(extra);
-    EmulateProc::start(&args)
+    EmulateProc::driven(scenario, "1", "600s", extra)
 }
 
 #[test]

@@ -18,15 +18,7 @@ fn headroom(args: &[&str]) -> Output {
 /// `headroom emulate --scenario NAME --drive` at --speed 1, so Prometheus' wall-clock rates are
 /// the simulated ones.
 fn emulate(scenario: &str) -> EmulateProc {
-    EmulateProc::start(&[
-        "--scenario",
-        scenario,
-        "--drive",
-        "--speed",
-        "1",
-        "--duration",
-        "600s",
-    ])
+    EmulateProc::driven(scenario, "1", "600s", &[])
 }
 
 fn fleet_json(prom: &Prometheus, selector: &str, window: &str) -> (FleetDoc, serde_json::Value) {

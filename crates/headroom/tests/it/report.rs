@@ -343,15 +343,7 @@ fn check(chrome: &Path, page: &Path, dir: &Path, min_series: usize) -> Opened {
 
 /// The kv-pressure scenario, driven in simulated time at 20× (preemptions, a full KV pool).
 fn emulate() -> (crate::util::EmulateProc, String) {
-    let emu = crate::util::EmulateProc::start(&[
-        "--scenario",
-        "kv-pressure",
-        "--drive",
-        "--speed",
-        "20",
-        "--duration",
-        "240s",
-    ]);
+    let emu = crate::util::EmulateProc::driven("kv-pressure", "20", "240s", &[]);
     let url = emu.url.clone();
     (emu, url)
 }

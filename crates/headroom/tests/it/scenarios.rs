@@ -40,15 +40,7 @@ const SPEED: f64 = 50.0;
 
 fn emulate(s: &Scenario) -> Emulator {
     let life = (s.warmup_s + s.window_s) / SPEED + 60.0;
-    let e = Emulator::start(&[
-        "--scenario",
-        s.name,
-        "--drive",
-        "--speed",
-        &SPEED.to_string(),
-        "--duration",
-        &format!("{life:.0}s"),
-    ]);
+    let e = Emulator::driven(s.name, &SPEED.to_string(), &format!("{life:.0}s"), &[]);
     assert_eq!(e.doc.schema, emulator::doc::SCHEMA, "{}", s.name);
     assert!(e.doc.simulated, "{}", s.name);
     e

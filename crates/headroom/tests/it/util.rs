@@ -127,6 +127,22 @@ impl EmulateProc {
         }
     }
 
+    /// `headroom emulate --scenario NAME --drive` at `speed`× for `duration` of wall time, with
+    /// `extra` flags after.
+    pub fn driven(scenario: &str, speed: &str, duration: &str, extra: &[&str]) -> EmulateProc {
+        let mut args = vec![
+            "--scenario",
+            scenario,
+            "--drive",
+            "--speed",
+            speed,
+            "--duration",
+            duration,
+        ];
+        args.extend_from_slice(extra);
+        EmulateProc::start(&args)
+    }
+
     /// host:port, as Prometheus labels it `instance`.
     pub fn addr(&self) -> String {
         self.url.trim_start_matches("http://").to_string()

@@ -64,15 +64,7 @@ fn watch_shows_the_primary_survives_resizing_and_quits_cleanly() {
         return;
     }
     let bin = env!("CARGO_BIN_EXE_headroom");
-    let emu = crate::util::EmulateProc::start(&[
-        "--scenario",
-        "kv-pressure",
-        "--drive",
-        "--speed",
-        "20",
-        "--duration",
-        "180s",
-    ]);
+    let emu = crate::util::EmulateProc::driven("kv-pressure", "20", "180s", &[]);
     let url = emu.url.clone();
     // Warm-up: a minute of simulated time (3 s at 20×).
     std::thread::sleep(Duration::from_secs(4));

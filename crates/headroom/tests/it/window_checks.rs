@@ -12,15 +12,7 @@ use std::time::Duration;
 
 /// `headroom emulate --scenario NAME --drive` on a free loopback port.
 fn emulate(scenario: &str) -> EmulateProc {
-    EmulateProc::start(&[
-        "--scenario",
-        scenario,
-        "--drive",
-        "--speed",
-        "20",
-        "--duration",
-        "300s",
-    ])
+    EmulateProc::driven(scenario, "20", "300s", &[])
 }
 
 /// The emulator killed after ~3 s of a 14 s window scraped every second: about 4 scrapes answer
