@@ -22,7 +22,7 @@ use series::Segment;
 pub const SCHEMA: &str = "headroom.census/1";
 
 /// The name `engine` exposes a concept under, from its definition (for messages).
-fn exposed(engine: Engine, field: &str) -> String {
+pub(crate) fn exposed(engine: Engine, field: &str) -> String {
     engine
         .def()
         .exposed(field)

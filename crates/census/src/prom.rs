@@ -548,8 +548,7 @@ pub(crate) fn unavailable(
 /// in it (±1 at the second's edges). So the census correlates the calls.
 /// Why llama.cpp's generation counter is not read per step, in its own names.
 pub fn llama_credit() -> String {
-    let d = Engine::LlamaCpp.def();
-    let name = |f: &str| d.exposed(f).unwrap_or_else(|| f.to_string());
+    let name = |f: &str| crate::exposed(Engine::LlamaCpp, f);
     format!("pooled generation per step: llama.cpp adds a request's generated tokens to {} when the request ends, all at once, so a step's pooled rate is that of the requests that finished in it (a dip would move to the step they end in). Decode is read as its cadence instead: {} per second, counted as it happens (one llama_decode call is one step and gives every generating slot one token), over the steps with a request in process at every scrape; totals.generation_tokens is the tokens of the requests that ended in the piece", name("generation_tokens_credited"), name("decode_calls"))
 }
 
