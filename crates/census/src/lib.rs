@@ -32,9 +32,9 @@ pub(crate) fn exposed(engine: Engine, field: &str) -> String {
 #[derive(Debug, thiserror::Error)]
 pub enum CensusError {
     #[error(transparent)]
-    Prometheus(#[from] fleet::client::PromError),
+    Prometheus(#[from] promapi::PromError),
     #[error(transparent)]
-    Selector(#[from] fleet::queries::SelectorError),
+    Selector(#[from] promapi::SelectorError),
     #[error("no engine series under {selector} between {start} and {end} (looked for each engine's token counters, e.g. {}, {}, and the cadence families *:engine_steps_total, *:decode_tokens_per_second ...); check --selector, --at, --since and that the store scrapes the server", exposed(Engine::Vllm, "generation_tokens"), exposed(Engine::LlamaCpp, "generation_tokens_credited"))]
     NoSeries {
         selector: String,

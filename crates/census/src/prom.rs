@@ -10,8 +10,8 @@ use crate::names::{self, *};
 use crate::series::{Segment, StepCount, Steps};
 use crate::{CensusDoc, CensusError, Prefixes, RatesFrom, Source, Totals, Window, SCHEMA};
 use engines::Engine;
-use fleet::client::{Prometheus, Series};
-use fleet::queries::Selector;
+use promapi::{Prometheus, Series};
+use promapi::Selector;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Prometheus answers at most this many points per series.
@@ -115,7 +115,7 @@ impl Batch {
 
 /// Per-step increases from raw values, and the restarts (the segments drop a step holding one):
 /// the fleet reader's rule, one for both.
-pub(crate) use fleet::window::deltas;
+pub(crate) use promapi::deltas;
 
 /// Reads the window and censuses its latest piece of one shape.
 pub async fn census(prom: &Prometheus, req: &Request) -> Result<CensusDoc, CensusError> {

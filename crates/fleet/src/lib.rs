@@ -3,14 +3,12 @@
 //! replica's window then goes through the diagnose rules unchanged (the one window type, the one
 //! arbitration). Across replicas: the fleet median, the outlier and the imbalance.
 
-pub mod client;
 pub mod queries;
 pub mod window;
 
-use client::{PromError, Prometheus, Series};
+use promapi::{PromError, Prometheus, Selector, SelectorError, Series};
 use diagnose::{Inputs, RuleId};
 use engines::Engine;
-use queries::{Selector, SelectorError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use window::{Builder, Grid};
@@ -234,7 +232,7 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
     if !(req.window_s.is_finite() && req.window_s > 0.0) {
         return Err(FleetError::Window(req.window_s));
     }
-    queries::check_label(&req.by)?;
+    promapi::check_label(&req.by)?;
     let by = req.by.as_str();
     let sel = &req.selector;
     let sent_before = prom.queries();

@@ -10,7 +10,7 @@
 //! sub-window boundaries only: a window's distribution is the difference of its two ends, so
 //! nothing between them is needed.
 
-use crate::client::Series;
+use promapi::{deltas, Series};
 use crate::queries::{FIELD, PART};
 use engines::adapters::promql::{histogram_mut, set_scalar};
 use engines::{Engine, Histogram, Sample};
@@ -251,26 +251,6 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// Per-step increases from a counter's raw values at the step edges (`n + 1` values, the first
-/// at the first step's start), and the restarts: a value below the last present one before it,
-/// however long the gap between them. A step whose two edges are not both present has no
-/// increase; a step holding a restart counts from zero (Prometheus' rule for `increase`).
-pub fn deltas(raw: &[Option<f64>]) -> (Vec<Option<f64>>, Vec<f64>) {
-    let n = raw.len().saturating_sub(1);
-    let mut d = vec![None; n];
-    let mut resets = vec![0.0; n];
-    let mut last = raw.first().copied().flatten();
-    for k in 0..n {
-        let Some(b) = raw[k + 1] else { continue };
-        if last.is_some_and(|l| b < l) {
-            resets[k] = 1.0;
-        }
-        last = Some(b);
-        d[k] = raw[k].map(|a| if b >= a { b - a } else { b });
-    }
-    (d, resets)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,12 +360,5 @@ mod tests {
             1200.0 + 40.0 + 10.0,
             "the restart counts from zero"
         );
-    }
-
-    #[test]
-    fn deltas_telescope_and_mark_restarts() {
-        let (d, r) = deltas(&[Some(5.0), Some(8.0), None, Some(9.0), Some(2.0)]);
-        assert_eq!(d, vec![Some(3.0), None, None, Some(2.0)]);
-        assert_eq!(r, vec![0.0, 0.0, 0.0, 1.0]);
     }
 }

@@ -95,31 +95,142 @@ pub fn promtool() -> Option<PathBuf> {
     }
 }
 
+/// `promtool tsdb create-blocks-from openmetrics`: the history written as blocks into `data`.
+fn backfill(tool: &std::path::Path, openmetrics: &std::path::Path, data: &std::path::Path) {
+    let out = Command::new(tool)
+        .args(["tsdb", "create-blocks-from", "openmetrics"])
+        .arg(openmetrics)
+        .arg(data)
+        .output()
+        .expect("run promtool");
+    assert!(
+        out.status.success(),
+        "promtool backfill of {} failed: {}",
+        openmetrics.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Prometheus' own protection of its HTTP side (`--web.config.file`): TLS and basic auth.
+#[derive(Default)]
+pub struct WebConfig {
+    /// Server certificate and key (PEM files), and the CA a client certificate must chain to
+    /// when one is required.
+    pub tls: Option<Tls>,
+    /// Users and their bcrypt password hashes.
+    pub users: Vec<(String, String)>,
+}
+
+pub struct Tls {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    pub client_ca: Option<PathBuf>,
+}
+
+impl WebConfig {
+    /// The YAML Prometheus reads
+    /// (https://prometheus.io/docs/prometheus/latest/configuration/https/).
+    pub fn yaml(&self) -> String {
+        let mut s = String::new();
+        if let Some(t) = &self.tls {
+            s.push_str(&format!(
+                "tls_server_config:\n  cert_file: {:?}\n  key_file: {:?}\n",
+                t.cert.display().to_string(),
+                t.key.display().to_string()
+            ));
+            if let Some(ca) = &t.client_ca {
+                s.push_str(&format!(
+                    "  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: {:?}\n",
+                    ca.display().to_string()
+                ));
+            }
+        }
+        if !self.users.is_empty() {
+            s.push_str("basic_auth_users:\n");
+            for (u, hash) in &self.users {
+                s.push_str(&format!("  {u:?}: {hash:?}\n"));
+            }
+        }
+        s
+    }
+}
+
 impl Prometheus {
     /// Start Prometheus on history backfilled from `openmetrics` (timestamped OpenMetrics text)
     /// with `promtool tsdb create-blocks-from openmetrics`, scraping nothing: days of series
     /// without waiting days.
     pub fn start_backfilled(openmetrics: &std::path::Path) -> Option<Prometheus> {
         let tool = promtool()?;
-        Self::start_with(&[], |data| {
-            let out = Command::new(&tool)
-                .args(["tsdb", "create-blocks-from", "openmetrics"])
-                .arg(openmetrics)
-                .arg(data)
-                .output()
-                .expect("run promtool");
-            assert!(
-                out.status.success(),
-                "promtool backfill of {} failed: {}",
-                openmetrics.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-        })
+        Self::start_with(&[], |data| backfill(&tool, openmetrics, data))
     }
 
     /// Start Prometheus scraping `jobs`; waits (at most 60 s) until it answers /-/ready.
     pub fn start(jobs: &[Job]) -> Option<Prometheus> {
         Self::start_with(jobs, |_| {})
+    }
+
+    /// Start Prometheus behind `web`, its own `--web.config.file` (TLS, basic auth), on history
+    /// backfilled from `openmetrics` when given. Its URL is then `https://127.0.0.1:PORT` when
+    /// `web` names a TLS section. Ready when its log says so (the readiness endpoint is behind
+    /// the same protection).
+    pub fn start_protected(
+        web: &WebConfig,
+        openmetrics: Option<&std::path::Path>,
+    ) -> Option<Prometheus> {
+        let tool = promtool()?;
+        let bin = binary()?;
+        let port = free_port();
+        let dir = std::env::temp_dir().join(format!(
+            "headroom-prometheus-{}-{port}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("data")).expect("prometheus temp folder");
+        if let Some(om) = openmetrics {
+            backfill(&tool, om, &dir.join("data"));
+        }
+        let cfg = dir.join("prometheus.yml");
+        std::fs::write(&cfg, config(&[])).expect("prometheus config");
+        let web_file = dir.join("web.yml");
+        std::fs::write(&web_file, web.yaml()).expect("prometheus web config");
+        let check = Command::new(&tool)
+            .args(["check", "web-config"])
+            .arg(&web_file)
+            .output()
+            .expect("run promtool");
+        assert!(
+            check.status.success(),
+            "promtool check web-config: {}{}",
+            String::from_utf8_lossy(&check.stdout),
+            String::from_utf8_lossy(&check.stderr)
+        );
+        let log = dir.join("prometheus.log");
+        let child = Command::new(bin)
+            .arg(format!("--config.file={}", cfg.display()))
+            .arg(format!("--storage.tsdb.path={}", dir.join("data").display()))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .arg(format!("--web.config.file={}", web_file.display()))
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("prometheus log"))
+            .spawn()
+            .expect("spawn prometheus");
+        let scheme = if web.tls.is_some() { "https" } else { "http" };
+        let p = Prometheus {
+            child,
+            port,
+            url: format!("{scheme}://127.0.0.1:{port}"),
+            dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !p.log().contains("Server is ready to receive web requests") {
+            assert!(
+                Instant::now() < deadline,
+                "prometheus was not ready in 60 s; log: {}",
+                p.log()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        Some(p)
     }
 
     fn start_with(jobs: &[Job], prepare: impl FnOnce(&std::path::Path)) -> Option<Prometheus> {

@@ -43,6 +43,8 @@ pub struct Args {
     /// Also write the census as one self-contained HTML page (inline CSS and SVG, no network).
     #[arg(long, value_name = "FILE")]
     pub html: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub access: super::access::StoreAccess,
 }
 
 pub fn run(a: Args) -> Result<Exit> {
@@ -51,6 +53,10 @@ pub fn run(a: Args) -> Result<Exit> {
         .build()
         .context("starting the async runtime")?;
     let doc = match (&a.prometheus, &a.url) {
+        (_, Some(_)) if a.access.is_set() => bail!(
+            "--user, --bearer-token, --header and the TLS flags reach a store: they go with \
+             --prometheus, not --url"
+        ),
         (_, Some(url)) => rt.block_on(census::url::census(url, a.timeout))?,
         (Some(p), None) => {
             let now = std::time::SystemTime::now()
@@ -64,13 +70,13 @@ pub fn run(a: Args) -> Result<Exit> {
                 other => bail!("--rates {other:?}: give auto, counters or gauges"),
             };
             let req = census::prom::Request {
-                selector: fleet::queries::Selector::parse(&a.selector)?,
+                selector: promapi::Selector::parse(&a.selector)?,
                 since_s: a.since.as_secs_f64(),
                 step_s: a.step.as_secs_f64(),
                 at: crate::args::parse_at(&a.at, now)?,
                 rates,
             };
-            let prom = fleet::client::Prometheus::new(p, a.timeout)?;
+            let prom = promapi::Prometheus::new(p, a.timeout, &a.access.access()?)?;
             rt.block_on(census::prom::census(&prom, &req))?
         }
         (None, None) => bail!("give --prometheus URL or --url URL"),

@@ -32,6 +32,8 @@ Examples:
   headroom fleet --prometheus http://prom:9090 --html fleet.html
   headroom fleet --prometheus http://thanos:10902 --at -1h --window 15m
   headroom fleet --prometheus http://prom:9090 --save-windows w/ && headroom diagnose --replay w/10.0.0.7_8000.jsonl
+  headroom fleet --prometheus https://prom.internal --ca-file ca.pem --user ops --password-file pw
+  headroom fleet --prometheus https://mimir/prometheus --header 'X-Scope-OrgID: team-a' --bearer-token-file token
 
 The JSON document (headroom.fleet/1) is described in docs/json/fleet.md. Exit status 2 with \
 --fail-on-outlier when an outlier or an imbalance is found.")]
@@ -68,6 +70,8 @@ pub struct Args {
     pub save_windows: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub target: super::names::Target,
+    #[command(flatten)]
+    pub access: super::access::StoreAccess,
     /// Exit with status 2 when an outlier or an imbalance is found.
     #[arg(long)]
     pub fail_on_outlier: bool,
@@ -89,7 +93,7 @@ pub fn run(a: Args) -> Result<Exit> {
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0);
     let req = Request {
-        selector: fleet::queries::Selector::parse(&a.selector)?,
+        selector: promapi::Selector::parse(&a.selector)?,
         by: a.by.clone(),
         window_s: a.window.as_secs_f64(),
         at: crate::args::parse_at(&a.at, now)?,
@@ -97,7 +101,7 @@ pub fn run(a: Args) -> Result<Exit> {
         min_step_s: a.min_step.as_secs_f64().max(0.001),
         target: target(&a.target)?,
     };
-    let prom = fleet::client::Prometheus::new(&a.prometheus, a.timeout)?;
+    let prom = promapi::Prometheus::new(&a.prometheus, a.timeout, &a.access.access()?)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

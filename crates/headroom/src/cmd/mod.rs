@@ -1,4 +1,5 @@
 //! One file per subcommand: its clap arguments, its run function, its renderers.
+pub(crate) mod access;
 pub mod attribute;
 pub mod bench;
 pub mod ceiling;

@@ -27,6 +27,7 @@ mod scenarios;
 mod security;
 mod sglang;
 mod standalone;
+mod store_access;
 mod trace;
 mod util;
 mod vllm;

@@ -1,6 +1,15 @@
-//! A Prometheus HTTP API client (`/api/v1/query`, `/api/v1/query_range`), the one thing in this
-//! crate that touches the network. Anything that speaks the API (Thanos, Mimir,
-//! VictoriaMetrics) answers the same.
+//! A Prometheus HTTP API client (`/api/v1/query`, `/api/v1/query_range`) for fleet and census:
+//! the queries, the series selector a user gives, counters differenced the way `increase`
+//! counts them, and every way a store is protected ([`Access`]). Anything that speaks the API
+//! (Thanos, Mimir, VictoriaMetrics, Grafana Cloud) answers the same.
+
+mod access;
+mod counters;
+mod selector;
+
+pub use access::{parse_header, Access, AccessError, Secret};
+pub use counters::deltas;
+pub use selector::{check_label, Selector, SelectorError};
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -9,8 +18,25 @@ use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PromError {
-    #[error("{url}: {msg}")]
-    Http { url: String, msg: String },
+    #[error("{url}: {msg}{}", hint.map(|h| format!("\n  {h}")).unwrap_or_default())]
+    Http {
+        url: String,
+        msg: String,
+        /// What the failure means and what to give, where the error says (a TLS refusal).
+        hint: Option<&'static str>,
+    },
+    #[error("{url}: HTTP {code}: the store refused the credentials (sent: {sent}); {}", if *code == 401 {
+        "give them with --user USER:PASSWORD, --bearer-token-file FILE or --header 'Name: value' (see --help)"
+    } else {
+        "they are valid but lack permission to query (HTTP 403): check the user's or token's rights, or the tenant header"
+    })]
+    Unauthorized {
+        url: String,
+        code: u16,
+        sent: String,
+    },
+    #[error(transparent)]
+    Access(#[from] AccessError),
     #[error("{url}: HTTP {code}: {body}")]
     Status {
         url: String,
@@ -71,8 +97,11 @@ pub struct Prometheus {
     /// takes it out of each request's URL (so out of its errors too) and sends it as the
     /// `Authorization` header.
     given: String,
+    /// What is sent, in words: for a refusal to name.
+    sent: String,
+    access: Access,
     http: reqwest::Client,
-    sent: AtomicUsize,
+    sent_queries: AtomicUsize,
 }
 
 /// `url` without its userinfo, for naming it.
@@ -88,22 +117,28 @@ pub fn without_credentials(url: &str) -> String {
 }
 
 impl Prometheus {
-    /// A client of the store at `base`; a `user:password@` in it is sent as Basic auth and
-    /// left out of every message.
-    pub fn new(base: &str, timeout: Duration) -> Result<Prometheus, PromError> {
+    /// A client of the store at `base`, reached as `access` says; a `user:password@` in `base`
+    /// is sent as basic auth and left out of every message.
+    pub fn new(base: &str, timeout: Duration, access: &Access) -> Result<Prometheus, PromError> {
         let bare = without_credentials(base);
-        let http = reqwest::Client::builder()
-            .timeout(timeout)
-            .build()
-            .map_err(|e| PromError::Http {
-                url: bare.clone(),
-                msg: e.to_string(),
-            })?;
+        let userinfo = reqwest::Url::parse(base)
+            .ok()
+            .filter(|u| !u.username().is_empty())
+            .map(|u| u.username().to_string());
+        if userinfo.is_some() && (access.basic.is_some() || access.bearer.is_some()) {
+            return Err(AccessError::Conflict(
+                "the URL carries user:password@ and credentials were also given: give one",
+            )
+            .into());
+        }
+        let http = access.client(timeout)?;
         Ok(Prometheus {
             base: bare.trim_end_matches('/').to_string(),
             given: base.trim_end_matches('/').to_string(),
+            sent: access.describe(userinfo.as_deref()),
+            access: access.clone(),
             http,
-            sent: AtomicUsize::new(0),
+            sent_queries: AtomicUsize::new(0),
         })
     }
 
@@ -114,7 +149,7 @@ impl Prometheus {
 
     /// Queries sent so far.
     pub fn queries(&self) -> usize {
-        self.sent.load(Ordering::Relaxed)
+        self.sent_queries.load(Ordering::Relaxed)
     }
 
     /// An instant query at `time` (unix seconds).
@@ -156,28 +191,59 @@ impl Prometheus {
         query: &str,
     ) -> Result<Vec<Series>, PromError> {
         let url = format!("{}{path}", self.base);
-        self.sent.fetch_add(1, Ordering::Relaxed);
+        self.sent_queries.fetch_add(1, Ordering::Relaxed);
+        let req = self.http.post(format!("{}{path}", self.given)).form(form);
         let resp = self
-            .http
-            .post(format!("{}{path}", self.given))
-            .form(form)
+            .access
+            .apply(req)
             .send()
             .await
-            .map_err(|e| PromError::Http {
-                url: url.clone(),
-                msg: error_chain(&e),
-            })?;
+            .map_err(|e| http_error(&url, &e))?;
         let code = resp.status().as_u16();
-        let body = resp.text().await.map_err(|e| PromError::Http {
-            url: url.clone(),
-            msg: error_chain(&e),
-        })?;
+        if code == 401 || code == 403 {
+            return Err(PromError::Unauthorized {
+                url,
+                code,
+                sent: self.sent.clone(),
+            });
+        }
+        let body = resp.text().await.map_err(|e| http_error(&url, &e))?;
         parse_answer(&url, code, &body, query)
     }
 }
 
 fn fmt_t(t: f64) -> String {
     format!("{t:.3}")
+}
+
+fn http_error(url: &str, e: &reqwest::Error) -> PromError {
+    let msg = error_chain(e);
+    PromError::Http {
+        url: url.to_string(),
+        hint: tls_hint(&msg),
+        msg,
+    }
+}
+
+/// What a TLS refusal means, from rustls' own words in the error chain.
+fn tls_hint(msg: &str) -> Option<&'static str> {
+    Some(if msg.contains("UnknownIssuer") {
+        "the store's certificate is signed by a CA this machine does not trust: give that CA \
+         with --ca-file FILE (PEM), or --insecure-skip-verify to skip the check (not in production)"
+    } else if msg.contains("Expired") {
+        "the store's certificate has expired: renew it on the store, or give \
+         --insecure-skip-verify to skip the check (not in production)"
+    } else if msg.contains("NotValidForName") {
+        "the store's certificate does not name this host: use the host name it was issued for, \
+         or --insecure-skip-verify to skip the check (not in production)"
+    } else if msg.contains("CertificateRequired") || msg.contains("BadCertificate") {
+        "the store requires a client certificate it trusts: give --client-cert FILE and \
+         --client-key FILE (PEM)"
+    } else if msg.contains("InvalidContentType") || msg.contains("CorruptMessage") {
+        "the store did not answer in TLS: try http:// instead of https://"
+    } else {
+        return None;
+    })
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -260,20 +326,11 @@ pub fn parse_answer(
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn credentials_leave_the_url_and_are_decoded() {
-        assert_eq!(
-            super::without_credentials("http://ops:s3cr%40t@prom.internal:9090/"),
-            "http://prom.internal:9090/"
-        );
-        assert_eq!(
-            super::without_credentials("http://prom:9090"),
-            "http://prom:9090"
-        );
-        let p =
-            super::Prometheus::new("https://u:hunter2@h:9090/", Duration::from_secs(1)).unwrap();
-        assert_eq!(p.url(), "https://h:9090");
-        // The store receives them decoded, as Basic auth ("ops:s3cr@t").
+    use super::*;
+
+    /// One request to a loopback listener that answers an empty vector with `code`; the
+    /// request as the store received it.
+    fn one_request(access: &Access, userinfo: &str, code: u16) -> (Result<Vec<Series>, PromError>, String) {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let seen = std::thread::spawn(move || {
@@ -284,33 +341,108 @@ mod tests {
             let body = r#"{"status":"success","data":{"resultType":"vector","result":[]}}"#;
             let _ = write!(
                 c,
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                "HTTP/1.1 {code} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                 body.len()
             );
             String::from_utf8_lossy(&buf[..n]).into_owned()
         });
-        let p = super::Prometheus::new(
-            &format!("http://ops:s3cr%40t@127.0.0.1:{port}"),
+        let p = Prometheus::new(
+            &format!("http://{userinfo}127.0.0.1:{port}"),
             Duration::from_secs(10),
+            access,
         )
         .unwrap();
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
-        rt.block_on(p.query("up", 0.0)).unwrap();
-        let request = seen.join().unwrap();
-        assert!(
-            request.lines().any(
-                |l| l.to_ascii_lowercase().starts_with("authorization: basic ")
-                    && l.ends_with("b3BzOnMzY3JAdA==")
-            ), // base64("ops:s3cr@t")
+        let answer = rt.block_on(p.query("up", 0.0));
+        (answer, seen.join().unwrap())
+    }
+
+    fn header<'a>(request: &'a str, name: &str) -> Option<&'a str> {
+        request.lines().find_map(|l| {
+            let (n, v) = l.split_once(':')?;
+            n.eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+
+    #[test]
+    fn credentials_leave_the_url_and_are_decoded() {
+        assert_eq!(
+            without_credentials("http://ops:s3cr%40t@prom.internal:9090/"),
+            "http://prom.internal:9090/"
+        );
+        assert_eq!(without_credentials("http://prom:9090"), "http://prom:9090");
+        let p = Prometheus::new(
+            "https://u:hunter2@h:9090/",
+            Duration::from_secs(1),
+            &Access::default(),
+        )
+        .unwrap();
+        assert_eq!(p.url(), "https://h:9090");
+        // The store receives them decoded, as Basic auth: base64("ops:s3cr@t").
+        let (answer, request) = one_request(&Access::default(), "ops:s3cr%40t@", 200);
+        answer.unwrap();
+        assert_eq!(
+            header(&request, "authorization"),
+            Some("Basic b3BzOnMzY3JAdA=="),
             "{request}"
         );
     }
 
-    use super::*;
+    #[test]
+    fn each_credential_reaches_the_store_as_its_header() {
+        let basic = Access {
+            basic: Some(("ops".into(), Secret::new("s3cr@t"))),
+            ..Access::default()
+        };
+        let (_, request) = one_request(&basic, "", 200);
+        assert_eq!(header(&request, "authorization"), Some("Basic b3BzOnMzY3JAdA=="));
+        let bearer = Access {
+            bearer: Some(Secret::new("tok-123\n")),
+            headers: vec![
+                parse_header("X-Scope-OrgID: team-a").unwrap(),
+                parse_header("THANOS-TENANT: t1").unwrap(),
+            ],
+            ..Access::default()
+        };
+        let (_, request) = one_request(&bearer, "", 200);
+        assert_eq!(header(&request, "authorization"), Some("Bearer tok-123"), "{request}");
+        assert_eq!(header(&request, "x-scope-orgid"), Some("team-a"));
+        assert_eq!(header(&request, "thanos-tenant"), Some("t1"));
+        // Credentials in the URL and as flags: refused before anything is sent.
+        let e = Prometheus::new("http://u:p@h:1", Duration::from_secs(1), &basic)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("give one"), "{e}");
+    }
 
+    #[test]
+    fn a_refusal_names_what_was_sent_and_never_the_secret() {
+        let bearer = Access {
+            bearer: Some(Secret::new("tok-123")),
+            ..Access::default()
+        };
+        let (answer, _) = one_request(&bearer, "", 401);
+        let e = answer.unwrap_err().to_string();
+        assert!(e.contains("HTTP 401") && e.contains("sent: a bearer token"), "{e}");
+        assert!(!e.contains("tok-123"), "{e}");
+        let (answer, _) = one_request(&Access::default(), "ops:hunter2@", 403);
+        let e = answer.unwrap_err().to_string();
+        assert!(e.contains("HTTP 403") && e.contains("basic auth as \"ops\""), "{e}");
+        assert!(!e.contains("hunter2"), "{e}");
+    }
+
+    #[test]
+    fn tls_refusals_are_named() {
+        assert!(tls_hint("invalid peer certificate: UnknownIssuer")
+            .unwrap()
+            .contains("--ca-file"));
+        assert!(tls_hint("invalid peer certificate: Expired").unwrap().contains("expired"));
+        assert_eq!(tls_hint("connection refused"), None);
+    }
     #[test]
     fn answers_and_errors() {
         let ok = r#"{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"instance":"a"},"values":[[1.5,"2"],[2.5,"NaN"]]}]}}"#;
