@@ -21,7 +21,10 @@ pub enum FleetError {
     Prometheus(#[from] PromError),
     #[error(transparent)]
     Selector(#[from] SelectorError),
-    #[error("no replica under {selector} exports an LLM engine's metrics at {at} (looked for the prefixes vllm:, sglang:, llamacpp:, tgi_ by label {by:?}); check --selector, --at and that the store scrapes the servers")]
+    #[error(
+        "no replica under {selector} exports an LLM engine's metrics at {at:.0} (unix seconds; looked for the prefixes {} by label {by:?}); check --selector, --at and that the store scrapes the servers",
+        engines::Engine::ALL.map(|e| e.prefix()).join(", ")
+    )]
     NoReplicas {
         selector: String,
         by: String,

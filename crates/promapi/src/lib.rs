@@ -25,11 +25,7 @@ pub enum PromError {
         /// What the failure means and what to give, where the error says (a TLS refusal).
         hint: Option<&'static str>,
     },
-    #[error("{url}: HTTP {code}: the store refused the credentials (sent: {sent}); {}", if *code == 401 {
-        "give them with --user USER:PASSWORD, --bearer-token-file FILE or --header 'Name: value' (see --help)"
-    } else {
-        "they are valid but lack permission to query (HTTP 403): check the user's or token's rights, or the tenant header"
-    })]
+    #[error("{url}: HTTP {code}: {}", refusal(*code, sent))]
     Unauthorized {
         url: String,
         code: u16,
@@ -207,13 +203,35 @@ impl Prometheus {
                 sent: self.sent.clone(),
             });
         }
-        let body = resp.text().await.map_err(|e| http_error(&url, &e))?;
+        let body = resp.text().await.map_err(|e| {
+            let mut err = http_error(&url, &e);
+            if let PromError::Http { msg, hint, .. } = &mut err {
+                *msg = format!("HTTP {code}, then {msg}");
+                // Go's TLS servers answer a plain-HTTP request with 400 and drop the connection.
+                if code == 400 && url.starts_with("http://") {
+                    *hint = Some("the store may speak TLS: try https:// instead of http://");
+                }
+            }
+            err
+        })?;
         parse_answer(&url, code, &body, query)
     }
 }
 
 fn fmt_t(t: f64) -> String {
     format!("{t:.3}")
+}
+
+/// A 401 or 403 in words: what was sent, and what to give.
+fn refusal(code: u16, sent: &str) -> String {
+    const GIVE: &str = "--user USER:PASSWORD, --bearer-token-file FILE or --header 'Name: value' (see --help)";
+    match (code, sent) {
+        (401, "no credentials") => format!("the store requires credentials; give them with {GIVE}"),
+        (401, _) => format!("the store refused the credentials sent ({sent}): check them, or give others with {GIVE}"),
+        _ => format!(
+            "the credentials sent ({sent}) lack the right to query: check the user's or token's permissions, or the tenant header"
+        ),
+    }
 }
 
 fn http_error(url: &str, e: &reqwest::Error) -> PromError {
@@ -227,19 +245,27 @@ fn http_error(url: &str, e: &reqwest::Error) -> PromError {
 
 /// What a TLS refusal means, from rustls' own words in the error chain.
 fn tls_hint(msg: &str) -> Option<&'static str> {
-    Some(if msg.contains("UnknownIssuer") {
+    // rustls' wording has changed between releases ("UnknownIssuer", "unknown issuer"): matched
+    // without case or spaces.
+    let m: String = msg
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let has = |w: &str| m.contains(w);
+    Some(if has("unknownissuer") {
         "the store's certificate is signed by a CA this machine does not trust: give that CA \
          with --ca-file FILE (PEM), or --insecure-skip-verify to skip the check (not in production)"
-    } else if msg.contains("Expired") {
+    } else if has("expired") {
         "the store's certificate has expired: renew it on the store, or give \
          --insecure-skip-verify to skip the check (not in production)"
-    } else if msg.contains("NotValidForName") {
+    } else if has("notvalidforname") {
         "the store's certificate does not name this host: use the host name it was issued for, \
          or --insecure-skip-verify to skip the check (not in production)"
-    } else if msg.contains("CertificateRequired") || msg.contains("BadCertificate") {
+    } else if has("certificaterequired") || has("badcertificate") {
         "the store requires a client certificate it trusts: give --client-cert FILE and \
          --client-key FILE (PEM)"
-    } else if msg.contains("InvalidContentType") || msg.contains("CorruptMessage") {
+    } else if has("invalidcontenttype") || has("corruptmessage") {
         "the store did not answer in TLS: try http:// instead of https://"
     } else {
         return None;
@@ -427,7 +453,7 @@ mod tests {
         };
         let (answer, _) = one_request(&bearer, "", 401);
         let e = answer.unwrap_err().to_string();
-        assert!(e.contains("HTTP 401") && e.contains("sent: a bearer token"), "{e}");
+        assert!(e.contains("HTTP 401") && e.contains("(a bearer token)"), "{e}");
         assert!(!e.contains("tok-123"), "{e}");
         let (answer, _) = one_request(&Access::default(), "ops:hunter2@", 403);
         let e = answer.unwrap_err().to_string();
@@ -441,6 +467,10 @@ mod tests {
             .unwrap()
             .contains("--ca-file"));
         assert!(tls_hint("invalid peer certificate: Expired").unwrap().contains("expired"));
+        // rustls 0.23's wording, from a real expired certificate.
+        assert!(tls_hint("invalid peer certificate: certificate expired: verification time 1796405238 (UNIX)")
+            .unwrap()
+            .contains("has expired"));
         assert_eq!(tls_hint("connection refused"), None);
     }
     #[test]
