@@ -10,8 +10,8 @@ use crate::names::{self, *};
 use crate::series::{Segment, StepCount, Steps};
 use crate::{CensusDoc, CensusError, Prefixes, RatesFrom, Source, Totals, Window, SCHEMA};
 use engines::Engine;
-use promapi::{Prometheus, Series};
 use promapi::Selector;
+use promapi::{Prometheus, Series};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Prometheus answers at most this many points per series.

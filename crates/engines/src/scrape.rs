@@ -261,10 +261,33 @@ pub fn normalize_base_url(url: &str) -> Result<String, ScrapeError> {
     Ok(s)
 }
 
+/// `url` without its userinfo (`user:password@`), for naming it: in messages, documents,
+/// recordings and the history. Unchanged when it has none or does not parse.
+pub fn without_credentials(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) if !u.username().is_empty() || u.password().is_some() => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            let s = u.to_string();
+            // Url writes a root path ("http://h:1/"); keep the form the user gave.
+            if url.trim_end().ends_with('/') {
+                s
+            } else {
+                s.trim_end_matches('/').to_string()
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
 /// HTTP client for one server.
 #[derive(Debug, Clone)]
 pub struct Scraper {
+    /// The server root without credentials: what every message and recording names.
     base: String,
+    /// The root as given: a `user:password@` in it reaches the server as basic auth (reqwest
+    /// takes it out of the request's URL and sends the `Authorization` header).
+    given: String,
     timeout: Duration,
     client: reqwest::Client,
 }
@@ -315,7 +338,8 @@ impl Scraper {
                 msg: e.to_string(),
             })?;
         Ok(Scraper {
-            base,
+            base: without_credentials(&base),
+            given: base,
             timeout,
             client,
         })
@@ -334,7 +358,7 @@ impl Scraper {
         let url = self.url(path);
         let mut resp = self
             .client
-            .get(&url)
+            .get(format!("{}{path}", self.given))
             .send()
             .await
             .map_err(|e| self.classify(&url, e))?;
@@ -582,6 +606,29 @@ mod tests {
         assert_eq!(other_hits.load(std::sync::atomic::Ordering::SeqCst), 0);
         // The same-host hop was followed (the error is about the second one).
         assert!(err.contains(&format!("localhost:{other}")), "{err}");
+    }
+
+    #[test]
+    fn credentials_reach_the_server_and_nothing_else() {
+        assert_eq!(
+            without_credentials("http://ops:s3cr%40t@prom.internal:9090/"),
+            "http://prom.internal:9090/"
+        );
+        assert_eq!(without_credentials("http://u:p@h:8000"), "http://h:8000");
+        assert_eq!(without_credentials("http://h:8000"), "http://h:8000");
+        let s = Scraper::new(
+            "http://ops:hunter2@127.0.0.1:9/metrics",
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        assert_eq!(s.base_url(), "http://127.0.0.1:9");
+        assert_eq!(s.url("/metrics"), "http://127.0.0.1:9/metrics");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let e = rt.block_on(s.fetch_metrics()).unwrap_err().to_string();
+        assert!(!e.contains("hunter2") && !e.contains("ops"), "{e}");
     }
 
     #[test]

@@ -6,9 +6,9 @@
 pub mod queries;
 pub mod window;
 
-use promapi::{PromError, Prometheus, Selector, SelectorError, Series};
 use diagnose::{Inputs, RuleId};
 use engines::Engine;
+use promapi::{PromError, Prometheus, Selector, SelectorError, Series};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use window::{Builder, Grid};

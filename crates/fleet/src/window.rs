@@ -10,10 +10,10 @@
 //! sub-window boundaries only: a window's distribution is the difference of its two ends, so
 //! nothing between them is needed.
 
-use promapi::{deltas, Series};
 use crate::queries::{FIELD, PART};
 use engines::adapters::promql::{histogram_mut, set_scalar};
 use engines::{Engine, Histogram, Sample};
+use promapi::{deltas, Series};
 use std::collections::BTreeMap;
 
 /// The time grid: `points` samples `step_s` apart ending at `end`, histograms every `hist_every`

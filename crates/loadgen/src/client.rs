@@ -211,7 +211,10 @@ impl StreamRecord {
 /// The client. Cheap to clone; clones share the connection pool and the in-flight limit.
 #[derive(Clone)]
 pub struct Client {
+    /// The server root without credentials: what messages and documents name.
     base: String,
+    /// The root as given: a `user:password@` in it reaches the server as basic auth.
+    given: String,
     http: reqwest::Client,
     cfg: ClientConfig,
     permits: Arc<Semaphore>,
@@ -246,7 +249,8 @@ impl Client {
             .map_err(|e| Error::Refused(format!("cannot build an HTTP client: {e}")))?;
         let permits = Arc::new(Semaphore::new(cfg.max_in_flight.max(1)));
         Ok(Self {
-            base,
+            base: engines::scrape::without_credentials(&base),
+            given: base,
             http,
             cfg,
             permits,
@@ -265,8 +269,13 @@ impl Client {
         format!("{}{}", self.base, path)
     }
 
+    /// A request to `url` (one of [`Client::url`]'s), sent to the root as given.
     fn request(&self, method: reqwest::Method, url: &str) -> reqwest::RequestBuilder {
-        let rb = self.http.request(method, url);
+        let target = match url.strip_prefix(&self.base) {
+            Some(path) => format!("{}{path}", self.given),
+            None => url.to_string(),
+        };
+        let rb = self.http.request(method, target);
         match &self.cfg.api_key {
             Some(k) => rb.bearer_auth(k),
             None => rb,

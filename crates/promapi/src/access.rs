@@ -104,9 +104,10 @@ impl Access {
         }
         let mut headers = HeaderMap::new();
         if let Some(t) = &self.bearer {
-            let mut v = HeaderValue::from_str(&format!("Bearer {}", t.expose().trim())).map_err(
-                |_| AccessError::Conflict("the bearer token holds characters a header cannot"),
-            )?;
+            let mut v =
+                HeaderValue::from_str(&format!("Bearer {}", t.expose().trim())).map_err(|_| {
+                    AccessError::Conflict("the bearer token holds characters a header cannot")
+                })?;
             v.set_sensitive(true);
             headers.insert(AUTHORIZATION, v);
         }
@@ -123,11 +124,9 @@ impl Access {
             .default_headers(headers);
         if let Some(path) = &self.ca_file {
             let pem = read("--ca-file", path)?;
-            let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| file_error(
-                "--ca-file",
-                path,
-                format!("not PEM certificates ({e})"),
-            ))?;
+            let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+                file_error("--ca-file", path, format!("not PEM certificates ({e})"))
+            })?;
             if certs.is_empty() {
                 return Err(file_error(
                     "--ca-file",
@@ -205,7 +204,10 @@ mod tests {
             ..Access::default()
         };
         let shown = format!("{a:?} {}", a.describe(None));
-        assert!(!shown.contains("hunter2") && !shown.contains("tenant-7"), "{shown}");
+        assert!(
+            !shown.contains("hunter2") && !shown.contains("tenant-7"),
+            "{shown}"
+        );
         assert!(shown.contains("basic auth as \"ops\"") && shown.contains("X-Scope-OrgID"));
         assert_eq!(Access::default().describe(None), "no credentials");
     }
@@ -225,7 +227,10 @@ mod tests {
             ca_file: Some("/nonexistent/ca.pem".into()),
             ..Access::default()
         };
-        let e = a.client(std::time::Duration::from_secs(1)).unwrap_err().to_string();
+        let e = a
+            .client(std::time::Duration::from_secs(1))
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("--ca-file /nonexistent/ca.pem: "), "{e}");
         let dir = std::env::temp_dir().join(format!("promapi-access-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -235,7 +240,10 @@ mod tests {
             ca_file: Some(junk.clone()),
             ..Access::default()
         };
-        let e = a.client(std::time::Duration::from_secs(1)).unwrap_err().to_string();
+        let e = a
+            .client(std::time::Duration::from_secs(1))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("holds no PEM certificate"), "{e}");
         let a = Access {
             basic: Some(("u".into(), Secret::new("p"))),

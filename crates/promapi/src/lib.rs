@@ -9,6 +9,7 @@ mod selector;
 
 pub use access::{parse_header, Access, AccessError, Secret};
 pub use counters::deltas;
+use engines::scrape::without_credentials;
 pub use selector::{check_label, Selector, SelectorError};
 
 use serde::Deserialize;
@@ -98,18 +99,6 @@ pub struct Prometheus {
     access: Access,
     http: reqwest::Client,
     sent_queries: AtomicUsize,
-}
-
-/// `url` without its userinfo, for naming it.
-pub fn without_credentials(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) if !u.username().is_empty() || u.password().is_some() => {
-            let _ = u.set_username("");
-            let _ = u.set_password(None);
-            u.to_string()
-        }
-        _ => url.to_string(),
-    }
 }
 
 impl Prometheus {
@@ -224,7 +213,8 @@ fn fmt_t(t: f64) -> String {
 
 /// A 401 or 403 in words: what was sent, and what to give.
 fn refusal(code: u16, sent: &str) -> String {
-    const GIVE: &str = "--user USER:PASSWORD, --bearer-token-file FILE or --header 'Name: value' (see --help)";
+    const GIVE: &str =
+        "--user USER:PASSWORD, --bearer-token-file FILE or --header 'Name: value' (see --help)";
     match (code, sent) {
         (401, "no credentials") => format!("the store requires credentials; give them with {GIVE}"),
         (401, _) => format!("the store refused the credentials sent ({sent}): check them, or give others with {GIVE}"),
@@ -356,7 +346,11 @@ mod tests {
 
     /// One request to a loopback listener that answers an empty vector with `code`; the
     /// request as the store received it.
-    fn one_request(access: &Access, userinfo: &str, code: u16) -> (Result<Vec<Series>, PromError>, String) {
+    fn one_request(
+        access: &Access,
+        userinfo: &str,
+        code: u16,
+    ) -> (Result<Vec<Series>, PromError>, String) {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let seen = std::thread::spawn(move || {
@@ -424,7 +418,10 @@ mod tests {
             ..Access::default()
         };
         let (_, request) = one_request(&basic, "", 200);
-        assert_eq!(header(&request, "authorization"), Some("Basic b3BzOnMzY3JAdA=="));
+        assert_eq!(
+            header(&request, "authorization"),
+            Some("Basic b3BzOnMzY3JAdA==")
+        );
         let bearer = Access {
             bearer: Some(Secret::new("tok-123\n")),
             headers: vec![
@@ -434,7 +431,11 @@ mod tests {
             ..Access::default()
         };
         let (_, request) = one_request(&bearer, "", 200);
-        assert_eq!(header(&request, "authorization"), Some("Bearer tok-123"), "{request}");
+        assert_eq!(
+            header(&request, "authorization"),
+            Some("Bearer tok-123"),
+            "{request}"
+        );
         assert_eq!(header(&request, "x-scope-orgid"), Some("team-a"));
         assert_eq!(header(&request, "thanos-tenant"), Some("t1"));
         // Credentials in the URL and as flags: refused before anything is sent.
@@ -453,11 +454,17 @@ mod tests {
         };
         let (answer, _) = one_request(&bearer, "", 401);
         let e = answer.unwrap_err().to_string();
-        assert!(e.contains("HTTP 401") && e.contains("(a bearer token)"), "{e}");
+        assert!(
+            e.contains("HTTP 401") && e.contains("(a bearer token)"),
+            "{e}"
+        );
         assert!(!e.contains("tok-123"), "{e}");
         let (answer, _) = one_request(&Access::default(), "ops:hunter2@", 403);
         let e = answer.unwrap_err().to_string();
-        assert!(e.contains("HTTP 403") && e.contains("basic auth as \"ops\""), "{e}");
+        assert!(
+            e.contains("HTTP 403") && e.contains("basic auth as \"ops\""),
+            "{e}"
+        );
         assert!(!e.contains("hunter2"), "{e}");
     }
 
@@ -466,11 +473,15 @@ mod tests {
         assert!(tls_hint("invalid peer certificate: UnknownIssuer")
             .unwrap()
             .contains("--ca-file"));
-        assert!(tls_hint("invalid peer certificate: Expired").unwrap().contains("expired"));
-        // rustls 0.23's wording, from a real expired certificate.
-        assert!(tls_hint("invalid peer certificate: certificate expired: verification time 1796405238 (UNIX)")
+        assert!(tls_hint("invalid peer certificate: Expired")
             .unwrap()
-            .contains("has expired"));
+            .contains("expired"));
+        // rustls 0.23's wording, from a real expired certificate.
+        assert!(tls_hint(
+            "invalid peer certificate: certificate expired: verification time 1796405238 (UNIX)"
+        )
+        .unwrap()
+        .contains("has expired"));
         assert_eq!(tls_hint("connection refused"), None);
     }
     #[test]

@@ -29,6 +29,9 @@ pub struct Entry {
     pub url: Option<String>,
     pub engine: Option<String>,
     pub model: Option<String>,
+    /// The run this one re-measured (a `headroom remeasure`); null otherwise.
+    #[serde(default)]
+    pub remeasure_of: Option<i64>,
     /// The run in one clause: the primary and throughput for diagnose, the headline for bench.
     pub summary: String,
     /// The run measured headroom's emulator (a diagnose run whose report says `simulated`).

@@ -60,6 +60,11 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX runs_kind_created ON runs(kind, created);
     CREATE INDEX runs_kind_label ON runs(kind, label);",
+    // 2: a re-measure names the run it was taken against in a column of its own. Before, only
+    // its label said so ("remeasure of 12"); those rows are carried over.
+    "ALTER TABLE runs ADD COLUMN remeasure_of INTEGER REFERENCES runs(id);
+    UPDATE runs SET remeasure_of = CAST(substr(label, 14) AS INTEGER)
+        WHERE kind = 'diagnose' AND label GLOB 'remeasure of [0-9]*';",
 ];
 
 /// One stored run.
@@ -72,6 +77,8 @@ pub struct Run {
     pub url: Option<String>,
     pub engine: Option<String>,
     pub model: Option<String>,
+    /// The run this one re-measured (a `headroom remeasure`).
+    pub remeasure_of: Option<i64>,
     pub doc: serde_json::Value,
 }
 
@@ -112,6 +119,7 @@ pub struct NewRun<'a> {
     pub url: Option<&'a str>,
     pub engine: Option<&'a str>,
     pub model: Option<&'a str>,
+    pub remeasure_of: Option<i64>,
 }
 
 pub struct Store {
@@ -239,8 +247,8 @@ impl Store {
     pub fn save(&self, run: &NewRun, doc: &serde_json::Value) -> Result<i64, StoreError> {
         self.conn
             .execute(
-                "INSERT INTO runs (kind, created, label, url, engine, model, doc) VALUES (?1,?2,?3,?4,?5,?6,?7)",
-                params![run.kind, run.created, run.label, run.url, run.engine, run.model, doc.to_string()],
+                "INSERT INTO runs (kind, created, label, url, engine, model, remeasure_of, doc) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+                params![run.kind, run.created, run.label, run.url, run.engine, run.model, run.remeasure_of, doc.to_string()],
             )
             .map_err(|e| self.sql(e))?;
         Ok(self.conn.last_insert_rowid())
@@ -256,9 +264,10 @@ impl Store {
                 url: r.get(4)?,
                 engine: r.get(5)?,
                 model: r.get(6)?,
+                remeasure_of: r.get(7)?,
                 doc: serde_json::Value::Null,
             },
-            r.get(7)?,
+            r.get(8)?,
         ))
     }
 
@@ -272,7 +281,7 @@ impl Store {
         Ok(run)
     }
 
-    const COLS: &'static str = "id, kind, created, label, url, engine, model, doc";
+    const COLS: &'static str = "id, kind, created, label, url, engine, model, remeasure_of, doc";
 
     pub fn get(&self, id: i64) -> Result<Option<Run>, StoreError> {
         let q = format!("SELECT {} FROM runs WHERE id = ?1", Self::COLS);
@@ -398,6 +407,49 @@ mod tests {
             e.contains(&format!("run {id}")) && e.contains("missing"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_version_1_history_keeps_its_remeasures() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.sqlite");
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch(MIGRATIONS[0]).unwrap();
+        c.execute_batch(
+            "PRAGMA user_version = 1;
+            INSERT INTO runs (kind, created, label, doc) VALUES ('diagnose', 1, NULL, '{}');
+            INSERT INTO runs (kind, created, label, doc) VALUES ('diagnose', 2, 'remeasure of 1', '{}');
+            INSERT INTO runs (kind, created, label, doc) VALUES ('diagnose', 3, 'remeasure of the fix', '{}');
+            INSERT INTO runs (kind, created, label, doc) VALUES ('bench', 4, 'remeasure of 1', '{}');",
+        )
+        .unwrap();
+        drop(c);
+        let s = Store::open_existing(&path).unwrap().unwrap();
+        assert_eq!(s.schema_version(), MIGRATIONS.len() as i64);
+        let of: Vec<_> = s
+            .list("diagnose")
+            .unwrap()
+            .iter()
+            .map(|r| r.remeasure_of)
+            .collect();
+        assert_eq!(
+            of,
+            vec![None, Some(1), None],
+            "only a label that names a run id"
+        );
+        assert_eq!(s.list("bench").unwrap()[0].remeasure_of, None);
+        let id = s
+            .save(
+                &NewRun {
+                    kind: "diagnose",
+                    created: 5.0,
+                    remeasure_of: Some(2),
+                    ..Default::default()
+                },
+                &serde_json::json!({}),
+            )
+            .unwrap();
+        assert_eq!(s.get(id).unwrap().unwrap().remeasure_of, Some(2));
     }
 
     #[test]

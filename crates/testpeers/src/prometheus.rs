@@ -180,10 +180,8 @@ impl Prometheus {
         let tool = promtool()?;
         let bin = binary()?;
         let port = free_port();
-        let dir = std::env::temp_dir().join(format!(
-            "headroom-prometheus-{}-{port}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("headroom-prometheus-{}-{port}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("data")).expect("prometheus temp folder");
         if let Some(om) = openmetrics {
@@ -207,7 +205,10 @@ impl Prometheus {
         let log = dir.join("prometheus.log");
         let child = Command::new(bin)
             .arg(format!("--config.file={}", cfg.display()))
-            .arg(format!("--storage.tsdb.path={}", dir.join("data").display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("data").display()
+            ))
             .arg(format!("--web.listen-address=127.0.0.1:{port}"))
             .arg(format!("--web.config.file={}", web_file.display()))
             .stdout(Stdio::null())

@@ -213,6 +213,7 @@ pub fn run(a: Args) -> Result<Exit> {
                     url: Some(&doc.url),
                     engine: doc.identity.engine.map(Engine::as_str),
                     model: doc.identity.served_model.as_deref(),
+                    remeasure_of: None,
                 },
                 &serde_json::to_value(&*doc)?,
             )?),

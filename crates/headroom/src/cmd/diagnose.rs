@@ -191,6 +191,10 @@ pub struct RemeasureArgs {
     /// Read the engine's new flags from this process.
     #[arg(long)]
     pub pid: Option<u32>,
+    /// The server, when it is not where the saved run measured it, or sits behind basic auth
+    /// (http://user:password@host:port): credentials are never saved, so give them again here.
+    #[arg(long)]
+    pub url: Option<String>,
     /// Analyse a recorded window instead of scraping (tests, offline comparison).
     #[arg(long)]
     pub replay: Option<PathBuf>,
@@ -237,7 +241,13 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
-fn save(report: &Report, out: &Output, label: Option<&str>) -> Result<i64> {
+/// Saves the report; `remeasure_of` names the run a re-measure was taken against.
+fn save(
+    report: &Report,
+    out: &Output,
+    label: Option<&str>,
+    remeasure_of: Option<i64>,
+) -> Result<i64> {
     let path = db_path(&out.db)?;
     let st = store::Store::open(&path)?;
     let id = st.save(
@@ -248,6 +258,7 @@ fn save(report: &Report, out: &Output, label: Option<&str>) -> Result<i64> {
             url: report.shape.url.as_deref(),
             engine: Some(report.engine.as_str()),
             model: report.model.as_deref(),
+            remeasure_of,
         },
         &serde_json::to_value(report)?,
     )?;
@@ -293,8 +304,14 @@ pub fn run(a: Args) -> Result<Exit> {
         Some(mode) => runtime()?.block_on(gpu::collect_and_diagnose(&req, &mode))?,
         None => runtime()?.block_on(collect_and_diagnose(&req))?,
     };
+    // Credentials reach the server and nothing else: not the document, the page or the history.
+    report.shape.url = report
+        .shape
+        .url
+        .as_deref()
+        .map(engines::scrape::without_credentials);
     if a.save {
-        report.saved_run_id = Some(save(&report, &a.out, a.label.as_deref())?);
+        report.saved_run_id = Some(save(&report, &a.out, a.label.as_deref(), None)?);
     }
     if let Some(p) = &a.out.html {
         super::common::write_page(p, &::report::diagnose(&report))?;
@@ -349,6 +366,9 @@ pub fn remeasure(a: RemeasureArgs) -> Result<Exit> {
     if a.engine_args.is_some() {
         shape.engine_args = a.engine_args.clone();
     }
+    if let Some(url) = &a.url {
+        shape.url = Some(url.clone());
+    }
     let req = WindowRequest {
         shape,
         catalog: None,
@@ -357,7 +377,12 @@ pub fn remeasure(a: RemeasureArgs) -> Result<Exit> {
         record: a.record.clone(),
         progress: !a.out.quiet && !a.out.json,
     };
-    let report = runtime()?.block_on(collect_and_diagnose(&req))?;
+    let mut report = runtime()?.block_on(collect_and_diagnose(&req))?;
+    report.shape.url = report
+        .shape
+        .url
+        .as_deref()
+        .map(engines::scrape::without_credentials);
     let comparison = remeasure::compare(&before, &report);
     let saved = if a.no_save {
         None
@@ -366,6 +391,7 @@ pub fn remeasure(a: RemeasureArgs) -> Result<Exit> {
             &report,
             &a.out,
             Some(&format!("remeasure of {}", run.id)),
+            Some(run.id),
         )?)
     };
     let mut report = report;

@@ -99,6 +99,7 @@ pub fn run(a: Args) -> Result<Exit> {
                 url: r.url.clone(),
                 engine: r.engine.clone(),
                 model: r.model.clone(),
+                remeasure_of: r.remeasure_of,
                 summary: summary(r, &path)?,
                 simulated: simulated(r, &path)?,
             })

@@ -41,15 +41,6 @@ pub struct Args {
     pub db: Option<PathBuf>,
 }
 
-/// The run a `remeasure` was taken against, from the label it saves its run with.
-fn remeasured(run: &store::Run) -> Option<i64> {
-    run.label
-        .as_deref()?
-        .strip_prefix("remeasure of ")?
-        .parse()
-        .ok()
-}
-
 pub fn run(a: Args) -> Result<Exit> {
     let path = super::common::db_path(&a.db)?;
     // Reading only: a mistyped --db must not become an empty history.
@@ -82,7 +73,7 @@ pub fn run(a: Args) -> Result<Exit> {
                 Some(s) => Some(s.parse::<i64>().with_context(|| {
                     format!("--against {s:?}: a diagnose run is compared with a run id")
                 })?),
-                None => remeasured(&run),
+                None => run.remeasure_of,
             };
             match against {
                 Some(id) => {

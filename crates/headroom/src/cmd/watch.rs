@@ -62,7 +62,7 @@ pub fn run(a: Args) -> Result<Exit> {
                 "watch draws on a terminal, and stdin or stdout is not one (a pipe, a file, cron \
                  or CI): for a verdict in a log run `headroom diagnose --url {} --duration {}s` \
                  (--json for a document)",
-                a.url,
+                engines::scrape::without_credentials(&a.url),
                 a.duration.as_secs()
             );
         }
@@ -93,7 +93,7 @@ pub fn run(a: Args) -> Result<Exit> {
     let mut ring: VecDeque<ScrapeRecord> = VecDeque::with_capacity(keep + 1);
     ring.push_back(opened.first);
     let mut view = View {
-        url: a.url.clone(),
+        url: engines::scrape::without_credentials(&a.url),
         report: None,
         judged: 0,
         scrapes: 1,

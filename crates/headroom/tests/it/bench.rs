@@ -409,6 +409,7 @@ fn version_history_points_at_the_first_bad_version() {
                 url: Some("http://gpu-box:8080"),
                 engine: Some("llama.cpp"),
                 model: Some("qwen3.8-flash-next"),
+                remeasure_of: None,
             },
             &doc(
                 &format!("b{}", 4000 + i),

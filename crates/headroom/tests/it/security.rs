@@ -122,3 +122,88 @@ fn the_emulator_listens_on_loopback_by_default_and_warns_when_public() {
         "{err}"
     );
 }
+
+/// Credentials in a server's URL (`http://user:password@host`, basic auth in front of an
+/// engine) reach the server and nothing else: not the document, the page, the recording, the
+/// history database, a progress line or an error.
+#[test]
+fn credentials_in_a_url_reach_the_server_and_nothing_else() {
+    const PASSWORD: &str = "hunter2-pw";
+    let emu = crate::util::EmulateProc::driven("no-prefix-caching", "1", "60s", &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let (db, rec, page) = (
+        dir.path().join("h.sqlite"),
+        dir.path().join("w.jsonl"),
+        dir.path().join("w.html"),
+    );
+    let url = format!("http://ops:{PASSWORD}@{}", emu.addr());
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let text = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            !text.contains(PASSWORD),
+            "{args:?} printed the password: {text}"
+        );
+        (out.status.code(), stdout, text)
+    };
+    let db_s = db.to_str().unwrap();
+    let (code, stdout, text) = run(&[
+        "diagnose",
+        "--url",
+        &url,
+        "--duration",
+        "4s",
+        "--interval",
+        "1s",
+        "--save",
+        "--db",
+        db_s,
+        "--record",
+        rec.to_str().unwrap(),
+        "--html",
+        page.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    let report: diagnose::Report =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(
+        report.shape.url.as_deref(),
+        Some(emu.url.as_str()),
+        "the bare URL is kept"
+    );
+    let (code, _, text) = run(&[
+        "remeasure",
+        "--db",
+        db_s,
+        "--url",
+        &url,
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    let (code, _, text) = run(&["history", "--db", db_s, "--json"]);
+    assert_eq!(code, Some(0), "{text}");
+    let (code, _, text) = run(&["report", "--latest", "--db", db_s, "-o", "-"]);
+    assert_eq!(code, Some(0), "{text}");
+    for f in [&db, &rec, &page] {
+        let bytes = std::fs::read(f).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(PASSWORD),
+            "{} holds the password",
+            f.display()
+        );
+    }
+    // An error names the server without them too.
+    let (code, _, text) = run(&[
+        "diagnose",
+        "--url",
+        &format!("http://ops:{PASSWORD}@127.0.0.1:9"),
+    ]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("127.0.0.1:9"), "{text}");
+}

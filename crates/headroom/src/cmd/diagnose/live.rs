@@ -23,7 +23,7 @@ pub async fn live(
     record: Option<&Path>,
     progress: bool,
 ) -> Result<Recording> {
-    let url = shape.url.as_deref().context("no --url")?;
+    let url = engines::scrape::without_credentials(shape.url.as_deref().context("no --url")?);
     let duration = Duration::from_secs_f64(shape.duration_s);
     let interval = Duration::from_secs_f64(shape.interval_s);
     let Opened {
@@ -105,7 +105,7 @@ pub async fn open(shape: &diagnose::Shape, pid: Option<u32>) -> Result<Opened> {
         .await;
     match &first {
         Err(e) => bail!("checking the server before the window: {e}"),
-        Ok(raw) => check_engine(&raw.body, url)?,
+        Ok(raw) => check_engine(&raw.body, scraper.base_url())?,
     }
     let mut header = RecordingHeader::new(
         scraper.base_url(),
