@@ -3,7 +3,9 @@
 //! replica's window then goes through the diagnose rules unchanged (the one window type, the one
 //! arbitration). Across replicas: the fleet median, the outlier and the imbalance.
 
+pub mod alerts;
 pub mod queries;
+pub mod serve;
 pub mod window;
 
 use diagnose::{Inputs, RuleId};

@@ -80,6 +80,8 @@ enum Command {
     Attribute(cmd::attribute::Args),
     /// Every replica from a Prometheus store: the rules per replica, the outlier, the imbalance.
     Fleet(cmd::fleet::Args),
+    /// Prometheus alerting rules on `fleet --serve`'s verdict series.
+    Rules(cmd::rules::Args),
     /// The step-shape census: step ledger, decode cadence by prefill load, the lag verdict.
     Census(cmd::census::Args),
     /// PCIe traffic per GPU from `nvidia-smi dmon` output, against the link's line rate.
@@ -123,6 +125,7 @@ fn main() -> ExitCode {
         Command::Gguf(a) => cmd::gguf::run(a),
         Command::Emulate(a) => cmd::emulate::run(a),
         Command::Fleet(a) => cmd::fleet::run(a),
+        Command::Rules(a) => cmd::rules::run(a),
         Command::Census(a) => cmd::census::run(a),
         Command::Membw(a) => cmd::membw::run(a),
         Command::Attribute(a) => cmd::attribute::run(a),

@@ -7,6 +7,14 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// One alert as the store's API reports it.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Alert {
+    pub labels: std::collections::BTreeMap<String, String>,
+    /// `pending` or `firing`.
+    pub state: String,
+}
+
 /// One scrape job: its `job` label and its targets (`host:port`).
 pub struct Job<'a> {
     pub name: &'a str,
@@ -169,6 +177,12 @@ impl Prometheus {
         Self::start_with(jobs, |_| {})
     }
 
+    /// Start Prometheus scraping `jobs` with the rule file `rules` loaded (evaluated every
+    /// second), on `port` when given (a store that comes back where it was), else a free one.
+    pub fn start_with_rules(jobs: &[Job], rules: &str, port: Option<u16>) -> Option<Prometheus> {
+        Self::start_full(jobs, Some(rules), port, |_| {})
+    }
+
     /// Start Prometheus behind `web`, its own `--web.config.file` (TLS, basic auth), on history
     /// backfilled from `openmetrics` when given. Its URL is then `https://127.0.0.1:PORT` when
     /// `web` names a TLS section. Ready when its log says so (the readiness endpoint is behind
@@ -235,15 +249,33 @@ impl Prometheus {
     }
 
     fn start_with(jobs: &[Job], prepare: impl FnOnce(&std::path::Path)) -> Option<Prometheus> {
+        Self::start_full(jobs, None, None, prepare)
+    }
+
+    fn start_full(
+        jobs: &[Job],
+        rules: Option<&str>,
+        port: Option<u16>,
+        prepare: impl FnOnce(&std::path::Path),
+    ) -> Option<Prometheus> {
         let bin = binary()?;
-        let port = free_port();
+        let port = port.unwrap_or_else(free_port);
         let dir =
             std::env::temp_dir().join(format!("headroom-prometheus-{}-{port}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("data")).expect("prometheus temp folder");
         prepare(&dir.join("data"));
         let cfg = dir.join("prometheus.yml");
-        std::fs::write(&cfg, config(jobs)).expect("prometheus config");
+        let mut text = config(jobs);
+        if let Some(r) = rules {
+            let file = dir.join("rules.yml");
+            std::fs::write(&file, r).expect("prometheus rules");
+            text.push_str(&format!(
+                "rule_files:\n  - {:?}\n",
+                file.display().to_string()
+            ));
+        }
+        std::fs::write(&cfg, text).expect("prometheus config");
         let log = dir.join("prometheus.log");
         let child = Command::new(bin)
             .arg(format!("--config.file={}", cfg.display()))
@@ -305,6 +337,24 @@ impl Prometheus {
         let result = v.pointer("/data/result")?.as_array()?;
         assert!(result.len() <= 1, "{expr}: one series expected: {body}");
         result.first()?.pointer("/value/1")?.as_str()?.parse().ok()
+    }
+
+    /// The alerts the store holds (`/api/v1/alerts`): pending and firing, with their labels.
+    pub fn alerts(&self) -> Vec<Alert> {
+        #[derive(serde::Deserialize)]
+        struct Answer {
+            data: Data,
+        }
+        #[derive(serde::Deserialize)]
+        struct Data {
+            alerts: Vec<Alert>,
+        }
+        let Some((200, body)) = get(self.port, "/api/v1/alerts") else {
+            return Vec::new();
+        };
+        serde_json::from_str::<Answer>(&body)
+            .map(|a| a.data.alerts)
+            .unwrap_or_else(|e| panic!("/api/v1/alerts: {e}: {body}"))
     }
 
     /// Waits until every target has been scraped successfully (`up`), at most `limit`.

@@ -32,6 +32,7 @@ Examples:
   headroom fleet --prometheus http://prom:9090 --html fleet.html
   headroom fleet --prometheus http://thanos:10902 --at -1h --window 15m
   headroom fleet --prometheus http://prom:9090 --save-windows w/ && headroom diagnose --replay w/10.0.0.7_8000.jsonl
+  headroom fleet --prometheus http://prom:9090 --serve 127.0.0.1:9188 --interval 60s   # verdicts as metrics
   headroom fleet --prometheus https://prom.internal --ca-file ca.pem --user ops --password-file pw
   headroom fleet --prometheus https://mimir/prometheus --header 'X-Scope-OrgID: team-a' --bearer-token-file token
 
@@ -82,6 +83,15 @@ pub struct Args {
     /// fleet median, the outliers and the imbalance named.
     #[arg(long, value_name = "FILE")]
     pub html: Option<std::path::PathBuf>,
+    /// Run on: re-read the fleet every --interval and expose the verdicts at
+    /// http://ADDR/metrics for Prometheus to scrape (docs/fleet-serve.md names the series;
+    /// `headroom rules` writes alerting rules on them). ADDR as host:port, e.g. 127.0.0.1:9188.
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["json", "html", "save_windows", "fail_on_outlier"])]
+    pub serve: Option<std::net::SocketAddr>,
+    /// With --serve: how often the fleet is re-read (each reading covers --window, ending at
+    /// its start).
+    #[arg(long, default_value = "60s", value_parser = parse_duration, requires = "serve")]
+    pub interval: Duration,
 }
 
 pub fn run(a: Args) -> Result<Exit> {
@@ -106,6 +116,9 @@ pub fn run(a: Args) -> Result<Exit> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
+    if let Some(addr) = a.serve {
+        return rt.block_on(serve(addr, a.interval, &prom, &req));
+    }
     let reading = rt.block_on(fleet::read(&prom, &req))?;
     if let Some(dir) = &a.save_windows {
         std::fs::create_dir_all(dir)
@@ -150,6 +163,65 @@ pub fn run(a: Args) -> Result<Exit> {
 
 /// The fleet's GPU and model, each name checked against the catalog here so a typo is an error
 /// naming the flag, not a ceiling "unknown" on every replica. None when neither is given.
+/// `--serve`: the endpoint, and an evaluation every `interval` until interrupted; one line on
+/// stderr per evaluation.
+async fn serve(
+    addr: std::net::SocketAddr,
+    interval: Duration,
+    prom: &promapi::Prometheus,
+    req: &Request,
+) -> Result<Exit> {
+    use fleet::serve::{evaluate_every, expose, State};
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("--serve {addr}: cannot listen there"))?;
+    let bound = listener.local_addr()?;
+    eprintln!(
+        "serving the fleet's verdicts at http://{bound}/metrics, re-read from {} every {}s",
+        prom.url(),
+        interval.as_secs_f64()
+    );
+    if !bound.ip().is_loopback() {
+        eprintln!(
+            "warning: --serve {bound} is reachable from other hosts: the replicas' names and verdicts are readable there"
+        );
+    }
+    let state = std::sync::Arc::new(std::sync::Mutex::new(State::default()));
+    let server = tokio::spawn(expose(listener, state.clone()));
+    let eval = evaluate_every(prom, req, interval, state, |s| {
+        match (&s.doc, &s.last_error) {
+            (Some(doc), _) => {
+                let mut primaries = std::collections::BTreeMap::<&str, usize>::new();
+                for r in &doc.replicas {
+                    *primaries
+                        .entry(r.primary.as_ref().map_or("none", |p| p.rule.as_str()))
+                        .or_default() += 1;
+                }
+                let list: Vec<String> = primaries.iter().map(|(r, n)| format!("{r}×{n}")).collect();
+                eprintln!(
+                    "evaluation {}: {} replicas, primaries {} ({:.1} s)",
+                    s.health.evaluations,
+                    doc.replicas.len(),
+                    list.join(", "),
+                    s.health.last_duration_s.unwrap_or(0.0)
+                );
+            }
+            (None, e) => eprintln!(
+                "evaluation {} failed ({} failures so far): {}",
+                s.health.evaluations,
+                s.health.failures,
+                e.as_deref().unwrap_or("unknown")
+            ),
+        }
+    });
+    tokio::select! {
+        _ = eval => {}
+        _ = tokio::signal::ctrl_c() => eprintln!("stopped"),
+    }
+    server.abort();
+    Ok(Exit::Ok)
+}
+
 fn target(t: &super::names::Target) -> Result<Option<fleet::Target>> {
     if t.gpu.is_none() && t.model.is_none() && t.gguf.is_none() {
         return Ok(None);

@@ -21,5 +21,6 @@ pub mod progress;
 pub mod regress;
 pub mod report;
 pub mod route;
+pub mod rules;
 pub mod trace;
 pub mod watch;

@@ -10,6 +10,7 @@ mod diagnose;
 mod diagnose_gpu;
 mod documents;
 mod fleet;
+mod fleet_serve;
 mod gguf;
 mod hostile;
 mod install;
