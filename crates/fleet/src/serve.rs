@@ -8,8 +8,8 @@
 //! Fleet-wide: replicas, imbalance, and headroom's own health (evaluations, failures, the last
 //! attempt and success, queries sent).
 //!
-//! Cardinality is bounded: (6 + the number of rules) series per replica, at most one primary
-//! series per replica at a time (its labels change only when the verdict does), plus 12
+//! Cardinality is bounded: at most (5 + the number of rules) series per replica, one primary
+//! series per replica at a time (its labels change only when the verdict does), plus 10
 //! fleet-wide series; no label carries a number, a URL, a selector or an error text.
 //!
 //! A failed evaluation (the store away, a query refused) drops every per-replica series until a

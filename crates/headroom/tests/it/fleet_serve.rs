@@ -207,11 +207,7 @@ fn value(e: &engines::prom::Exposition, name: &str, labels: &[(&str, &str)]) -> 
         .iter()
         .filter(|f| f.name == name)
         .flat_map(|f| &f.samples)
-        .find(|s| {
-            labels
-                .iter()
-                .all(|(k, v)| s.label(k) == Some(*v))
-        })
+        .find(|s| labels.iter().all(|(k, v)| s.label(k) == Some(*v)))
         .map(|s| s.value)
 }
 
@@ -298,6 +294,20 @@ fn prometheus_scrapes_the_verdicts_and_the_store_can_go_away() {
         .find(|f| f.name == "headroom_fleet_primary")
         .map_or(0, |f| f.samples.len());
     assert_eq!(primaries, 2);
+    // The documented bound: at most 13 series per replica and 10 without one.
+    let samples: Vec<_> = e.families.iter().flat_map(|f| &f.samples).collect();
+    for r in [sick.addr(), healthy.addr()] {
+        let n = samples
+            .iter()
+            .filter(|s| s.label("replica") == Some(r.as_str()))
+            .count();
+        assert!((9..=13).contains(&n), "{n} series for {r}");
+    }
+    let fleet_wide = samples
+        .iter()
+        .filter(|s| s.label("replica").is_none())
+        .count();
+    assert!(fleet_wide <= 10, "{fleet_wide} fleet-wide series");
 
     // Prometheus scrapes it and the alert fires on the sick replica, not the healthy one.
     let deadline = Instant::now() + Duration::from_secs(60);
