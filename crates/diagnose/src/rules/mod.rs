@@ -17,6 +17,7 @@
 //!     the case, if any, that raises it ([`Rank::raised`]);
 //!   - `thresholds`: every gate it is judged against, as the file's named consts, each with the
 //!     why-comment beside the const;
+//!   - `reads_gauges`: whether it reads running, waiting or KV usage (stale gauges silence it);
 //!   - `judge`: the rule over one window, returning a [`Finding`]: silent with the reason when an
 //!     input is unread, else judged with one evidence line per gate (see [`gate`]) and its fix;
 //!   - `unjudged`: for each case where it cannot judge but measured evidence makes it a
@@ -114,6 +115,10 @@ pub struct Rule {
     pub rank: Rank,
     /// The gates the rule is judged against, as its file's consts.
     pub thresholds: &'static [Threshold],
+    /// It reads running, waiting or KV usage (directly, or through occupancy and the soft
+    /// field): on gauges the engine did not refresh it judges a held value, and is left
+    /// unjudged ([`crate::stale`]).
+    pub reads_gauges: bool,
     /// The rule over one window.
     pub judge: fn(&Inputs, &WindowStats, &Derived) -> Finding,
     /// How the rule is named when it cannot judge but measured evidence makes it a suspect.

@@ -44,6 +44,7 @@ pub const RULE: Rule = Rule {
             value: PREFILL_IN_FLIGHT,
         },
     ],
+    reads_gauges: true,
     judge: r1,
     unjudged: &[
         Suspect {

@@ -33,6 +33,7 @@ pub const RULE: Rule = Rule {
             value: PREEMPTIONS_PER_REQUEST,
         },
     ],
+    reads_gauges: true,
     judge: |inp, w, _| r2(inp, w),
     unjudged: &[],
 };

@@ -25,6 +25,7 @@ pub const RULE: Rule = Rule {
             value: WAITING_FOR_CAPACITY,
         },
     ],
+    reads_gauges: true,
     judge: |inp, w, _| r2b(inp, w),
     unjudged: &[Suspect {
         needs: "--engine-args",

@@ -44,6 +44,7 @@ pub const RULE: Rule = Rule {
             value: HIT_RATE,
         },
     ],
+    reads_gauges: true,
     judge: |inp, w, _| r3(inp, w),
     // A reuse suspect is tuning advice: arbitration names it but does not withhold a primary.
     unjudged: &[Suspect {

@@ -24,6 +24,8 @@ pub const RULE: Rule = Rule {
             value: R4_TIGHT_POOL,
         },
     ],
+    // R4 reads the config and the physics only.
+    reads_gauges: false,
     judge: |inp, _, _| r4(inp),
     unjudged: &[Suspect {
         needs: "--gpu and --model",

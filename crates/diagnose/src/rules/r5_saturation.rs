@@ -32,6 +32,7 @@ pub const RULE: Rule = Rule {
             value: KV_ROOM,
         },
     ],
+    reads_gauges: true,
     judge: r5,
     unjudged: &[Suspect {
         needs: "--engine-args",

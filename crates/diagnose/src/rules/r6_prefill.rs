@@ -51,6 +51,7 @@ pub const RULE: Rule = Rule {
             value: SEVERE_RATIO,
         },
     ],
+    reads_gauges: true,
     judge: r6,
     unjudged: &[Suspect {
         needs: "--gpu",

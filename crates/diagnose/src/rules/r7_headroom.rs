@@ -33,6 +33,7 @@ pub const RULE: Rule = Rule {
             value: SUSPECT_KV_SHARE,
         },
     ],
+    reads_gauges: true,
     judge: r7,
     unjudged: &[Suspect {
         needs: "--gpu",
