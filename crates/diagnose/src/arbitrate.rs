@@ -246,8 +246,8 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
         .into_iter()
         .filter(|u| top.is_none_or(|t| rank(u.rule, maybe_soft, caching_off) < t))
         .collect();
-    // A reuse suspect is tuning advice: it is named but does not withhold a primary.
-    let crowned = unjudged.iter().all(|u| u.rule == RuleId::R3);
+    // A suspect that is tuning advice is named but does not withhold a primary.
+    let crowned = unjudged.iter().all(|u| !u.rule.def().withholds);
     let mut it = active.into_iter();
     let primary = if crowned { it.next() } else { None };
     let held: Vec<Finding> = it.collect();

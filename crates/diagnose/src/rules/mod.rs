@@ -22,7 +22,8 @@
 //!     input is unread, else judged with one evidence line per gate (see [`gate`]) and its fix;
 //!   - `unjudged`: for each case where it cannot judge but measured evidence makes it a
 //!     suspect, the flag that settles it and the hint ([`Suspect`]); empty when an unread fact
-//!     alone is all there is.
+//!     alone is all there is;
+//!   - `withholds`: whether, named unjudged above what fired, it withholds the primary;
 //! - and one entry in [`RULES`], in [`RuleId`] order (the order findings are listed in).
 //!
 //! Each rule reads typed window fields and config values; a rule whose input is unread stays
@@ -123,6 +124,9 @@ pub struct Rule {
     pub judge: fn(&Inputs, &WindowStats, &Derived) -> Finding,
     /// How the rule is named when it cannot judge but measured evidence makes it a suspect.
     pub unjudged: &'static [Suspect],
+    /// Named unjudged, and outranking what fired, it withholds the primary: no weaker rule is
+    /// crowned by default. False for tuning advice, which is named beside the primary.
+    pub withholds: bool,
 }
 
 /// One gate: what is compared, and the bar.

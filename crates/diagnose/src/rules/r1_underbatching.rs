@@ -58,6 +58,7 @@ pub const RULE: Rule = Rule {
             hint: soft_suspect,
         },
     ],
+    withholds: true,
 };
 
 /// Waiting below this: no queue.

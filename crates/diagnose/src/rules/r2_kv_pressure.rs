@@ -36,6 +36,7 @@ pub const RULE: Rule = Rule {
     reads_gauges: true,
     judge: |inp, w, _| r2(inp, w),
     unjudged: &[],
+    withholds: true,
 };
 
 /// Preemptions (SGLang: retractions) above this rate: the pool evicts running requests.

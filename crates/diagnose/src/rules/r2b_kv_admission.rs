@@ -32,6 +32,7 @@ pub const RULE: Rule = Rule {
         order: 1,
         hint: suspect,
     }],
+    withholds: true,
 };
 
 /// Queue ratio at least this: requests queue.

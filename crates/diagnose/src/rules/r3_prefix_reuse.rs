@@ -46,12 +46,13 @@ pub const RULE: Rule = Rule {
     ],
     reads_gauges: true,
     judge: |inp, w, _| r3(inp, w),
-    // A reuse suspect is tuning advice: arbitration names it but does not withhold a primary.
     unjudged: &[Suspect {
         needs: PROBE,
         order: 7,
         hint: |e: &Evidence<'_>| r3_suspect(e.inp, e.w),
     }],
+    // A reuse suspect is tuning advice: it is named but does not withhold a primary.
+    withholds: false,
 };
 
 /// Running above this: the stream keeps a request in flight.

@@ -32,6 +32,7 @@ pub const RULE: Rule = Rule {
         order: 0,
         hint: suspect,
     }],
+    withholds: true,
 };
 
 /// A KV pool under this many max-length sequences is one the weights left barely any room

@@ -39,6 +39,7 @@ pub const RULE: Rule = Rule {
         order: 2,
         hint: suspect,
     }],
+    withholds: true,
 };
 
 /// Waiting at least this on average: a queue.

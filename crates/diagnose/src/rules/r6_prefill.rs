@@ -58,6 +58,7 @@ pub const RULE: Rule = Rule {
         order: 6,
         hint: suspect,
     }],
+    withholds: true,
 };
 
 /// Effective prompt tokens (prefix hits removed) at least this many times the generated ones:

@@ -40,6 +40,7 @@ pub const RULE: Rule = Rule {
         order: 4,
         hint: |e: &Evidence<'_>| r7_suspect(e.inp, e.w, e.d),
     }],
+    withholds: true,
 };
 
 /// max_num_seqs below this share of the seat target: headroom worth a restart.
