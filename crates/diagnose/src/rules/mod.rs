@@ -3,7 +3,9 @@
 //! A rule is one [`Rule`] item, `RULE` in its own file, listed once in [`RULES`]. The item holds
 //! everything the rest of the crate knows about the rule, as data: arbitration orders by its
 //! [`Rank`], the unjudged pass names it through its [`Suspect`]s, renderers print its title, and
-//! [`evaluate`] calls its judge. Nothing else matches on a rule to learn what it is.
+//! [`evaluate`] calls its judge, [`crate::stale`] reads which rules read the gauges. What stays
+//! in [`crate::arbitrate`] are relations between rules (one silencing another it explains, the
+//! soft under-fed inject), not what a rule is.
 //!
 //! Why a `const` struct and not a trait: every field is a value or a plain function of the
 //! window, and the list is walked as data (ranked, filtered, ordered), which a slice of structs
@@ -19,7 +21,7 @@
 //!     why-comment beside the const;
 //!   - `reads_gauges`: whether it reads running, waiting or KV usage (stale gauges silence it);
 //!   - `judge`: the rule over one window, returning a [`Finding`]: silent with the reason when an
-//!     input is unread, else judged with one evidence line per gate (see [`gate`]) and its fix;
+//!     input is unread, else judged with one evidence line per gate (see `gate`) and its fix;
 //!   - `unjudged`: for each case where it cannot judge but measured evidence makes it a
 //!     suspect, the flag that settles it and the hint ([`Suspect`]); empty when an unread fact
 //!     alone is all there is;
