@@ -4,7 +4,6 @@
 
 use crate::inputs::Inputs;
 use crate::rules::{evaluate, Derived, Finding, FixStep, RuleId};
-use engines::Engine;
 use serde::{Deserialize, Serialize};
 
 /// A rule silenced by another that explains it.
@@ -78,29 +77,10 @@ pub struct Verdict {
     pub boundary: Option<Boundary>,
 }
 
-/// Rank: layer first (broken before tuning), then the spec's order inside a layer.
-/// `caching_off`: prefix caching is confirmed off (read from the engine or its flags).
+/// Rank: each rule's own [`crate::rules::Rank`], read in this field. `caching_off`: prefix
+/// caching is confirmed off (read from the engine or its flags).
 fn rank(rule: RuleId, soft: bool, caching_off: bool) -> (u8, u8) {
-    use RuleId::*;
-    match rule {
-        R4 => (0, 0),
-        R2 => (1, 0),
-        R2b => (1, 1),
-        R5 => (1, 2),
-        // Light-load prefill is not the setup wall: in a soft field it drops to the tuning
-        // layer, below under-batching.
-        R6 if !soft => (1, 3),
-        // A busy prompt stream with the cache confirmed off is a setup fault with one safe
-        // flag, not tuning: every repeated prefix is prefilled again, and more clients
-        // (under-batching's advice) multiply that waste. Seen on a real vLLM (CPU, 8 clients,
-        // 881-token prompts sharing a prefix): R1 was crowned on seat occupancy alone while
-        // the engine was busy prefilling.
-        R3 if caching_off => (1, 4),
-        R1 => (2, 0),
-        R6 => (2, 1),
-        R3 => (2, 2),
-        R7 => (2, 3),
-    }
+    rule.def().rank.of(soft, caching_off)
 }
 
 /// Share of sub-windows in which each rule fired.
@@ -255,19 +235,19 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
             && inp.window.kv_usage.is_none_or(|k| k.mean < 0.8));
     // On stale gauges the suspects they would name are as stale: only the others stay.
     let named = match stale {
-        Some(_) => suspects(inp, &d, &quiet)
+        Some(_) => crate::unjudged::suspects(inp, &d, &quiet)
             .into_iter()
             .filter(|u| !crate::stale::GAUGE_RULES.contains(&u.rule))
             .chain(stale_unjudged)
             .collect(),
-        None => suspects(inp, &d, &quiet),
+        None => crate::unjudged::suspects(inp, &d, &quiet),
     };
     let unjudged: Vec<crate::Unjudged> = named
         .into_iter()
         .filter(|u| top.is_none_or(|t| rank(u.rule, maybe_soft, caching_off) < t))
         .collect();
-    // A reuse suspect is tuning advice: it is named but does not withhold a primary.
-    let crowned = unjudged.iter().all(|u| u.rule == RuleId::R3);
+    // A suspect that is tuning advice is named but does not withhold a primary.
+    let crowned = unjudged.iter().all(|u| !u.rule.def().withholds);
     let mut it = active.into_iter();
     let primary = if crowned { it.next() } else { None };
     let held: Vec<Finding> = it.collect();
@@ -302,131 +282,6 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
         fallback,
         boundary,
     }
-}
-
-/// A KV pool under this many max-length sequences makes R4 a suspect.
-const R4_SUSPECT_POOL: f64 = crate::rules::R4_TIGHT_POOL;
-
-/// Rules that could not judge for a missing fact, with what was measured that makes each a
-/// suspect. A rule without such evidence is not named: an unread fact alone is no suspicion.
-fn suspects(inp: &Inputs, d: &Derived, quiet: &[Finding]) -> Vec<crate::Unjudged> {
-    let w = &inp.window;
-    let c = &inp.config;
-    let silent = |r: RuleId| {
-        quiet
-            .iter()
-            .any(|f| f.rule == r && f.silent_reason.is_some())
-    };
-    let mut out = Vec::new();
-    let put = |out: &mut Vec<crate::Unjudged>, rule: RuleId, needs: &str, hint: String| {
-        out.push(crate::Unjudged {
-            rule,
-            needs: needs.to_string(),
-            hint,
-        })
-    };
-    // vLLM and SGLang size the pool from what the weights leave; llama.cpp's context is the
-    // pool by choice, so a small one says nothing about the weights there.
-    let leftover_pool = matches!(inp.engine, Engine::Vllm | Engine::Sglang);
-    if silent(RuleId::R4) && leftover_pool {
-        if let (Some(cap), Some(len)) = (c.kv_capacity_tokens, c.max_model_len) {
-            // The engine's own KV pool against its longest request: a pool of barely one
-            // max-length sequence is what weights crowding the VRAM leave behind (vLLM refuses
-            // to start below one).
-            if (len..R4_SUSPECT_POOL * len).contains(&cap) {
-                let what = format!("holds {:.2} max-length sequences", cap / len);
-                put(
-                    &mut out,
-                    RuleId::R4,
-                    "--gpu and --model",
-                    format!("KV pool {cap:.0} tokens {what} ({len:.0}): the weights may leave the pool no room"),
-                );
-            }
-        }
-    }
-    if silent(RuleId::R2b) {
-        let kv_full = w.kv_usage.is_some_and(|k| k.mean >= 0.88 || k.peak >= 0.88);
-        if let Some(cap) = w.waiting_for_capacity.filter(|g| g.mean >= 1.0) {
-            put(
-                &mut out,
-                RuleId::R2b,
-                "--engine-args",
-                format!(
-                    "the engine reports {:.1} requests waiting for capacity on average",
-                    cap.mean
-                ),
-            );
-        } else if let (true, Some(qr)) = (kv_full, w.queue_ratio.filter(|q| *q >= 0.30)) {
-            put(
-                &mut out,
-                RuleId::R2b,
-                "--engine-args",
-                format!("KV near full with {:.0}% of requests queued", qr * 100.0),
-            );
-        }
-    }
-    if silent(RuleId::R5) {
-        if let (Some(wait), Some(qr)) = (w.waiting, w.queue_ratio) {
-            if wait.mean >= 2.0 && qr >= 0.30 {
-                put(
-                    &mut out,
-                    RuleId::R5,
-                    "--engine-args",
-                    format!(
-                        "waiting {:.1} with {:.0}% of requests queued: the seats may be full",
-                        wait.mean,
-                        qr * 100.0
-                    ),
-                );
-            }
-        }
-    }
-    if silent(RuleId::R1) {
-        if let Some(hint) = crate::rules::r1_suspect(inp, w, d) {
-            put(&mut out, RuleId::R1, "--engine-args", hint);
-        }
-    }
-    if silent(RuleId::R7) {
-        if let Some(hint) = crate::rules::r7_suspect(inp, w, d) {
-            put(&mut out, RuleId::R7, "--gpu", hint);
-        }
-    }
-    if silent(RuleId::R6) {
-        if let Some(r) = d.prompt_gen_ratio.filter(|r| *r >= 5.0) {
-            // No queue and a cool KV with the ridge unknown: the field may be soft, where
-            // under-batching owns the page (the soft under-fed inject), or pressed,
-            // where prefill does. The GPU's ridge tells them apart; both are named.
-            let r1_fired = !quiet.iter().any(|f| f.rule == RuleId::R1);
-            let soft_possible = inp.physics.is_none()
-                && w.waiting.is_some_and(|g| g.mean < 2.0)
-                && w.kv_usage.is_none_or(|k| k.mean < 0.8)
-                && !crate::rules::engine_held(w).held;
-            if soft_possible && !r1_fired && !out.iter().any(|u| u.rule == RuleId::R1) {
-                out.push(crate::Unjudged {
-                    rule: RuleId::R1,
-                    needs: "--gpu".into(),
-                    hint: format!(
-                        "no queue and KV mean under 80% with prompts {r:.1}× the generated tokens: if running sits well below the ridge the field is soft and under-fed, else prefill-bound"
-                    ),
-                });
-            }
-            put(
-                &mut out,
-                RuleId::R6,
-                "--gpu",
-                format!("effective prompt/gen ratio {r:.1} (≥ 5): prefill may fill the steps"),
-            );
-        }
-    }
-    if let Some(hint) = crate::rules::r3_suspect(inp, w) {
-        put(
-            &mut out,
-            RuleId::R3,
-            crate::rules::PROBE_PREFIX.trim_matches('`'),
-            hint,
-        );
-    }
-    out
 }
 
 fn fallback(d: &Derived) -> Option<String> {

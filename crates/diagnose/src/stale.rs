@@ -5,24 +5,38 @@
 //! judges the held value, not the window: those rules are left unjudged, and say why.
 
 use crate::inputs::Inputs;
-use crate::rules::RuleId;
+use crate::rules::{RuleId, RULES};
 use engines::Engine;
 
 /// Fewer refreshes than this (or than the scrape intervals, when the window holds fewer): one
 /// held reading, the first perhaps from before the window, stands for over a quarter of it.
 pub const MIN_GAUGE_REFRESHES: usize = 4;
 
-/// The rules that read running, waiting or KV usage (directly, or through occupancy and the
-/// soft field). R4 reads the config and the physics only.
-pub const GAUGE_RULES: [RuleId; 7] = [
-    RuleId::R1,
-    RuleId::R2,
-    RuleId::R2b,
-    RuleId::R3,
-    RuleId::R5,
-    RuleId::R6,
-    RuleId::R7,
-];
+/// The rules that read running, waiting or KV usage: those whose
+/// [`crate::rules::Rule::reads_gauges`] is set.
+pub const GAUGE_RULES: [RuleId; gauge_rules()] = {
+    let mut out = [RuleId::R1; gauge_rules()];
+    let (mut i, mut n) = (0, 0);
+    while i < RULES.len() {
+        if RULES[i].reads_gauges {
+            out[n] = RULES[i].id;
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+};
+
+const fn gauge_rules() -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < RULES.len() {
+        if RULES[i].reads_gauges {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
 
 /// What settles a rule left unjudged on stale gauges.
 pub const NEEDS: &str =
