@@ -4,6 +4,7 @@
 //! arbitration). Across replicas: the fleet median, the outlier and the imbalance.
 
 pub mod alerts;
+pub mod dashboard;
 pub mod queries;
 pub mod serve;
 pub mod window;

@@ -68,6 +68,23 @@ fn tag(expr: &str, label: &str, value: &str) -> String {
 }
 
 fn concept_expr(c: &Concept, sel: &Selector, by: &str, part: &str) -> String {
+    concept_expr_over(c, sel, by, part, None)
+}
+
+/// A concept per replica for a dashboard panel: a gauge as is, a counter's per-second rate over
+/// `range` (`$__rate_interval`), a histogram's `part` the same way; the same names, renames and
+/// combining as a fleet reading.
+pub fn panel_expr(c: &Concept, sel: &Selector, by: &str, part: &str, range: &str) -> String {
+    concept_expr_over(c, sel, by, part, Some(range))
+}
+
+fn concept_expr_over(
+    c: &Concept,
+    sel: &Selector,
+    by: &str,
+    part: &str,
+    rate_over: Option<&str>,
+) -> String {
     // Engines never share a replica, so their expressions join with a plain `or`; only one
     // engine's renames need the preference.
     let mut per_engine = Vec::new();
@@ -82,6 +99,10 @@ fn concept_expr(c: &Concept, sel: &Selector, by: &str, part: &str) -> String {
                 Kind::Gauge => sel.metric(name),
                 Kind::Counter => sel.by_name_re(&format!("{name}_total|{name}")),
                 Kind::Histogram => sel.metric(&format!("{name}_{part}")),
+            };
+            let inner = match rate_over {
+                Some(r) if c.kind != Kind::Gauge => format!("rate({inner}[{r}])"),
+                _ => inner,
             };
             let by = if c.kind == Kind::Histogram && part == "bucket" {
                 format!("{by}, le")

@@ -82,6 +82,8 @@ enum Command {
     Fleet(cmd::fleet::Args),
     /// Prometheus alerting rules on `fleet --serve`'s verdict series.
     Rules(cmd::rules::Args),
+    /// A Grafana dashboard whose panels read every engine's and version's metric names.
+    Dashboard(cmd::dashboard::Args),
     /// The step-shape census: step ledger, decode cadence by prefill load, the lag verdict.
     Census(cmd::census::Args),
     /// PCIe traffic per GPU from `nvidia-smi dmon` output, against the link's line rate.
@@ -126,6 +128,7 @@ fn main() -> ExitCode {
         Command::Emulate(a) => cmd::emulate::run(a),
         Command::Fleet(a) => cmd::fleet::run(a),
         Command::Rules(a) => cmd::rules::run(a),
+        Command::Dashboard(a) => cmd::dashboard::run(a),
         Command::Census(a) => cmd::census::run(a),
         Command::Membw(a) => cmd::membw::run(a),
         Command::Attribute(a) => cmd::attribute::run(a),

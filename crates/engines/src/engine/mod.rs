@@ -131,6 +131,16 @@ impl Definition {
             _ => name.to_string(),
         })
     }
+
+    /// Every name a store reader fills the concept `field` from, each row's in preference
+    /// order (its newest name first); empty where the engine has none.
+    pub fn store_names(&self, field: &str) -> Vec<Vec<&'static str>> {
+        self.series
+            .iter()
+            .filter(|r| r.store == Some(field))
+            .map(|r| r.names.to_vec())
+            .collect()
+    }
 }
 
 /// Every engine's rows merged by path: a path two engines serve with different fields (SGLang's

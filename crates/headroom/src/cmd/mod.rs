@@ -6,6 +6,7 @@ pub mod ceiling;
 pub mod census;
 pub mod common;
 pub mod completions;
+pub mod dashboard;
 pub mod demo;
 pub mod diagnose;
 pub mod emulate;

@@ -339,56 +339,6 @@ fn bad_gpu_or_model_names_are_clear_errors() {
     }
 }
 
-/// The window as a store holds it: every sample of every scrape at its synthetic time, as
-/// timestamped OpenMetrics for `promtool tsdb create-blocks-from openmetrics`. Each sample name is
-/// a family of type unknown, so counters, buckets and info series go in as the engine wrote them.
-fn openmetrics(scrapes: &[(f64, engines::prom::Exposition)], instance: &str) -> String {
-    use std::collections::BTreeMap;
-    let esc = |v: &str| {
-        v.replace('\\', "\\\\")
-            .replace('"', "\\\"")
-            .replace('\n', "\\n")
-    };
-    let num = |v: f64| {
-        if v.is_nan() {
-            "NaN".to_string()
-        } else if v.is_infinite() {
-            if v > 0.0 { "+Inf" } else { "-Inf" }.to_string()
-        } else {
-            format!("{v}")
-        }
-    };
-    // name -> labels -> [(t, value)]
-    let mut fams: BTreeMap<String, BTreeMap<String, Vec<(f64, f64)>>> = BTreeMap::new();
-    for (t, e) in scrapes {
-        for s in e.samples() {
-            let mut labels: Vec<String> = s
-                .labels
-                .iter()
-                .map(|(k, v)| format!("{k}=\"{}\"", esc(v)))
-                .collect();
-            labels.push(format!("instance=\"{instance}\""));
-            labels.push("job=\"agree\"".to_string());
-            fams.entry(s.name.clone())
-                .or_default()
-                .entry(labels.join(","))
-                .or_default()
-                .push((*t, s.value));
-        }
-    }
-    let mut out = String::new();
-    for (name, series) in &fams {
-        out.push_str(&format!("# TYPE {name} unknown\n"));
-        for (labels, points) in series {
-            for (t, v) in points {
-                out.push_str(&format!("{name}{{{labels}}} {} {t}\n", num(*v)));
-            }
-        }
-    }
-    out.push_str("# EOF\n");
-    out
-}
-
 /// One window, two paths: recorded from an emulated vLLM, replayed into `diagnose`, and
 /// backfilled into a real Prometheus that `fleet` reads. Both reach diagnose's judge by one
 /// function (`diagnose::judge_samples`), so the primary, its evidence, its fix and the held
@@ -478,7 +428,11 @@ fn fleet_and_diagnose_replay_agree_on_one_window() {
     }
     drop(w);
     let om = dir.path().join("window.om");
-    std::fs::write(&om, openmetrics(&scrapes, "replica-a:8000")).unwrap();
+    std::fs::write(
+        &om,
+        crate::util::openmetrics(&[("replica-a:8000", &scrapes)], "agree"),
+    )
+    .unwrap();
     let Some(prom) = Prometheus::start_backfilled(&om) else {
         return;
     };

@@ -164,3 +164,57 @@ impl Drop for EmulateProc {
         let _ = self.child.wait();
     }
 }
+
+/// Scrapes as a store holds them: every sample of every scrape of each instance at its time,
+/// as timestamped OpenMetrics for `promtool tsdb create-blocks-from openmetrics`, labelled with
+/// its `instance` and `job`. Each sample name is a family of type unknown, so counters, buckets
+/// and info series go in as the engine wrote them.
+pub fn openmetrics(sets: &[(&str, &[(f64, engines::prom::Exposition)])], job: &str) -> String {
+    use std::collections::BTreeMap;
+    let esc = |v: &str| {
+        v.replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('\n', "\\n")
+    };
+    let num = |v: f64| {
+        if v.is_nan() {
+            "NaN".to_string()
+        } else if v.is_infinite() {
+            if v > 0.0 { "+Inf" } else { "-Inf" }.to_string()
+        } else {
+            format!("{v}")
+        }
+    };
+    // name -> labels -> [(t, value)]
+    let mut fams: BTreeMap<String, BTreeMap<String, Vec<(f64, f64)>>> = BTreeMap::new();
+    for (instance, scrapes) in sets {
+        for (t, e) in scrapes.iter() {
+            for s in e.samples() {
+                let mut labels: Vec<String> = s
+                    .labels
+                    .iter()
+                    .filter(|(k, _)| k != "instance" && k != "job")
+                    .map(|(k, v)| format!("{k}=\"{}\"", esc(v)))
+                    .collect();
+                labels.push(format!("instance=\"{instance}\""));
+                labels.push(format!("job=\"{job}\""));
+                fams.entry(s.name.clone())
+                    .or_default()
+                    .entry(labels.join(","))
+                    .or_default()
+                    .push((*t, s.value));
+            }
+        }
+    }
+    let mut out = String::new();
+    for (name, series) in &fams {
+        out.push_str(&format!("# TYPE {name} unknown\n"));
+        for (labels, points) in series {
+            for (t, v) in points {
+                out.push_str(&format!("{name}{{{labels}}} {} {t}\n", num(*v)));
+            }
+        }
+    }
+    out.push_str("# EOF\n");
+    out
+}
