@@ -27,6 +27,19 @@ pub fn percent_opt(share: Option<f64>) -> String {
     share.map_or_else(|| UNREAD.to_string(), percent)
 }
 
+/// A change as a share, signed: `+12.3 %`, `-4 %`, `0 %`, `< +0.1 %`; [`UNREAD`] when not finite.
+pub fn percent_signed(change: f64) -> String {
+    match percent_figure(change) {
+        // A bound (`< 0.1`, `> 99.9`) keeps its sign on the number: `< +0.1 %`.
+        Some(n) if change > 0.0 => match n.split_once(' ') {
+            Some((bound, x)) => format!("{bound} +{x} %"),
+            None => format!("+{n} %"),
+        },
+        Some(n) => format!("{n} %"),
+        None => UNREAD.to_string(),
+    }
+}
+
 /// The number [`percent`] prints, without ` %`: for a table whose header carries the unit.
 /// [`UNREAD`] when the share is not finite.
 pub fn percent_cell(share: f64) -> String {
@@ -160,5 +173,15 @@ mod tests {
         assert_eq!(percent_opt(Some(0.5)), "50 %");
         assert_eq!(percent_cell(0.5), "50");
         assert_eq!(percent_cell(f64::NAN), "-");
+        assert_eq!(percent_signed(f64::NAN), "-");
+    }
+
+    #[test]
+    fn signed_changes() {
+        assert_eq!(percent_signed(0.123), "+12.3 %");
+        assert_eq!(percent_signed(-0.04), "-4 %");
+        assert_eq!(percent_signed(0.0), "0 %");
+        assert_eq!(percent_signed(0.0004), "< +0.1 %");
+        assert_eq!(percent_signed(0.9996), "> +99.9 %");
     }
 }

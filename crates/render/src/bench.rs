@@ -128,9 +128,7 @@ pub fn render(doc: &BenchDoc, verbose: bool) -> String {
             Cell::new(format!("{} {unit}", f(m.median))).set_alignment(CellAlignment::Right),
             Cell::new(format!("{} – {}", f(m.min), f(m.max))).set_alignment(CellAlignment::Right),
             Cell::new(
-                m.spread_pct
-                    .map(|p| format!("{p:.0} %"))
-                    .unwrap_or_else(|| "-".into()),
+                numbers::fmt::percent_opt(m.spread_pct.map(|p| p / 100.0)),
             )
             .set_alignment(CellAlignment::Right),
             Cell::new(if flagged > 0 {
@@ -163,8 +161,8 @@ of the wire\n",
     let c = &doc.engine_counters;
     if let Some(x) = c.speculative_acceptance {
         out.push_str(&format!(
-            "Engine's own counters over the bench: speculative acceptance {:.0} %\n",
-            x * 100.0
+            "Engine's own counters over the bench: speculative acceptance {}\n",
+            numbers::fmt::percent(x)
         ));
     }
     for n in doc.notes.iter().chain(&id.notes) {

@@ -4,6 +4,7 @@ use comfy_table::Cell;
 use diagnose::report::Report;
 use emulator::demo::{AppliedFix, Demo, FixKind};
 use emulator::scenario::{self, Scenario};
+use numbers::fmt::percent_opt;
 
 /// The scenario list (`headroom demo --list`).
 pub fn scenarios() -> comfy_table::Table {
@@ -34,12 +35,6 @@ fn secs(v: Option<f64>) -> String {
     }
 }
 
-fn pct(v: Option<f64>) -> String {
-    match v {
-        Some(x) => format!("{:.0}%", x * 100.0),
-        None => "-".into(),
-    }
-}
 
 fn primary_line(d: &Report) -> String {
     match &d.primary {
@@ -104,14 +99,14 @@ pub fn render(s: &Scenario, doc: &Demo) -> String {
             Box::new(|d| {
                 format!(
                     "{} / {}",
-                    pct(d.kv.usage.map(|g| g.mean)),
-                    pct(d.kv.usage.map(|g| g.peak))
+                    percent_opt(d.kv.usage.map(|g| g.mean)),
+                    percent_opt(d.kv.usage.map(|g| g.peak))
                 )
             }),
         ),
         (
             "prefix-cache hit rate",
-            Box::new(|d| pct(d.prefix.hit_rate)),
+            Box::new(|d| percent_opt(d.prefix.hit_rate)),
         ),
         (
             "TTFT p50 / p95",
@@ -134,7 +129,7 @@ pub fn render(s: &Scenario, doc: &Demo) -> String {
         ),
         (
             "efficiency (config-relative)",
-            Box::new(|d| pct(d.efficiency.config_relative)),
+            Box::new(|d| percent_opt(d.efficiency.config_relative)),
         ),
     ];
     let mut t = crate::table(["", "before", "after"]);

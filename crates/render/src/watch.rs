@@ -65,7 +65,7 @@ pub fn draw(f: &mut Frame, v: &View) {
                     ),
                     Span::raw(
                         p.seen_in
-                            .map(|s| format!("  (seen in {:.0}% of sub-windows)", s * 100.0))
+                            .map(|s| format!("  (seen in {} of sub-windows)", numbers::fmt::percent(s)))
                             .unwrap_or_default(),
                     ),
                 ])];
@@ -232,8 +232,7 @@ pub fn draw(f: &mut Frame, v: &View) {
                 Span::raw(rule.title()),
                 Span::styled(standing, style),
                 Span::raw(
-                    seen.map(|s| format!("{:.0}%", s * 100.0))
-                        .unwrap_or_else(|| "-".into()),
+                    numbers::fmt::percent_opt(seen),
                 ),
                 Span::raw(ev.first().cloned().unwrap_or_default()),
             ])
