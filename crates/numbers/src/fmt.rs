@@ -9,6 +9,8 @@
 //!   never prints as zero (`< 0.1 %`, `> -0.1 %`), and a share below one never prints as the
 //!   whole (`> 99.9 %`). A share that was not read (None, NaN, ±inf) prints [`UNREAD`], the `-`
 //!   the tables use for every value they lack.
+//! - [`seconds`]: a latency in seconds, in milliseconds below one second (`235 ms`, `12.3 ms`)
+//!   and in seconds from one up (`1.53 s`), three significant figures.
 
 /// What a figure that was not read prints as: the tables' `-`.
 pub const UNREAD: &str = "-";
@@ -37,6 +39,19 @@ pub fn percent_signed(change: f64) -> String {
         },
         Some(n) => format!("{n} %"),
         None => UNREAD.to_string(),
+    }
+}
+
+/// A duration in seconds as `235 ms` below one second and `1.53 s` from one up (three significant
+/// figures); [`UNREAD`] when not finite.
+pub fn seconds(s: f64) -> String {
+    if !s.is_finite() {
+        UNREAD.to_string()
+    } else if s.abs() < 0.9995 {
+        // Below what rounds to 1000 ms at three figures.
+        format!("{} ms", sig(s * 1e3, 3))
+    } else {
+        format!("{} s", sig(s, 3))
     }
 }
 
@@ -174,6 +189,18 @@ mod tests {
         assert_eq!(percent_cell(0.5), "50");
         assert_eq!(percent_cell(f64::NAN), "-");
         assert_eq!(percent_signed(f64::NAN), "-");
+    }
+
+    #[test]
+    fn durations_switch_to_seconds_at_one() {
+        assert_eq!(seconds(0.2345), "235 ms");
+        assert_eq!(seconds(0.0123), "12.3 ms");
+        assert_eq!(seconds(0.0), "0 ms");
+        assert_eq!(seconds(0.9999), "1 s");
+        assert_eq!(seconds(1.0), "1 s");
+        assert_eq!(seconds(1.534), "1.53 s");
+        assert_eq!(seconds(125.0), "125 s");
+        assert_eq!(seconds(f64::NAN), "-");
     }
 
     #[test]
