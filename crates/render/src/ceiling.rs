@@ -493,7 +493,8 @@ pub fn duty(d: &Duty, inputs: &DutyInputs) -> String {
     let mut t = Rows::new();
     t.add(
         "resident experts",
-        format!("≈{}", numbers::fmt::percent(d.resident.value / 100.0)),
+        // The spec's worked example quotes the whole percentage.
+        format!("≈{}", numbers::fmt::percent(d.resident.value.round() / 100.0)),
         prov(&d.resident),
         format!(
             "{} / {} arena slots = {}",

@@ -3,7 +3,7 @@
 use crate::table::{plain_table, table};
 use census::analysis::Quantile;
 use census::CensusDoc;
-use numbers::fmt::percent_opt;
+use numbers::fmt::{percent_opt, seconds};
 
 fn num(v: Option<f64>, digits: usize) -> String {
     v.map(|x| format!("{x:.digits$}"))
@@ -26,13 +26,6 @@ fn quant(q: Option<Quantile>) -> String {
     }
 }
 
-fn seconds(s: f64) -> String {
-    if s < 1.0 {
-        format!("{:.0} ms", s * 1e3)
-    } else {
-        format!("{s:.2} s")
-    }
-}
 
 pub fn render(d: &CensusDoc) -> String {
     let mut out = String::new();

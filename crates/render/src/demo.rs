@@ -4,7 +4,7 @@ use comfy_table::Cell;
 use diagnose::report::Report;
 use emulator::demo::{AppliedFix, Demo, FixKind};
 use emulator::scenario::{self, Scenario};
-use numbers::fmt::percent_opt;
+use numbers::fmt::{percent_opt, seconds};
 
 /// The scenario list (`headroom demo --list`).
 pub fn scenarios() -> comfy_table::Table {
@@ -27,13 +27,6 @@ fn f1(v: Option<f64>, unit: &str, scale: f64) -> String {
 }
 
 /// Seconds as ms below one second.
-fn secs(v: Option<f64>) -> String {
-    match v {
-        Some(x) if x < 1.0 => format!("{:.0} ms", x * 1e3),
-        Some(x) => format!("{x:.1} s"),
-        None => "-".into(),
-    }
-}
 
 
 fn primary_line(d: &Report) -> String {
@@ -113,8 +106,9 @@ pub fn render(s: &Scenario, doc: &Demo) -> String {
             Box::new(|d| {
                 let t = d.latency.ttft_s;
                 // A bucket bound prints with its side ("≤ 40.0 s"), never as a point.
-                let q = |v: Option<f64>, b: Option<diagnose::Bound>| {
-                    format!("{}{}", b.map_or("", |b| b.sign()), secs(v))
+                let q = |v: Option<f64>, b: Option<diagnose::Bound>| match v {
+                    Some(v) => format!("{}{}", b.map_or("", |b| b.sign()), seconds(v)),
+                    None => "-".into(),
                 };
                 format!(
                     "{} / {}",
