@@ -1,7 +1,7 @@
 //! The histograms and the self-checks that come before them.
 
-use std::collections::BTreeMap;
 use numbers::fmt::percent;
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 

@@ -4,8 +4,8 @@
 //! missing) when the telemetry does not carry what it needs.
 
 use crate::GpuSample;
-use numbers::median;
 use numbers::fmt::percent;
+use numbers::median;
 use serde::Serialize;
 
 /// An SM clock below this share of its maximum, while busy with a power or thermal reason

@@ -1,6 +1,6 @@
 //! Order statistics, written once: the median and the quantile that fleet, loadgen, regress,
-//! hostmem and telemetry read, so one figure means the same thing in every command; and in [`fmt`], the one way a figure
-//! is printed (significant figures, percentages).
+//! hostmem and telemetry read, so one figure means the same thing in every command; and in
+//! [`fmt`], the one way a figure is printed (significant figures, percentages, latencies).
 //!
 //! Non-finite values (NaN, ±inf) are left out: a failed measurement is not a very large or very
 //! small one. A quantile interpolates linearly between the order statistics around rank

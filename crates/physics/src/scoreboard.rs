@@ -8,8 +8,8 @@
 //! card. The fractions give, per backend and class of card, the share of the ceiling llama.cpp
 //! reaches (median and range), which `headroom ceiling` quotes.
 
-use serde::{Deserialize, Serialize};
 use numbers::fmt::percent;
+use serde::{Deserialize, Serialize};
 
 use crate::catalog::{Catalog, Gpu};
 use crate::ceilings::Ceilings;

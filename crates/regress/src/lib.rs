@@ -29,8 +29,8 @@ pub use runs::{BenchRun, Group};
 pub use sequential::BenchPairDoc;
 pub use series::{version_series, Boundary, SeriesPoint, SeriesReport, VersionSamples};
 
-use serde::{Deserialize, Serialize};
 use numbers::fmt::{percent, percent_signed};
+use serde::{Deserialize, Serialize};
 
 /// Seed of the bootstrap's generator: the bytes of "headroom". Fixed, so a report is
 /// reproducible from its samples.
@@ -205,8 +205,8 @@ impl Comparison {
         }
     }
 
-    /// "regressed by 52 % (95 % CI 48–55 %)", "improved by 8 % (95 % CI 5–11 %)" or
-    /// "no change beyond noise (−1 %, 95 % CI −4–+3 %)".
+    /// "regressed by 52 % (95 % CI 48 %–55 %)", "improved by 8 % (95 % CI 5 %–11 %)" or
+    /// "no change beyond noise (-1 %, 95 % CI -4 %–+3 %)" (percentages by `numbers::fmt`).
     pub fn sentence(&self) -> String {
         let (s, lo, hi) = self.slowdown();
         let conf = conf_text(self.confidence);

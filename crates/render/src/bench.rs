@@ -127,10 +127,8 @@ pub fn render(doc: &BenchDoc, verbose: bool) -> String {
             Cell::new(&m.label),
             Cell::new(format!("{} {unit}", f(m.median))).set_alignment(CellAlignment::Right),
             Cell::new(format!("{} – {}", f(m.min), f(m.max))).set_alignment(CellAlignment::Right),
-            Cell::new(
-                numbers::fmt::percent_opt(m.spread_pct.map(|p| p / 100.0)),
-            )
-            .set_alignment(CellAlignment::Right),
+            Cell::new(numbers::fmt::percent_opt(m.spread_pct.map(|p| p / 100.0)))
+                .set_alignment(CellAlignment::Right),
             Cell::new(if flagged > 0 {
                 format!("{} ({flagged} outlier)", m.n)
             } else {

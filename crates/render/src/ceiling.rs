@@ -494,7 +494,10 @@ pub fn duty(d: &Duty, inputs: &DutyInputs) -> String {
     t.add(
         "resident experts",
         // The spec's worked example quotes the whole percentage.
-        format!("≈{}", numbers::fmt::percent(d.resident.value.round() / 100.0)),
+        format!(
+            "≈{}",
+            numbers::fmt::percent(d.resident.value.round() / 100.0)
+        ),
         prov(&d.resident),
         format!(
             "{} / {} arena slots = {}",

@@ -15,7 +15,6 @@ fn ms(v: Option<f64>) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
-
 fn quant(q: Option<Quantile>) -> String {
     match q {
         None => "-".into(),
@@ -25,7 +24,6 @@ fn quant(q: Option<Quantile>) -> String {
         }
     }
 }
-
 
 pub fn render(d: &CensusDoc) -> String {
     let mut out = String::new();
@@ -62,7 +60,10 @@ pub fn render(d: &CensusDoc) -> String {
         t.add_row(vec![
             "decode-only step".to_string(),
             ms(l.decode_step_ms),
-            format!("{} of steps", percent_opt(l.chunk_share_of_steps.map(|c| 1.0 - c))),
+            format!(
+                "{} of steps",
+                percent_opt(l.chunk_share_of_steps.map(|c| 1.0 - c))
+            ),
             format!(
                 "{} of step time",
                 percent_opt(l.chunk_share_of_time.map(|c| 1.0 - c))

@@ -12,13 +12,10 @@ fn num(x: f64) -> String {
     physics::provenance::sig(x, 3)
 }
 
-fn gauge(g: Option<GaugeStats>, scale: f64, unit: &str) -> String {
+/// A gauge's mean and peak, each through `f`.
+fn gauge(g: Option<GaugeStats>, f: fn(f64) -> String) -> String {
     match g {
-        Some(g) => format!(
-            "{}{unit} (peak {}{unit})",
-            num(g.mean * scale),
-            num(g.peak * scale)
-        ),
+        Some(g) => format!("{} (peak {})", f(g.mean), f(g.peak)),
         None => "- (not exported)".into(),
     }
 }
@@ -223,8 +220,8 @@ pub fn render(r: &Report, verbose: bool) -> String {
         "Requests",
         format!(
             "running {} · waiting {}{max}",
-            gauge(r.requests.running, 1.0, ""),
-            gauge(r.requests.waiting, 1.0, "")
+            gauge(r.requests.running, num),
+            gauge(r.requests.waiting, num)
         ),
     );
     row(
@@ -243,13 +240,7 @@ pub fn render(r: &Report, verbose: bool) -> String {
     row(
         &mut o,
         "KV cache",
-        format!(
-            "{}{pool}",
-            match r.kv.usage {
-                Some(g) => format!("{} (peak {})", percent(g.mean), percent(g.peak)),
-                None => "- (not exported)".into(),
-            }
-        ),
+        format!("{}{pool}", gauge(r.kv.usage, percent)),
     );
     let caching = match r.prefix.caching {
         Some(true) => "caching on",

@@ -11,7 +11,6 @@ fn num(v: Option<f64>, digits: usize) -> String {
     }
 }
 
-
 /// The ceilings the replicas were judged against, one line per distinct one with the replicas
 /// it holds for ("" when none was asked for).
 fn ceilings(d: &FleetDoc) -> String {

@@ -3,8 +3,8 @@
 //! per-request table.
 
 use comfy_table::{Cell, CellAlignment, Table};
-use telemetry::{Dist, InstanceReport, Report, StartReason, VllmStats};
 use numbers::fmt::percent;
+use telemetry::{Dist, InstanceReport, Report, StartReason, VllmStats};
 
 /// The one-line-per-instance update `--follow` prints as requests arrive.
 pub fn update(report: &Report) -> String {

@@ -26,7 +26,7 @@ fn mbps(v: f64) -> String {
 /// A share of the ceiling, derived from a catalog figure: "~3 %", "~0.4 %", "< 0.1 %".
 fn share(x: f64) -> String {
     let p = numbers::fmt::percent(x);
-    if x == 0.0 || p.starts_with(['<', '>']) {
+    if x == 0.0 || !x.is_finite() || p.starts_with(['<', '>']) {
         p
     } else {
         format!("~{p}")

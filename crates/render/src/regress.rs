@@ -10,7 +10,6 @@ fn fmt(v: f64) -> String {
     physics::provenance::sig(v, 3)
 }
 
-
 fn describe(g: &::regress::runs::GroupRef) -> String {
     let ids: Vec<String> = g.run_ids.iter().map(|i| i.to_string()).collect();
     format!(
@@ -176,4 +175,3 @@ and command line): look outside the engine (load, clocks, thermals, drivers).\n"
     }
     out
 }
-

@@ -65,7 +65,9 @@ pub fn draw(f: &mut Frame, v: &View) {
                     ),
                     Span::raw(
                         p.seen_in
-                            .map(|s| format!("  (seen in {} of sub-windows)", numbers::fmt::percent(s)))
+                            .map(|s| {
+                                format!("  (seen in {} of sub-windows)", numbers::fmt::percent(s))
+                            })
                             .unwrap_or_default(),
                     ),
                 ])];
@@ -231,9 +233,7 @@ pub fn draw(f: &mut Frame, v: &View) {
                 Span::raw(rule.as_str()),
                 Span::raw(rule.title()),
                 Span::styled(standing, style),
-                Span::raw(
-                    numbers::fmt::percent_opt(seen),
-                ),
+                Span::raw(numbers::fmt::percent_opt(seen)),
                 Span::raw(ev.first().cloned().unwrap_or_default()),
             ])
         });

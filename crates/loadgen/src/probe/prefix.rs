@@ -5,8 +5,8 @@
 //! (must miss, because the salt is the first token). The verdict reads the engine's own cached
 //! count where it reports one, else the TTFT ratio; the basis is stated.
 
-use serde::{Deserialize, Serialize};
 use numbers::fmt::percent;
+use serde::{Deserialize, Serialize};
 
 use super::{Med, Progress};
 use crate::client::{Client, StreamRequest};
