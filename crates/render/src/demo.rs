@@ -26,8 +26,6 @@ fn f1(v: Option<f64>, unit: &str, scale: f64) -> String {
     }
 }
 
-/// Seconds as ms below one second.
-
 fn primary_line(d: &Report) -> String {
     match &d.primary {
         Some(p) => {
