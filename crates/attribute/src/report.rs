@@ -1,5 +1,6 @@
 //! The histograms and the self-checks that come before them.
 
+use numbers::fmt::percent;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -255,8 +256,8 @@ fn gap_check(parts: &[PartRow]) -> Check {
     let gap: u64 = parts.iter().map(|p| p.gap).sum();
     let inside: u64 = parts.iter().map(|p| p.samples + p.gap).sum();
     let threshold = format!(
-        "≤ {:.0} % of the samples in the data sections",
-        GAP_MAX_SHARE * 100.0
+        "≤ {} of the samples in the data sections",
+        percent(GAP_MAX_SHARE)
     );
     if inside == 0 {
         return Check {
@@ -277,8 +278,8 @@ fn gap_check(parts: &[PartRow]) -> Check {
             CheckStatus::Fail
         },
         measured: format!(
-            "{gap} of {inside} samples ({:.2} %) outside every tensor",
-            share * 100.0
+            "{gap} of {inside} samples ({}) outside every tensor",
+            percent(share)
         ),
         threshold,
         says: if pass {
@@ -327,8 +328,8 @@ fn nonzero_check(parts: &[PartRow]) -> Check {
 
 fn flat_check(blocks: &BTreeMap<u32, (Vec<u64>, u64, u64)>) -> Check {
     let threshold = format!(
-        "each block within {:.0} % + {FLAT_SIGMAS}·√expected of its byte-weighted share",
-        FLAT_TOLERANCE * 100.0
+        "each block within {} + {FLAT_SIGMAS}·√expected of its byte-weighted share",
+        percent(FLAT_TOLERANCE)
     );
     let unknown = |measured: String, says: &str| Check {
         name: "moe_blocks_flat".into(),

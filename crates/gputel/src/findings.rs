@@ -4,6 +4,7 @@
 //! missing) when the telemetry does not carry what it needs.
 
 use crate::GpuSample;
+use numbers::fmt::percent;
 use numbers::median;
 use serde::Serialize;
 
@@ -210,10 +211,10 @@ pub fn throttled(window: &[GpuSample]) -> Outcome {
         Outcome::Fired(Finding {
             rule,
             summary: format!(
-                "throttled: the SM clock ran at {:.0} % of its {max:.0} MHz maximum while busy, \
+                "throttled: the SM clock ran at {} of its {max:.0} MHz maximum while busy, \
                  held by {} in {} of {} busy readings; the compute-bound ceiling is scaled by the \
                  measured clock (×{scale:.2})",
-                scale * 100.0,
+                percent(scale),
                 reasons.join(", "),
                 held.len(),
                 busy.len()
@@ -293,10 +294,10 @@ pub fn host_bound(window: &[GpuSample], running_mean: Option<f64>) -> Outcome {
             rule,
             summary: format!(
                 "host-bound: {running:.1} requests running while the GPU's {sm_figure} was \
-                 {:.0} % and the memory interface was busy {:.0} % of the time: the GPU waits on \
+                 {} and the memory interface was busy {} of the time: the GPU waits on \
                  the engine's CPU side, its scheduler or the client",
-                sm * 100.0,
-                dram * 100.0
+                percent(sm),
+                percent(dram)
             ),
             evidence,
             ceiling_scale: None,
@@ -354,20 +355,20 @@ pub fn dram_vs_model(window: &[GpuSample], modelled_share: Option<f64>) -> Outco
     ];
     let suspect = if ratio > DRAM_MODEL_FACTOR {
         Some(format!(
-            "the memory interface is busier ({:.0} %) than the modelled decode needs ({:.0} %): \
+            "the memory interface is busier ({}) than the modelled decode needs ({}): \
              the engine reads more than the weights (KV cache at long context, activations, \
              other work on the GPU), or the bits per weight or the decode rate is undercounted",
-            measured * 100.0,
-            model * 100.0
+            percent(measured),
+            percent(model)
         ))
     } else if ratio < 1.0 / DRAM_MODEL_FACTOR {
         Some(format!(
-            "the modelled decode share ({:.0} %) is more than the memory interface shows \
-             ({:.0} %): the catalog bandwidth is too low for this part (a wrong entry), the bits \
+            "the modelled decode share ({}) is more than the memory interface shows \
+             ({}): the catalog bandwidth is too low for this part (a wrong entry), the bits \
              per weight is overcounted, or the decode rate was not all this GPU's (tensor \
              parallel)",
-            model * 100.0,
-            measured * 100.0
+            percent(model),
+            percent(measured)
         ))
     } else {
         None

@@ -1,10 +1,13 @@
 //! Order statistics, written once: the median and the quantile that fleet, loadgen, regress,
-//! hostmem and telemetry read, so one figure means the same thing in every command.
+//! hostmem and telemetry read, so one figure means the same thing in every command; and in
+//! [`fmt`], the one way a figure is printed (significant figures, percentages, latencies).
 //!
 //! Non-finite values (NaN, ±inf) are left out: a failed measurement is not a very large or very
 //! small one. A quantile interpolates linearly between the order statistics around rank
 //! p·(n−1) (Hyndman and Fan's type 7, numpy's and R's default), so the median of an even count
 //! is the mean of the middle two.
+
+pub mod fmt;
 
 /// The median of the finite values; None when there are none.
 pub fn median(values: &[f64]) -> Option<f64> {

@@ -131,52 +131,7 @@ fn scale_bytes(value: f64, unit: &str) -> (f64, String) {
     }
 }
 
-/// Formats `v` to `digits` significant figures, with thousands separators for large values and
-/// no trailing zeros after the point (`295`, `61,600`, `3.72`, `0.0123`).
-pub fn sig(v: f64, digits: i32) -> String {
-    if !v.is_finite() {
-        return format!("{v}");
-    }
-    if v == 0.0 {
-        return "0".into();
-    }
-    let mag = v.abs().log10().floor() as i32;
-    let decimals = (digits - 1 - mag).max(0) as usize;
-    let scale = 10f64.powi(mag - digits + 1);
-    let rounded = if mag >= digits - 1 {
-        (v / scale).round() * scale
-    } else {
-        v
-    };
-    let s = format!("{rounded:.decimals$}");
-    let s = if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    };
-    group_thousands(&s)
-}
-
-fn group_thousands(s: &str) -> String {
-    let (sign, rest) = s.strip_prefix('-').map_or(("", s), |r| ("-", r));
-    let (int, frac) = rest
-        .split_once('.')
-        .map_or((rest, None), |(i, f)| (i, Some(f)));
-    if int.len() <= 4 {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    match frac {
-        Some(f) => format!("{sign}{out}.{f}"),
-        None => format!("{sign}{out}"),
-    }
-}
+pub use numbers::fmt::sig;
 
 /// A value, or the reason it is not known. An unknown prints `-` with its reason; it never
 /// becomes a wrong number.
@@ -282,27 +237,6 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Known<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn significant_figures() {
-        let cases = [
-            (208.47, "208"),
-            (61_634.0, "61,600"),
-            (3.716, "3.72"),
-            (11.302, "11.3"),
-            (0.012_345, "0.0123"),
-            (1_000_000.0, "1,000,000"),
-            (26.75, "26.8"),
-            (20.0, "20"),
-            (0.0, "0"),
-            (-1234.5, "-1230"),
-            (9999.0, "10,000"),
-            (12_345.0, "12,300"),
-        ];
-        for (v, want) in cases {
-            assert_eq!(sig(v, 3), want, "sig({v})");
-        }
-    }
 
     #[test]
     fn marks_render() {

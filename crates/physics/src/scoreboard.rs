@@ -8,6 +8,7 @@
 //! card. The fractions give, per backend and class of card, the share of the ceiling llama.cpp
 //! reaches (median and range), which `headroom ceiling` quotes.
 
+use numbers::fmt::percent;
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::{Catalog, Gpu};
@@ -166,11 +167,11 @@ pub fn band_note(catalog: &Catalog, gpu: &Gpu) -> Option<String> {
         .filter(|b| b.class == class)
         .map(|b| {
             format!(
-                "{} {:.0}-{:.0} % (median {:.0} %, n={})",
+                "{} {}–{} (median {}, n={})",
                 b.backend,
-                b.min * 100.0,
-                b.max * 100.0,
-                b.median * 100.0,
+                percent(b.min),
+                percent(b.max),
+                percent(b.median),
                 b.n
             )
         })

@@ -29,6 +29,7 @@ pub use runs::{BenchRun, Group};
 pub use sequential::BenchPairDoc;
 pub use series::{version_series, Boundary, SeriesPoint, SeriesReport, VersionSamples};
 
+use numbers::fmt::{percent, percent_signed};
 use serde::{Deserialize, Serialize};
 
 /// Seed of the bootstrap's generator: the bytes of "headroom". Fixed, so a report is
@@ -204,32 +205,35 @@ impl Comparison {
         }
     }
 
-    /// "regressed by 52 % (95 % CI 48–55 %)", "improved by 8 % (95 % CI 5–11 %)" or
-    /// "no change beyond noise (−1 %, 95 % CI −4–+3 %)".
+    /// "regressed by 52 % (95 % CI 48 %–55 %)", "improved by 8 % (95 % CI 5 %–11 %)" or
+    /// "no change beyond noise (-1 %, 95 % CI -4 %–+3 %)" (percentages by `numbers::fmt`).
     pub fn sentence(&self) -> String {
         let (s, lo, hi) = self.slowdown();
         let conf = conf_text(self.confidence);
         match self.verdict {
             Verdict::Regressed => format!(
-                "regressed by {} % ({conf} % CI {}–{} %)",
-                pct0(s),
-                pct0(lo),
-                pct0(hi)
+                "regressed by {} ({conf} % CI {}–{})",
+                percent(s),
+                percent(lo),
+                percent(hi)
             ),
             Verdict::Improved => format!(
-                "improved by {} % ({conf} % CI {}–{} %)",
-                pct0(-s),
-                pct0(-hi),
-                pct0(-lo)
+                "improved by {} ({conf} % CI {}–{})",
+                percent(-s),
+                percent(-hi),
+                percent(-lo)
             ),
             Verdict::Unchanged => format!(
-                "no change beyond noise ({:+} %, {conf} % CI {:+}–{:+} %; {}; {})",
-                pct0(-s),
-                pct0(-hi),
-                pct0(-lo),
+                "no change beyond noise ({}, {conf} % CI {}–{}; {}; {})",
+                percent_signed(-s),
+                percent_signed(-hi),
+                percent_signed(-lo),
                 self.reason,
                 match self.detectable {
-                    Some(d) => format!("could have detected a slowdown of ≥ {} %", pct0(d).max(1)),
+                    Some(d) => format!(
+                        "could have detected a slowdown of ≥ {}",
+                        percent(d.max(0.01))
+                    ),
                     None => "these samples could not have detected any slowdown".into(),
                 }
             ),
@@ -239,17 +243,7 @@ impl Comparison {
 
 /// A confidence as a percentage: "95", "98.3".
 pub fn conf_text(c: f64) -> String {
-    let p = c * 100.0;
-    if (p - p.round()).abs() < 0.05 {
-        format!("{}", p.round() as i64)
-    } else {
-        format!("{p:.1}")
-    }
-}
-
-/// A fraction as a whole percentage.
-fn pct0(x: f64) -> i64 {
-    (x * 100.0).round() as i64
+    numbers::fmt::percent_cell(c)
 }
 
 fn check(side: &'static str, v: &[f64]) -> Result<(), StatsError> {
@@ -613,9 +607,9 @@ fn judge(
         None => String::new(),
     };
     let shown = format!(
-        "{} … {} % ({} % CI)",
-        signed(flo - 1.0),
-        signed(fhi - 1.0),
+        "{} … {} ({} % CI)",
+        percent_signed(flo - 1.0),
+        percent_signed(fhi - 1.0),
         conf_text(1.0 - level)
     );
     let (verdict, reason) = if c.low <= 1.0 && c.high >= 1.0 {
@@ -644,8 +638,8 @@ fn judge(
         (
             Verdict::Unchanged,
             format!(
-                "the interval {shown} reaches inside the ±{} % noise floor",
-                pct0(cfg.threshold)
+                "the interval {shown} reaches inside the ±{} noise floor",
+                percent(cfg.threshold)
             ),
         )
     } else {
@@ -661,8 +655,8 @@ fn judge(
         (
             v,
             format!(
-                "the interval {shown} clears the ±{} % noise floor, {} p = {:.3} < {level:.3}{adj}",
-                pct0(cfg.threshold),
+                "the interval {shown} clears the ±{} noise floor, {} p = {:.3} < {level:.3}{adj}",
+                percent(cfg.threshold),
                 c.test.name,
                 c.test.p
             ),
@@ -683,15 +677,6 @@ fn judge(
 }
 
 /// "+6", "−12", "0": a ratio's change in whole percent.
-fn signed(x: f64) -> String {
-    let p = pct0(x);
-    match p.cmp(&0) {
-        std::cmp::Ordering::Greater => format!("+{p}"),
-        std::cmp::Ordering::Less => format!("−{}", -p),
-        std::cmp::Ordering::Equal => "0".into(),
-    }
-}
-
 /// The minimum detectable slowdown at these samples' noise: the least true slowdown s, in
 /// steps of 0.5 %, that the rule would have called `regressed`. The observed change is taken
 /// out first (the latest samples divided by the observed ratio, so they sit on the baseline),
@@ -953,7 +938,7 @@ mod tests {
         assert_eq!(c.verdict, Verdict::Unchanged);
         assert_eq!(c.test.p, 1.0);
         assert!(
-            c.sentence().starts_with("no change beyond noise (+0 %"),
+            c.sentence().starts_with("no change beyond noise (0 %"),
             "{}",
             c.sentence()
         );
@@ -1004,9 +989,9 @@ mod tests {
         assert!((c.confidence - (1.0 - level)).abs() < 1e-12);
         // The reason quotes the printed interval, and the sentence names its confidence.
         let shown = format!(
-            "{} … {} % (98.3 % CI)",
-            signed(decisive.0 - 1.0),
-            signed(decisive.1 - 1.0)
+            "{} … {} (98.3 % CI)",
+            percent_signed(decisive.0 - 1.0),
+            percent_signed(decisive.1 - 1.0)
         );
         assert!(c.reason.contains(&shown), "{} / {shown}", c.reason);
         assert!(c.sentence().contains("98.3 % CI"), "{}", c.sentence());

@@ -133,9 +133,9 @@ floor); each of {looks} look(s) at {} % confidence (Bonferroni over the looks)",
 
 pub fn run_rule(cfg: &Config) -> String {
     format!(
-        "every metric's {} % interval on its median within ±{:.1} % (the ±{} % floor / √2)",
+        "every metric's {} % interval on its median within ±{} (the ±{} % floor / √2)",
         crate::conf_text(cfg.confidence),
-        cfg.threshold * 100.0 / std::f64::consts::SQRT_2,
+        numbers::fmt::percent(cfg.threshold / std::f64::consts::SQRT_2),
         crate::conf_text(cfg.threshold)
     )
 }

@@ -83,7 +83,7 @@ impl Render for AttributeView {
                 row.name.clone(),
                 row.layer.map_or("-".into(), |l| l.to_string()),
                 row.samples.to_string(),
-                format!("{:.1} %", row.share * 100.0),
+                numbers::fmt::percent(row.share),
             ]);
         }
         let _ = writeln!(

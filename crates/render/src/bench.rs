@@ -127,12 +127,8 @@ pub fn render(doc: &BenchDoc, verbose: bool) -> String {
             Cell::new(&m.label),
             Cell::new(format!("{} {unit}", f(m.median))).set_alignment(CellAlignment::Right),
             Cell::new(format!("{} – {}", f(m.min), f(m.max))).set_alignment(CellAlignment::Right),
-            Cell::new(
-                m.spread_pct
-                    .map(|p| format!("{p:.0} %"))
-                    .unwrap_or_else(|| "-".into()),
-            )
-            .set_alignment(CellAlignment::Right),
+            Cell::new(numbers::fmt::percent_opt(m.spread_pct.map(|p| p / 100.0)))
+                .set_alignment(CellAlignment::Right),
             Cell::new(if flagged > 0 {
                 format!("{} ({flagged} outlier)", m.n)
             } else {
@@ -163,8 +159,8 @@ of the wire\n",
     let c = &doc.engine_counters;
     if let Some(x) = c.speculative_acceptance {
         out.push_str(&format!(
-            "Engine's own counters over the bench: speculative acceptance {:.0} %\n",
-            x * 100.0
+            "Engine's own counters over the bench: speculative acceptance {}\n",
+            numbers::fmt::percent(x)
         ));
     }
     for n in doc.notes.iter().chain(&id.notes) {

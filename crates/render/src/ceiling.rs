@@ -242,8 +242,8 @@ fn ceiling_rows(
                 fig(&p.tokens_per_s),
                 prov(&p.tokens_per_s),
                 format!(
-                    "attention is {} % of the FLOPs",
-                    sig(p.attention_share * 100.0, 3)
+                    "attention is {} of the FLOPs",
+                    numbers::fmt::percent(p.attention_share)
                 ),
             );
         }
@@ -493,13 +493,17 @@ pub fn duty(d: &Duty, inputs: &DutyInputs) -> String {
     let mut t = Rows::new();
     t.add(
         "resident experts",
-        format!("≈{} %", d.resident.value.round()),
+        // The spec's worked example quotes the whole percentage.
+        format!(
+            "≈{}",
+            numbers::fmt::percent(d.resident.value.round() / 100.0)
+        ),
         prov(&d.resident),
         format!(
-            "{} / {} arena slots = {} %",
+            "{} / {} arena slots = {}",
             inputs.arena_slots,
             inputs.experts,
-            sig(d.resident.value, 3)
+            numbers::fmt::percent(d.resident.value / 100.0)
         ),
     );
     t.add(
@@ -525,7 +529,7 @@ pub fn duty(d: &Duty, inputs: &DutyInputs) -> String {
     );
     t.add(
         "predicted GPU duty",
-        format!("{} %", sig(d.predicted_duty.value, 3)),
+        numbers::fmt::percent(d.predicted_duty.value / 100.0),
         prov(&d.predicted_duty),
         format!(
             "{} ms / ({} + {} ms)",
@@ -551,9 +555,9 @@ pub fn duty(d: &Duty, inputs: &DutyInputs) -> String {
     say!(o, "{}", t.0);
     say!(
         o,
-        "If the observed utilization ≈ {} %, the low average is structural, not a fault. \
+        "If the observed utilization ≈ {}, the low average is structural, not a fault. \
          ({} MiB = {} bytes)",
-        sig(d.predicted_duty.value, 3),
+        numbers::fmt::percent(d.predicted_duty.value / 100.0),
         sig(d.pcie_mib_per_token, 4),
         sig(d.pcie_mib_per_token * MIB, 4)
     );

@@ -3,6 +3,7 @@
 use crate::table::{plain_table, table};
 use census::analysis::Quantile;
 use census::CensusDoc;
+use numbers::fmt::{percent_opt, seconds};
 
 fn num(v: Option<f64>, digits: usize) -> String {
     v.map(|x| format!("{x:.digits$}"))
@@ -14,11 +15,6 @@ fn ms(v: Option<f64>) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
-fn pct(v: Option<f64>) -> String {
-    v.map(|x| format!("{:.1} %", 100.0 * x))
-        .unwrap_or_else(|| "-".into())
-}
-
 fn quant(q: Option<Quantile>) -> String {
     match q {
         None => "-".into(),
@@ -26,14 +22,6 @@ fn quant(q: Option<Quantile>) -> String {
             let sign = q.bound.map(|b| b.sign()).unwrap_or("");
             format!("{sign}{}", seconds(q.seconds))
         }
-    }
-}
-
-fn seconds(s: f64) -> String {
-    if s < 1.0 {
-        format!("{:.0} ms", s * 1e3)
-    } else {
-        format!("{s:.2} s")
     }
 }
 
@@ -72,17 +60,20 @@ pub fn render(d: &CensusDoc) -> String {
         t.add_row(vec![
             "decode-only step".to_string(),
             ms(l.decode_step_ms),
-            format!("{} of steps", pct(l.chunk_share_of_steps.map(|c| 1.0 - c))),
+            format!(
+                "{} of steps",
+                percent_opt(l.chunk_share_of_steps.map(|c| 1.0 - c))
+            ),
             format!(
                 "{} of step time",
-                pct(l.chunk_share_of_time.map(|c| 1.0 - c))
+                percent_opt(l.chunk_share_of_time.map(|c| 1.0 - c))
             ),
         ]);
         t.add_row(vec![
             "chunk step".to_string(),
             ms(l.chunk_step_ms),
-            format!("{} of steps", pct(l.chunk_share_of_steps)),
-            format!("{} of step time", pct(l.chunk_share_of_time)),
+            format!("{} of steps", percent_opt(l.chunk_share_of_steps)),
+            format!("{} of step time", percent_opt(l.chunk_share_of_time)),
         ]);
         t.add_row(vec![
             "mean step (diluted)".to_string(),

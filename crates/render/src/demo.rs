@@ -4,6 +4,7 @@ use comfy_table::Cell;
 use diagnose::report::Report;
 use emulator::demo::{AppliedFix, Demo, FixKind};
 use emulator::scenario::{self, Scenario};
+use numbers::fmt::{percent_opt, seconds};
 
 /// The scenario list (`headroom demo --list`).
 pub fn scenarios() -> comfy_table::Table {
@@ -21,22 +22,6 @@ pub fn scenarios() -> comfy_table::Table {
 fn f1(v: Option<f64>, unit: &str, scale: f64) -> String {
     match v {
         Some(x) => format!("{:.1}{unit}", x * scale),
-        None => "-".into(),
-    }
-}
-
-/// Seconds as ms below one second.
-fn secs(v: Option<f64>) -> String {
-    match v {
-        Some(x) if x < 1.0 => format!("{:.0} ms", x * 1e3),
-        Some(x) => format!("{x:.1} s"),
-        None => "-".into(),
-    }
-}
-
-fn pct(v: Option<f64>) -> String {
-    match v {
-        Some(x) => format!("{:.0}%", x * 100.0),
         None => "-".into(),
     }
 }
@@ -104,22 +89,23 @@ pub fn render(s: &Scenario, doc: &Demo) -> String {
             Box::new(|d| {
                 format!(
                     "{} / {}",
-                    pct(d.kv.usage.map(|g| g.mean)),
-                    pct(d.kv.usage.map(|g| g.peak))
+                    percent_opt(d.kv.usage.map(|g| g.mean)),
+                    percent_opt(d.kv.usage.map(|g| g.peak))
                 )
             }),
         ),
         (
             "prefix-cache hit rate",
-            Box::new(|d| pct(d.prefix.hit_rate)),
+            Box::new(|d| percent_opt(d.prefix.hit_rate)),
         ),
         (
             "TTFT p50 / p95",
             Box::new(|d| {
                 let t = d.latency.ttft_s;
                 // A bucket bound prints with its side ("≤ 40.0 s"), never as a point.
-                let q = |v: Option<f64>, b: Option<diagnose::Bound>| {
-                    format!("{}{}", b.map_or("", |b| b.sign()), secs(v))
+                let q = |v: Option<f64>, b: Option<diagnose::Bound>| match v {
+                    Some(v) => format!("{}{}", b.map_or("", |b| b.sign()), seconds(v)),
+                    None => "-".into(),
                 };
                 format!(
                     "{} / {}",
@@ -134,7 +120,7 @@ pub fn render(s: &Scenario, doc: &Demo) -> String {
         ),
         (
             "efficiency (config-relative)",
-            Box::new(|d| pct(d.efficiency.config_relative)),
+            Box::new(|d| percent_opt(d.efficiency.config_relative)),
         ),
     ];
     let mut t = crate::table(["", "before", "after"]);

@@ -5,19 +5,17 @@
 use diagnose::remeasure::Comparison;
 use diagnose::report::{Fired, Report};
 use diagnose::{Dist, GaugeStats};
+use numbers::fmt::percent;
 use std::fmt::Write;
 
 fn num(x: f64) -> String {
     physics::provenance::sig(x, 3)
 }
 
-fn gauge(g: Option<GaugeStats>, scale: f64, unit: &str) -> String {
+/// A gauge's mean and peak, each through `f`.
+fn gauge(g: Option<GaugeStats>, f: fn(f64) -> String) -> String {
     match g {
-        Some(g) => format!(
-            "{}{unit} (peak {}{unit})",
-            num(g.mean * scale),
-            num(g.peak * scale)
-        ),
+        Some(g) => format!("{} (peak {})", f(g.mean), f(g.peak)),
         None => "- (not exported)".into(),
     }
 }
@@ -51,7 +49,7 @@ pub fn finding(out: &mut String, label: &str, f: &Fired) {
         .unwrap_or_default();
     let seen = f
         .seen_in
-        .map(|s| format!("  (seen in {:.0}% of sub-windows)", s * 100.0))
+        .map(|s| format!("  (seen in {} of sub-windows)", percent(s)))
         .unwrap_or_default();
     let _ = writeln!(
         out,
@@ -95,12 +93,12 @@ pub fn incomplete(r: &Report) -> Option<String> {
     });
     if s.incomplete {
         Some(format!(
-            "INCOMPLETE WINDOW: {} of {} scrapes answered ({:.0} %, a verdict needs {:.0} %){}; \
+            "INCOMPLETE WINDOW: {} of {} scrapes answered ({}, a verdict needs {}){}; \
              what fired below describes only the part that answered, and is not a verdict",
             s.ok,
             s.ok + s.failed,
-            s.share_ok.unwrap_or(0.0) * 100.0,
-            diagnose::report::MIN_SHARE_OK * 100.0,
+            percent(s.share_ok.unwrap_or(0.0)),
+            percent(diagnose::report::MIN_SHARE_OK),
             stopped.map(|x| format!("; {x}")).unwrap_or_default()
         ))
     } else {
@@ -186,13 +184,13 @@ pub fn render(r: &Report, verbose: bool) -> String {
             // time, so its ceiling is the single-stream one; × ridge would be a batch it
             // cannot run.
             (Some(_), Some(c)) if r.requests.max_num_seqs == Some(1.0) => format!(
-                "~{:.0}% of the single-stream decode ceiling (one seat: one sequence at a time)",
-                c * 100.0
+                "~{} of the single-stream decode ceiling (one seat: one sequence at a time)",
+                percent(c)
             ),
             (Some(e), Some(c)) => format!(
-                "~{:.0}% of decode ceiling × ridge · config-relative ~{:.0}%",
-                e * 100.0,
-                c * 100.0
+                "~{} of decode ceiling × ridge · config-relative ~{}",
+                percent(e),
+                percent(c)
             ),
             _ => "- (needs the hardware ceiling)".into(),
         }
@@ -222,8 +220,8 @@ pub fn render(r: &Report, verbose: bool) -> String {
         "Requests",
         format!(
             "running {} · waiting {}{max}",
-            gauge(r.requests.running, 1.0, ""),
-            gauge(r.requests.waiting, 1.0, "")
+            gauge(r.requests.running, num),
+            gauge(r.requests.waiting, num)
         ),
     );
     row(
@@ -242,7 +240,7 @@ pub fn render(r: &Report, verbose: bool) -> String {
     row(
         &mut o,
         "KV cache",
-        format!("{}{pool}", gauge(r.kv.usage, 100.0, "%")),
+        format!("{}{pool}", gauge(r.kv.usage, percent)),
     );
     let caching = match r.prefix.caching {
         Some(true) => "caching on",
@@ -254,7 +252,7 @@ pub fn render(r: &Report, verbose: bool) -> String {
         "Prefix cache",
         format!(
             "hit rate {} · {caching}",
-            opt(r.prefix.hit_rate.map(|h| h * 100.0), "%")
+            numbers::fmt::percent_opt(r.prefix.hit_rate)
         ),
     );
     row(
@@ -411,7 +409,7 @@ pub fn comparison(c: &Comparison) -> String {
     };
     let ratio = t
         .ratio
-        .map(|r| format!(" ({:+.0}%", (r - 1.0) * 100.0))
+        .map(|r| format!(" ({}", numbers::fmt::percent_signed(r - 1.0)))
         .unwrap_or_default();
     let p = t
         .p_value
@@ -439,11 +437,11 @@ pub fn comparison(c: &Comparison) -> String {
     {
         let _ = writeln!(
             o,
-            "                ratio {:.0}% CI ×{}–×{}; a move must clear the ±{:.0}% noise floor{}",
-            conf * 100.0,
+            "                ratio {} CI ×{}–×{}; a move must clear the ±{} noise floor{}",
+            percent(conf),
             physics::provenance::sig(lo, 3),
             physics::provenance::sig(hi, 3),
-            floor * 100.0,
+            percent(floor),
             t.reason
                 .as_deref()
                 .map(|r| format!(" ({r})"))
@@ -451,7 +449,7 @@ pub fn comparison(c: &Comparison) -> String {
         );
     }
     let pc = |v: Option<f64>| {
-        v.map(|x| format!("~{:.0}%", x * 100.0))
+        v.map(|x| format!("~{}", percent(x)))
             .unwrap_or_else(|| "-".into())
     };
     let _ = writeln!(

@@ -14,7 +14,7 @@ fn opt(x: Option<f64>, unit: &str) -> String {
 }
 
 fn share(x: Option<f64>) -> String {
-    x.map_or("-".to_string(), |v| format!("{} %", num(v * 100.0)))
+    numbers::fmt::percent_opt(x)
 }
 
 fn device(out: &mut String, d: &GpuDevice, verbose: bool) {
@@ -41,9 +41,9 @@ fn device(out: &mut String, d: &GpuDevice, verbose: bool) {
     if let Some(u) = d.gpu_util_pct {
         let _ = writeln!(
             out,
-            "    GPU utilization {} % (the share of time any kernel ran, not how busy the GPU \
+            "    GPU utilization {} (the share of time any kernel ran, not how busy the GPU \
              was: not used as a load measure)",
-            num(u)
+            numbers::fmt::percent(u / 100.0)
         );
     }
     for f in &d.findings {

@@ -2,17 +2,13 @@
 //! the fleet median, the outliers and the imbalance with its evidence.
 
 use fleet::FleetDoc;
+use numbers::fmt::percent_opt;
 
 fn num(v: Option<f64>, digits: usize) -> String {
     match v {
         Some(x) => format!("{x:.digits$}"),
         None => "-".into(),
     }
-}
-
-fn pct(v: Option<f64>) -> String {
-    v.map(|x| format!("{:.0}%", 100.0 * x))
-        .unwrap_or_else(|| "-".into())
 }
 
 /// The ceilings the replicas were judged against, one line per distinct one with the replicas
@@ -112,11 +108,11 @@ pub fn report(d: &FleetDoc) -> String {
             num(f.tps_per_running, 1),
             num(f.running, 1),
             num(f.waiting, 1),
-            pct(f.kv_usage),
+            percent_opt(f.kv_usage),
             num(f.finished_per_s, 2),
         ];
         if with_ceiling {
-            row.push(pct(f.efficiency));
+            row.push(percent_opt(f.efficiency));
         }
         row.extend([primary, fix]);
         t.add_row(row);
@@ -129,11 +125,11 @@ pub fn report(d: &FleetDoc) -> String {
         num(m.tps_per_running, 1),
         num(m.running, 1),
         num(m.waiting, 1),
-        pct(m.kv_usage),
+        percent_opt(m.kv_usage),
         num(m.finished_per_s, 2),
     ];
     if with_ceiling {
-        row.push(pct(m.efficiency));
+        row.push(percent_opt(m.efficiency));
     }
     row.extend([String::new(), String::new()]);
     t.add_row(row);

@@ -325,14 +325,11 @@ fn human(r: &GgufDoc, model: &Model, with_tensors: bool, with_metadata: bool) ->
                 m.tensors.to_string(),
                 count(m.params),
                 bytes(m.bytes),
-                format!(
-                    "{:.1} %",
-                    if b.type_table == 0 {
-                        0.0
-                    } else {
-                        m.bytes as f64 * 100.0 / b.type_table as f64
-                    }
-                ),
+                numbers::fmt::percent(if b.type_table == 0 {
+                    0.0
+                } else {
+                    m.bytes as f64 / b.type_table as f64
+                }),
                 format!("{:.3}", m.bits_per_param),
             ]
         })

@@ -3,6 +3,7 @@
 //! per-request table.
 
 use comfy_table::{Cell, CellAlignment, Table};
+use numbers::fmt::percent;
 use telemetry::{Dist, InstanceReport, Report, StartReason, VllmStats};
 
 /// The one-line-per-instance update `--follow` prints as requests arrive.
@@ -304,6 +305,13 @@ fn count(x: f64) -> String {
 
 /// `median M · peak P` of a per-interval figure.
 fn med_peak(d: &Dist, unit: &str) -> String {
+    if unit == "%" {
+        return format!(
+            "median {} · peak {}",
+            percent(d.median / 100.0),
+            percent(d.max / 100.0)
+        );
+    }
     format!(
         "median {}{unit} · peak {}{unit}",
         tenths(d.median),
@@ -350,10 +358,10 @@ fn vllm_table(v: &VllmStats) -> String {
         "Avg prompt throughput per interval (computed tokens, cache hits excluded)",
     );
     let mut idle = format!(
-        "{} of {} intervals ({:.0}%)",
+        "{} of {} intervals ({})",
         v.idle_intervals,
         v.lines,
-        v.idle_share * 100.0
+        percent(v.idle_share)
     );
     if let Some(s) = v.silent_s.filter(|&s| s > 0.0) {
         idle += &format!(" · {} s without a stats line", count(s));
@@ -411,10 +419,10 @@ fn vllm_table(v: &VllmStats) -> String {
         row(
             "prefix cache hit rate",
             format!(
-                "last {}% · range {}-{}%",
-                tenths(last),
-                tenths(d.min),
-                tenths(d.max)
+                "last {} · range {}–{}",
+                percent(last / 100.0),
+                percent(d.min / 100.0),
+                percent(d.max / 100.0)
             ),
             d.n,
             "over vLLM's most recent requests",

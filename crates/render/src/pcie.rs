@@ -23,17 +23,13 @@ fn mbps(v: f64) -> String {
     out
 }
 
-/// A share of the ceiling, derived from a catalog figure: "~3 %", "~0.4 %", "<0.1 %".
+/// A share of the ceiling, derived from a catalog figure: "~3 %", "~0.4 %", "< 0.1 %".
 fn share(x: f64) -> String {
-    let p = x * 100.0;
-    if p == 0.0 {
-        "0 %".to_string()
-    } else if p < 0.1 {
-        "<0.1 %".to_string()
-    } else if p < 10.0 {
-        format!("~{p:.1} %")
+    let p = numbers::fmt::percent(x);
+    if x == 0.0 || !x.is_finite() || p.starts_with(['<', '>']) {
+        p
     } else {
-        format!("~{p:.0} %")
+        format!("~{p}")
     }
 }
 
@@ -118,7 +114,7 @@ impl Render for PcieView {
                 cell(&g.rx, false),
                 cell(&g.tx, true),
                 cell(&g.tx, false),
-                format!("{:.0} %", g.idle_share * 100.0),
+                numbers::fmt::percent(g.idle_share),
             ]);
         }
         let _ = writeln!(o, "{t}");
@@ -136,10 +132,10 @@ impl Render for PcieView {
             }
             let _ = writeln!(
                 o,
-                "GPU {}: idle (rx and tx < {} MB/s) in {:.0} % of {} readings",
+                "GPU {}: idle (rx and tx < {} MB/s) in {} of {} readings",
                 g.gpu,
                 r.idle_below_mbps,
-                g.idle_share * 100.0,
+                numbers::fmt::percent(g.idle_share),
                 g.readings
             );
         }
@@ -173,6 +169,6 @@ mod tests {
         assert_eq!(share(230.0 / 7876.9), "~2.9 %");
         assert_eq!(share(0.0), "0 %");
         assert_eq!(share(0.25), "~25 %");
-        assert_eq!(share(0.0000001), "<0.1 %");
+        assert_eq!(share(0.0000001), "< 0.1 %");
     }
 }

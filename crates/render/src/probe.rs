@@ -239,7 +239,7 @@ pub fn depth_human(r: &DepthReport) -> String {
     ));
     let f = &r.fit;
     o.push_str(&format!(
-        "\nfit: decode tok/s = {:.2} {} {:.3} per 1k tokens of depth ({}% interval on the slope \
+        "\nfit: decode tok/s = {:.2} {} {:.3} per 1k tokens of depth ({} % interval on the slope \
 {:.3} … {:.3}; n={}, R² {:.2}; {} clock)\n",
         f.intercept_tps,
         if f.slope_tps_per_1k < 0.0 { "-" } else { "+" },
@@ -278,9 +278,9 @@ probed depths)\n",
                 ),
             };
             o.push_str(&format!(
-                "cold vs warm at depth {}: warm TTFT is {:.1}% of cold ({:.0} vs {:.0} ms){cached}\n",
+                "cold vs warm at depth {}: warm TTFT is {} of cold ({:.0} vs {:.0} ms){cached}\n",
                 deep.depth,
-                100.0 * w / c,
+                numbers::fmt::percent(w / c),
                 w,
                 c
             ));
@@ -297,8 +297,8 @@ probed depths)\n",
             .collect();
         if let Some(g) = loadgen::stats::median(&gaps) {
             o.push_str(&format!(
-                "cold vs warm decode rate: median gap {:.1}% over {} depth(s)\n",
-                g * 100.0,
+                "cold vs warm decode rate: median gap {} over {} depth(s)\n",
+                numbers::fmt::percent(g),
                 gaps.len()
             ));
         }

@@ -4,20 +4,10 @@
 
 use ::regress::report::RegressDoc;
 use comfy_table::{Cell, CellAlignment};
+use numbers::fmt::{percent, percent_signed};
 
 fn fmt(v: f64) -> String {
     physics::provenance::sig(v, 3)
-}
-
-fn signed_pct(x: f64) -> String {
-    let p = (x * 100.0).round() as i64;
-    if p > 0 {
-        format!("+{p}")
-    } else if p < 0 {
-        format!("−{}", -p)
-    } else {
-        "0".into()
-    }
 }
 
 fn describe(g: &::regress::runs::GroupRef) -> String {
@@ -52,7 +42,10 @@ pub fn report(doc: &RegressDoc) -> String {
         let unit = &m.unit;
         let verdict = match (m.verdict, m.detectable_pct) {
             (::regress::Verdict::Unchanged, Some(d)) => {
-                format!("unchanged (could have detected ≥ {:.0} %)", d.max(1.0))
+                format!(
+                    "unchanged (could have detected ≥ {})",
+                    percent(d.max(1.0) / 100.0)
+                )
             }
             (::regress::Verdict::Unchanged, None) => {
                 "unchanged (too few samples to detect any)".into()
@@ -64,10 +57,10 @@ pub fn report(doc: &RegressDoc) -> String {
             Cell::new(format!("{} {unit}", fmt(m.baseline))).set_alignment(CellAlignment::Right),
             Cell::new(format!("{} {unit}", fmt(m.latest))).set_alignment(CellAlignment::Right),
             Cell::new(format!(
-                "{} % ({} … {} %, {} %)",
-                signed_pct(m.ratio - 1.0),
-                signed_pct(m.low - 1.0),
-                signed_pct(m.high - 1.0),
+                "{} ({} … {}, {} %)",
+                percent_signed(m.ratio - 1.0),
+                percent_signed(m.low - 1.0),
+                percent_signed(m.high - 1.0),
                 ::regress::conf_text(m.confidence)
             ))
             .set_alignment(CellAlignment::Right),
@@ -181,16 +174,4 @@ and command line): look outside the engine (load, clocks, thermals, drivers).\n"
         out.push_str(&format!("note: {n}\n"));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn signed_percentages() {
-        assert_eq!(signed_pct(-0.523), "−52");
-        assert_eq!(signed_pct(0.08), "+8");
-        assert_eq!(signed_pct(0.001), "0");
-    }
 }

@@ -203,12 +203,9 @@ fn us_cell(ns: f64) -> String {
     }
 }
 
+/// A percentage (0..100, as `trace::doc::percent` gives it) in a table whose header says `%`.
 fn pct_cell(p: f64) -> String {
-    if p >= 0.1 || p == 0.0 {
-        format!("{p:.1}")
-    } else {
-        format!("{p:.2}")
-    }
+    numbers::fmt::percent_cell(p / 100.0)
 }
 
 /// The name as a person reads it: demangled if the profiler left it mangled, cut to `max` chars.
@@ -455,10 +452,10 @@ fn human(file: &str, enc: Encoding, r: &Report, v: Option<&Verdict>, view: &View
     if r.busy_ns != total {
         let _ = writeln!(
             o,
-            "busy (union)         {}: overlapping intervals counted once; the sum exceeds it by {} ({:.1}%)",
+            "busy (union)         {}: overlapping intervals counted once; the sum exceeds it by {} ({})",
             ms(r.busy_ns),
             ms(total - r.busy_ns),
-            percent(total - r.busy_ns, r.busy_ns)
+            numbers::fmt::percent(percent(total - r.busy_ns, r.busy_ns) / 100.0)
         );
     } else {
         let _ = writeln!(
@@ -471,9 +468,9 @@ fn human(file: &str, enc: Encoding, r: &Report, v: Option<&Verdict>, view: &View
         let cap = (b - a) * r.devices.len() as i64;
         let _ = writeln!(
             o,
-            "span                 {} first to last device event; busy {:.1}% of it{}",
+            "span                 {} first to last device event; busy {} of it{}",
             ms(b - a),
-            percent(r.busy_ns, cap),
+            numbers::fmt::percent(percent(r.busy_ns, cap) / 100.0),
             if r.devices.len() > 1 {
                 " (per device)"
             } else {
@@ -494,9 +491,9 @@ fn human(file: &str, enc: Encoding, r: &Report, v: Option<&Verdict>, view: &View
         if let Some((name, s)) = a.by_name.first() {
             let _ = writeln!(
                 o,
-                "                     The largest, {:?}, would have ranked at {:.1}%.",
+                "                     The largest, {:?}, would have ranked at {}.",
                 display_name(name, 60),
-                percent(s.total_ns, total + a.stats.total_ns)
+                numbers::fmt::percent(percent(s.total_ns, total + a.stats.total_ns) / 100.0)
             );
         }
     } else {

@@ -65,7 +65,9 @@ pub fn draw(f: &mut Frame, v: &View) {
                     ),
                     Span::raw(
                         p.seen_in
-                            .map(|s| format!("  (seen in {:.0}% of sub-windows)", s * 100.0))
+                            .map(|s| {
+                                format!("  (seen in {} of sub-windows)", numbers::fmt::percent(s))
+                            })
                             .unwrap_or_default(),
                     ),
                 ])];
@@ -231,10 +233,7 @@ pub fn draw(f: &mut Frame, v: &View) {
                 Span::raw(rule.as_str()),
                 Span::raw(rule.title()),
                 Span::styled(standing, style),
-                Span::raw(
-                    seen.map(|s| format!("{:.0}%", s * 100.0))
-                        .unwrap_or_else(|| "-".into()),
-                ),
+                Span::raw(numbers::fmt::percent_opt(seen)),
                 Span::raw(ev.first().cloned().unwrap_or_default()),
             ])
         });

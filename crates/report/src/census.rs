@@ -3,7 +3,7 @@
 //! with the band that does not count, the verdict with its evidence, and what could not be
 //! computed.
 
-use crate::pages::{chart, facts, opt, pct};
+use crate::pages::{chart, facts, opt, percent_opt};
 use crate::svg::{num, Correlogram, LineChart, Series};
 use ::census::analysis::{Bucket, Quantile, Shape};
 use ::census::ledger::Ledger;
@@ -21,9 +21,9 @@ fn quant(q: Option<Quantile>) -> String {
     match q {
         None => "-".into(),
         Some(q) => format!(
-            "{}{} s",
+            "{}{}",
             q.bound.map(|b| b.sign()).unwrap_or(""),
-            num(q.seconds)
+            numbers::fmt::seconds(q.seconds)
         ),
     }
 }
@@ -43,10 +43,10 @@ fn ledger(l: &Ledger) -> Markup {
             thead { tr { th { "" } th.n { "steps" } th.n { "step seconds" } th.n { "mean step" } th.n { "share of steps" } th.n { "share of time" } } }
             tbody {
                 tr data-phase="decode" { td { "decode-only steps" } td.n { (steps(l.steps_decode)) } td.n { (num(l.step_seconds_decode)) }
-                    td.n { (ms(l.decode_step_ms)) } td.n { (pct(l.chunk_share_of_steps.map(|s| 1.0 - s))) } td.n { (pct(l.chunk_share_of_time.map(|s| 1.0 - s))) } }
+                    td.n { (ms(l.decode_step_ms)) } td.n { (percent_opt(l.chunk_share_of_steps.map(|s| 1.0 - s))) } td.n { (percent_opt(l.chunk_share_of_time.map(|s| 1.0 - s))) } }
                 tr data-phase="chunk" { td { "chunk steps (a prompt chunk, with or without decode rows)" } td.n { (steps(l.steps - l.steps_decode)) }
                     td.n { (num(l.step_seconds - l.step_seconds_decode)) } td.n { (ms(l.chunk_step_ms)) }
-                    td.n { (pct(l.chunk_share_of_steps)) } td.n { (pct(l.chunk_share_of_time)) } }
+                    td.n { (percent_opt(l.chunk_share_of_steps)) } td.n { (percent_opt(l.chunk_share_of_time)) } }
             }
             tfoot { tr { th { "all steps (the diluted mean: no verdict reads it)" } td.n { (steps(l.steps)) } td.n { (num(l.step_seconds)) }
                 td.n { (ms(l.mean_step_ms)) } td.n { "100%" } td.n { "100%" } } }
@@ -83,7 +83,7 @@ fn buckets(d: &CensusDoc) -> Markup {
                 td { (range(b)) } td.n { (b.steps) } td.n { (opt(b.decode_tps)) } td.n { (opt(b.decode_tps_per_stream)) } td.n { (opt(b.running)) }
                 td.n { (opt(b.preemptions)) } td.n { (num(b.ttft_requests)) } td.n { (quant(b.ttft_p50)) } td.n { (quant(b.ttft_p95)) }
                 td.n { (ms(b.ledger.as_ref().and_then(|l| l.decode_step_ms))) } td.n { (ms(b.ledger.as_ref().and_then(|l| l.chunk_step_ms))) }
-                td.n { (pct(b.ledger.as_ref().and_then(|l| l.chunk_share_of_time))) } td.n { (opt(b.tokens_per_step)) }
+                td.n { (percent_opt(b.ledger.as_ref().and_then(|l| l.chunk_share_of_time))) } td.n { (opt(b.tokens_per_step)) }
             } } }
         }
         p.sub { "TTFT quantiles stay inside what the histogram's buckets tell: “≤ x” where the quantile falls in the first bucket or the highest holding a sample (x is that bucket's bound), “≥ x” in +Inf." }

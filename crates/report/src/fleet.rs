@@ -1,7 +1,7 @@
 //! The fleet page (`headroom.fleet/1`): one row per replica beside the fleet median, the
 //! outliers and the imbalance named, and each replica's throughput against the median.
 
-use crate::pages::{facts, opt, pct};
+use crate::pages::{facts, opt, percent_opt};
 use crate::svg::{self, num, Bar, RefLine};
 use ::fleet::{Figures, FleetDoc, Replica};
 use maud::{html, Markup};
@@ -9,7 +9,7 @@ use maud::{html, Markup};
 fn cells(f: &Figures) -> Markup {
     html! {
         td.n { (opt(f.generation_tps)) } td.n { (opt(f.tps_per_running)) } td.n { (opt(f.running)) }
-        td.n { (opt(f.waiting)) } td.n { (pct(f.kv_usage)) } td.n { (opt(f.finished_per_s)) }
+        td.n { (opt(f.waiting)) } td.n { (percent_opt(f.kv_usage)) } td.n { (opt(f.finished_per_s)) }
     }
 }
 
@@ -110,7 +110,7 @@ pub fn fleet(d: &FleetDoc) -> String {
                 @for r in &d.replicas { tr data-replica=(r.replica) {
                     td { (r.replica) @if let Some(o) = outlier(&r.replica) { " " span.st-primary title=(o.reason) { "outlier (" (o.kind) ")" } } }
                     td { (r.engine.name()) } (cells(&r.figures))
-                    td.n { (pct(d.imbalance.shares.get(&r.replica).copied())) }
+                    td.n { (percent_opt(d.imbalance.shares.get(&r.replica).copied())) }
                     td { (primary(r)) } td.n { (r.points_read) " of " (r.points) }
                 } }
             }

@@ -88,7 +88,7 @@ fn requests(i: &InstanceReport, k: usize) -> Markup {
         @if !pts.is_empty() {
             h3 { "Prompt rate against prompt length" }
             p.sub { "Each timed request's prompt tokens/s as the engine printed it. Short prompts are overhead-dominated; the envelope quotes the band of prompts with at least "
-                (num(LONGEST_BAND * 100.0)) "% of the longest (" (longest) " tokens)"
+                (numbers::fmt::percent(LONGEST_BAND)) " of the longest (" (longest) " tokens)"
                 @if let Some(p) = &e.prompt_tps_at_longest { ": " strong { (num(p.tps)) " tok/s" } " over " (p.n) " request(s)" } "."
                 @if step > 1 { " Every " (step) "th of " (timed.len()) " requests is plotted." } }
             figure {
@@ -164,7 +164,7 @@ fn vllm(v: &VllmStats, id: &str) -> Markup {
     html! {
         h3 { "vLLM stats lines: " (engine) }
         p.sub { (v.lines) " lines (" (v.first_line) "–" (v.last_line) "), every " (opt(v.interval_s)) " s; "
-            (v.idle_intervals) " idle (" (num(v.idle_share * 100.0)) "%)"
+            (v.idle_intervals) " idle (" (numbers::fmt::percent(v.idle_share)) ")"
             @if let Some(s) = v.silent_s { "; " (num(s)) " s silent beyond the interval" } "." }
         @if !v.intervals.is_empty() {
             (chart(LineChart { id: format!("{id}tps"), x_label: x_label.into(), y_label: "tok/s".into(),

@@ -14,11 +14,7 @@ pub(crate) fn opt(v: Option<f64>) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
-pub(crate) fn pct(v: Option<f64>) -> String {
-    v.filter(|x| x.is_finite())
-        .map(|x| format!("{}%", num(x * 100.0)))
-        .unwrap_or_else(|| "-".into())
-}
+pub(crate) use numbers::fmt::{percent, percent_opt};
 
 /// A plot's numbers: one row per x, one column per series (`data-series` matches the plot's).
 pub(crate) fn numbers(id: &str, x_label: &str, series: &[Series]) -> Markup {
@@ -155,7 +151,7 @@ fn timeline(r: &Report, prefix: &str) -> Markup {
                         td { (i + 1) } td.n { (num(w.start_s)) } td.n { (num(w.end_s)) }
                         td.n { (opt(w.generation_tps)) } td.n { (opt(w.prompt_tps)) }
                         td.n { (opt(w.running.map(|g| g.mean))) } td.n { (opt(w.waiting.map(|g| g.mean))) }
-                        td.n { (pct(w.kv_usage.map(|g| g.mean))) } td.n { (opt(w.preemptions_per_s)) }
+                        td.n { (percent_opt(w.kv_usage.map(|g| g.mean))) } td.n { (opt(w.preemptions_per_s)) }
                         td { @for rule in &w.fired { (rule.as_str()) " " } }
                     }
                 }
@@ -184,7 +180,7 @@ fn verdict(r: &Report) -> Markup {
             div.verdict data-primary=(p.rule.as_str()) {
                 h2 { "Primary: " (p.rule.as_str()) " " (p.title)
                     @if let Some(v) = &p.variant { " (" (v) ")" } }
-                @if let Some(s) = p.seen_in { p.sub { "Fired in " (pct(Some(s))) " of the sub-windows." } }
+                @if let Some(s) = p.seen_in { p.sub { "Fired in " (percent(s)) " of the sub-windows." } }
                 ul.ev { @for e in &p.evidence { li { (e) } } }
                 h3 { "The fix" }
                 (fix(p))
@@ -263,7 +259,7 @@ fn scoreboard(r: &Report) -> Markup {
                     tr data-rule=(rule.as_str()) {
                         td { (rule.as_str()) } td { (rule.title()) }
                         td.(class) { (standing) }
-                        td.n { (pct(seen)) }
+                        td.n { (percent_opt(seen)) }
                         td { ul.ev { @for e in &ev { li { (e) } } } }
                     }
                 }
@@ -285,14 +281,14 @@ fn totals(r: &Report) -> Markup {
     let lat = |d: Option<diagnose::Dist>| {
         d.map(|d| {
             let q = |v: Option<f64>, b: Option<diagnose::Bound>| match v {
-                Some(v) => format!("{}{} s", b.map_or("", |b| b.sign()), num(v)),
+                Some(v) => format!("{}{}", b.map_or("", |b| b.sign()), numbers::fmt::seconds(v)),
                 None => "-".into(),
             };
             format!(
-                "p50 {} · p95 {} · mean {} s (n {})",
+                "p50 {} · p95 {} · mean {} (n {})",
                 q(d.p50, d.p50_bound),
                 q(d.p95, d.p95_bound),
-                num(d.mean),
+                numbers::fmt::seconds(d.mean),
                 num(d.count)
             )
         })
@@ -307,11 +303,11 @@ fn totals(r: &Report) -> Markup {
             ("generation", format!("{} tok/s", opt(r.throughput.generation_tokens_per_s))),
             ("prompt", format!("{} tok/s", opt(r.throughput.prompt_tokens_per_s))),
             ("ceiling", ceiling),
-            ("efficiency", format!("~{} of the ceiling; ~{} of what the config allows", pct(r.efficiency.efficiency), pct(r.efficiency.config_relative))),
+            ("efficiency", format!("~{} of the ceiling; ~{} of what the config allows", percent_opt(r.efficiency.efficiency), percent_opt(r.efficiency.config_relative))),
             ("running", g(r.requests.running)),
             ("waiting", g(r.requests.waiting)),
-            ("KV usage", r.kv.usage.map(|k| format!("mean {} · peak {}", pct(Some(k.mean)), pct(Some(k.peak)))).unwrap_or_else(|| "-".into())),
-            ("prefix hit rate", pct(r.prefix.hit_rate)),
+            ("KV usage", r.kv.usage.map(|k| format!("mean {} · peak {}", percent(k.mean), percent(k.peak))).unwrap_or_else(|| "-".into())),
+            ("prefix hit rate", percent_opt(r.prefix.hit_rate)),
             ("TTFT", lat(r.latency.ttft_s)),
             ("inter-token", lat(r.latency.tpot_s)),
             ("end to end", lat(r.latency.e2e_s)),
@@ -341,8 +337,8 @@ fn header(r: &Report, what: &str) -> Markup {
         @if r.scrapes.incomplete {
             p.incomplete data-incomplete="true" { strong { "INCOMPLETE WINDOW: " }
                 (r.scrapes.ok) " of " (r.scrapes.ok + r.scrapes.failed) " scrapes answered ("
-                (format!("{:.0}", r.scrapes.share_ok.unwrap_or(0.0) * 100.0)) " %, a verdict needs "
-                (format!("{:.0}", diagnose::report::MIN_SHARE_OK * 100.0)) " %); what fired describes only the part that answered, and is not a verdict."
+                (percent(r.scrapes.share_ok.unwrap_or(0.0))) ", a verdict needs "
+                (percent(diagnose::report::MIN_SHARE_OK)) "); what fired describes only the part that answered, and is not a verdict."
                 @if let Some(st) = &r.scrapes.stopped { " The server stopped answering after " (st.after_ok) " scrapes: " (st.error) }
             }
         }
@@ -440,7 +436,7 @@ pub fn remeasure(before: &Report, m: &Remeasure) -> String {
                 table.numbers data-for="ratio" {
                     thead { tr { th { "metric" } th.n data-series="ratio" { "ratio" } th.n { "low" } th.n { "high" } th.n { "confidence" } th.n { "noise floor" } th.n { "p" } } }
                     tbody { tr { td { "generation tok/s (sub-window medians)" } td.n { (num(r)) } td.n { (num(lo)) } td.n { (num(hi)) }
-                        td.n { (pct(t.confidence)) } td.n { (pct(t.noise_floor)) } td.n { (opt(t.p_value)) } } }
+                        td.n { (percent_opt(t.confidence)) } td.n { (percent_opt(t.noise_floor)) } td.n { (opt(t.p_value)) } } }
                 }
             }
         }
@@ -494,7 +490,7 @@ pub fn bench(doc: &BenchDoc, run_id: Option<i64>) -> String {
             @let cid = format!("metric{i}");
             section data-metric=(m.name) {
                 h3 { (m.label) " " span.sub { "(" (m.unit) ", " (match m.better { loadgen::bench_suite::Better::Higher => "higher is better", loadgen::bench_suite::Better::Lower => "lower is better" }) ")" } }
-                p.sub { "median " (opt(m.median)) " · min " (opt(m.min)) " · max " (opt(m.max)) " · spread " (m.spread_pct.map(|s| format!("{}%", num(s))).unwrap_or_else(|| "-".into())) " · n " (m.n) }
+                p.sub { "median " (opt(m.median)) " · min " (opt(m.min)) " · max " (opt(m.max)) " · spread " (percent_opt(m.spread_pct.map(|s| s / 100.0))) " · n " (m.n) }
                 figure {
                     (svg::strip(&cid, &Strip { name: m.name.clone(), unit: m.unit.clone(), samples: m.samples.clone(), outliers: m.outliers.clone().unwrap_or_default(), median: m.median }, "c1"))
                     details {
@@ -551,7 +547,7 @@ pub fn regress(doc: &RegressDoc) -> String {
         (facts(&[
             ("baseline", format!("{} (runs {})", doc.baseline.key, doc.baseline.run_ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", "))),
             ("latest", format!("{} (runs {})", doc.latest.key, doc.latest.run_ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", "))),
-            ("method", format!("{} interval at {}, {}; noise floor ±{}%", doc.method.interval, pct(Some(doc.method.confidence)), doc.method.test, num(doc.method.threshold_pct))),
+            ("method", format!("{} interval at {}, {}; noise floor ±{}", doc.method.interval, percent(doc.method.confidence), doc.method.test, percent(doc.method.threshold_pct / 100.0))),
         ]))
         ul { @for h in &doc.headline { li { (h) } } }
         h2 { "Ratios against the noise floor" }
@@ -703,7 +699,7 @@ pub fn trace(doc: &trace::doc::TraceDoc) -> String {
             ("vendor", format!("{} ({})", doc.vendor, doc.vendor_evidence)),
             ("events", format!("{} ({}, {} bytes of JSON){}", doc.events, doc.encoding, doc.json_bytes, if doc.complete { "" } else { "; the trace stops early" })),
             ("device time", format!("{} µs summed, {} µs busy (overlap {} µs)", num(doc.device_total_us), num(doc.busy_us), num(doc.overlap_us))),
-            ("span", format!("{} µs, busy {}", opt(doc.span_us), pct(doc.busy_fraction))),
+            ("span", format!("{} µs, busy {}", opt(doc.span_us), percent_opt(doc.busy_fraction))),
             ("device events", format!("{} kernels, {} copies, {} sets; {} distinct names", doc.counts.kernel, doc.counts.gpu_memcpy, doc.counts.gpu_memset, doc.kernels_total)),
             ("window", doc.window.as_ref().map(|w| format!("ProfilerSteps {}..{} ({} µs; {} device events outside)", w.first_step, w.last_step, num(w.duration_us), w.device_events_outside)).unwrap_or_else(|| "the whole trace".into())),
         ]))
@@ -725,7 +721,7 @@ pub fn trace(doc: &trace::doc::TraceDoc) -> String {
             p { (a.count) " gpu_user_annotation span(s), " (num(a.total_us)) " µs, wrap kernels: they are not device time. A naive sum with them would report "
                 (opt(a.inflation)) "× the device time." }
             @if let Some(l) = &a.largest {
-                p { "The largest, " code { (l.name) } " (" (l.count) " span(s)), would have ranked at " (num(l.naive_percent)) "% of the naive total." }
+                p { "The largest, " code { (l.name) } " (" (l.count) " span(s)), would have ranked at " (percent(l.naive_percent / 100.0)) " of the naive total." }
             }
             (ranking("trap", "what is summed", &trap, "c4"))
         } @else {

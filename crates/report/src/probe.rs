@@ -62,7 +62,7 @@ fn depth(r: &DepthReport) -> Markup {
             .map(|s| (s.x() as f64, s.decode_tps.filter(|_| s.phase == p)))
             .collect()
     };
-    let conf = format!("{}%", num(f.confidence * 100.0));
+    let conf = numbers::fmt::percent(f.confidence);
     let by_depth =
         |name: &str, class, g: fn(&loadgen::probe::depth::DepthRow) -> Option<f64>| Series {
             name: name.into(),
@@ -97,7 +97,7 @@ fn depth(r: &DepthReport) -> Markup {
                 th.n { "at depth 0, tok/s" } th.n { "R²" } th.n { "n" } th.n { "drop over the range" } } }
             tbody { tr { td { "decode tok/s against depth" } td.n { (num(f.slope_tps_per_1k)) } td.n { (num(f.low)) } td.n { (num(f.high)) }
                 td.n { (conf) } td.n { (num(f.intercept_tps)) } td.n { (num(f.r2)) } td.n { (f.n) }
-                td.n { (num(r.drop_over_range * 100.0)) "%" } } }
+                td.n { (numbers::fmt::percent(r.drop_over_range)) } } }
         }
         h2 { "Cold against warm, per depth" }
         (chart(LineChart { id: "ttft".into(), x_label: "depth (tokens)".into(), y_label: "median TTFT ms".into(),

@@ -438,7 +438,7 @@ pub fn intervals(id: &str, rows: &[Interval], floor: Option<f64>) -> Markup {
             aria-label="ratio with its interval against the noise floor" {
             @if let Some(t) = floor {
                 rect.noise x=(coord(px(1.0 - t))) y=(TOP) width=(coord(px(1.0 + t) - px(1.0 - t))) height=(coord(bottom - TOP)) {}
-                text.reflabel x=(coord(px(1.0 + t) + 3.0)) y=(coord(TOP - 6.0)) { "noise floor ±" (num(t * 100.0)) "%" }
+                text.reflabel x=(coord(px(1.0 + t) + 3.0)) y=(coord(TOP - 6.0)) { "noise floor ±" (numbers::fmt::percent(t)) }
             }
             line.ref x1=(coord(px(1.0))) x2=(coord(px(1.0))) y1=(TOP) y2=(coord(bottom)) {}
             line.axis x1=(left) x2=(W - RIGHT) y1=(coord(bottom)) y2=(coord(bottom)) {}

@@ -272,7 +272,7 @@ fn census_page_plots_every_bucket_and_lag() {
     for b in &doc.buckets {
         for q in [b.ttft_p50, b.ttft_p95].into_iter().flatten() {
             let sign = q.bound.map(|b| b.sign()).unwrap_or("");
-            let cell = format!("{sign}{} s", report::svg::num(q.seconds));
+            let cell = format!("{sign}{}", numbers::fmt::seconds(q.seconds));
             assert!(table.contains(&cell), "TTFT {cell} in the bucket table");
         }
     }

@@ -91,17 +91,17 @@ pub fn verdict(r: &Report, tokens: Option<u64>) -> Option<Verdict> {
         }
         WallSource::DeviceSpan => format!("the device span ({})", ms(wall_ns)),
     };
-    let pct = ratio * 100.0;
+    let pct = numbers::fmt::percent(ratio);
     let mut text = if plan {
         format!(
-            "Kernel time ≈ step time: the device is busy {pct:.0}% of {wall_label}. The device is \
+            "Kernel time ≈ step time: the device is busy {pct} of {wall_label}. The device is \
              the bound, so this table is the optimization plan: start at the top row."
         )
     } else {
         let idle = wall_ns as f64 * devices as f64 - r.busy_ns as f64;
         let top = r.names.first();
         let mut t = format!(
-            "Kernel time is {pct:.0}% of step time ({wall_label}): the device idles {} of it, so \
+            "Kernel time is {pct} of step time ({wall_label}): the device idles {} of it, so \
              this table is not the whole plan; the gaps between kernels (host work, launches, \
              syncs, data movement) are.",
             ms(idle as i64)

@@ -181,7 +181,7 @@ fn a_power_capped_capture_beside_a_replay_is_throttled_and_scales_the_prefill_ce
         "{text}"
     );
     assert!(
-        text.contains("    throttled: the SM clock ran at 71 %"),
+        text.contains("    throttled: the SM clock ran at 71.2 %"),
         "{text}"
     );
     assert!(!text.contains("throttled: throttled"), "{text}");

@@ -655,11 +655,11 @@ fn real_vllm_log_human_table_and_restart_on_stdin() {
         "vLLM stats, engine 000: 11 lines",
         "every 10 s over 100 s",
         "median 11.0 t/s · peak 20.6 t/s",
-        "1 of 11 intervals (9%)",
+        "1 of 11 intervals (9.1 %)",
         "median 6 · peak 7",
         "KV cache (CPU)",
-        "median 1.7% · peak 1.9%",
-        "last 0.0% · range 0.0-0.0%",
+        "median 1.7 % · peak 1.9 %",
+        "last 0 % · range 0 %–0 %",
     ] {
         assert!(s.contains(want), "missing {want:?} in\n{s}");
     }

@@ -203,12 +203,7 @@ pub struct DepthReport {
 
 /// A confidence as a percentage: "95", "99.5" (a per-look level is rarely whole).
 pub fn conf_text(c: f64) -> String {
-    let p = c * 100.0;
-    if (p - p.round()).abs() < 0.05 {
-        format!("{}", p.round() as i64)
-    } else {
-        format!("{p:.1}")
-    }
+    numbers::fmt::percent_cell(c)
 }
 
 impl DepthReport {
@@ -272,14 +267,14 @@ pub fn judge(fit: &LineFit, d_min: f64, d_max: f64, material: f64) -> (DepthVerd
     }
     let drop = -fit.slope * range / r0;
     let worst = -fit.slope_low * range / r0;
-    let pct = |x: f64| x * 100.0;
+    let pct = numbers::fmt::percent;
     let conf = conf_text(fit.confidence);
     if fit.slope_high < 0.0 && drop >= material {
         (
             DepthVerdict::ContextBound,
             drop,
             format!(
-                "decode falls {:.0}% from depth {d_min:.0} to {d_max:.0} and the whole {conf}% \
+                "decode falls {} from depth {d_min:.0} to {d_max:.0} and the whole {conf} % \
 interval on the slope is below zero: attention over history costs decode time",
                 pct(drop)
             ),
@@ -289,9 +284,9 @@ interval on the slope is below zero: attention over history costs decode time",
             DepthVerdict::Flat,
             drop,
             format!(
-                "even the steepest slope the {conf}% interval allows loses {:.1}% from depth \
-{d_min:.0} to {d_max:.0} (< {:.0}%): up to {d_max:.0} tokens, context is not the cost; per-token \
-weight or expert movement is, and KV/attention tuning can win back at most {:.1}% at these \
+                "even the steepest slope the {conf} % interval allows loses {} from depth \
+{d_min:.0} to {d_max:.0} (< {}): up to {d_max:.0} tokens, context is not the cost; per-token \
+weight or expert movement is, and KV/attention tuning can win back at most {} at these \
 depths (deeper contexts were not probed)",
                 pct(worst.max(0.0)),
                 pct(material),
@@ -303,8 +298,8 @@ depths (deeper contexts were not probed)",
             DepthVerdict::Inconclusive,
             drop,
             format!(
-                "the fitted drop is {:.1}% over the range but the {conf}% interval allows up to \
-{:.1}%{}; add repeats or depths",
+                "the fitted drop is {} over the range but the {conf} % interval allows up to \
+{}{}; add repeats or depths",
                 pct(drop),
                 pct(worst),
                 if fit.slope_high < 0.0 {
@@ -498,9 +493,9 @@ pub fn summarize(
     let detectable_drop = detectable_drop(&fit, d_min, d_max, cfg.material_drop);
     let reason = match detectable_drop {
         Some(d) => format!(
-            "{reason} (at {} point(s); could have detected a fall of ≥ {:.0}% over the range)",
+            "{reason} (at {} point(s); could have detected a fall of ≥ {} over the range)",
             fit.n,
-            d * 100.0
+            numbers::fmt::percent(d)
         ),
         None => reason,
     };

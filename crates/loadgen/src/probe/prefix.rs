@@ -5,6 +5,7 @@
 //! (must miss, because the salt is the first token). The verdict reads the engine's own cached
 //! count where it reports one, else the TTFT ratio; the basis is stated.
 
+use numbers::fmt::percent;
 use serde::{Deserialize, Serialize};
 
 use super::{Med, Progress};
@@ -260,11 +261,11 @@ pub fn summarize(
             let v = by_count(warm_frac);
             let c = by_count(salted_frac);
             let reason = format!(
-                "the engine served {:.0}% of the warm prompt from cache (median of {}; hit at ≥ \
-{:.0}%); warm TTFT {} vs cold {}",
-                wf * 100.0,
+                "the engine served {} of the warm prompt from cache (median of {}; hit at ≥ \
+{}); warm TTFT {} vs cold {}",
+                percent(wf),
                 warm_frac.n,
-                cfg.hit_fraction * 100.0,
+                percent(cfg.hit_fraction),
                 fmt_ms(warm),
                 fmt_ms(cold)
             );
@@ -275,11 +276,11 @@ pub fn summarize(
             let c = by_ttft(salted);
             let reason = format!(
                 "no cached-token count from the engine ({}); by TTFT: warm {} vs cold {} (hit \
-at ≤ {:.0}% of cold)",
+at ≤ {} of cold)",
                 super::cached_tokens_hint(info.engine),
                 fmt_ms(warm),
                 fmt_ms(cold),
-                cfg.ttft_ratio * 100.0
+                percent(cfg.ttft_ratio)
             );
             (v, c, VerdictBasis::Ttft, reason)
         }
