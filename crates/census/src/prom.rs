@@ -609,8 +609,8 @@ pub(crate) fn finish(
     if let Some(l) = &ledger {
         if let (Some(m), Some(c)) = (l.mean_step_ms, l.chunk_step_ms) {
             notes.push(format!(
-                "the mean step ({m:.1} ms) is not the chunk step ({c:.1} ms): chunk steps are {:.1} % of the steps, so they barely move the mean; the ledger is split by phase instead",
-                100.0 * l.chunk_share_of_steps.unwrap_or(0.0)
+                "the mean step ({m:.1} ms) is not the chunk step ({c:.1} ms): chunk steps are {} of the steps, so they barely move the mean; the ledger is split by phase instead",
+                numbers::fmt::percent(l.chunk_share_of_steps.unwrap_or(0.0))
             ));
         }
     }

@@ -291,15 +291,15 @@ fn fallback(d: &Derived) -> Option<String> {
     }
     let shape = match d.occupancy {
         Some(o) if o < 0.75 => format!(
-            "seats are {:.0}% filled against the {} wall and no rule's gate was met: the server is under-used by traffic shape, not broken",
-            o * 100.0,
+            "seats are {} filled against the {} wall and no rule's gate was met: the server is under-used by traffic shape, not broken",
+            numbers::fmt::percent(o),
             d.occupancy_wall.unwrap_or("?")
         ),
         _ => "seats are filled but decode runs below the roof: per-step overhead (scheduling, sampling, small kernels), not a config wall".into(),
     };
     Some(format!(
-        "config-relative efficiency {:.0}% with no rule firing; {shape}",
-        eff * 100.0
+        "config-relative efficiency {} with no rule firing; {shape}",
+        numbers::fmt::percent(eff)
     ))
 }
 

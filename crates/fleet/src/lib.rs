@@ -497,9 +497,9 @@ pub fn outliers(rs: &[Replica]) -> Vec<Outlier> {
                     replica: r.replica.clone(),
                     kind: "throughput".into(),
                     reason: format!(
-                        "generation per running sequence {x:.1} tok/s is {:.0}% of its peers' median {m:.1} tok/s (below {:.0}%)",
-                        100.0 * x / m,
-                        100.0 * SLOW_SHARE
+                        "generation per running sequence {x:.1} tok/s is {} of its peers' median {m:.1} tok/s (below {})",
+                        numbers::fmt::percent(x / m),
+                        numbers::fmt::percent(SLOW_SHARE)
                     ),
                 });
             }
@@ -566,9 +566,9 @@ pub fn imbalance(rs: &[Replica]) -> Imbalance {
         "the others carry none".to_string()
     };
     let evidence = vec![format!(
-        "{top} carries {:.0}% of the fleet's {what} ({top_v:.2} {unit}; a fair share is {:.0}%), {ratio}: {} {:.0}×",
-        100.0 * top_v / total,
-        100.0 / n,
+        "{top} carries {} of the fleet's {what} ({top_v:.2} {unit}; a fair share is {}), {ratio}: {} {:.0}×",
+        numbers::fmt::percent(top_v / total),
+        numbers::fmt::percent(1.0 / n),
         if fired { "at or above" } else { "below" },
         IMBALANCE_RATIO
     )];
@@ -637,7 +637,7 @@ mod tests {
         );
         assert!(
             o[1].reason
-                .contains("30.0 tok/s is 29% of its peers' median 105.0"),
+                .contains("30.0 tok/s is 28.6 % of its peers' median 105.0"),
             "{}",
             o[1].reason
         );
@@ -670,7 +670,7 @@ mod tests {
         assert!(i.fired);
         assert!((i.shares["a"] - 0.6).abs() < 1e-12);
         assert!(
-            i.evidence[0].contains("a carries 60% of the fleet's requests"),
+            i.evidence[0].contains("a carries 60 % of the fleet's requests"),
             "{:?}",
             i.evidence
         );

@@ -352,7 +352,7 @@ fn gate(
 }
 
 fn pct(x: f64) -> String {
-    format!("{:.0}%", x * 100.0)
+    numbers::fmt::percent(x)
 }
 
 /// Shared derived figures the rules and the scoreboard read.

@@ -65,6 +65,8 @@ pub const RULE: Rule = Rule {
 const NO_QUEUE: f64 = 2.0;
 /// Occupancy of the binding wall below this: seats left empty.
 const OCCUPANCY: f64 = 0.75;
+/// The soft under-fed suspect: KV this far from full leaves room the field does not use.
+const SOFT_KV: f64 = 0.8;
 /// Config-relative efficiency below this: decode well below what the walls allow.
 const CONFIG_EFFICIENCY: f64 = 0.60;
 /// With the GPU ceiling unknown or cleared (no efficiency), occupancy must be this low alone.
@@ -250,14 +252,15 @@ fn soft_suspect(e: &Evidence<'_>) -> Option<String> {
     let r = e.d.prompt_gen_ratio.filter(|r| *r >= PROMPT_GEN_RATIO)?;
     let r1_fired = !e.quiet.iter().any(|f| f.rule == RuleId::R1);
     let soft_possible = e.inp.physics.is_none()
-        && w.waiting.is_some_and(|g| g.mean < 2.0)
-        && w.kv_usage.is_none_or(|k| k.mean < 0.8)
+        && w.waiting.is_some_and(|g| g.mean < NO_QUEUE)
+        && w.kv_usage.is_none_or(|k| k.mean < SOFT_KV)
         && !engine_held(w).held;
     (e.silent(RuleId::R6)
         && soft_possible
         && !r1_fired
         && !e.named.iter().any(|u| u.rule == RuleId::R1))
     .then(|| format!(
-        "no queue and KV mean under 80% with prompts {r:.1}× the generated tokens: if running sits well below the ridge the field is soft and under-fed, else prefill-bound"
+        "no queue and KV mean under {} with prompts {r:.1}× the generated tokens: if running sits well below the ridge the field is soft and under-fed, else prefill-bound",
+        pct(SOFT_KV)
     ))
 }

@@ -112,8 +112,8 @@ fn suspect(e: &Evidence<'_>) -> Option<String> {
         ))
     } else if let (true, Some(qr)) = (kv_full, w.queue_ratio.filter(|q| *q >= QUEUE_RATIO)) {
         Some(format!(
-            "KV near full with {:.0}% of requests queued",
-            qr * 100.0
+            "KV near full with {} of requests queued",
+            numbers::fmt::percent(qr)
         ))
     } else {
         None

@@ -43,11 +43,11 @@ pub const RULE: Rule = Rule {
 };
 
 /// Waiting at least this on average: a queue.
-const WAITING: f64 = 2.0;
+pub(super) const WAITING: f64 = 2.0;
 /// Queue ratio at least this: requests queue.
 const QUEUE_RATIO: f64 = 0.30;
 /// Running peak within this share of max_num_seqs (at least one seat): every seat was taken.
-const SEATS_FULL_BAND: f64 = 0.05;
+pub(super) const SEATS_FULL_BAND: f64 = 0.05;
 /// KV mean under this: the pool has room for more seats.
 const KV_ROOM: f64 = 0.8;
 
@@ -137,7 +137,7 @@ pub fn r5(inp: &Inputs, w: &WindowStats, d: &Derived) -> Finding {
         }
         (Some(_), _) | (None, _) => {
             let step = if kv.is_some_and(|k| k >= KV_ROOM) {
-                FixStep::text("seats are at the wall of the KV pool (usage ≥ 80%): add a replica or reduce per-request context")
+                FixStep::text(format!("seats are at the wall of the KV pool (usage ≥ {}): add a replica or reduce per-request context", pct(KV_ROOM)))
             } else if let Some(bound) = d.seat_target_bound {
                 FixStep::text(format!("seats are at the wall of the {bound}: raising them buys nothing; add a replica"))
             } else {
@@ -175,9 +175,9 @@ fn suspect(e: &Evidence<'_>) -> Option<String> {
     let (wait, qr) = (e.w.waiting?, e.w.queue_ratio?);
     (wait.mean >= WAITING && qr >= QUEUE_RATIO).then(|| {
         format!(
-            "waiting {:.1} with {:.0}% of requests queued: the seats may be full",
+            "waiting {:.1} with {} of requests queued: the seats may be full",
             wait.mean,
-            qr * 100.0
+            numbers::fmt::percent(qr)
         )
     })
 }

@@ -253,7 +253,9 @@ fn r6_inferred(inp: &Inputs, w: &WindowStats, ratio: f64) -> Finding {
             ratio_ev,
             gate(format!("waiting {wait:.1}"), true, "at least", WAITING),
             format!(
-                "running {run:.1} on average, and no scrape had it within 5% of max_num_seqs {max_seqs:.0} while 2 or more waited: the seats do not hold the queue"
+                "running {run:.1} on average, and no scrape had it within {} of max_num_seqs {max_seqs:.0} while {} or more waited: the seats do not hold the queue",
+                pct(super::r5_saturation::SEATS_FULL_BAND),
+                super::r5_saturation::WAITING
             ),
             gate(
                 format!("KV peak {}", pct(kv.peak)),

@@ -179,16 +179,16 @@ fn r1_fires_when_under_fed_and_says_the_engine_holds_nothing() {
     // Both guard lines are true statements on the quiet side of their thresholds.
     assert!(
         f.evidence.iter().any(|e| e.starts_with(
-            "queue time 0.005 s of mean TTFT 0.200 s: the share held before the engine, 2%, is not at least 50%"
+            "queue time 0.005 s of mean TTFT 0.200 s: the share held before the engine, 2.5 %, is not at least 50 %"
         )),
         "{:?}",
         f.evidence
     );
-    // 10/s × 0.195 s = 1.95 in prefill at once, but prefill is 4% of the time in the engine.
+    // 10/s × 0.195 s = 1.95 in prefill at once, but prefill is 3.8 % of the time in the engine.
     assert!(
         f.evidence
             .iter()
-            .any(|e| e.contains("(4%, is not at least 50%)")
+            .any(|e| e.contains("(3.8 %, is not at least 50 %)")
                 && e.contains("1.95 requests in prefill at once")
                 && e.ends_with("prefill does not fill the engine's steps")),
         "{:?}",
@@ -207,7 +207,7 @@ fn r1_quiet_when_requests_wait_before_the_engine() {
     assert!(!f.fired, "{:?}", f.evidence);
     assert_eq!(f.variant.as_deref(), Some(diagnose::rules::ENGINE_HELD));
     assert!(f.evidence.iter().any(|e| e.starts_with(
-        "queue time 0.120 s of mean TTFT 0.200 s: the share held before the engine, 60%, is at least 50%"
+        "queue time 0.120 s of mean TTFT 0.200 s: the share held before the engine, 60 %, is at least 50 %"
     )));
     assert!(f
         .evidence
@@ -261,7 +261,7 @@ fn r1_quiet_when_prefill_saturates_and_r3_prescribes_the_cache() {
     assert!(
         f.evidence
             .iter()
-            .any(|e| e.starts_with("occupancy 17% of the memory (KV pool) wall is below 25%")),
+            .any(|e| e.starts_with("occupancy 17 % of the memory (KV pool) wall is below 25 %")),
         "{:?}",
         f.evidence
     );
@@ -270,7 +270,7 @@ fn r1_quiet_when_prefill_saturates_and_r3_prescribes_the_cache() {
     assert!(
         f.evidence
             .iter()
-            .any(|e| e.contains("(95%, is at least 50%)")
+            .any(|e| e.contains("(95.2 %, is at least 50 %)")
                 && e.contains("7.60 requests in prefill at once")
                 && e.ends_with("the engine's steps are full of prefill")),
         "{:?}",
@@ -423,7 +423,7 @@ fn stale_sglang_gauges_leave_the_gauge_rules_unjudged() {
         .find(|u| u.rule == RuleId::R2)
         .expect("R2 named");
     assert!(r2.needs.contains("--decode-log-interval"), "{r2:?}");
-    assert!(r2.hint.contains("KV mean 95%"), "{r2:?}");
+    assert!(r2.hint.contains("KV mean 95 %"), "{r2:?}");
     let b2 = v.boundary.expect("a declined boundary");
     assert_eq!(b2.kind, diagnose::BoundaryKind::Declined, "{b2:?}");
 
@@ -551,7 +551,7 @@ fn r3_threshold() {
     assert_eq!(v.unjudged[0].rule, RuleId::R3);
     assert_eq!(v.unjudged[0].needs, "headroom probe prefix");
     assert!(
-        v.unjudged[0].hint.contains("hit rate 0%"),
+        v.unjudged[0].hint.contains("hit rate 0 %"),
         "{}",
         v.unjudged[0].hint
     );
@@ -960,7 +960,7 @@ fn diagnose_only_fallback_names_the_underuse() {
     let v = diagnose(&b);
     assert!(v.primary.is_none());
     assert!(
-        v.fallback.as_deref().unwrap().contains("50%"),
+        v.fallback.as_deref().unwrap().contains("50 %"),
         "{:?}",
         v.fallback
     );
@@ -1131,7 +1131,8 @@ fn prefill_bound_is_inferred_from_the_engine_where_the_evidence_is_strong() {
     assert!(
         p.evidence
             .iter()
-            .any(|e| e.contains("queue time 56.400 s of mean TTFT 57.400 s (98%) is at least 50%")),
+            .any(|e| e
+                .contains("queue time 56.400 s of mean TTFT 57.400 s (98.3 %) is at least 50 %")),
         "{:?}",
         p.evidence
     );

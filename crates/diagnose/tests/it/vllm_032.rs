@@ -138,9 +138,9 @@ fn per_request_preemptions_are_the_histograms_own_deltas() {
     let (mean, peak) = ((ka + kb) / 2.0, ka.max(kb));
     let full = mean >= 0.88 || peak >= 0.88;
     let kv_line = format!(
-        "KV mean {:.0}% peak {:.0}%: {} at least 88%",
-        mean * 100.0,
-        peak * 100.0,
+        "KV mean {} peak {}: {} at least 88 %",
+        numbers::fmt::percent(mean),
+        numbers::fmt::percent(peak),
         if full { "one is" } else { "neither is" }
     );
     assert!(

@@ -266,8 +266,8 @@ pub fn run(a: Args) -> Result<Exit> {
                 _ = tick.tick() => {
                     let s = srv.snapshot();
                     eprintln!(
-                        "emulate: t = {:.0} s simulated, running {}, waiting {}, KV {:.0}%, finished {:.0}{}",
-                        s.sim_seconds, s.running, s.waiting, s.kv_usage * 100.0, s.finished,
+                        "emulate: t = {:.0} s simulated, running {}, waiting {}, KV {}, finished {:.0}{}",
+                        s.sim_seconds, s.running, s.waiting, numbers::fmt::percent(s.kv_usage), s.finished,
                         if s.lags > 0 { format!(", fell behind the wall clock {} times", s.lags) } else { String::new() }
                     );
                 }
