@@ -10,6 +10,8 @@
 #   HEADROOM_SGLANG_PATH the folder to put first on PYTHONPATH: headroom's sgl_kernel stand-in
 #   HEADROOM_SGLANG_ROUTER_PY  python of a small venv with PyPI's sglang-router 0.3.2 (SGLang's
 #                        own router, route's peer: `python -m sglang_router.launch_router`)
+#   HEADROOM_GRAFANA_SCHEMA  a folder with npm's @grafana/schema (Grafana's published dashboard
+#                        types) and typescript: `headroom dashboard`'s output is type-checked there
 # and, from Debian when missing: sysbench and likwid (membw's bandwidth peers), linux-perf
 # (attribute's page-fault sampling).
 # Progress goes to stderr. Safe to run again: each step is skipped when its result is cached.
@@ -19,6 +21,9 @@ LLAMA_VERSION="${HEADROOM_LLAMA_VERSION:-11434.0.0}"
 SMOLLM_VERSION="0.1.2"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/headroom/peers"
 mkdir -p "$cache"
+GRAFANA_SCHEMA_VERSION="13.2.3"
+TYPESCRIPT_VERSION="5.9.3"
+grafana="$cache/grafana-schema-$GRAFANA_SCHEMA_VERSION"
 log() { printf 'peers: %s\n' "$*" >&2; }
 
 # 1. A virtual environment with the reference Python packages.
@@ -206,12 +211,22 @@ command -v perf >/dev/null || missing+=(linux-perf)
 command -v chromium >/dev/null || missing+=(chromium)  # report pages, opened headless by the tests
 command -v tmux >/dev/null || missing+=(tmux)  # watch, driven in a real terminal by its test
 command -v prometheus >/dev/null || missing+=(prometheus)  # fleet: a real store, started by the tests
+command -v npm >/dev/null || missing+=(npm)  # dashboard: Grafana's schema types, checked by tsc
 if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null; then
   log "apt: ${missing[*]}"
   as_root=(); [ "$(id -u)" = 0 ] || as_root=(sudo)
   "${as_root[@]}" apt-get update -qq >&2 || true
   DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >&2 \
     || log "apt install of ${missing[*]} failed: the tests that need them skip, or fail under HEADROOM_REQUIRE_PEERS=1"
+fi
+# Grafana's published dashboard schema (as TypeScript types) and the compiler that checks a
+# dashboard against it; pinned.
+if [ ! -f "$grafana/node_modules/@grafana/schema/package.json" ] && command -v npm >/dev/null; then
+  log "npm: @grafana/schema@$GRAFANA_SCHEMA_VERSION typescript@$TYPESCRIPT_VERSION"
+  mkdir -p "$grafana"
+  (cd "$grafana" && npm install --silent --no-audit --no-fund --no-save \
+    "@grafana/schema@$GRAFANA_SCHEMA_VERSION" "typescript@$TYPESCRIPT_VERSION" >&2) \
+    || log "npm install failed: the dashboard schema test skips, or fails under HEADROOM_REQUIRE_PEERS=1"
 fi
 
 }
@@ -230,6 +245,9 @@ for i in "${!pids[@]}"; do wait "${pids[$i]}" || failed+=("${names[$i]}"); done
 if [ "${#failed[@]}" -gt 0 ]; then log "failed: ${failed[*]}"; exit 1; fi
 
 echo "export HEADROOM_PY='$py'"
+if [ -f "$grafana/node_modules/@grafana/schema/package.json" ]; then
+  echo "export HEADROOM_GRAFANA_SCHEMA='$grafana'"
+fi
 echo "export HEADROOM_MODEL='$model'"
 echo "export HEADROOM_LLAMA_SERVER='$server'"
 if [ "${HEADROOM_SKIP_VLLM:-0}" != 1 ]; then

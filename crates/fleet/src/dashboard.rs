@@ -103,6 +103,26 @@ pub struct Target {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FieldConfig {
     pub defaults: FieldDefaults,
+    /// Required by Grafana's schema; none are written.
+    pub overrides: Vec<FieldOverride>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldOverride {
+    pub matcher: Matcher,
+    pub properties: Vec<Property>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Matcher {
+    pub id: String,
+    pub options: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Property {
+    pub id: String,
+    pub value: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -191,6 +211,7 @@ pub fn dashboard(o: &Options) -> Result<Dashboard, promapi::SelectorError> {
                 .collect(),
             field_config: FieldConfig {
                 defaults: FieldDefaults { unit: unit.into() },
+                overrides: Vec::new(),
             },
         });
     };

@@ -146,3 +146,58 @@ fn every_panel_resolves_against_each_engine_versions_capture() {
         "vLLM V0's capture resolves at least one panel under its old name"
     );
 }
+
+/// `tsc` on the dashboard typed as Grafana's published `Dashboard` (npm's @grafana/schema,
+/// which scripts/peers.sh installs): no Grafana server installs from the registries these
+/// machines reach, so the model is checked against Grafana's own schema types instead.
+#[test]
+fn the_dashboard_type_checks_against_grafanas_schema() {
+    let Some(schema) = testpeers::peer("HEADROOM_GRAFANA_SCHEMA") else {
+        return;
+    };
+    let out = Command::new(bin()).arg("dashboard").output().unwrap();
+    assert!(out.status.success());
+    let json = String::from_utf8(out.stdout).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        Path::new(&schema).join("node_modules"),
+        dir.path().join("node_modules"),
+    )
+    .unwrap();
+    let tsc = |json: &str| {
+        std::fs::write(
+            dir.path().join("dash.ts"),
+            format!(
+                "import type {{ Dashboard }} from \"@grafana/schema\";\nconst d: Dashboard = {json};\nexport default d;\n"
+            ),
+        )
+        .unwrap();
+        let out = Command::new("node")
+            .arg(Path::new(&schema).join("node_modules/typescript/bin/tsc"))
+            .args([
+                "--noEmit",
+                "--strict",
+                "--skipLibCheck",
+                "--moduleResolution",
+                "bundler",
+                "--module",
+                "esnext",
+                "dash.ts",
+            ])
+            .current_dir(dir.path())
+            .output()
+            .expect("run node");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (ok, msg) = tsc(&json);
+    assert!(
+        ok,
+        "the dashboard does not type-check as Grafana's Dashboard:\n{msg}"
+    );
+    // The check can fail: a schema version as a string is refused.
+    let (ok, msg) = tsc(&json.replace("\"schemaVersion\": 39", "\"schemaVersion\": \"39\""));
+    assert!(!ok && msg.contains("not assignable to type 'number'"), "{msg}");
+}
