@@ -85,8 +85,10 @@ pub struct Args {
     pub html: Option<std::path::PathBuf>,
     /// Run on: re-read the fleet every --interval and expose the verdicts at
     /// http://ADDR/metrics for Prometheus to scrape (docs/fleet-serve.md names the series;
-    /// `headroom rules` writes alerting rules on them). ADDR as host:port, e.g. 127.0.0.1:9188.
-    #[arg(long, value_name = "ADDR", conflicts_with_all = ["json", "html", "save_windows", "fail_on_outlier"])]
+    /// `headroom rules` writes alerting rules on them). ADDR as host:port (127.0.0.1:9188,
+    /// localhost:9188), a bare port (loopback), or :PORT (every interface, as Prometheus'
+    /// --web.listen-address writes it).
+    #[arg(long, value_name = "ADDR", value_parser = listen_addr, conflicts_with_all = ["json", "html", "save_windows", "fail_on_outlier"])]
     pub serve: Option<std::net::SocketAddr>,
     /// With --serve: how often the fleet is re-read (each reading covers --window, ending at
     /// its start).
@@ -163,6 +165,24 @@ pub fn run(a: Args) -> Result<Exit> {
 
 /// The fleet's GPU and model, each name checked against the catalog here so a typo is an error
 /// naming the flag, not a ceiling "unknown" on every replica. None when neither is given.
+/// `--serve`'s address: `host:port`, a bare port on loopback, or `:port` on every interface.
+fn listen_addr(s: &str) -> std::result::Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    let t = s.trim();
+    let given = if let Ok(port) = t.parse::<u16>() {
+        format!("127.0.0.1:{port}")
+    } else if let Some(port) = t.strip_prefix(':') {
+        format!("0.0.0.0:{port}")
+    } else {
+        t.to_string()
+    };
+    given
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| format!("{s:?}: give host:port (127.0.0.1:9188), a port (9188) or :port"))
+}
+
 /// `--serve`: the endpoint, and an evaluation every `interval` until interrupted; one line on
 /// stderr per evaluation.
 async fn serve(
