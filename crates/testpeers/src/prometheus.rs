@@ -180,7 +180,7 @@ impl Prometheus {
     /// Start Prometheus scraping `jobs` with the rule file `rules` loaded (evaluated every
     /// second), on `port` when given (a store that comes back where it was), else a free one.
     pub fn start_with_rules(jobs: &[Job], rules: &str, port: Option<u16>) -> Option<Prometheus> {
-        Self::start_full(jobs, Some(rules), port, |_| {})
+        Self::start_full(jobs, Some(rules), port, None, |_| {})
     }
 
     /// Start Prometheus behind `web`, its own `--web.config.file` (TLS, basic auth), on history
@@ -192,70 +192,22 @@ impl Prometheus {
         openmetrics: Option<&std::path::Path>,
     ) -> Option<Prometheus> {
         let tool = promtool()?;
-        let bin = binary()?;
-        let port = free_port();
-        let dir =
-            std::env::temp_dir().join(format!("headroom-prometheus-{}-{port}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("data")).expect("prometheus temp folder");
-        if let Some(om) = openmetrics {
-            backfill(&tool, om, &dir.join("data"));
-        }
-        let cfg = dir.join("prometheus.yml");
-        std::fs::write(&cfg, config(&[])).expect("prometheus config");
-        let web_file = dir.join("web.yml");
-        std::fs::write(&web_file, web.yaml()).expect("prometheus web config");
-        let check = Command::new(&tool)
-            .args(["check", "web-config"])
-            .arg(&web_file)
-            .output()
-            .expect("run promtool");
-        assert!(
-            check.status.success(),
-            "promtool check web-config: {}{}",
-            String::from_utf8_lossy(&check.stdout),
-            String::from_utf8_lossy(&check.stderr)
-        );
-        let log = dir.join("prometheus.log");
-        let child = Command::new(bin)
-            .arg(format!("--config.file={}", cfg.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.join("data").display()
-            ))
-            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-            .arg(format!("--web.config.file={}", web_file.display()))
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("prometheus log"))
-            .spawn()
-            .expect("spawn prometheus");
-        let scheme = if web.tls.is_some() { "https" } else { "http" };
-        let p = Prometheus {
-            child,
-            port,
-            url: format!("{scheme}://127.0.0.1:{port}"),
-            dir,
-        };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !p.log().contains("Server is ready to receive web requests") {
-            assert!(
-                Instant::now() < deadline,
-                "prometheus was not ready in 60 s; log: {}",
-                p.log()
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        Some(p)
+        Self::start_full(&[], None, None, Some(web), |data| {
+            if let Some(om) = openmetrics {
+                backfill(&tool, om, data);
+            }
+        })
     }
 
     fn start_with(jobs: &[Job], prepare: impl FnOnce(&std::path::Path)) -> Option<Prometheus> {
-        Self::start_full(jobs, None, None, prepare)
+        Self::start_full(jobs, None, None, None, prepare)
     }
 
     fn start_full(
         jobs: &[Job],
         rules: Option<&str>,
         port: Option<u16>,
+        web: Option<&WebConfig>,
         prepare: impl FnOnce(&std::path::Path),
     ) -> Option<Prometheus> {
         let bin = binary()?;
@@ -276,6 +228,23 @@ impl Prometheus {
             ));
         }
         std::fs::write(&cfg, text).expect("prometheus config");
+        let mut web_flag = Vec::new();
+        if let Some(w) = web {
+            let web_file = dir.join("web.yml");
+            std::fs::write(&web_file, w.yaml()).expect("prometheus web config");
+            let check = Command::new(promtool()?)
+                .args(["check", "web-config"])
+                .arg(&web_file)
+                .output()
+                .expect("run promtool");
+            assert!(
+                check.status.success(),
+                "promtool check web-config: {}{}",
+                String::from_utf8_lossy(&check.stdout),
+                String::from_utf8_lossy(&check.stderr)
+            );
+            web_flag.push(format!("--web.config.file={}", web_file.display()));
+        }
         let log = dir.join("prometheus.log");
         let child = Command::new(bin)
             .arg(format!("--config.file={}", cfg.display()))
@@ -284,17 +253,36 @@ impl Prometheus {
                 dir.join("data").display()
             ))
             .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .args(web_flag)
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).expect("prometheus log"))
             .spawn()
             .expect("spawn prometheus");
+        let scheme = if web.is_some_and(|w| w.tls.is_some()) {
+            "https"
+        } else {
+            "http"
+        };
         let p = Prometheus {
             child,
             port,
-            url: format!("http://127.0.0.1:{port}"),
+            url: format!("{scheme}://127.0.0.1:{port}"),
             dir,
         };
-        p.wait_ready(Duration::from_secs(60));
+        if web.is_some() {
+            // The readiness endpoint is behind the same protection: its log says when.
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !p.log().contains("Server is ready to receive web requests") {
+                assert!(
+                    Instant::now() < deadline,
+                    "prometheus was not ready in 60 s; log: {}",
+                    p.log()
+                );
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        } else {
+            p.wait_ready(Duration::from_secs(60));
+        }
         Some(p)
     }
 

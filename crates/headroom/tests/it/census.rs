@@ -7,8 +7,6 @@ use crate::util::{headroom, EmulateProc};
 use census::analysis::Shape;
 use census::{CensusDoc, RatesFrom};
 use diagnose::Bound;
-use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 use testpeers::prometheus::{Job, Prometheus};
 
@@ -24,27 +22,8 @@ fn doc(args: &[&str]) -> (CensusDoc, serde_json::Value) {
 fn backfilled_day() -> Option<(Prometheus, u64)> {
     testpeers::prometheus::binary()?;
     testpeers::prometheus::promtool()?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_secs();
-    // Whole minutes, five behind now: the history ends before the store's own clock.
-    let end = now / 60 * 60 - 300;
     let dir = tempfile::tempdir().expect("temp dir");
-    let om = dir.path().join("day.om");
-    let gen = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench/census_gen.py");
-    let out = Command::new("python3")
-        .arg(&gen)
-        .arg(end.to_string())
-        .arg("86400")
-        .arg(&om)
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "census_gen.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (om, end) = crate::util::census_history(dir.path(), 86400);
     let p = Prometheus::start_backfilled(&om)?;
     Some((p, end))
 }

@@ -199,5 +199,8 @@ fn the_dashboard_type_checks_against_grafanas_schema() {
     );
     // The check can fail: a schema version as a string is refused.
     let (ok, msg) = tsc(&json.replace("\"schemaVersion\": 39", "\"schemaVersion\": \"39\""));
-    assert!(!ok && msg.contains("not assignable to type 'number'"), "{msg}");
+    assert!(
+        !ok && msg.contains("not assignable to type 'number'"),
+        "{msg}"
+    );
 }

@@ -48,30 +48,6 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), o, e)
 }
 
-/// An hour of the census generator's four engines, ending five minutes ago on a whole minute.
-fn history(dir: &Path) -> (PathBuf, u64) {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_secs();
-    let end = now / 60 * 60 - 300;
-    let om = dir.join("hour.om");
-    let gen = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench/census_gen.py");
-    let out = Command::new("python3")
-        .arg(&gen)
-        .arg(end.to_string())
-        .arg("3600")
-        .arg(&om)
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "census_gen.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (om, end)
-}
-
 #[test]
 fn a_store_behind_tls_and_basic_auth() {
     let _serial = testpeers::serial();
@@ -79,7 +55,7 @@ fn a_store_behind_tls_and_basic_auth() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let (om, end) = history(dir.path());
+    let (om, end) = crate::util::census_history(dir.path(), 3600);
     let web = WebConfig {
         tls: Some(Tls {
             cert: tls("server.pem"),
@@ -249,7 +225,7 @@ fn an_expired_certificate_and_mutual_tls() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let (om, end) = history(dir.path());
+    let (om, end) = crate::util::census_history(dir.path(), 3600);
     let ca = tls("ca.pem");
     let end = end.to_string();
     let expired = WebConfig {

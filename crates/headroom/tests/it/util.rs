@@ -218,3 +218,30 @@ pub fn openmetrics(sets: &[(&str, &[(f64, engines::prom::Exposition)])], job: &s
     out.push_str("# EOF\n");
     out
 }
+
+/// scripts/bench/census_gen.py's history of its four planted engines over `span_s` seconds,
+/// ending on a whole minute five minutes ago (before the store's own clock), written as
+/// OpenMetrics into `dir`; (the file, the end in unix seconds).
+pub fn census_history(dir: &std::path::Path, span_s: u64) -> (std::path::PathBuf, u64) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    let end = now / 60 * 60 - 300;
+    let om = dir.join("history.om");
+    let gen =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench/census_gen.py");
+    let out = Command::new("python3")
+        .arg(&gen)
+        .arg(end.to_string())
+        .arg(span_s.to_string())
+        .arg(&om)
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "census_gen.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (om, end)
+}
