@@ -252,7 +252,7 @@ pub fn dashboard(o: &Options) -> Result<Dashboard, promapi::SelectorError> {
         "1 while headroom fleet --serve names the rule in the legend the replica's primary bottleneck (rule none: nothing fired).".into(),
         "short",
         vec![(
-            format!("{{{{replica}}}} {{{{rule}}}} {{{{title}}}}: {{{{fix}}}}"),
+            "{{replica}} {{rule}} {{title}}: {{fix}}".to_string(),
             "headroom_fleet_primary".into(),
         )],
     );

@@ -86,6 +86,9 @@ fn fix_label(p: &crate::Primary) -> String {
     }
 }
 
+/// How a per-replica series reads its value from the document.
+type Figure = fn(&crate::Replica, &FleetDoc) -> Option<f64>;
+
 /// The exposition of `state` (Prometheus text format 0.0.4).
 pub fn exposition(state: &State) -> String {
     let mut o = String::new();
@@ -132,7 +135,7 @@ pub fn exposition(state: &State) -> String {
                 );
             }
         }
-        let per_replica: [(&str, &str, fn(&crate::Replica, &FleetDoc) -> Option<f64>); 4] = [
+        let per_replica: [(&str, &str, Figure); 4] = [
             (
                 "headroom_fleet_efficiency_ratio",
                 "Generation over the ceiling's aggregate at the ridge batch, 0-1 (only with --gpu and --model).",

@@ -394,7 +394,6 @@ pub fn remeasure(a: RemeasureArgs) -> Result<Exit> {
             Some(run.id),
         )?)
     };
-    let mut report = report;
     report.saved_run_id = saved;
     let mut before = before;
     before.saved_run_id = Some(run.id);

@@ -40,7 +40,8 @@ fn every_panel_resolves_against_each_engine_versions_capture() {
         .unwrap()
         .as_secs();
     let (t0, t1) = ((now / 60 * 60 - 600) as f64, (now / 60 * 60 - 540) as f64);
-    let sets: Vec<(&str, engines::Engine, Vec<(f64, Exposition)>)> = vec![
+    type Capture = (&'static str, engines::Engine, Vec<(f64, Exposition)>);
+    let sets: Vec<Capture> = vec![
         (
             "vllm-0.32",
             engines::Engine::Vllm,
