@@ -235,12 +235,12 @@ pub fn diagnose(inp: &Inputs) -> Verdict {
             && inp.window.kv_usage.is_none_or(|k| k.mean < 0.8));
     // On stale gauges the suspects they would name are as stale: only the others stay.
     let named = match stale {
-        Some(_) => crate::unjudged::suspects(inp, &d, &quiet)
+        Some(_) => crate::rules::unjudged::suspects(inp, &d, &quiet)
             .into_iter()
             .filter(|u| !crate::stale::GAUGE_RULES.contains(&u.rule))
             .chain(stale_unjudged)
             .collect(),
-        None => crate::unjudged::suspects(inp, &d, &quiet),
+        None => crate::rules::unjudged::suspects(inp, &d, &quiet),
     };
     let unjudged: Vec<crate::Unjudged> = named
         .into_iter()

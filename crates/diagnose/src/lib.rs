@@ -18,13 +18,13 @@ pub mod remeasure;
 pub mod report;
 pub mod rules;
 pub mod stale;
-pub mod unjudged;
 pub mod window;
 
 pub use arbitrate::{diagnose, Boundary, BoundaryKind, Verdict};
 pub use inputs::{Config, Inputs, Physics, PoolCap};
 pub use judge::{judge, judge_samples, read, to_rule_config, JudgeError, Judged, Read, Target};
 pub use report::{Report, Shape, SubWindow, TimePoint, Timeline};
+pub use rules::unjudged;
+pub use rules::Unjudged;
 pub use rules::{Finding, FixCost, FixStep, Knob, RuleId};
-pub use unjudged::Unjudged;
 pub use window::{Bound, Dist, GaugeStats, WindowStats};

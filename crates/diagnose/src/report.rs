@@ -353,7 +353,7 @@ pub struct Quiet {
     pub evidence: Vec<String>,
 }
 
-pub use crate::unjudged::Unjudged;
+pub use crate::rules::Unjudged;
 
 impl Report {
     /// The primary's rule, if any.

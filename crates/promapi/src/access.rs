@@ -65,7 +65,8 @@ pub enum AccessError {
 }
 
 impl Access {
-    /// What the store is sent, in words without the secrets ("basic auth as ops, 1 header"),
+    /// What the store is sent, in words without the secrets (`basic auth as "ops", header
+    /// X-Scope-OrgID`),
     /// for a refusal to name.
     pub fn describe(&self, url_userinfo: Option<&str>) -> String {
         let mut parts = Vec::new();

@@ -41,6 +41,7 @@ mod r5_saturation;
 mod r6_prefill;
 mod r7_headroom;
 mod seats;
+pub mod unjudged;
 
 pub use r1_underbatching::{engine_held, r1, r1_suspect, EngineHeld, ENGINE_HELD};
 pub use r2_kv_pressure::r2;
@@ -50,9 +51,9 @@ pub use r4_oom::{r4, R4_TIGHT_POOL};
 pub use r5_saturation::r5;
 pub use r6_prefill::r6;
 pub use r7_headroom::{r7, r7_suspect};
+pub use unjudged::Unjudged;
 
 use crate::inputs::Inputs;
-use crate::unjudged::Unjudged;
 use crate::window::WindowStats;
 use engines::Engine;
 use serde::{Deserialize, Serialize};

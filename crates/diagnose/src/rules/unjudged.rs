@@ -2,8 +2,8 @@
 //! outrank the primary (or would fire where nothing does) is named with the fact it needs and
 //! the evidence that makes it a suspect, instead of letting a weaker rule win by default.
 
+use super::{Derived, Evidence, Finding, RuleId, RULES};
 use crate::inputs::Inputs;
-use crate::rules::{Derived, Evidence, Finding, RuleId, RULES};
 use serde::{Deserialize, Serialize};
 
 /// A rule left unjudged for want of a fact.
