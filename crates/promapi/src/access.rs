@@ -62,6 +62,8 @@ pub enum AccessError {
     HeaderColon,
     #[error("{0}")]
     Conflict(&'static str),
+    #[error("building the HTTP client: {0}")]
+    Client(String),
 }
 
 impl Access {
@@ -155,11 +157,7 @@ impl Access {
         if self.insecure_skip_verify {
             b = b.danger_accept_invalid_certs(true);
         }
-        b.build().map_err(|e| AccessError::File {
-            what: "the HTTP client",
-            path: String::new(),
-            msg: e.to_string(),
-        })
+        b.build().map_err(|e| AccessError::Client(e.to_string()))
     }
 
     /// Basic auth for one request.

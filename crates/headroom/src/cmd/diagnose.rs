@@ -220,6 +220,23 @@ pub struct WindowRequest {
     pub progress: bool,
 }
 
+impl WindowRequest {
+    /// What the report names: the window's shape with the server's URL bare. Credentials
+    /// (`user:password@`) reach the server and nothing else: not the document, the page or the
+    /// history.
+    pub fn target(&self) -> diagnose::Target {
+        let mut shape = self.shape.clone();
+        shape.url = shape
+            .url
+            .as_deref()
+            .map(engines::scrape::without_credentials);
+        diagnose::Target {
+            shape,
+            replay: self.replay.as_ref().map(|p| p.display().to_string()),
+        }
+    }
+}
+
 /// Take (or replay) one window and judge it.
 pub async fn collect_and_diagnose(req: &WindowRequest) -> Result<Report> {
     let recording = match &req.replay {
@@ -227,11 +244,7 @@ pub async fn collect_and_diagnose(req: &WindowRequest) -> Result<Report> {
         None => live::live(&req.shape, req.pid, req.record.as_deref(), req.progress).await?,
     };
     let cat = catalog(req.catalog.as_deref())?;
-    let target = diagnose::Target {
-        shape: req.shape.clone(),
-        replay: req.replay.as_ref().map(|p| p.display().to_string()),
-    };
-    Ok(diagnose::judge(&recording, &target, &cat)?.report)
+    Ok(diagnose::judge(&recording, &req.target(), &cat)?.report)
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {

@@ -77,11 +77,7 @@ pub async fn collect_and_diagnose(req: &WindowRequest, mode: &Mode) -> Result<Re
         }
     };
     let cat = super::catalog(req.catalog.as_deref())?;
-    let target = diagnose::Target {
-        shape: req.shape.clone(),
-        replay: req.replay.as_ref().map(|p| p.display().to_string()),
-    };
-    Ok(diagnose::gpu::judge_with(&recording, &target, &cat, &tel)?.report)
+    Ok(diagnose::gpu::judge_with(&recording, &req.target(), &cat, &tel)?.report)
 }
 
 /// A capture file: nvidia-smi CSV, its own clock.

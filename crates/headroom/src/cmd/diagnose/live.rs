@@ -23,7 +23,6 @@ pub async fn live(
     record: Option<&Path>,
     progress: bool,
 ) -> Result<Recording> {
-    let url = engines::scrape::without_credentials(shape.url.as_deref().context("no --url")?);
     let duration = Duration::from_secs_f64(shape.duration_s);
     let interval = Duration::from_secs_f64(shape.interval_s);
     let Opened {
@@ -31,6 +30,7 @@ pub async fn live(
         header,
         first,
     } = open(shape, pid).await?;
+    let url = scraper.base_url().to_string();
     let mut recorder = match record {
         Some(p) => Some(
             Recorder::create(p, &header)
