@@ -8,7 +8,7 @@
 //! the binary's.
 
 pub use crate::gpu_doc::{GpuDevice, GpuFinding, GpuTelemetry, SCALED_LABEL};
-use crate::judge::{judge, JudgeError, Judged, Target};
+use crate::judge::{judge, judge_samples, JudgeError, Judged, Read, Target};
 use crate::report::Report;
 use engines::Recording;
 use gputel::findings::{self, Outcome, Rule};
@@ -47,6 +47,19 @@ pub fn name_gpu(
     samples: &[GpuSample],
 ) -> (Option<Named>, Option<String>, Option<String>) {
     let printed = gputel::name::printed_name(samples).ok().map(|(p, _)| p);
+    // A MIG instance holds a slice of its GPU's memory and bandwidth; the catalog lists whole
+    // parts, so taking the name would set a slice's ceiling at the whole GPU's.
+    if let Some(mig) = samples.iter().find(|s| s.mig_instance.is_some()) {
+        let profile = mig.mig_profile.as_deref().unwrap_or("a MIG profile");
+        return (
+            None,
+            printed,
+            Some(format!(
+                "a MIG instance ({profile}) has a slice of the GPU's bandwidth, which the catalog \
+                 does not list: the name is not taken for the ceiling"
+            )),
+        );
+    }
     match gputel::name::resolve(catalog, samples) {
         Ok(n) => (
             Some((n.gpu.id.clone(), n.printed.clone(), n.provenance)),
@@ -67,6 +80,26 @@ pub fn judge_with(
     catalog: &physics::Catalog,
     tel: &Telemetry,
 ) -> Result<Judged, JudgeError> {
+    with_telemetry(target, catalog, tel, |t| judge(rec, t, catalog))
+}
+
+/// [`judge_with`] for a window's samples already read (a fleet replica's window from a store,
+/// with the DCGM series joined to it).
+pub fn judge_samples_with(
+    read: Read,
+    target: &Target,
+    catalog: &physics::Catalog,
+    tel: &Telemetry,
+) -> Result<Judged, JudgeError> {
+    with_telemetry(target, catalog, tel, |t| judge_samples(read, t, catalog))
+}
+
+fn with_telemetry(
+    target: &Target,
+    catalog: &physics::Catalog,
+    tel: &Telemetry,
+    judge: impl FnOnce(&Target) -> Result<Judged, JudgeError>,
+) -> Result<Judged, JudgeError> {
     let (named, printed, mut note) = name_gpu(catalog, &tel.samples);
     let mut target = target.clone();
     let mut gpu_from = None;
@@ -85,7 +118,7 @@ pub fn judge_with(
         (None, None) => {}
     }
     let untaken = target.shape.gpu.is_none().then(|| note.clone()).flatten();
-    let mut judged = judge(rec, &target, catalog)?;
+    let mut judged = judge(&target)?;
     judged.report.ceiling.gpu_from = gpu_from;
     // No --gpu and a name the catalog does not settle: the ceiling's reason says which name.
     if let (Some(why), Some(n)) = (judged.report.ceiling.unknown_reason.as_mut(), untaken) {
@@ -179,6 +212,7 @@ fn section(tel: &Telemetry, start: Option<f64>, end: Option<f64>, report: &Repor
         alignment_note,
         named: None,
         name_note: None,
+        modelled_dram_share: modelled,
         devices,
     }
 }

@@ -29,6 +29,11 @@ pub struct GpuTelemetry {
     /// Why the named GPU was not taken for the ceiling (several models, not catalogued, or
     /// `--gpu` given); null when it was taken or nothing was named.
     pub name_note: Option<String>,
+    /// The decode share of the catalog bandwidth the model predicts: generation per running
+    /// sequence over the one-sequence decode ceiling (weights only, no KV reads); the figure
+    /// each device's DRAM activity is set beside. Null without a decode rate and a ceiling.
+    #[serde(default)]
+    pub modelled_dram_share: Option<f64>,
     /// One entry per GPU (or MIG instance).
     pub devices: Vec<GpuDevice>,
 }

@@ -5,6 +5,7 @@
 
 pub mod alerts;
 pub mod dashboard;
+pub mod gpus;
 pub mod queries;
 pub mod serve;
 pub mod window;
@@ -57,6 +58,9 @@ pub struct Request {
     /// ceiling the rules that need it read; None: those rules stay silent, as in `diagnose`
     /// without `--gpu`.
     pub target: Option<Target>,
+    /// Label matchers for the DCGM exporter's series joined to the replicas (`gpus`); None
+    /// reads no DCGM.
+    pub dcgm: Option<Selector>,
 }
 
 /// The GPU and model every replica runs, as `diagnose` takes them (`--gpu`, `--model`, `--gguf`
@@ -89,6 +93,10 @@ pub struct FleetDoc {
     pub median: Figures,
     pub outliers: Vec<Outlier>,
     pub imbalance: Imbalance,
+    /// The DCGM exporter's series found in the store and how many GPUs were joined; null when
+    /// DCGM was not read (`--no-dcgm`).
+    #[serde(default)]
+    pub dcgm: Option<gpus::DcgmSummary>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -168,6 +176,14 @@ pub struct Replica {
     pub ceiling: Option<diagnose::report::CeilingInfo>,
     /// The window was idle (nothing generated, prompted, finished, running or waiting).
     pub idle: bool,
+    /// How the replica was joined to the DCGM series' GPUs, or why not; null when the store
+    /// holds no DCGM series (or DCGM was not read).
+    #[serde(default)]
+    pub gpu_join: Option<gpus::GpuJoin>,
+    /// The joined GPUs' figures over the window and their findings (throttled, host-bound,
+    /// DRAM activity beside the modelled decode share), as `diagnose --dcgm` reports them.
+    #[serde(default)]
+    pub gpu_telemetry: Option<diagnose::gpu::GpuTelemetry>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -248,18 +264,38 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
     let (engine_q, cache_q) = (queries::engines(sel, by), queries::cache_config(sel));
     let (gauge_q, counter_q) = (queries::gauges(sel, by), queries::counters(sel, by));
     let hist_q = queries::histograms(sel, by);
-    let (detected, configs, gauges, counters, hists) = futures_util::future::try_join5(
-        prom.query(&engine_q, req.at),
-        prom.query(&cache_q, end),
-        prom.query_range(&gauge_q, grid.start, end, grid.step_s),
-        prom.query_range(&counter_q, grid.start, end, grid.step_s),
-        futures_util::future::try_join_all(
-            hist_q
-                .iter()
-                .map(|(_, q)| prom.query_range(q, grid.start, end, hist_step)),
-        ),
-    )
-    .await?;
+    // DCGM: the GPUs' series over the same grid, and the replicas' labels that tie them.
+    let dcgm_q = req
+        .dcgm
+        .as_ref()
+        .map(|d| (gpus::query(d), gpus::identity_query(sel, by)));
+    let dcgm_read = async {
+        match &dcgm_q {
+            Some((q, ids)) => futures_util::future::try_join(
+                prom.query_range(q, grid.start, end, grid.step_s),
+                prom.query(ids, req.at),
+            )
+            .await
+            .map(Some),
+            None => Ok(None),
+        }
+    };
+    let ((detected, configs, gauges, counters, hists), dcgm_answer) =
+        futures_util::future::try_join(
+            futures_util::future::try_join5(
+                prom.query(&engine_q, req.at),
+                prom.query(&cache_q, end),
+                prom.query_range(&gauge_q, grid.start, end, grid.step_s),
+                prom.query_range(&counter_q, grid.start, end, grid.step_s),
+                futures_util::future::try_join_all(
+                    hist_q
+                        .iter()
+                        .map(|(_, q)| prom.query_range(q, grid.start, end, hist_step)),
+                ),
+            ),
+            dcgm_read,
+        )
+        .await?;
     let engines = detect(&detected, by);
     if engines.is_empty() {
         return Err(FleetError::NoReplicas {
@@ -322,6 +358,35 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
         },
         replay: None,
     };
+    // Each replica's GPUs: joined only where the store holds DCGM series at all.
+    let dcgm_readings = dcgm_answer
+        .as_ref()
+        .map(|(series, _)| gpus::readings(series))
+        .filter(|r| !r.is_empty());
+    let (joins, dcgm) = match (&dcgm_readings, &dcgm_answer, &req.dcgm) {
+        (Some(readings), Some((_, ids)), Some(dsel)) => {
+            let mut identities = gpus::identities(ids, by);
+            identities.retain(|r, _| samples.contains_key(r));
+            let (joins, parts) = gpus::join(&identities, readings);
+            let summary = gpus::DcgmSummary {
+                selector: dsel.as_str(),
+                gpus: parts.gpus,
+                joined: parts.joined,
+                unjoined: parts.unjoined,
+            };
+            (joins, Some(summary))
+        }
+        (None, Some(_), Some(dsel)) => (
+            BTreeMap::new(),
+            Some(gpus::DcgmSummary {
+                selector: dsel.as_str(),
+                gpus: 0,
+                joined: 0,
+                unjoined: Vec::new(),
+            }),
+        ),
+        _ => (BTreeMap::new(), None),
+    };
     let mut replicas = Vec::new();
     let mut inputs = BTreeMap::new();
     for (name, s) in &samples {
@@ -339,7 +404,34 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
             scrapes,
             truncated: Vec::new(),
         };
-        let judged = diagnose::judge_samples(read, &target, &t.catalog)?;
+        let join = joins.get(name);
+        let keys = join.map(|j| j.0.as_slice()).unwrap_or_default();
+        let judged = if keys.is_empty() {
+            diagnose::judge_samples(read, &target, &t.catalog)?
+        } else {
+            let mut target = target.clone();
+            // Joined by pod: Kubernetes gave the replica exactly these GPUs, so their number is
+            // its tensor-parallel width, unless --tp says otherwise. A host's GPUs may serve
+            // other work: the width stays the engine's (config) or --tp's.
+            let whole = gpus::whole_gpus(keys);
+            if target.shape.tp.is_none()
+                && whole > 1
+                && join.is_some_and(|j| j.1.by.as_deref() == Some("pod"))
+            {
+                target.shape.tp = Some(whole as u32);
+            }
+            let tel = diagnose::gpu::Telemetry {
+                source: gputel::Source::Dcgm,
+                input: format!("{} DCGM series", prom.url()),
+                samples: dcgm_readings
+                    .as_deref()
+                    .map(|r| gpus::of_devices(r, keys))
+                    .unwrap_or_default(),
+                clock: diagnose::gpu::Clock::Arrival,
+            };
+            diagnose::gpu::judge_samples_with(read, &target, &t.catalog, &tel)?
+        };
+        let named_gpu = judged.report.ceiling.gpu_from.as_deref() == Some("dcgm");
         let inp = judged.inputs;
         replicas.push(Replica {
             replica: name.clone(),
@@ -349,8 +441,10 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
             points: s.len(),
             primary: judged.verdict.primary.as_ref().map(Primary::from),
             held: judged.verdict.held.iter().map(|f| f.rule).collect(),
-            ceiling: req.target.as_ref().map(|_| judged.report.ceiling),
+            ceiling: (req.target.is_some() || named_gpu).then_some(judged.report.ceiling),
             idle: inp.window.idle(),
+            gpu_join: join.map(|j| j.1.clone()),
+            gpu_telemetry: judged.report.gpu_telemetry,
         });
         inputs.insert(name.clone(), inp);
     }
@@ -370,6 +464,7 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
         median: median_figures(&replicas),
         outliers: outliers(&replicas),
         imbalance: imbalance(&replicas),
+        dcgm,
         replicas,
     };
     Ok(Reading {
@@ -616,6 +711,8 @@ mod tests {
             held: vec![],
             ceiling: None,
             idle: false,
+            gpu_join: None,
+            gpu_telemetry: None,
         }
     }
 

@@ -104,19 +104,71 @@ pub fn read(text: &str, input: &str) -> Result<Reading, GputelError> {
     Ok(reading)
 }
 
+/// A series' labels, wherever it was read: a scraped body's sample, or a store's answer.
+pub trait Labels {
+    fn label(&self, key: &str) -> Option<&str>;
+}
+
+impl Labels for PromSample {
+    fn label(&self, key: &str) -> Option<&str> {
+        PromSample::label(self, key)
+    }
+}
+
+impl Labels for std::collections::BTreeMap<String, String> {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key).map(String::as_str)
+    }
+}
+
 /// The devices of an already parsed exposition (a body that also carries other series is fine:
 /// only `DCGM_FI_*` series are read).
 pub fn from_exposition(expo: &Exposition) -> Reading {
-    let mut r = Reading {
+    let items: Vec<(&str, &PromSample, f64)> = expo
+        .samples()
+        .map(|s| (s.name.as_str(), s, s.value))
+        .collect();
+    let (gpus, unlabelled) = from_series(&items);
+    Reading {
+        gpus,
+        unlabelled,
         truncated: expo.truncated.clone(),
-        ..Reading::default()
-    };
-    for s in expo.samples().filter(|s| s.name.starts_with("DCGM_FI_")) {
-        let Some(i) = device_index(&mut r.gpus, s) else {
-            r.unlabelled += 1;
+    }
+}
+
+/// The devices named by `(series name, labels, value)` items of one reading, in the order the
+/// items first name each, and how many `DCGM_FI_*` items named no device. Series other than
+/// `DCGM_FI_*` are ignored. The one reader behind a scraped body and a store's answer at one
+/// time.
+pub fn from_series<L: Labels>(items: &[(&str, &L, f64)]) -> (Vec<GpuSample>, usize) {
+    let mut gpus: Vec<GpuSample> = Vec::new();
+    let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
+    let mut unlabelled = 0;
+    // Each item's device, found once (a store's answer holds every field of every GPU).
+    let mut device_of: Vec<Option<usize>> = vec![None; items.len()];
+    for (i, (name, s, _)) in items.iter().enumerate() {
+        if !name.starts_with("DCGM_FI_") {
+            continue;
+        }
+        let Some(k) = key(*s) else {
+            unlabelled += 1;
             continue;
         };
-        let g = &mut r.gpus[i];
+        let d = *index.entry(k.clone()).or_insert_with(|| {
+            let (hostname, uuid, gpu, mig_instance) = k;
+            gpus.push(GpuSample {
+                source: Some(Source::Dcgm),
+                hostname,
+                uuid,
+                gpu,
+                mig_instance,
+                mig_profile: s.label("GPU_I_PROFILE").map(str::to_string),
+                ..GpuSample::default()
+            });
+            gpus.len() - 1
+        });
+        device_of[i] = Some(d);
+        let g = &mut gpus[d];
         if let Some(pod) = s.label("pod").filter(|p| !p.is_empty()) {
             let p = PodRef {
                 namespace: s
@@ -145,23 +197,29 @@ pub fn from_exposition(expo: &Exposition) -> Reading {
         }
     }
     // Figures, newest name first: a field already filled by a newer name keeps its value.
-    for &(name, field) in FIELDS {
-        for s in expo.series(name) {
-            let Some(i) = find_device(&r.gpus, s) else {
-                continue;
-            };
-            if !is_blank(s.value) {
-                fill(&mut r.gpus[i], field, s.value);
-            }
+    let mut ranked: Vec<(usize, usize, usize)> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (name, _, _))| {
+            let d = device_of[i]?;
+            let rank = FIELDS.iter().position(|(n, _)| n == name)?;
+            Some((rank, i, d))
+        })
+        .collect();
+    ranked.sort_unstable();
+    for (rank, i, d) in ranked {
+        let v = items[i].2;
+        if !is_blank(v) {
+            fill(&mut gpus[d], FIELDS[rank].1, v);
         }
     }
-    r
+    (gpus, unlabelled)
 }
 
 /// The device key of a sample: (Hostname, UUID, gpu, GPU_I_ID); `None` when it names no device.
 type Key = (Option<String>, Option<String>, Option<u32>, Option<u32>);
 
-fn key(s: &PromSample) -> Option<Key> {
+fn key<L: Labels + ?Sized>(s: &L) -> Option<Key> {
     let uuid = s
         .label("UUID")
         .filter(|v| !v.is_empty())
@@ -179,33 +237,6 @@ fn key(s: &PromSample) -> Option<Key> {
         .label("GPU_I_ID")
         .and_then(|v| v.trim().parse::<u32>().ok());
     Some((host, uuid, gpu, mig))
-}
-
-fn key_of(g: &GpuSample) -> Key {
-    (g.hostname.clone(), g.uuid.clone(), g.gpu, g.mig_instance)
-}
-
-fn find_device(gpus: &[GpuSample], s: &PromSample) -> Option<usize> {
-    let k = key(s)?;
-    gpus.iter().position(|g| key_of(g) == k)
-}
-
-fn device_index(gpus: &mut Vec<GpuSample>, s: &PromSample) -> Option<usize> {
-    let k = key(s)?;
-    if let Some(i) = gpus.iter().position(|g| key_of(g) == k) {
-        return Some(i);
-    }
-    let (hostname, uuid, gpu, mig_instance) = k;
-    gpus.push(GpuSample {
-        source: Some(Source::Dcgm),
-        hostname,
-        uuid,
-        gpu,
-        mig_instance,
-        mig_profile: s.label("GPU_I_PROFILE").map(str::to_string),
-        ..GpuSample::default()
-    });
-    Some(gpus.len() - 1)
 }
 
 fn fill(g: &mut GpuSample, field: Field, v: f64) {

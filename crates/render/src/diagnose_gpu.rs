@@ -17,7 +17,7 @@ fn share(x: Option<f64>) -> String {
     numbers::fmt::percent_opt(x)
 }
 
-fn device(out: &mut String, d: &GpuDevice, verbose: bool) {
+fn device(out: &mut String, d: &GpuDevice, modelled: Option<f64>, verbose: bool) {
     let name = d.name.as_deref().unwrap_or("unnamed");
     let _ = writeln!(out, "  {} ({name}), {} readings", d.label, d.readings);
     let _ = writeln!(
@@ -30,9 +30,13 @@ fn device(out: &mut String, d: &GpuDevice, verbose: bool) {
         opt(d.temp_c_max, " °C"),
     );
     if d.dram_active.is_some() || d.sm_active.is_some() || d.gr_engine_active.is_some() {
+        let beside = match (d.dram_active, modelled) {
+            (Some(_), Some(m)) => format!(" (modelled decode share {})", share(Some(m))),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "    DRAM active {}, SM active {}, engine active {}",
+            "    DRAM active {}{beside}, SM active {}, engine active {}",
             share(d.dram_active),
             share(d.sm_active),
             share(d.gr_engine_active),
@@ -96,6 +100,14 @@ fn render_section(t: &GpuTelemetry, gpu_from: Option<&str>, verbose: bool) -> St
         "\nGPU telemetry ({}, {}): {} of {} readings in the window",
         t.source, t.input, t.in_window, t.readings
     );
+    out.push_str(&devices(t, gpu_from, verbose));
+    out
+}
+
+/// The section without its heading: the name taken (or why not), each device's figures and
+/// findings, two spaces in.
+pub fn devices(t: &GpuTelemetry, gpu_from: Option<&str>, verbose: bool) -> String {
+    let mut out = String::new();
     if let Some(n) = &t.alignment_note {
         let _ = writeln!(out, "  {n}");
     }
@@ -109,7 +121,7 @@ fn render_section(t: &GpuTelemetry, gpu_from: Option<&str>, verbose: bool) -> St
         _ => {}
     }
     for d in &t.devices {
-        device(&mut out, d, verbose);
+        self::device(&mut out, d, t.modelled_dram_share, verbose);
     }
     let fired = t
         .devices

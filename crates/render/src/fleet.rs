@@ -153,6 +153,50 @@ pub fn report(d: &FleetDoc) -> String {
     for f in &d.imbalance.fix {
         out.push_str(&format!("  fix: {f}\n"));
     }
+    out.push_str(&gpus(d));
+    out
+}
+
+/// Each replica's GPUs from DCGM: how it was joined (or why not), the GPU's figures and
+/// findings; "" when DCGM was not read.
+fn gpus(d: &FleetDoc) -> String {
+    let Some(s) = &d.dcgm else {
+        return String::new();
+    };
+    if s.gpus == 0 {
+        return format!(
+            "\nGPUs: no DCGM series under {} in the window (--dcgm-selector picks the exporter's job)\n",
+            s.selector
+        );
+    }
+    let mut out = format!(
+        "\nGPUs (DCGM under {}): {} in the window, {} joined to a replica\n",
+        s.selector, s.gpus, s.joined
+    );
+    for r in &d.replicas {
+        let Some(j) = &r.gpu_join else { continue };
+        match (&j.by, &j.refused) {
+            (Some(by), _) => {
+                out.push_str(&format!(
+                    "{} (joined by {by}: {})\n",
+                    r.replica,
+                    j.gpus.join(", ")
+                ));
+                if let Some(t) = &r.gpu_telemetry {
+                    let from = r.ceiling.as_ref().and_then(|c| c.gpu_from.as_deref());
+                    out.push_str(&crate::diagnose_gpu::devices(t, from, false));
+                }
+            }
+            (None, Some(why)) => out.push_str(&format!("{}: no GPU joined: {why}\n", r.replica)),
+            (None, None) => {}
+        }
+    }
+    if !s.unjoined.is_empty() {
+        out.push_str(&format!(
+            "GPUs joined to no replica: {}\n",
+            s.unjoined.join(", ")
+        ));
+    }
     out
 }
 

@@ -11,9 +11,10 @@ use std::time::Duration;
 
 #[derive(ClapArgs, Debug)]
 #[command(after_help = "\
-Reads the store, not the servers: ten PromQL queries whatever the number of replicas, sent \
-together (engine detection, vLLM's config labels, every gauge, every counter, and one per \
-histogram, each across all replicas and engines). Counters and histograms are read as their raw \
+Reads the store, not the servers: twelve PromQL queries whatever the number of replicas, sent \
+together (engine detection, vLLM's config labels, every gauge, every counter, one per \
+histogram, each across all replicas and engines, and the DCGM exporter's GPU series with the \
+replicas' pod and host labels that join them). Counters and histograms are read as their raw \
 values at the grid points and differenced, so a window counts each counter's own change between \
 its edges however bursty (a drop is a restart, counted from zero as increase() counts it). Each replica's window goes through the same rules and \
 arbitration as `headroom diagnose`. --gpu and --model name the GPU and model every replica \
@@ -24,10 +25,22 @@ replicas share (3 replicas at least), or when its generation per running sequenc
 half its peers' median. Imbalance: the busiest replica carries at least 2× the other \
 replicas' median of finished requests per second.
 
+GPUs from DCGM: where the store also scrapes NVIDIA's dcgm-exporter, each replica is joined to \
+its GPUs by pod (the exporter's Kubernetes mode labels each GPU with the pod using it; the \
+pod's GPU count is then its tensor-parallel width) or else by host (the exporter and the \
+engine on one machine, one replica per host; two replicas on one host without pod labels are \
+refused as ambiguous, never guessed). A joined replica's GPU is named from DCGM's modelName \
+when --gpu is absent, and its figures show beside the engine's: SM clock against its maximum \
+with the power or thermal reason (throttled), SM and DRAM activity while requests run \
+(host-bound), DRAM activity beside the modelled decode share. GPU utilization (GPU_UTIL) is \
+shown but never read as load: one small kernel reads 100 %. docs/gpu-telemetry.md explains \
+each figure.
+
 Examples:
   headroom fleet --prometheus http://127.0.0.1:9090
   headroom fleet --prometheus http://prom:9090 --selector '{job=\"vllm\"}' --window 30m
   headroom fleet --prometheus http://prom:9090 --gpu H100-SXM --model llama-3.1-8b
+  headroom fleet --prometheus http://prom:9090 --model llama-3.1-8b --dcgm-selector '{job=\"dcgm\"}'
   headroom fleet --prometheus http://prom:9090 --by pod --at 1767225600 --json
   headroom fleet --prometheus http://prom:9090 --html fleet.html
   headroom fleet --prometheus http://thanos:10902 --at -1h --window 15m
@@ -62,6 +75,14 @@ pub struct Args {
     /// per sub-window).
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
     pub min_step: Duration,
+    /// Label matchers picking the DCGM exporter's series (NVIDIA's dcgm-exporter), joined to
+    /// each replica by pod or host: its GPU named from DCGM when --gpu is absent, throttled
+    /// clocks, a host-bound engine, DRAM activity beside the modelled decode share.
+    #[arg(long, default_value = "{}", value_name = "SELECTOR")]
+    pub dcgm_selector: String,
+    /// Read no DCGM series (two fewer queries).
+    #[arg(long, conflicts_with = "dcgm_selector")]
+    pub no_dcgm: bool,
     /// Seconds to wait for each query.
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
     pub timeout: Duration,
@@ -112,6 +133,11 @@ pub fn run(a: Args) -> Result<Exit> {
         sub_windows: a.sub_windows,
         min_step_s: a.min_step.as_secs_f64().max(0.001),
         target: target(&a.target)?,
+        dcgm: if a.no_dcgm {
+            None
+        } else {
+            Some(promapi::Selector::parse(&a.dcgm_selector).context("--dcgm-selector")?)
+        },
     };
     let prom = promapi::Prometheus::new(&a.prometheus, a.timeout, &a.access.access()?)?;
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -102,9 +102,13 @@ fn prometheus_over_three_emulated_replicas_and_a_real_llama_server() {
 
     let (doc, value) = fleet_json(&prom, r#"{job="emu"}"#, "30s");
     assert_eq!(doc.schema, "headroom.fleet/1");
-    // Engine detection, vLLM config labels, gauges, counters, one per histogram concept (6):
-    // 10 queries for the fleet, whatever its size.
-    assert_eq!(doc.queries, 10, "{doc:?}");
+    // Engine detection, vLLM config labels, gauges, counters, one per histogram concept (6),
+    // DCGM's series and the replicas' join labels: 12 queries for the fleet, whatever its size.
+    assert_eq!(doc.queries, 12, "{doc:?}");
+    // This store scrapes no DCGM exporter: nothing joined, nothing invented.
+    let dcgm = doc.dcgm.as_ref().expect("DCGM read by default");
+    assert_eq!((dcgm.gpus, dcgm.joined), (0, 0), "{dcgm:?}");
+    assert!(doc.replicas.iter().all(|r| r.gpu_join.is_none()));
     assert_eq!(doc.replicas.len(), 3, "{doc:#?}");
     for r in &doc.replicas {
         assert_eq!(r.engine, engines::Engine::Vllm);
@@ -472,4 +476,141 @@ fn fleet_and_diagnose_replay_agree_on_one_window() {
     );
     let held: Vec<_> = report.held.iter().map(|f| f.rule).collect();
     assert_eq!(r.held, held);
+}
+
+/// vLLM replicas and NVIDIA's dcgm-exporter series side by side in one backfilled store
+/// (scripts/bench/fleet_gen.py with `dcgm`: seven replicas, one H100 per host, 10 minutes at
+/// 15 s). Without --gpu, each replica joined to its GPU by host has its ceiling on the GPU DCGM
+/// names; the power-capped GPU (SM clock 1410 of 1980 MHz with the SW power cap reason, busy) is
+/// throttled, the one with 40 requests running and SM active 8 % is host-bound, the healthy ones
+/// are neither; two replicas on one two-GPU host without pod labels are refused as ambiguous.
+/// The figures are planted constants, so no noise enters the verdicts.
+#[test]
+fn dcgm_in_the_store_names_each_replicas_gpu_and_finds_the_throttled_and_host_bound_ones() {
+    let _serial = testpeers::serial();
+    if testpeers::prometheus::binary().is_none() || testpeers::prometheus::promtool().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let end = now / 60 * 60 - 300;
+    let om = dir.path().join("fleet.om");
+    let gen =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench/fleet_gen.py");
+    let out = Command::new("python3")
+        .arg(&gen)
+        .args(["7", &end.to_string(), "900"])
+        .arg(&om)
+        .arg("dcgm")
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let Some(prom) = Prometheus::start_backfilled(&om) else {
+        return;
+    };
+    let at = end.to_string();
+    let args = [
+        "--at",
+        &at,
+        "--model",
+        "llama-3.1-8b",
+        "--dcgm-selector",
+        r#"{job="dcgm"}"#,
+    ];
+    let (doc, value) = fleet_json_with(&prom, r#"{job="bench"}"#, "10m", &args);
+    assert_eq!(doc.queries, 12);
+    assert_eq!(doc.replicas.len(), 7, "{doc:#?}");
+    let dcgm = doc.dcgm.as_ref().expect("a dcgm summary");
+    // Seven node GPUs (node 4 has two) and a spare node's.
+    assert_eq!((dcgm.gpus, dcgm.joined), (8, 5), "{dcgm:#?}");
+    assert_eq!(
+        dcgm.unjoined,
+        ["node-4 gpu 0", "node-4 gpu 1", "node-spare gpu 0"]
+    );
+    let fired = |r: &fleet::Replica, rule: &str| {
+        r.gpu_telemetry.as_ref().is_some_and(|t| {
+            t.devices
+                .iter()
+                .flat_map(|d| &d.findings)
+                .any(|f| f.rule == rule && f.outcome == "fired")
+        })
+    };
+    for r in &doc.replicas {
+        let j = r.gpu_join.as_ref().expect("a join outcome per replica");
+        match r.replica.as_str() {
+            "10.0.0.5:8000" | "10.0.0.5:8001" => {
+                assert_eq!(j.by, None, "{r:#?}");
+                let why = j.refused.as_deref().unwrap_or_default();
+                assert!(why.starts_with("ambiguous: host 10.0.0.5"), "{why}");
+                assert!(r.gpu_telemetry.is_none());
+                let c = r.ceiling.as_ref().expect("--model asks for a ceiling");
+                assert_eq!(c.gpu_from, None, "{c:#?}");
+                assert!(c.unknown_reason.is_some(), "{c:#?}");
+            }
+            name => {
+                assert_eq!(j.by.as_deref(), Some("host"), "{r:#?}");
+                assert_eq!(j.gpus.len(), 1, "{j:?}");
+                let c = r.ceiling.as_ref().expect("a ceiling");
+                assert_eq!(c.gpu_from.as_deref(), Some("dcgm"), "{c:#?}");
+                assert_eq!(c.unknown_reason, None, "{c:#?}");
+                let t = r.gpu_telemetry.as_ref().unwrap();
+                assert_eq!(t.named.as_deref(), Some("NVIDIA H100 80GB HBM3"));
+                assert!(t.modelled_dram_share.is_some_and(|m| m > 0.0), "{t:#?}");
+                assert!(t.devices[0].dram_active.is_some(), "{t:#?}");
+                let (throttled, host_bound) = (fired(r, "throttled"), fired(r, "host_bound"));
+                match name {
+                    "10.0.0.3:8000" => assert!(throttled && !host_bound, "{t:#?}"),
+                    "10.0.0.4:8000" => assert!(host_bound && !throttled, "{t:#?}"),
+                    _ => assert!(!throttled && !host_bound, "{name}: {t:#?}"),
+                }
+            }
+        }
+    }
+    let undocumented = testpeers::schema::undocumented(&value, "fleet.md", &["/imbalance/shares"]);
+    assert!(
+        undocumented.is_empty(),
+        "not in docs/json/fleet.md: {undocumented:?}"
+    );
+
+    // The table says how each replica was joined and what its GPU showed.
+    let mut all = vec![
+        "fleet",
+        "--prometheus",
+        &prom.url,
+        "--selector",
+        r#"{job="bench"}"#,
+        "--window",
+        "10m",
+    ];
+    all.extend_from_slice(&args);
+    let out = headroom(&all);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    for want in [
+        "GPUs (DCGM under {job=\"dcgm\"}): 8 in the window, 5 joined to a replica",
+        "10.0.0.3:8000 (joined by host: node-2 gpu 0)",
+        "GPU for the ceiling: NVIDIA H100 80GB HBM3 (from dcgm)",
+        "throttled: the SM clock ran at 71.2 % of its 1980 MHz maximum",
+        "(modelled decode share ",
+        "10.0.0.5:8001: no GPU joined: ambiguous",
+        "GPUs joined to no replica: node-4 gpu 0, node-4 gpu 1, node-spare gpu 0",
+    ] {
+        assert!(text.contains(want), "{want:?} not in:\n{text}");
+    }
+
+    // --no-dcgm: the ten engine queries, no join.
+    let mut bare = args.to_vec();
+    bare.truncate(4);
+    bare.push("--no-dcgm");
+    let (doc, _) = fleet_json_with(&prom, r#"{job="bench"}"#, "10m", &bare);
+    assert_eq!(doc.queries, 10);
+    assert!(doc.dcgm.is_none());
+    assert!(doc.replicas.iter().all(|r| r.gpu_join.is_none()));
 }
