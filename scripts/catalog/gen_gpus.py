@@ -377,6 +377,206 @@ for (i, n, al, mem, bw, url, fp32) in [
     gpu(i, n, "Apple", al, mem, f"{s}: up to {mem} GB unified memory", bw, f"{s}: {bw} GB/s unified memory bandwidth",
         note=AP_NOTE + ("" if fp32 else " Apple publishes no TFLOPS figure for this chip: the prefill ceiling is unknown."), **kw)
 
+# --- figures read on a public page (issue #30) ------------------------------------------------
+# (id, figure) -> (value, source): replaces the row's figure and its "[recall]" source when the
+# table is emitted. Each source names a page that was read and quotes what it states. NVIDIA's,
+# AMD's and Intel's own spec pages were not among the pages found, so most are launch reports or a
+# reseller's copy of the vendor's table, named as such; a database copy is used only where nothing
+# else was found, and says so.
+def page(title, url, quote):
+    return f"{title} ({url}): {quote} [read]"
+
+READ = {}
+def read(id, key, value, src):
+    READ[(id, key)] = (value, src)
+
+SVET_40S = ("svethardware.cz, GeForce RTX 4000 Super launch table "
+            "(https://www.svethardware.cz/nvidia-geforce-rtx-4000-super-prichazi-vice-jader-vice-pameti-nebo-nizsi-cena/60300)")
+for i, mem, gbps, bus, bw in [
+    ("rtx-4070", 12, "21", 192, 504), ("rtx-4070-super", 12, "21", 192, 504), ("rtx-4070-ti", 12, "21", 192, 504),
+    ("rtx-4070-ti-super", 16, "21", 256, 672), ("rtx-4080", 16, "22,4", 256, 717), ("rtx-4080-super", 16, "23", 256, 736),
+]:
+    read(i, "mem", mem, f"{SVET_40S}: \"{mem} GB GDDR6X\" [read]")
+    read(i, "bw", {717: 716.8}.get(bw, bw),
+         f"{SVET_40S}: \"{gbps} Gbps\", \"{bus}-bit\", \"{bw} GB/s\"" + (" (22.4 Gbps x 256-bit = 716.8 GB/s)" if bw == 717 else "") + " [read]")
+TELEPOLIS = "Telepolis.pl, GeForce RTX 4060 launch specifications (https://www.telepolis.pl/tech/sprzet/nvidia-geforce-rtx-4060-ti-polskie-ceny-specyfikacja)"
+for i, mem in [("rtx-4060-ti-8gb", 8), ("rtx-4060-ti-16gb", 16)]:
+    read(i, "mem", mem, page(TELEPOLIS[:TELEPOLIS.index(' (')], TELEPOLIS[TELEPOLIS.index('(') + 1:-1], "RTX 4060 Ti \"8 lub 16 GB pamięci VRAM GDDR6\""))
+    read(i, "bw", 288, page(TELEPOLIS[:TELEPOLIS.index(' (')], TELEPOLIS[TELEPOLIS.index('(') + 1:-1], "RTX 4060 Ti \"GDDR6 18 Gbps na 128-bitowej szynie (288 GB/s przepustowości)\""))
+read("rtx-4060", "mem", 8, page(TELEPOLIS[:TELEPOLIS.index(' (')], TELEPOLIS[TELEPOLIS.index('(') + 1:-1], "RTX 4060 \"8 GB pamięci GDDR6\""))
+read("rtx-4060", "bw", 272, page(TELEPOLIS[:TELEPOLIS.index(' (')], TELEPOLIS[TELEPOLIS.index('(') + 1:-1], "RTX 4060 \"GDDR6 17 Gbps na 128-bitowej magistrali (272 GB/s)\""))
+
+TT_50 = ("TweakTown, NVIDIA GeForce RTX 50 Series specs, pricing and performance (2025-01-07)",
+         "https://www.tweaktown.com/news/102469/nvidia-geforce-rtx-50-series-specs-pricing-and-performance-plan-that-upgrade-today/index.html")
+read("rtx-5080", "mem", 16, page(*TT_50, "RTX 5080 \"16GB GDDR7\""))
+read("rtx-5080", "bw", 960, page(*TT_50, "RTX 5080 \"256-bit\", \"960 GB/sec\""))
+read("rtx-5070-ti", "mem", 16, page(*TT_50, "RTX 5070 Ti \"16GB GDDR7\""))
+read("rtx-5070-ti", "bw", 896, page(*TT_50, "RTX 5070 Ti \"256-bit\", \"896\" GB/sec"))
+read("rtx-5070", "mem", 12, page(*TT_50, "RTX 5070 \"12GB GDDR7\", \"192-bit\" (its bandwidth cell was not in the part read)"))
+TPU_5060TI = ("TechPowerUp, Gainward GeForce RTX 5060 Ti 8 GB review", "https://www.techpowerup.com/review/gainward-geforce-rtx-5060-ti-8-gb")
+for i, mem in [("rtx-5060-ti-8gb", 8), ("rtx-5060-ti-16gb", 16)]:
+    read(i, "mem", mem, page(*TPU_5060TI, "\"the RTX 5060 Ti with two memory variants, 16 GB and 8 GB\""))
+    read(i, "bw", 448, page(*TPU_5060TI, "\"Both use 28 Gbps GDDR7 for the same 448 GB/s of memory bandwidth\""))
+UTW = ("UtechWay, NVIDIA Confirms RTX 5060 Series Specs", "https://utechway.com/nvidia-confirms-rtx-5060-series-specs")
+read("rtx-5060", "mem", 8, page(*UTW, "RTX 5060 \"8 GB of GDDR7 memory\""))
+read("rtx-5060", "bw", 448, page(*UTW, "RTX 5060 \"128-bit memory bus and 28 Gbps memory speed, achieving the same 448 GB/s bandwidth\""))
+
+TOMS_30 = ("Tom's Hardware, GeForce RTX 3080 Ti driver listing, specifications table (2020-12-10; the 3070 and 3080 columns are the shipped cards)",
+           "https://www.tomshardware.com/uk/news/nvidia-driver-geforce-rtx-3080-ti-ampere-gpu")
+read("rtx-3070", "mem", 8, page(*TOMS_30, "GeForce RTX 3070 \"8GB GDDR6\""))
+read("rtx-3070", "bw", 448, page(*TOMS_30, "GeForce RTX 3070 \"14 Gbps\", \"256-bit\", \"448 GBps\""))
+read("rtx-3080-10gb", "mem", 10, page(*TOMS_30, "GeForce RTX 3080 \"10GB GDDR6X\""))
+read("rtx-3080-10gb", "bw", 760, page(*TOMS_30, "GeForce RTX 3080 \"19 Gbps\", \"320-bit\", \"760 GBps\""))
+SE7EN = ("se7en.ws, NVIDIA presents GeForce RTX 3080 12 GB and RTX 3070 Ti 16 GB",
+         "https://se7en.ws/nvidia-predstavila-videokarty-geforce-rtx-3080-12-gb-i-geforce-rtx-3070-ti-16-gb-banalnym-narashhivaniem-pamyati-delo-ne-ogranichilos")
+read("rtx-3080-12gb", "mem", 12, page(*SE7EN, "\"GeForce RTX 3080 12 GB\""))
+read("rtx-3080-12gb", "bw", 912, page(*SE7EN, "\"разрядность шины памяти новинки составляет 384 бита\" ... \"до 912 ГБ/с\", \"GDDR6X с частотой 19 ГГц\""
+     " (atizone.it, https://atizone.it/news/reader.php?objid=32859, gives 19.5 Gbps and 936 GB/s instead: not followed)"))
+SMARTW = ("SmartWorld, NVIDIA official announcement: RTX 3060 will be officially listed on February 25",
+          "https://www.smartworld.cc/nvidia-official-announcement-rtx-3060-will-be-officially-listed-on-february-25/")
+read("rtx-3060-12gb", "mem", 12, page(*SMARTW, "\"12GB of GDDR6 video memory\""))
+read("rtx-3060-12gb", "bw", 360, page(*SMARTW, "\"192-bit bit width, which can provide a cumulative bandwidth of 360GB/s\""))
+THINKC = ("ThinkComputers, NVIDIA Finally Introduces GeForce RTX 3060 8GB and RTX 3060 Ti GDDR6X",
+          "https://thinkcomputers.org/nvidia-finally-introduces-geforce-rtx-3060-8gb-and-rtx-3060-ti-gddr6x/")
+read("rtx-3060-8gb", "mem", 8, page(*THINKC, "\"The GeForce RTX 3060 now comes in an 8GB variant with a 128-bit memory bus\""))
+read("rtx-3060-8gb", "bw", 240, page(*THINKC, "\"the bandwidth is restricted to 240 GB/s\""))
+TT_3090TI = ("TweakTown, NVIDIA GeForce RTX 3090 Ti: full specs, price, performance details",
+             "https://www.tweaktown.com/news/84164/nvidia-geforce-rtx-3090-ti-full-specs-price-performance-details/index.html")
+read("rtx-3090-ti", "mem", 24, page(*TT_3090TI, "\"24GB of GDDR6X clocked at 21Gbps\""))
+read("rtx-3090-ti", "bw", 1008, page(*TT_3090TI, "\"384-bit memory bus\" ... \"1008GB/sec memory bandwidth\""))
+
+STH_A6000 = ("ServeTheHome, NVIDIA RTX A6000 48GB GPU drops Quadro designation (NVIDIA's spec table)",
+             "https://servethehome.com/nvidia-rtx-a6000-48gb-gpu-drops-quadro-designation")
+read("rtx-a6000", "mem", 48, page(*STH_A6000, "\"GPU Memory | 48 GB GDDR6 with ECC\""))
+read("rtx-a6000", "bw", 768, page(*STH_A6000, "\"Memory Bandwidth | 768 GB/s\""))
+ECER_A4000 = ("ECER reseller listing of the RTX A4000, reproducing NVIDIA's datasheet table",
+              "https://www.ecer.com/corp/details-uuuedqa-p1bsb03-pci-express-3-0-x16-nvidia-rtx-a4000-16g-graphics-card-for-professional-video-editing.html")
+read("rtx-a4000", "mem", 16, page(*ECER_A4000, "\"GPU memory 16GB GDDR6\""))
+read("rtx-a4000", "bw", 448, page(*ECER_A4000, "\"Memory bandwidth 448 GB/s\""))
+read("rtx-a4000", "bf16", 76.7, page(*ECER_A4000, "\"Tensor performance 153.4 TFLOPS\" (footnoted; NVIDIA's Ampere workstation tensor figures are sparse), halved"))
+GK_6000ADA = ("grafikkarten.com, NVIDIA RTX 6000 Grafikkarte der Ada-Generation",
+              "https://www.grafikkarten.com/de/news/nvidia-rtx-6000-grafikkarte-der-ada-generation")
+read("rtx-6000-ada", "mem", 48, page(*GK_6000ADA, "\"48 GByte\" (the page says GDDR6X; NVIDIA's card is GDDR6)"))
+read("rtx-6000-ada", "bw", 960, page(*GK_6000ADA, "\"384 Bit / 960 GByte/s\""))
+
+MULLET = ("Mullet, NVIDIA L40/L40S product page reproducing NVIDIA's datasheet table", "https://www.mullet.se/product.html?product_id=355414")
+read("l40", "mem", 48, page(*MULLET, "L40 \"GPU Memory | 48 GB GDDR6 with ECC\""))
+read("l40", "bw", 864, page(*MULLET, "L40 \"Memory Bandwidth | 864GB/s\""))
+read("l40", "bf16", 181.05, page(*MULLET, "L40 \"BFLOAT16 Tensor Core TFLOPS | 181.05 | 362.1*\" (* with sparsity): the dense figure"))
+read("l40", "fp8", 362, page(*MULLET, "L40 \"FP8 Tensor Core | 362 | 724*\" (* with sparsity): the dense figure"))
+BASETEN = ("Baseten, NVIDIA A10 vs A10G for ML model inference", "https://www.baseten.co/blog/nvidia-a10-vs-a10g-for-ml-model-inference/")
+read("a10", "mem", 24, page(*BASETEN, "A10 and A10G: \"24 gigabytes of GDDR6 VRAM\""))
+read("a10", "bw", 600, page(*BASETEN, "\"a memory bandwidth of 600 gigabytes per second\""))
+SYS_T4 = ("sysrqmts.com, NVIDIA Tesla T4 specifications (database copy)", "https://sysrqmts.com/en/gpus/nvidia/tesla/t4")
+read("tesla-t4", "mem", 16, page(*SYS_T4, "\"Memory size 16 GB\", \"Memory type GDDR6\""))
+read("tesla-t4", "bw", 320, page(*SYS_T4, "\"Memory bus width 256 bit\", \"Bandwidth 320.0 GB/s\""))
+NO_T4 = ("Network Outlet, NVIDIA Tesla T4 16GB GPU specs", "https://networkoutlet.com/blogs/articles/nvidia-tesla-t4-16gb-gpu-specs-performance-use-cases")
+read("tesla-t4", "bf16", 65, page(*NO_T4, "\"FP16 Performance | 65 TFLOPS\" (dense; Turing has no BF16)"))
+WORM = ("TechWorm (mirror), NVIDIA unveils its powerful PCIe HBM2 running GP100 Pascal GPU",
+        "https://techwormam.pages.dev/posts/nvidia-unveils-its-powerful-pcie-hbm2-running-gp100-pascal-gpu-to-the-masses-techworm")
+read("tesla-p100-pcie-16gb", "mem", 16, page(*WORM, "PCIe P100 \"16GB and 12GB variants\""))
+read("tesla-p100-pcie-16gb", "bw", 732, page(*WORM, "\"memory bandwidths of 732GB/s and 549GB/s respectively\" (16 GB: 732)"))
+read("tesla-p100-pcie-12gb", "mem", 12, page(*WORM, "PCIe P100 \"16GB and 12GB variants\""))
+read("tesla-p100-pcie-12gb", "bw", 549, page(*WORM, "\"memory bandwidths of 732GB/s and 549GB/s respectively\" (12 GB: 549)"))
+T4G = ("Tech4Gamers, NVIDIA Tesla P100 will be available in two variants, specification table",
+       "https://tech4gamers.com/nvidia-tesla-p100-will-be-available-in-two-variants-of-16gb-12gb-hbm2/")
+for i in ("tesla-m40-24gb", "tesla-m40-12gb"):
+    read(i, "bw", 288, page(*T4G, "Tesla M40 \"6Gbps GDDR5\", \"384-bit\", \"288GB/sec\" (one figure for the M40; both memory sizes use the same bus)"))
+
+NBC_MI100 = ("Notebookcheck, AMD announces CDNA-based Instinct MI100 GPU",
+             "https://www.notebookcheck.net/AMD-announces-CDNA-based-Instinct-MI100-GPU-with-120-CUs-for-HPC-promises-up-to-2-1x-more-performance-per-dollar-compared-to-the-NVIDIA-A100.504329.0.html")
+read("mi100", "mem", 32, page(*NBC_MI100, "\"HBM2 ECC Memory | 32 GB\""))
+read("mi100", "bw", 1228.8, page(*NBC_MI100, "\"Memory Interface | 4,096-bit\", \"Memory Clock | 1.2 GHz\", \"Memory Bandwidth | 1.23 TB/s\" (4,096 bits x 2.4 GT/s = 1,228.8 GB/s)"))
+read("mi100", "bf16", 184.6, page(*NBC_MI100, "\"FP16/FP16 Matrix TFLOPs (Peak) | 184.6\", \"bFLOAT16 TFLOPs (Peak) | 92.3\""))
+LINX_MI60 = ("TheLinx, Radeon Instinct MI60, la nuova GPU di AMD", "https://thelinx.net/radeon-instinct-mi60-la-nuova-gpu-di-amd-566")
+read("mi60", "mem", 32, page(*LINX_MI60, "\"Capacità di memoria: 32GB\""))
+read("mi60", "bw", 1024, page(*LINX_MI60, "\"Bandwidth di memoria: 1024GB/s\""))
+read("mi60", "fp32", 14.7, page(*LINX_MI60, "\"14,7 TFLOPS in quelli FP32\", FP16 \"29.5 TFLOPs\""))
+WIKIMILI = ("AMD Instinct, Wikipedia article (WikiMili copy), products table", "https://wikimili.com/en/AMD_Instinct")
+SEGNEXT = ("SegmentNext, AMD Radeon Instinct MI50 and MI60", "https://segmentnext.com/2018/11/07/amd-radeon-instinct-7nm-gpus/")
+read("mi50-16gb", "mem", 16, page(*SEGNEXT, "\"the Radeon Instinct MI50 comes with 16GB of HBM2 memory\""))
+for i in ("mi50-16gb", "mi50-32gb"):
+    read(i, "bw", 1024, page(*WIKIMILI, "\"MI50 | 2018-11-06 | 7 nm | 60 | 1024\" GB/s"))
+    read(i, "fp32", 13.3, page(*WIKIMILI, "MI50 \"26.5 TFLOPS\" FP16, \"13.3 TFLOPS\" FP32"))
+
+DEVD = ("Devdiscourse, AMD Radeon RX 6000 series graphics cards (launch specifications)",
+        "https://www.devdiscourse.com/article/technology/1288880-amd-radeon-rx-6000-series-graphics-cards-to-elevate-gaming-performance")
+for i, n in [("rx-6800", "RX 6800"), ("rx-6800-xt", "RX 6800 XT"), ("rx-6900-xt", "RX 6900 XT")]:
+    read(i, "mem", 16, page(*DEVD, f"Radeon {n}: \"16GB GDDR6 memory\""))
+    read(i, "bw", 512, page(*DEVD, f"Radeon {n}: \"Memory bandwidth: up to 512 GB/s\""))
+G3D = ("Guru3D, PowerColor Radeon RX 7900 XTX Hellhound Spectral White review, specifications page",
+       "https://www.guru3d.com/review/powercolor-radeon-rx-7900-xtx-hellhound-spectral-white-review/page-4/")
+read("rx-7900-xtx", "mem", 24, page(*G3D, "RX 7900 XTX \"24 GB GDDR6\""))
+read("rx-7900-xtx", "bw", 960, page(*G3D, "RX 7900 XTX \"384-bit\", \"20 Gbps\", \"960 GB/s\""))
+read("rx-7900-xt", "mem", 20, page(*G3D, "RX 7900 XT \"20 GB GDDR6\""))
+read("rx-7900-xt", "bw", 800, page(*G3D, "RX 7900 XT \"320-bit\", \"20 Gbps\", \"800 GB/s\""))
+read("rx-6950-xt", "mem", 16, page(*G3D, "6950 XT \"16 GB GDDR6\""))
+read("rx-6950-xt", "bw", 576, page(*G3D, "6950 XT \"256-bit\", \"18 Gbps\", \"576 GB/s\""))
+MPIT = ("Multiplayer.it, AMD Radeon RX 9070 XT e RX 9070: specifiche", "https://multiplayer.it/notizie/amd-radeon-rx-9070-xt-rx-9070-specifiche.html")
+read("rx-9070", "mem", 16, page(*MPIT, "RX 9070 XT and RX 9070: \"16GB di memoria GDDR6\""))
+read("rx-9070", "bw", 640, page(*MPIT, "\"clock a 20 Gbps e un bus di memoria a 256 bit, per una larghezza di banda totale di 640 GB/s\""))
+
+SVET_ARC = ("svethardware.cz, Intel zveřejnil oficiální specifikace grafických karet Arc", "https://www.svethardware.cz/intel-zverejnil-oficialni-specifikace-grafickych-karet-arc/58344")
+read("arc-a770-16gb", "mem", 16, page(*SVET_ARC, "A770: \"ta přímo od Intelu má mít kapacitu 16 GB\""))
+read("arc-a770-16gb", "bw", 560, page(*SVET_ARC, "A770: \"256bitových pamětí zvýší propustnost na 560 GB/s\""))
+read("arc-a750", "mem", 8, page(*SVET_ARC, "A750: \"8 GB GDDR6 paměti\""))
+read("arc-a750", "bw", 512, page(*SVET_ARC, "A750: \"256bitové sběrnici s propustností 512 GB/s\""))
+read("arc-a580", "mem", 8, page(*SVET_ARC, "A580: \"Paměť má kapacitu 8 GB\""))
+read("arc-a580", "bw", 512, page(*SVET_ARC, "A580: \"256bitovou sběrnicí a vysokou propustností 512 GB/s\""))
+read("arc-a380", "mem", 6, page(*SVET_ARC, "A380: \"6 GB paměti GDDR6\""))
+read("arc-a380", "bw", 186, page(*SVET_ARC, "A380: \"datová propustnost má činit 186 GB/s\""))
+TCMD = ("TechCommand, The new Intel Arc B580 and B570 graphics are now official", "https://www.techcommand.uk/the-new-intel-arc-b580-and-b570-graphics-are-now-official-price-and-specifications/")
+read("arc-b580", "mem", 12, page(*TCMD, "Arc B580: \"12 GB of memory\""))
+read("arc-b570", "mem", 10, page(*TCMD, "Arc B570: \"10 GB of GDDR memory\""))
+read("arc-b570", "bw", 380, page(*TCMD, "Arc B570: \"a 160-bit memory interface with a bandwidth of 380 GB/S\""))
+FPSB = ("fpsbench.com, Intel Arc B580 specifications (database copy)", "https://fpsbench.com/compare/gpu/intel-arc-b580-vs-intel-uhd-graphics-730")
+read("arc-b580", "bw", 456, page(*FPSB, "\"Memory Bus 192 bit\", \"19 Gbps effective\", \"Bandwidth 456.0 GB/s\""))
+
+def apple(i, key, value, title, url, quote):
+    read(i, key, value, page(title, url, quote))
+MYBB = ("MyBroadband, Apple M1 Pro and M1 Max (launch report)", "https://mybroadband.co.za/news/hardware/418862-apple-m1-pro-and-m1-max-new-chips-powering-the-macbook-pro.html")
+apple("apple-m1-pro", "mem", 32, *MYBB, "\"M1 Pro offers up to 200GB/s of memory bandwidth with support for up to 32GB of unified memory\"")
+apple("apple-m1-pro", "bw", 200, *MYBB, "\"M1 Pro offers up to 200GB/s of memory bandwidth\"")
+apple("apple-m1-max", "mem", 64, *MYBB, "\"M1 Max delivers up to 400GB/s of memory bandwidth ... and support for up to 64GB of unified memory\"")
+apple("apple-m1-max", "bw", 400, *MYBB, "\"M1 Max delivers up to 400GB/s of memory bandwidth\"")
+LW = ("Lifewire (mirror), Apple's M1 Ultra chip boasts even better performance", "https://lifewiress.pages.dev/posts/apple-s-m1-ultra-chip-boasts-even-better-performance")
+apple("apple-m1-ultra", "mem", 128, *LW, "\"can support up to 128GB of unified memory\"")
+apple("apple-m1-ultra", "bw", 800, *LW, "\"up to 800GB per second of memory bandwidth\"")
+MR_M2 = ("MacRumors, Apple Announces M2 Chip With Support for Up to 24GB Memory", "https://www.macrumors.com/2022/06/06/apple-announces-m2-chip-with-support-for-up-to-24gb-memory/")
+apple("apple-m2", "mem", 24, *MR_M2, "\"The M2 supports up to 24GB of LPDDR5 unified memory\"")
+apple("apple-m2", "bw", 100, *MR_M2, "\"The chip supports 100GB/s of unified memory bandwidth\"")
+NEOWIN = ("Neowin, Apple unveils next-generation M2 Pro and M2 Max chips", "https://neowin.net/amp/apple-unveils-next-generation-m2-pro-and-m2-max-chips-boosting-cpu-and-gpu-performance")
+apple("apple-m2-pro", "mem", 32, *NEOWIN, "M2 Pro: \"up to 32GB of low latency unified memory\"")
+apple("apple-m2-pro", "bw", 200, *NEOWIN, "M2 Pro: \"up to 200GB/s unified memory bandwidth\"")
+apple("apple-m2-max", "mem", 96, *NEOWIN, "M2 Max: \"supporting up to 96GB of unified memory\"")
+apple("apple-m2-max", "bw", 400, *NEOWIN, "M2 Max: \"400GB/s of unified memory bandwidth\"")
+PROPAK = ("ProPakistani, Apple M2 Ultra chip unveiled for Mac Pro and Mac Studio", "https://propakistani.pk/2023/06/06/apple-m2-ultra-chip-unveiled-for-mac-pro-and-mac-studio/")
+apple("apple-m2-ultra", "mem", 192, *PROPAK, "\"configurations supporting up to 192 GB of unified memory\"")
+apple("apple-m2-ultra", "bw", 800, *PROPAK, "\"double the bandwidth of the M2 Max, reaching an impressive 800GB/s\"")
+NBC_M3 = ("Notebookcheck, Apple M3 vs M2 Max vs M3 Pro", "https://www.notebookcheck.net/M3-vs-M2-Max-vs-Apple-M3-Pro-11-Core_15110_14975_16354.247596.0.html")
+apple("apple-m3", "mem", 24, *NBC_M3, "M3: \"available in 8, 16 and 24 GB variants\"")
+apple("apple-m3", "bw", 100, *NBC_M3, "M3: \"offers the same 100 GB/s maximum bandwidth\"")
+YR = ("Yehuda Rothschild, Apple M3 Processor Series", "https://yehudarothschild.com/category/apple-silicon/")
+MR_M3 = ("MacRumors, Apple M3 Pro Chip Has 25% Less Memory Bandwidth Than M1/M2 Pro", "https://www.macrumors.com/2023/10/31/apple-m3-pro-less-memory-bandwidth/")
+apple("apple-m3-pro", "mem", 36, *YR, "M3 Pro: \"up to 36 GB unified RAM with 150 GB/s memory bandwidth\"")
+apple("apple-m3-pro", "bw", 150, *MR_M3, "\"the M3 Pro system on a chip (SoC) features 150GB/s memory bandwidth\"")
+apple("apple-m3-max-30c", "bw", 300, *MR_M3, "\"the less pricey scaled-down M3 Max with 14-core CPU and 30-core GPU has only 300GB/s of memory bandwidth\"")
+apple("apple-m3-max-40c", "mem", 128, *YR, "M3 Max: \"up to 128 GB unified RAM with up to 400 GB/s memory bandwidth\"")
+apple("apple-m3-max-40c", "bw", 400, *MR_M3, "M3 Max: Apple \"says it is capable of 'up to 400GB/s'\"")
+TPU_M3U = ("TechPowerUp, Apple Unleashes New Mac Studio With M3 Ultra and M4 Max SoCs", "https://techpowerup.com/news-tags/Mac%20Studio")
+apple("apple-m3-ultra", "mem", 512, *TPU_M3U, "\"configured with up to a whopping 512 GB of unified memory\"")
+apple("apple-m3-ultra", "bw", 819, *TPU_M3U, "\"memory bandwidth of 819 GB/s\"")
+ARS_M4 = ("Ars Technica (copy), Apple's M4, M4 Pro, and M4 Max compared to past generations", "https://goodnewsapodcast.com/apples-m4-m4-pro-and-m4-max-compared-to-past-generations-and-to-each-other")
+apple("apple-m4", "mem", 32, *ARS_M4, "\"Apple M4 (high) | 4/6 | 10 | 16/24/32GB\"")
+apple("apple-m4", "bw", 120, *ARS_M4, "\"Apple M4 (high) ... | 120GB/s\"")
+apple("apple-m4-max-32c", "bw", 410, *ARS_M4, "\"The low-end M4 Max offers 410GB/s of memory bandwidth\"")
+TMORAN = ("TechMoran, Apple unveils its most powerful chips: the M4 Pro and M4 Max", "https://techmoran.com/2024/10/31/apple-unveils-its-most-powerful-chips-the-m4-pro-and-m4-max/?amp=1")
+apple("apple-m4-pro", "mem", 64, *TMORAN, "M4 Pro: \"Supporting up to 64GB of unified memory at 273GB/s bandwidth\"")
+apple("apple-m4-pro", "bw", 273, *TMORAN, "M4 Pro: \"273GB/s bandwidth\"")
+NBC_M4M = ("Notebookcheck, Apple M4 Max official", "http://www.notebookcheck.net/Apple-M4-Max-official-with-incremental-upgrades-over-the-M3-Max.911098.0.html")
+apple("apple-m4-max-40c", "mem", 128, *NBC_M4M, "16-core CPU, 40-core GPU: \"supports up to 128 GB of 'unified' memory\"")
+apple("apple-m4-max-40c", "bw", 546, *NBC_M4M, "\"with a total bandwidth of 546 GB/s\"")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
@@ -398,11 +598,15 @@ for r in rows:
     for key, field in [("mem", "memory_gib"), ("bw", "bandwidth_gbps"), ("bf16", "bf16_tflops"),
                        ("fp8", "fp8_tflops"), ("fp4", "fp4_tflops"), ("fp32", "fp32_tflops")]:
         v, s = r[key]
+        if (r["id"], key) in READ:
+            assert v is not None, (r["id"], key)
+            v, s = READ.pop((r["id"], key))
         if v is not None:
             out.append(f"{field} = {{ value = {num(v)}, source = {q(s)} }}")
     if r["note"]:
         out.append(f"note = {q(r['note'])}")
     out.append("")
+assert not READ, f"READ names figures no row has: {sorted(READ)}"
 import sys
 sys.stderr.write(f"{len(rows)} entries\n")
 print("\n".join(out))
