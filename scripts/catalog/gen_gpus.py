@@ -577,6 +577,32 @@ NBC_M4M = ("Notebookcheck, Apple M4 Max official", "http://www.notebookcheck.net
 apple("apple-m4-max-40c", "mem", 128, *NBC_M4M, "16-core CPU, 40-core GPU: \"supports up to 128 GB of 'unified' memory\"")
 apple("apple-m4-max-40c", "bw", 546, *NBC_M4M, "\"with a total bandwidth of 546 GB/s\"")
 
+SCAN = ("Scan TekSpek, NVIDIA GeForce RTX 3060 Ti, specification table", "https://www.scan.co.uk/tekspek/gpu-graphics/nvidia-geforce-rtx-3060ti")
+for i, n, mem, bus, gbps, bw in [
+    ("rtx-3060-ti", "RTX 3060 Ti", 8, 256, "14", 448), ("rtx-2080-ti", "RTX 2080 Ti", 11, 352, "14", 616),
+    ("rtx-2080-super", "RTX 2080 Super", 8, 256, "15.5", 496), ("rtx-2080", "RTX 2080", 8, 256, "14", 448),
+    ("rtx-2070-super", "RTX 2070 Super", 8, 256, "14", 448), ("rtx-2060", "RTX 2060", 6, 192, "14", 336),
+]:
+    read(i, "mem", mem, page(*SCAN, f"{n} \"Memory Size\" \"{mem}GB\""))
+    read(i, "bw", bw, page(*SCAN, f"{n} \"Memory Bus\" \"{bus}-bit\", \"Memory Clock\" \"{gbps}Gbps\", \"Memory Bandwidth\" \"{bw}\""))
+EG = ("Eurogamer (copy), Nvidia GeForce RTX 3060 Ti review, specification table", "https://counterthreats.netlify.app/nkwzg40")
+read("rtx-2060-super", "mem", 8, page(*EG, "RTX 2060 Super \"8GB GDDR6\""))
+read("rtx-2060-super", "bw", 448, page(*EG, "RTX 2060 Super \"256-bit\", \"448GB/s\""))
+read("gtx-1060-6gb", "mem", 6, page(*EG, "GTX 1060 \"6GB GDDR5\""))
+read("gtx-1060-6gb", "bw", 192, page(*EG, "GTX 1060 \"192-bit\", \"192GB/s\""))
+ECER_A40 = ("ECER reseller listing of the NVIDIA A40, reproducing NVIDIA's datasheet table",
+            "https://www.ecer.com/corp/details-uuuedqa-p1bsay9-multi-display-setups-supported-by-48gb-gddr6-ecc-memory-nvidia-a40-gpu-and-vga-outputs.html")
+read("a40", "mem", 48, page(*ECER_A40, "\"GPU memory 48 GB GDDR6 with ECC\""))
+read("a40", "bw", 696, page(*ECER_A40, "\"Memory bandwidth 696 GB/s\""))
+read("a40", "bf16", 149.7, page(*ECER_A40, "\"Peak BF16 Tensor TFLOPS with FP32 Accumulate 149.7 | 299.4*\" (* with sparsity): the dense figure"))
+EC_QR5 = ("EveryChina reseller listing of the Quadro RTX 5000, reproducing NVIDIA's datasheet table",
+          "https://networking-equipments.sell.everychina.com/p-117599392-nvidia-quadro-rtx-5000-16g-video-card-the-ultimate-graphics-upgrade-for-professionals.html")
+read("quadro-rtx-5000", "mem", 16, page(*EC_QR5, "\"GPU Memory 16 GB GDDR6\""))
+read("quadro-rtx-5000", "bw", 448, page(*EC_QR5, "\"Memory Bandwidth Up to 448 GB/s\""))
+read("quadro-rtx-5000", "bf16", 89.2, page(*EC_QR5, "\"Tensor Performance 89.2 TFLOPS\""))
+HN_M1 = ("Hacker News comment (mirror) quoting The Register on the M1", "https://jdk.foude.net/item?id=41972226")
+apple("apple-m1", "mem", 16, *HN_M1, "\"The SoC has access to 16GB of unified memory. This uses 4266 MT/s LPDDR4X SDRAM\"")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
