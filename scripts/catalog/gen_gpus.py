@@ -603,6 +603,42 @@ read("quadro-rtx-5000", "bf16", 89.2, page(*EC_QR5, "\"Tensor Performance 89.2 T
 HN_M1 = ("Hacker News comment (mirror) quoting The Register on the M1", "https://jdk.foude.net/item?id=41972226")
 apple("apple-m1", "mem", 16, *HN_M1, "\"The SoC has access to 16GB of unified memory. This uses 4266 MT/s LPDDR4X SDRAM\"")
 
+BYC = ("BiteYourConsole, Nvidia svela ufficialmente la nuova scheda grafica GTX 1080 Ti", "https://biteyourconsole.net/2017/03/02/nvidia-svela-ufficialmente-la-nuova-scheda-grafica-gtx-1080-ti")
+read("gtx-1080-ti", "mem", 11, page(*BYC, "\"11 GB di memoria GDDR5X\""))
+read("gtx-1080-ti", "bw", 484, page(*BYC, "\"in esecuzione a 11Gbps su una interfaccia di memoria a livello 352-bit\" (11 Gbps x 352-bit = 484 GB/s)"))
+IBA = ("Infinite Branded Accessories, NVIDIA GeForce GTX 1080 GPU (reseller description)", "https://infinitebrandedaccessories.com/products/nvidia-geforce-gtx-1080-gpu")
+read("gtx-1080", "mem", 8, page(*IBA, "\"8 GB of GDDR5X memory\""))
+read("gtx-1080", "bw", 320, page(*IBA, "\"a 256 bit wide memory bus, which gives 320.32 GB/s memory bandwidth\" (at its 2.5025 GHz clock; NVIDIA's 10 Gbps x 256-bit is 320)"))
+G3D_16 = ("Guru3D, Gigabyte GTX 1660 SUPER GAMING OC review, GPU specifications page", "https://www.guru3d.com/review/gigabyte-gtx-1660-super-gaming-oc-review/page-5/")
+for i, n, gbps, bus, bw in [("gtx-1660-ti", "GTX 1660 Ti", 12, 192, 288), ("gtx-1660-super", "GTX 1660 SUPER", 14, 192, 336),
+                            ("gtx-1660", "GTX 1660", 8, 192, 192), ("gtx-1650", "GTX 1650", 8, 128, 128)]:
+    read(i, "bw", bw, page(*G3D_16, f"{n} \"Memory Clock\" \"{gbps} Gbps\", \"Memory Bus\" \"{bus}-bit\" ({gbps} Gbps x {bus}-bit = {bw} GB/s)"))
+read("gtx-1660-ti", "mem", 6, page(*G3D_16, "\"The GeForce GTX 1660 Ti (6GB 192-bit) is paired with 12 Gbps GDDR6\""))
+TOMSHW_1660 = ("Tom's Hardware Italia, GeForce GTX 1660 SUPER, confermata la memoria GDDR6", "https://www.tomshw.it/hardware/geforce-gtx-1660-super-confermata-la-memoria-gddr6/")
+read("gtx-1660", "mem", 6, page(*TOMSHW_1660, "\"La GTX 1660 standard ha 6 GB di memoria GDDR5 a 8 Gbps su bus a 192 bit\""))
+G3D_7600 = ("Guru3D, Radeon RX 7600 review, specifications page", "https://www.guru3d.com/articles-pages/radeon-rx-7600-review,4.html")
+read("rx-7600", "mem", 8, page(*G3D_7600, "7600 \"8 GB GDDR6\""))
+read("rx-7600", "bw", 288, page(*G3D_7600, "7600 \"128-bit\", \"18 Gbps\", \"288 GB/s\""))
+CPT_7800 = ("cputronic.com, AMD Radeon RX 7800 XT vs RX 7600 (database copy)", "https://cputronic.com/gpu/compare/amd-radeon-rx-7800-xt-vs-amd-radeon-rx-7600")
+read("rx-7800-xt", "mem", 16, page(*CPT_7800, "RX 7800 XT \"Memory Size\" \"16GB\""))
+read("rx-7800-xt", "bw", 624, page(*CPT_7800, "RX 7800 XT \"256bit\", \"624.1 GB/s\" (AMD rounds to 624)"))
+
+# Tensor rates derived from SM count and boost clock: the two inputs re-read.
+def tc_read(i, sm, mhz, wp, pg):
+    read(i, "bf16", r1(sm * mhz * 512 / 1e6), TC512.format(sm=sm, mhz=mhz, wp=wp, pages=pg))
+for i, n, cores, mhz in [("rtx-4070", "RTX 4070", 5888, 2475), ("rtx-4070-super", "RTX 4070 Super", 7168, 2475),
+                         ("rtx-4070-ti", "RTX 4070 Ti", 7680, 2610), ("rtx-4070-ti-super", "RTX 4070 Ti Super", 8448, 2610),
+                         ("rtx-4080", "RTX 4080", 9728, 2505), ("rtx-4080-super", "RTX 4080 Super", 10240, 2550)]:
+    tc_read(i, cores // 128, mhz, AD_WP, f"{SVET_40S}: {n} \"{cores}\" CUDA cores (128 per SM), boost \"{mhz} MHz\" [read]")
+for i, n, cores, mhz in [("rtx-3080-10gb", "RTX 3080", 8704, 1710), ("rtx-3070", "RTX 3070", 5888, 1725), ("rtx-3060-ti", "RTX 3060 Ti", 4864, 1665)]:
+    tc_read(i, cores // 128, mhz, GA_WP, page(*SCAN, f"{n} \"Shaders\" \"{cores:,}\" (128 per SM), \"Boost Clock (MHz)\" \"{mhz:,}\""))
+for i, n, cores, mhz in [("rtx-2080-ti", "RTX 2080 Ti", 4352, 1545), ("rtx-2080-super", "RTX 2080 Super", 3072, 1815), ("rtx-2080", "RTX 2080", 2944, 1710),
+                         ("rtx-2070-super", "RTX 2070 Super", 2560, 1770), ("rtx-2060", "RTX 2060", 1920, 1680)]:
+    tc_read(i, cores // 64, mhz, TU_WP, page(*SCAN, f"{n} \"Shaders\" \"{cores:,}\" (64 per SM), \"Boost Clock (MHz)\" \"{mhz:,}\""))
+KG_50 = ("KitGuru RTX 5060 Ti review (RSS copy), specification table", "https://intopress.info/recherche/p/i/?a=normal&get=f_125&rid=67fc9c36be54b")
+for i, n, sm, mhz in [("rtx-5080", "RTX 5080", 84, 2617), ("rtx-5070-ti", "RTX 5070 Ti", 70, 2452), ("rtx-5070", "RTX 5070", 48, 2512)]:
+    tc_read(i, sm, mhz, GB_WP, page(*KG_50, f"{n} \"SMs\" \"{sm}\", \"GPU Boost Clock\" \"{mhz} MHz\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
