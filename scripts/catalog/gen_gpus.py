@@ -639,6 +639,26 @@ KG_50 = ("KitGuru RTX 5060 Ti review (RSS copy), specification table", "https://
 for i, n, sm, mhz in [("rtx-5080", "RTX 5080", 84, 2617), ("rtx-5070-ti", "RTX 5070 Ti", 70, 2452), ("rtx-5070", "RTX 5070", 48, 2512)]:
     tc_read(i, sm, mhz, GB_WP, page(*KG_50, f"{n} \"SMs\" \"{sm}\", \"GPU Boost Clock\" \"{mhz} MHz\""))
 
+ZEX = ("Zexron, AMD MI250(X) Aldebaran as MCM (AMD's specification table)", "https://zexron.com/amd-mi250-x-aldebaran-as-mcm-with-up-to-479-teraflop-s-and-560-watt-tdp")
+WSM = ("World Stock Market, AMD Instinct MI250 accelerators presented", "https://www.worldstockmarket.net/video-card-with-128-gb-of-memory-8192-bit-bus-tbp-500-w-and-the-worlds-first-dual-chip-gpu-amd-instinct-mi250-accelerators-presented")
+for i, n, fp16 in [("mi250x", "MI250x", "383.0"), ("mi250", "MI250", "362.1")]:
+    read(i, "mem", 128, page(*ZEX, f"{n} \"128GB\" HBM2e"))
+    read(i, "bw", 3276.8, page(*WSM, "\"128GB of HBM2E memory is clocked at 3.2GHz, which, combined with an 8192-bit bus, delivers 3.2TB / s\" (8,192 bits x 3.2 GT/s = 3,276.8 GB/s)"))
+    read(i, "bf16", float(fp16), page(*ZEX, f"{n} \"FP16 | bf16(Peak)\" \"Up to {fp16} TF\""))
+ITC_2000 = ("IT Creations, NVIDIA RTX 2000 Ada Generation GPU (NVIDIA's specification table)", "https://www.itcreations.com/nvidia-gpu/nvidia-rtx-2000-ada-gpu")
+read("rtx-2000-ada", "mem", 16, page(*ITC_2000, "\"GPU Memory | 16GB GDDR6\""))
+read("rtx-2000-ada", "bw", 224, page(*ITC_2000, "\"Memory Bandwidth | 224GB/s\""))
+read("rtx-2000-ada", "fp8", 96.0, page(*ITC_2000, "\"Tensor Performance | 191.9 TFLOPS\" (NVIDIA's FP8 figure with sparsity), halved"))
+read("rtx-2000-ada", "bf16", 48.0, "derived: 191.9 (FP8 with sparsity) / 2 dense / 2 for FP16 (" + page(*ITC_2000, "\"Tensor Performance | 191.9 TFLOPS\"") + ")")
+TOPCPU_4000 = ("topcpu.net, NVIDIA RTX 2000 Ada vs RTX 4000 Ada (database copy)", "https://www.topcpu.net/en/gpu-c/rtx-2000-ada-generation-vs-rtx-4000-ada-generation")
+read("rtx-4000-ada", "mem", 20, page(*TOPCPU_4000, "RTX 4000 Ada \"Memory Size\" \"20GB\""))
+read("rtx-4000-ada", "bw", 360, page(*TOPCPU_4000, "RTX 4000 Ada \"Memory Bus\" \"160bit\", \"Bandwidth\" \"360.0GB/s\""))
+ASKG_4500 = ("askgeek.io, NVIDIA RTX 4500 Ada Generation (database copy)", "https://askgeek.io/es/gpus/NVIDIA/RTX-4500-Ada-Generation")
+read("rtx-4500-ada", "mem", 24, page(*ASKG_4500, "\"Cantidad de RAM máxima - 24 GB\""))
+read("rtx-4500-ada", "bw", 432, page(*ASKG_4500, "\"Ancho del bus de memoria - 192 bit\", \"Ancho de banda de la memoria - 432.0 GB/s\""))
+HMC_5000 = ("hmc-tech.com, NVIDIA RTX 5000 Ada vs RTX 4000 Ada (database copy)", "https://hmc-tech.com/gpu/nvidia-rtx-5000-ada-vs-nvidia-rtx-4000-ada")
+read("rtx-5000-ada", "mem", 32, page(*HMC_5000, "RTX 5000 Ada \"32GB GDDR6\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
