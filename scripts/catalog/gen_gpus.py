@@ -619,9 +619,6 @@ read("gtx-1660", "mem", 6, page(*TOMSHW_1660, "\"La GTX 1660 standard ha 6 GB di
 G3D_7600 = ("Guru3D, Radeon RX 7600 review, specifications page", "https://www.guru3d.com/articles-pages/radeon-rx-7600-review,4.html")
 read("rx-7600", "mem", 8, page(*G3D_7600, "7600 \"8 GB GDDR6\""))
 read("rx-7600", "bw", 288, page(*G3D_7600, "7600 \"128-bit\", \"18 Gbps\", \"288 GB/s\""))
-CPT_7800 = ("cputronic.com, AMD Radeon RX 7800 XT vs RX 7600 (database copy)", "https://cputronic.com/gpu/compare/amd-radeon-rx-7800-xt-vs-amd-radeon-rx-7600")
-read("rx-7800-xt", "mem", 16, page(*CPT_7800, "RX 7800 XT \"Memory Size\" \"16GB\""))
-read("rx-7800-xt", "bw", 624, page(*CPT_7800, "RX 7800 XT \"256bit\", \"624.1 GB/s\" (AMD rounds to 624)"))
 
 # Tensor rates derived from SM count and boost clock: the two inputs re-read.
 def tc_read(i, sm, mhz, wp, pg):
@@ -658,6 +655,27 @@ read("rtx-4500-ada", "mem", 24, page(*ASKG_4500, "\"Cantidad de RAM máxima - 24
 read("rtx-4500-ada", "bw", 432, page(*ASKG_4500, "\"Ancho del bus de memoria - 192 bit\", \"Ancho de banda de la memoria - 432.0 GB/s\""))
 HMC_5000 = ("hmc-tech.com, NVIDIA RTX 5000 Ada vs RTX 4000 Ada (database copy)", "https://hmc-tech.com/gpu/nvidia-rtx-5000-ada-vs-nvidia-rtx-4000-ada")
 read("rtx-5000-ada", "mem", 32, page(*HMC_5000, "RTX 5000 Ada \"32GB GDDR6\""))
+
+FUD_6600XT = ("Fudzilla, AMD officially announces Radeon RX 6600 XT", "https://mail.fudzilla.net/news/graphics/53319-amd-officially-announces-radeon-rx-6600-xt")
+read("rx-6600-xt", "mem", 8, page(*FUD_6600XT, "\"8GB of 16Gbps GDDR6 memory\""))
+read("rx-6600-xt", "bw", 256, page(*FUD_6600XT, "\"on a 128-bit memory interface, which adds up to 256 GB/s of memory bandwidth\""))
+HH_6600XT = ("HotHardware, AMD Radeon RX 6600 XT 8GB GDDR6 for 1080p gaming", "https://hothardware.com/news/amd-radeon-rx-6600-xt-8gb-gddr6-1080p-gaming")
+read("rx-6700-xt", "mem", 12, page(*HH_6600XT, "\"the Radeon RX 6700 XT sports ... 12GB of GDDR6 memory\""))
+read("rx-6700-xt", "bw", 384, page(*HH_6600XT, "RX 6700 XT: \"a 192-bit wide memory bus, 384GB/s of memory bandwidth\""))
+MTP = ("Meterpreter, AMD launches Radeon RX 7600 XT 16GB graphics card", "https://meterpreter.org/amd-launches-radeon-rx-7600-xt-16gb-graphics-card/")
+read("rx-7600-xt", "mem", 16, page(*MTP, "\"The GDDR6 memory capacity has been upgraded from 8GB in the Radeon RX 7600 to 16GB\""))
+read("rx-7600-xt", "bw", 288, page(*MTP, "\"128-bit memory interface width. The memory speed remains at 18Gbps, with a memory bandwidth of 288GB/s\""))
+ELT = ("Elektronika.lt, AMD pristatė Radeon RX 7800 XT ir RX 7700 XT (Gamescom launch)", "http://elektronika.lt/naujienos/kompiuterija/88558/komentarai")
+read("rx-7800-xt", "mem", 16, page(*ELT, "RX 7800 XT: \"16 GB GDDR6 atminties per visą lusto 256 bitų atminties sąsają\""))
+read("rx-7800-xt", "bw", 624, page(*ELT, "RX 7800 XT: \"jo atmintis veikia 19,5 Gb/s sparta, todėl atminties pralaidumas siekia 624 GB/s\""))
+read("rx-7700-xt", "mem", 12, page(*ELT, "RX 7700 XT: \"atminties dydis sumažintas iki 12 GB\", \"atminties magistralės plotis – iki 192 bitų\""))
+ITC_W7900 = ("IT Creations, AMD Radeon PRO W7900 GPU", "https://www.itcreations.com/amd-gpu/amd-radeon-pro-w7900-gpu")
+read("radeon-pro-w7900", "mem", 48, page(*ITC_W7900, "\"The memory capacity on the AMD Radeon W7900 GPU is 48GB of GDDR6\""))
+read("radeon-pro-w7900", "bw", 864, page(*ITC_W7900, "\"a blazing fast speed of 864 GB/s and a memory interface of 384-bit\""))
+HH_9060 = ("HotHardware, Gigabyte Radeon RX 9060 XT review", "https://hothardware.com/reviews/gigabyte-radeon-rx-9600-xt-gpu-review")
+for i, mem in [("rx-9060-xt-16gb", 16), ("rx-9060-xt-8gb", 8)]:
+    read(i, "mem", mem, page(*HH_9060, "\"AMD Radeon RX 9060 XT: 16GB MSRP $349, 8GB $299\""))
+    read(i, "bw", 320, page(*HH_9060, "\"GDDR6 memory operating at an effective 20Gbps over a 128-bit interface (320GB/s peak bandwidth)\""))
 
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
