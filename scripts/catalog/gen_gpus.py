@@ -677,6 +677,26 @@ for i, mem in [("rx-9060-xt-16gb", 16), ("rx-9060-xt-8gb", 8)]:
     read(i, "mem", mem, page(*HH_9060, "\"AMD Radeon RX 9060 XT: 16GB MSRP $349, 8GB $299\""))
     read(i, "bw", 320, page(*HH_9060, "\"GDDR6 memory operating at an effective 20Gbps over a 128-bit interface (320GB/s peak bandwidth)\""))
 
+PPC_PRO = ("PurePC, NVIDIA RTX PRO 6000, RTX PRO 5000, RTX PRO 4500 and RTX PRO 4000 Blackwell (GTC 2025)",
+           "https://www.purepc.pl/nvidia-rtx-pro-6000-rtx-pro-6000-max-q-rtx-pro-5000-rtx-pro-4500-oraz-rtx-pro-4000-profesjonalne-karty-graficzne-blackwell")
+read("rtx-pro-6000-blackwell", "mem", 96, page(*PPC_PRO, "RTX PRO 6000: \"96 GB pamięci GDDR7 ECC na 512-bitowej magistrali\""))
+read("rtx-pro-6000-blackwell", "bw", 1792, page(*PPC_PRO, "RTX PRO 6000: \"przekłada się na przepustowość 1792 GB/s\""))
+read("rtx-pro-5000-blackwell", "mem", 48, page(*PPC_PRO, "RTX PRO 5000: \"48 GB pamięci GDDR7 ECC na 384-bitowej magistrali\""))
+read("rtx-pro-5000-blackwell", "bw", 1344, page(*PPC_PRO, "RTX PRO 5000: \"przekłada się na przepustowość 1344 GB/s\""))
+TW_P40 = ("TechWarrant (Tweakers copy), Nvidia Announces Tesla P40 and P4 Accelerators, specification table", "https://techwarrant.com/nvidia-announces-tesla-p40-and-p4-accelerators/amp")
+read("tesla-p4", "mem", 8, page(*TW_P40, "Tesla P4 \"256bit gddr5\", \"8GB\""))
+read("tesla-p4", "bw", 192, page(*TW_P40, "Tesla P4 \"192GB/s\""))
+read("tesla-p4", "fp32", 5.5, page(*TW_P40, "Tesla P4 \"Single Precision (FP32)\" \"5.5Tflops\""))
+read("tesla-m40-24gb", "mem", 24, page(*TW_P40, "Tesla M40 \"384bit gddr5\", \"12GB/24GB\""))
+read("tesla-m40-12gb", "mem", 12, page(*TW_P40, "Tesla M40 \"384bit gddr5\", \"12GB/24GB\""))
+for i in ("tesla-m40-24gb", "tesla-m40-12gb"):
+    read(i, "fp32", 7.0, page(*TW_P40, "Tesla M40 \"Single Precision (FP32)\" \"7Tflops\" (3072 cores x 1114 MHz boost x 2 = 6.84)"))
+for i in ("tesla-p100-pcie-16gb", "tesla-p100-pcie-12gb"):
+    read(i, "fp32", 9.3, page(*T4G, "both PCIe Tesla P100 columns: \"Single Precision\" \"9.3 TFLOPS\""))
+read("tesla-p100-sxm2", "fp32", 10.6, page(*T4G, "Tesla P100 Mezzanine (SXM2) column: \"Single Precision\" \"10.6 TFLOPS\""))
+HH_P100 = ("HotHardware, NVIDIA Unveils Beastly Tesla P100", "https://hothardware.com/news/nvidia-unveils-beastly-tesla-p100-15-billion-transistor-16nm-finfet-gpu")
+read("tesla-p100-sxm2", "mem", 16, page(*HH_P100, "\"16GB of Chip on Wafer on Substrate (CoWoS) HBM2\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
