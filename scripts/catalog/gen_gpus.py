@@ -697,6 +697,43 @@ read("tesla-p100-sxm2", "fp32", 10.6, page(*T4G, "Tesla P100 Mezzanine (SXM2) co
 HH_P100 = ("HotHardware, NVIDIA Unveils Beastly Tesla P100", "https://hothardware.com/news/nvidia-unveils-beastly-tesla-p100-15-billion-transistor-16nm-finfet-gpu")
 read("tesla-p100-sxm2", "mem", 16, page(*HH_P100, "\"16GB of Chip on Wafer on Substrate (CoWoS) HBM2\""))
 
+PW_QR4 = ("ProductWiki, NVIDIA Quadro RTX 4000 8 GB (reseller data sheet)", "https://productwiki.co.uk/transparent-communications/components-graphics-cards/nvidia-quadro-rtx-4000-8-gb-3-dp-usbc-wiki/4594045.htm")
+read("quadro-rtx-4000", "mem", 8, page(*PW_QR4, "\"Discrete graphics adapter memory 8 GB\""))
+read("quadro-rtx-4000", "bw", 416, page(*PW_QR4, "\"Memory bandwidth (max)416 GB/s\", \"Memory bus 256 bit\""))
+BTO = ("BTO-PC-Fan, NVIDIA Quadro RTX 4000 announced (Quadro RTX lineup table)", "https://bto-pc-fan.com/2018/11/14/post-2927")
+read("quadro-rtx-4000", "bf16", 57.0, page(*BTO, "RTX 4000: \"288基のTensor Coreにより57TFlopsのDeep learning performance\""))
+read("quadro-rtx-8000", "mem", 48, page(*BTO, "RTX 8000 column: \"GDDR6 48GB\""))
+read("quadro-rtx-6000", "mem", 24, page(*BTO, "RTX 6000 column: \"GDDR6 24GB\""))
+SYS_QR6 = ("sysrqmts.com, NVIDIA A40 PCIe vs Quadro RTX 6000 (database copy)", "https://sysrqmts.com/fr/gpus/compare/nvidia-a40-pcie-vs-nvidia-quadro-rtx-6000")
+read("quadro-rtx-6000", "bw", 672, page(*SYS_QR6, "Quadro RTX 6000 \"14 Gbps effective\", \"384 bit\", \"672.0 GB/s\""))
+CPT_A4500 = ("cputronic.com, NVIDIA RTX A4500 vs RTX PRO 2000 Blackwell (database copy)", "https://cputronic.com/gpu/compare/nvidia-rtx-a4500-vs-nvidia-rtx-pro-2000-blackwell")
+read("rtx-a4500", "mem", 20, page(*CPT_A4500, "RTX A4500 \"20GB\" GDDR6"))
+read("rtx-a4500", "bw", 640, page(*CPT_A4500, "RTX A4500 \"320bit\", \"640.0 GB/s\""))
+ASK_A5500 = ("askgeek.io, NVIDIA RTX A5500 (database copy)", "https://askgeek.io/es/gpus/NVIDIA/NVIDIA-RTX-A5500")
+read("rtx-a5500", "mem", 24, page(*ASK_A5500, "\"Cantidad de RAM máxima - 24 GB\""))
+read("rtx-a5500", "bw", 768, page(*ASK_A5500, "\"Ancho del bus de memoria - 384 bit\", \"Ancho de banda de la memoria - 768.0 GB/s\""))
+TAB_A2000 = ("Tabletowo, NVIDIA RTX A2000 specyfikacja", "https://www.tabletowo.pl/560720-nowosc-nvidia-rtx-a2000-specyfikacja-cena/")
+read("rtx-a2000-6gb", "mem", 6, page(*TAB_A2000, "\"6 GB pamięci wideo GDDR6\""))
+read("rtx-a2000-6gb", "bw", 288, page(*TAB_A2000, "\"na 192-bitowej szynie i efektywnym taktowaniu na poziomie 12000 MHz\" (12 Gbps x 192-bit = 288 GB/s)"))
+ARMA = ("Armacomp, PNY RTX A2000 12GB (reseller listing)", "https://armacomp.hu/termek/3136/alkatresz/videokartya/pny-rtx-a2000-12gb-ddr6-oem")
+read("rtx-a2000-12gb", "mem", 12, page(*ARMA, "\"12GB, GDDR6, 192bit\""))
+OCA_1070 = ("ocaholic, Nvidia Geforce GTX 1070 official specifications", "https://ocaholic.ch/modules/news/article.php?lang=german&storyid=14744")
+read("gtx-1070", "mem", 8, page(*OCA_1070, "\"8GB des üblichen GDDR5-Speichers\""))
+read("gtx-1070", "bw", 256, page(*OCA_1070, "\"256-Bit-Interface verbunden. Insgesamt ergibt sich so eine Bandbreite von 256GB/s\""))
+read("gtx-1070", "fp32", 6.5, "derived: 1920 CUDA cores x boost 1683 MHz x 2 FLOP/clk (" + page(*OCA_1070, "\"1920 CUDA-Kerne\", boost \"bis zu 1683MHz\"") + ")")
+HWL_1070TI = ("Hardwareluxx, GeForce GTX 1070 Ti", "https://www.hardwareluxx.de/index.php/tags/geforce-gtx-1070-ti.html")
+read("gtx-1070-ti", "mem", 8, page(*HWL_1070TI, "\"256 Bit breites Speicherinterface, welches 8 GB an GDDR5 mit 2.000 MHz an sich bindet\""))
+read("gtx-1070-ti", "bw", 256, page(*HWL_1070TI, "\"256 Bit\", \"GDDR5 mit 2.000 MHz\" (8 Gbps effective x 256-bit = 256 GB/s)"))
+BOOT_1070TI = ("Booteng, GTX 1070 Ti review (規格解析)", "https://booteng.com/b/246857.html")
+read("gtx-1070-ti", "fp32", 8.2, "derived: 2432 CUDA cores x boost 1683 MHz x 2 FLOP/clk (" + page(*HWL_1070TI, "\"2.432 Shader\"") + "; " + page(*BOOT_1070TI, "\"Boost频率和GTX 1070齐平,为1683MHz\"") + ")")
+read("gtx-1080", "fp32", 8.9, "derived: 2560 CUDA cores x boost 1733 MHz x 2 FLOP/clk (" + page(*IBA, "\"2560 CUDA cores\", \"boost ... up to 1.733 GHz\"") + ")")
+GECID = ("GECID, A closer look at the GeForce GTX 1080 Ti", "https://ua.gecid.com/news/bolee_podrobnyj_vzglyad_na_geforce_gtx_1080_ti")
+read("gtx-1080-ti", "fp32", 11.3, "derived: 3584 CUDA cores x boost 1582 MHz x 2 FLOP/clk (" + page(*GECID, "\"3584 CUDA-ядер\", \"динамічна сягає 1582 МГц\"") + ")")
+for i, n, cores, mhz in [("gtx-1660-ti", "GTX 1660 Ti", 1536, 1770), ("gtx-1660-super", "GTX 1660 SUPER", 1408, 1785),
+                         ("gtx-1660", "GTX 1660", 1408, 1785), ("gtx-1650", "GTX 1650", 896, 1665)]:
+    read(i, "fp32", r1(cores * mhz * 2 / 1e6), f"derived: {cores} CUDA cores x boost {mhz} MHz x 2 FLOP/clk ("
+         + page(*G3D_16, f"{n} \"CUDA Cores\" \"{cores}\", \"Boost Clock\" \"{mhz} MHz\"") + ")")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
