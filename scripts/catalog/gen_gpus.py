@@ -573,9 +573,9 @@ apple("apple-m4-max-32c", "bw", 410, *ARS_M4, "\"The low-end M4 Max offers 410GB
 TMORAN = ("TechMoran, Apple unveils its most powerful chips: the M4 Pro and M4 Max", "https://techmoran.com/2024/10/31/apple-unveils-its-most-powerful-chips-the-m4-pro-and-m4-max/?amp=1")
 apple("apple-m4-pro", "mem", 64, *TMORAN, "M4 Pro: \"Supporting up to 64GB of unified memory at 273GB/s bandwidth\"")
 apple("apple-m4-pro", "bw", 273, *TMORAN, "M4 Pro: \"273GB/s bandwidth\"")
-NBC_M4M = ("Notebookcheck, Apple M4 Max official", "http://www.notebookcheck.net/Apple-M4-Max-official-with-incremental-upgrades-over-the-M3-Max.911098.0.html")
-apple("apple-m4-max-40c", "mem", 128, *NBC_M4M, "16-core CPU, 40-core GPU: \"supports up to 128 GB of 'unified' memory\"")
-apple("apple-m4-max-40c", "bw", 546, *NBC_M4M, "\"with a total bandwidth of 546 GB/s\"")
+GB_M4M = ("GameBastion (Wccftech copy), Apple's M4 Max is the first non-Ultra chip past 500GB/s", "https://gamebastion.com/n/apple-s-m4-max-is-the-first-non-ultra/474547")
+apple("apple-m4-max-40c", "mem", 128, *GB_M4M, "\"configured with up to a 16-core CPU and a 40-core GPU ... up to 128GB of unified RAM\"")
+apple("apple-m4-max-40c", "bw", 546, *GB_M4M, "\"which Apple claims has a bandwidth of 546GB/s\"")
 
 SCAN = ("Scan TekSpek, NVIDIA GeForce RTX 3060 Ti, specification table", "https://www.scan.co.uk/tekspek/gpu-graphics/nvidia-geforce-rtx-3060ti")
 for i, n, mem, bus, gbps, bw in [
@@ -666,9 +666,11 @@ MTP = ("Meterpreter, AMD launches Radeon RX 7600 XT 16GB graphics card", "https:
 read("rx-7600-xt", "mem", 16, page(*MTP, "\"The GDDR6 memory capacity has been upgraded from 8GB in the Radeon RX 7600 to 16GB\""))
 read("rx-7600-xt", "bw", 288, page(*MTP, "\"128-bit memory interface width. The memory speed remains at 18Gbps, with a memory bandwidth of 288GB/s\""))
 ELT = ("Elektronika.lt, AMD pristatė Radeon RX 7800 XT ir RX 7700 XT (Gamescom launch)", "http://elektronika.lt/naujienos/kompiuterija/88558/komentarai")
-read("rx-7800-xt", "mem", 16, page(*ELT, "RX 7800 XT: \"16 GB GDDR6 atminties per visą lusto 256 bitų atminties sąsają\""))
-read("rx-7800-xt", "bw", 624, page(*ELT, "RX 7800 XT: \"jo atmintis veikia 19,5 Gb/s sparta, todėl atminties pralaidumas siekia 624 GB/s\""))
-read("rx-7700-xt", "mem", 12, page(*ELT, "RX 7700 XT: \"atminties dydis sumažintas iki 12 GB\", \"atminties magistralės plotis – iki 192 bitų\""))
+CPT_7800 = ("cputronic.com, AMD Radeon RX 7800 XT vs RX 7600 (database copy)", "https://cputronic.com/gpu/compare/amd-radeon-rx-7800-xt-vs-amd-radeon-rx-7600")
+read("rx-7800-xt", "mem", 16, page(*CPT_7800, "RX 7800 XT \"Memory Size\" \"16GB\"")[:-len(" [read]")] + "; "
+     + page(*ELT, "RX 7800 XT: \"16 GB GDDR6 atminties per visą lusto 256 bitų atminties sąsają\""))
+read("rx-7800-xt", "bw", 624, page(*CPT_7800, "RX 7800 XT \"256bit\", \"624.1 GB/s\"")[:-len(" [read]")] + "; "
+     + page(*ELT, "RX 7800 XT: \"jo atmintis veikia 19,5 Gb/s sparta, todėl atminties pralaidumas siekia 624 GB/s\""))
 ITC_W7900 = ("IT Creations, AMD Radeon PRO W7900 GPU", "https://www.itcreations.com/amd-gpu/amd-radeon-pro-w7900-gpu")
 read("radeon-pro-w7900", "mem", 48, page(*ITC_W7900, "\"The memory capacity on the AMD Radeon W7900 GPU is 48GB of GDDR6\""))
 read("radeon-pro-w7900", "bw", 864, page(*ITC_W7900, "\"a blazing fast speed of 864 GB/s and a memory interface of 384-bit\""))
