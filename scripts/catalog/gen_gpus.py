@@ -755,6 +755,13 @@ tc_read("rtx-3060-8gb", 28, 1777, GA_WP, page(*FPSB_3060, "RTX 3060 8 GB \"SM Co
 SC_3060 = ("siliconcat.net, GeForce RTX 3060 vs RTX 4060 Ti (database copy)", "https://siliconcat.net/gpu/compare/nvidia-geforce-rtx-3060-vs-nvidia-geforce-rtx-4060-ti")
 tc_read("rtx-3060-12gb", 28, 1777, GA_WP, page(*SC_3060, "GeForce RTX 3060 \"Boost Clock 1777MHz\", \"SM Count 28\""))
 
+TW_M1 = ("Techworm (mirror), Apple's latest M1 Max chip packs more raw GPU power than Sony's PlayStation 5", "https://tendencyweed.pages.dev/posts/apple-s-latest-m1-max-chip-packs-more-raw-gpu-power-than-sony-s-playstation-5-759033")
+for i, n, tf in [("apple-m1", "M1 8-core", 2.6), ("apple-m1-pro", "M1 Pro 16-core", 5.2), ("apple-m1-max", "M1 Max 32-core", 10.4)]:
+    read(i, "fp32", tf, page(*TW_M1, f"\"{n} = {tf} TF\"") [:-len(" [read]")] + " (FP32; no matrix units, FP16 at the same rate) [read]")
+DEC_M5 = ("The Decoder, Apple's M5 chip brings faster AI to MacBook, iPad and Vision Pro", "https://the-decoder.com/apples-m5-chip-brings-faster-ai-to-macbook-ipad-and-vision-pro/")
+apple("apple-m5", "mem", 32, *DEC_M5, "\"supports up to 32 GB of unified memory\"")
+apple("apple-m5", "bw", 153, *DEC_M5, "\"offers 153 GB/s of shared memory bandwidth\"")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
