@@ -762,6 +762,22 @@ DEC_M5 = ("The Decoder, Apple's M5 chip brings faster AI to MacBook, iPad and Vi
 apple("apple-m5", "mem", 32, *DEC_M5, "\"supports up to 32 GB of unified memory\"")
 apple("apple-m5", "bw", 153, *DEC_M5, "\"offers 153 GB/s of shared memory bandwidth\"")
 
+AT_MI210 = ("AnandTech, AMD Releases Instinct MI210 Accelerator: CDNA 2 On a PCIe Card (blog copy)", "https://bonggakadai.blogspot.com/2022/03/amd-releases-instinct-mi210-accelerator.html")
+read("mi210", "mem", 64, page(*AT_MI210, "MI210 \"VRAM\" \"64GB\""))
+read("mi210", "bw", 1638.4, page(*AT_MI210, "MI210 \"3.2 Gbps HBM2E\", \"4096-bit\", \"1.6TBps\" (4,096 bits x 3.2 GT/s = 1,638.4 GB/s)"))
+read("mi210", "bf16", 181.0, page(*AT_MI210, "MI210 \"FP16 Matrix\" \"181 TFLOPS\""))
+CN_GRE = ("CNews.cz, Radeon RX 7900 GRE vydán: specifikace, TDP a cena", "https://www.cnews.cz/clanky/radeon-rx-7900-gre-vydan-specifikace-tdp-a-cena-bude-k-dostani-i-u-nas-pres-oem-trh/")
+read("rx-7900-gre", "mem", 16, page(*CN_GRE, "\"Spolu s 256bitovou sběrnicí a 16GB pamětí GDDR6\""))
+read("rx-7900-gre", "bw", 576, page(*CN_GRE, "\"Takt pamětí je 18,0 GHz efektivně\" ... \"stejnou propustnost 576 GB/s jako Radeon RX 6950 XT\""))
+KG_6X50 = ("KitGuru, Asus, Sapphire and PowerColor announce custom RX 6950 XT, RX 6750 XT and RX 6650 XT (AMD specification table)",
+           "https://www.kitguru.net/components/graphic-cards/matthew-wilson/asus-sapphire-and-powercolor-announce-custom-rx-6950-xt-rx-6750-xt-and-rx-6650-xt-graphics-cards/")
+for i, n, mem, gbps, bw, bus in [("rx-6750-xt", "RX 6750 XT", 12, "18", 432, 192), ("rx-6650-xt", "RX 6650 XT", 8, "17.5", 280, 128)]:
+    read(i, "mem", mem, page(*KG_6X50, f"{n} \"{mem}GB GDDR6 {gbps}Gbps\""))
+    read(i, "bw", bw, page(*KG_6X50, f"{n} \"Memory Bandwidth\" \"{bw} GB/s\", \"Memory Interface\" \"{bus}-bit\""))
+HH_6950 = ("HotHardware, AMD Radeon RX 6950 XT, 6750 XT and 6650 XT deliver faster memory and clocks", "https://hothardware.com/news/amd-radeon-rx-6950-xt-6760-6650-faster-memory-clocks")
+read("rx-6950-xt", "fp32", 23.7, page(*HH_6950, "RX 6950 XT: \"This results in 23.65 TFLOPS of FP32\""))
+read("mi50-16gb", "mem", 16, page(*SEGNEXT, "\"the Radeon Instinct MI50 comes with 16GB of HBM2 memory\"")[:-len(" [read]")] + "; " + page(*AT_MI210, "MI50 column \"VRAM\" \"16GB\", \"Memory Bandwidth\" \"1.02TBps\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
