@@ -778,6 +778,16 @@ HH_6950 = ("HotHardware, AMD Radeon RX 6950 XT, 6750 XT and 6650 XT deliver fast
 read("rx-6950-xt", "fp32", 23.7, page(*HH_6950, "RX 6950 XT: \"This results in 23.65 TFLOPS of FP32\""))
 read("mi50-16gb", "mem", 16, page(*SEGNEXT, "\"the Radeon Instinct MI50 comes with 16GB of HBM2 memory\"")[:-len(" [read]")] + "; " + page(*AT_MI210, "MI50 column \"VRAM\" \"16GB\", \"Memory Bandwidth\" \"1.02TBps\""))
 
+HMC_A2 = ("hmc-tech.com, NVIDIA A2 vs NVIDIA A40 (database copy)", "https://hmc-tech.com/gpu/nvidia-a2-vs-nvidia-a40")
+read("a2", "mem", 16, page(*HMC_A2, "NVIDIA A2 \"16GB GDDR6\""))
+read("a2", "bf16", 18, page(*HMC_A2, "NVIDIA A2 \"BF16\" \"18.13 TFLOPS Tensor\", \"36.25 TFLOPS Tensor Sparse\": the dense figure (NVIDIA rounds to 18)"))
+SYS_3050 = ("sysrqmts.com, GeForce GTX 970 vs GeForce RTX 3050 8 GB (database copy)", "https://sysrqmts.com/pt/gpus/compare/nvidia-geforce-gtx-970-vs-nvidia-geforce-rtx-3050-8-gb")
+read("rtx-3050-8gb", "mem", 8, page(*SYS_3050, "RTX 3050 8 GB \"Tamanho da memória\" \"8 GB\""))
+read("rtx-3050-8gb", "bw", 224, page(*SYS_3050, "RTX 3050 8 GB \"14 Gbps effective\", \"128 bit\", \"224.0 GB/s\""))
+tc_read("rtx-3050-8gb", 20, 1777, GA_WP, page(*SYS_3050, "RTX 3050 8 GB \"Contagem SM\" \"20\", \"Frequência de Boost\" \"1777 MHz\""))
+TR_V100 = ("TechRival, NVIDIA Volta Tesla V100 cards detailed: 150W single-slot and 300W dual-slot PCIe accelerators", "https://www.techrival.com/nvidia-volta-tesla-v100-cards-detailed-150w-single-slot-300w-dual-slot-gv100-powered-pcie-accelerators/")
+read("v100-pcie-16gb", "mem", 16, page(*TR_V100, "\"Both designs will house NVIDIA's next generation GV100 GPU featuring 5120 Volta CUDA cores with 16GB of HBM2\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
