@@ -788,6 +788,17 @@ tc_read("rtx-3050-8gb", 20, 1777, GA_WP, page(*SYS_3050, "RTX 3050 8 GB \"Contag
 TR_V100 = ("TechRival, NVIDIA Volta Tesla V100 cards detailed: 150W single-slot and 300W dual-slot PCIe accelerators", "https://www.techrival.com/nvidia-volta-tesla-v100-cards-detailed-150w-single-slot-300w-dual-slot-gv100-powered-pcie-accelerators/")
 read("v100-pcie-16gb", "mem", 16, page(*TR_V100, "\"Both designs will house NVIDIA's next generation GV100 GPU featuring 5120 Volta CUDA cores with 16GB of HBM2\""))
 
+YJ_1050TI = ("As principais características técnicas da GTX 1050 Ti (blog)", "https://yjcarbidetool.com/20230804/as-principais-caracteristicas-tecnicas-da-gtx-1050-ti")
+AUT_1050 = ("Autonomy blog, GTX 1050 specs", "https://autonomy.githuka.com/blog/specs/")
+read("gtx-1050-ti", "mem", 4, page(*YJ_1050TI, "\"A GTX 1050 Ti é equipada com 4 GB de memória GDDR5\""))
+read("gtx-1050-ti", "bw", 112, page(*AUT_1050, "\"Like the 1050 Ti ... Instead of 4 GB on its aggregate 128-bit bus, though, Nvidia deploys 2 GB at the same 7 GT/s. Theoretical maximum bandwidth remains the same at 112 GB/s.\""))
+read("gtx-1050-ti", "fp32", 2.1, "derived: 768 CUDA cores x boost 1392 MHz x 2 FLOP/clk (" + page(*YJ_1050TI, "\"768 núcleos CUDA\", \"velocidade de clock boost de 1392 MHz\"") + ")")
+TG_XP = ("Techgage, NVIDIA Reveals New Top-End TITAN Xp", "https://techgage.com/news/nvidia-reveals-new-top-end-titan-xp/")
+read("titan-xp", "mem", 12, page(*TG_XP, "TITAN Xp \"Memory\" \"12288 MB\" \"GDDR5X\""))
+read("titan-xp", "bw", 547.7, page(*TG_XP, "TITAN Xp \"11.4Gbps\", \"547.7 GB/s\", \"384-bit\""))
+GR_XP = ("GameRevolution, The NVIDIA Titan Xp is now the world's most powerful graphics card", "https://gamerevolution.preprod.vip.gnmedia.net/news/13974-the-nvidia-titan-xp-is-now-the-worlds-most-powerful-graphics-card")
+read("titan-xp", "fp32", 12.1, "derived: 3840 CUDA cores x boost 1582 MHz x 2 FLOP/clk (" + page(*GR_XP, "TITAN Xp \"GPU Boost Clock\" \"1,582MHz\", \"CUDA Cores\" \"3,840\", \"Floating Point\" \"12 TFLOPS\"") + ")")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
