@@ -799,6 +799,22 @@ read("titan-xp", "bw", 547.7, page(*TG_XP, "TITAN Xp \"11.4Gbps\", \"547.7 GB/s\
 GR_XP = ("GameRevolution, The NVIDIA Titan Xp is now the world's most powerful graphics card", "https://gamerevolution.preprod.vip.gnmedia.net/news/13974-the-nvidia-titan-xp-is-now-the-worlds-most-powerful-graphics-card")
 read("titan-xp", "fp32", 12.1, "derived: 3840 CUDA cores x boost 1582 MHz x 2 FLOP/clk (" + page(*GR_XP, "TITAN Xp \"GPU Boost Clock\" \"1,582MHz\", \"CUDA Cores\" \"3,840\", \"Floating Point\" \"12 TFLOPS\"") + ")")
 
+TVS_PRO = ("TurboVS, NVIDIA RTX PRO 4000 Blackwell vs RTX PRO 4500 Blackwell", "https://www.turbovs.com/compare/nvidia-rtx-pro-4000-blackwell-vs-nvidia-rtx-pro-4500-blackwell")
+read("rtx-pro-4500-blackwell", "mem", 32, page(*TVS_PRO, "\"the RTX Pro 4500 ships with 32GB of VRAM over a 256-bit bus\""))
+read("rtx-pro-4500-blackwell", "bw", 896, page(*TVS_PRO, "\"896 GB/s of peak memory bandwidth versus 672 GB/s on the 4000\""))
+read("rtx-pro-4000-blackwell", "mem", 24, page(*TVS_PRO, "\"the RTX Pro 4000 offers 24GB across a narrower 192-bit bus\""))
+read("rtx-pro-4000-blackwell", "bw", 672, page(*TVS_PRO, "\"896 GB/s of peak memory bandwidth versus 672 GB/s on the 4000\""))
+BMH_P6000 = ("BenchmarkHardware, NVIDIA Quadro P6000 y P5000", "https://benchmarkhardware.com/?p=101867")
+read("quadro-p6000", "mem", 24, page(*BMH_P6000, "\"la P6000 ofrece 24GB VRAM GDDR5X\""))
+read("quadro-p6000", "bw", 432, page(*BMH_P6000, "\"una interfaz bus de 384 bits y con 432GB/s de banda ancha\""))
+OCA_P5000 = ("ocaholic, Nvidia Quadro P6000 e P5000 (announcement)", "https://ocaholic.ch/modules/news/article.php?lang=italian&storyid=15130")
+read("quadro-p5000", "mem", 16, page(*OCA_P5000, "\"la P5000, basata sul chip GP104 e dotata di 16GB di memoria GDDR5X\""))
+read("rtx-5000-ada", "fp8", 522.2, page(*HMC_5000, "RTX 5000 Ada \"FP8\" \"522.24 TFLOPS Tensor (FP32 Accumulate)\", \"1.04 PFLOPS ... Sparse\": the dense figure"))
+read("rtx-5000-ada", "bf16", 261.1, page(*HMC_5000, "RTX 5000 Ada \"BF16\" \"261.12 TFLOPS Tensor\", \"522.24 TFLOPS Tensor Sparse\": the dense figure"))
+DPJ = ("Dr. Pranay Jha, The NVIDIA Data-Center GPU Lineup: Hopper vs Blackwell vs Rubin", "https://drpranayjha.com/nvidia-gpu-lineup-hopper-blackwell-rubin/")
+read("b300", "mem", 288, page(*DPJ, "\"B300 / Blackwell Ultra (288 GB HBM3e, 8 TB/s, 15 PFLOPS dense FP4)\""))
+read("b300", "bw", 8000, page(*DPJ, "\"B300 / Blackwell Ultra (288 GB HBM3e, 8 TB/s ...)\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
