@@ -815,6 +815,12 @@ DPJ = ("Dr. Pranay Jha, The NVIDIA Data-Center GPU Lineup: Hopper vs Blackwell v
 read("b300", "mem", 288, page(*DPJ, "\"B300 / Blackwell Ultra (288 GB HBM3e, 8 TB/s, 15 PFLOPS dense FP4)\""))
 read("b300", "bw", 8000, page(*DPJ, "\"B300 / Blackwell Ultra (288 GB HBM3e, 8 TB/s ...)\""))
 
+TH_TRTX = ("Tom's Hardware, Nvidia Titan RTX specs and pricing", "https://www.tomshardware.com/news/nvidia-titan-rtx-specs-pricing,38184.html")
+PCR_TRTX = ("PCReview, NVIDIA announces Titan RTX graphics card", "https://www.pcreview.co.uk/articles/nvidia-announces-titan-rtx-graphics-card.272/")
+read("titan-rtx", "mem", 24, page(*TH_TRTX, "Titan RTX \"Memory Capacity\" \"24GB GDDR6\""))
+read("titan-rtx", "bw", 672, page(*TH_TRTX, "Titan RTX \"Memory Clock\" \"14Gbps\", \"Memory Bus\" \"384-bit\", \"Memory Bandwidth\" \"672 GB/s\""))
+read("titan-rtx", "bf16", r1(72 * 1770 * 1024 / 1e6), "derived: SMs 72 x boost 1770 MHz x 1024 FLOP/clk/SM (dense FP16 with FP32 accumulate, full rate on TITAN; the per-SM rate of the " + TU_WP + "); SM count and boost clock from the " + page(*PCR_TRTX, "\"72 x streaming multiprocessors\", \"1770 MHz boost clock\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
