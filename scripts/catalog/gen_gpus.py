@@ -821,6 +821,9 @@ read("titan-rtx", "mem", 24, page(*TH_TRTX, "Titan RTX \"Memory Capacity\" \"24G
 read("titan-rtx", "bw", 672, page(*TH_TRTX, "Titan RTX \"Memory Clock\" \"14Gbps\", \"Memory Bus\" \"384-bit\", \"Memory Bandwidth\" \"672 GB/s\""))
 read("titan-rtx", "bf16", r1(72 * 1770 * 1024 / 1e6), "derived: SMs 72 x boost 1770 MHz x 1024 FLOP/clk/SM (dense FP16 with FP32 accumulate, full rate on TITAN; the per-SM rate of the " + TU_WP + "); SM count and boost clock from the " + page(*PCR_TRTX, "\"72 x streaming multiprocessors\", \"1770 MHz boost clock\""))
 
+FPSB_5070 = ("fpsbench.com, Intel Iris Xe MAX Graphics vs GeForce RTX 5070 (database copy)", "https://fpsbench.com/compare/gpu/intel-iris-xe-max-graphics-vs-nvidia-geforce-rtx-5070")
+read("rtx-5070", "bw", 672, page(*FPSB_5070, "RTX 5070 \"28 Gbps effective\", \"Memory Bus\" \"192 bit\", \"Bandwidth\" \"672.0 GB/s\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
