@@ -824,6 +824,9 @@ read("titan-rtx", "bf16", r1(72 * 1770 * 1024 / 1e6), "derived: SMs 72 x boost 1
 FPSB_5070 = ("fpsbench.com, Intel Iris Xe MAX Graphics vs GeForce RTX 5070 (database copy)", "https://fpsbench.com/compare/gpu/intel-iris-xe-max-graphics-vs-nvidia-geforce-rtx-5070")
 read("rtx-5070", "bw", 672, page(*FPSB_5070, "RTX 5070 \"28 Gbps effective\", \"Memory Bus\" \"192 bit\", \"Bandwidth\" \"672.0 GB/s\""))
 
+SYS_3080_12 = ("sysrqmts.com, GeForce RTX 3080 12 GB vs RTX A4000 (database copy)", "https://sysrqmts.com/tr/gpus/compare/nvidia-geforce-rtx-3080-12-gb-vs-nvidia-rtx-a4000")
+tc_read("rtx-3080-12gb", 70, 1710, GA_WP, page(*SYS_3080_12, "RTX 3080 12 GB \"SM sayısı\" \"70\", \"Saati artır\" \"1710 MHz\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
