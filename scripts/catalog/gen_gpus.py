@@ -827,6 +827,10 @@ read("rtx-5070", "bw", 672, page(*FPSB_5070, "RTX 5070 \"28 Gbps effective\", \"
 SYS_3080_12 = ("sysrqmts.com, GeForce RTX 3080 12 GB vs RTX A4000 (database copy)", "https://sysrqmts.com/tr/gpus/compare/nvidia-geforce-rtx-3080-12-gb-vs-nvidia-rtx-a4000")
 tc_read("rtx-3080-12gb", 70, 1710, GA_WP, page(*SYS_3080_12, "RTX 3080 12 GB \"SM sayısı\" \"70\", \"Saati artır\" \"1710 MHz\""))
 
+SYS_A6000 = ("sysrqmts.com, NVIDIA RTX A6000 vs NVIDIA Tesla P40 (database copy)", "https://sysrqmts.com/es/gpus/compare/nvidia-rtx-a6000-vs-nvidia-tesla-p40")
+read("rtx-a6000", "bf16", r1(84 * 1800 * 1024 / 1e6), WS1024.format(sm=84, mhz=1800, wp=GA_WP, pages=page(*SYS_A6000, "RTX A6000 \"Conteo SM\" \"84\", \"Aumento de frecuencia\" \"1800 MHz\"")))
+read("rtx-a5500", "bf16", r1(80 * 1665 * 1024 / 1e6), WS1024.format(sm=80, mhz=1665, wp=GA_WP, pages=page(*ASK_A5500, "\"Pipelines - 10240\" (128 per SM), \"Impulso de la velocidad del reloj - 1665 MHz\"")))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
