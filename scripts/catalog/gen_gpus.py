@@ -831,6 +831,9 @@ SYS_A6000 = ("sysrqmts.com, NVIDIA RTX A6000 vs NVIDIA Tesla P40 (database copy)
 read("rtx-a6000", "bf16", r1(84 * 1800 * 1024 / 1e6), WS1024.format(sm=84, mhz=1800, wp=GA_WP, pages=page(*SYS_A6000, "RTX A6000 \"Conteo SM\" \"84\", \"Aumento de frecuencia\" \"1800 MHz\"")))
 read("rtx-a5500", "bf16", r1(80 * 1665 * 1024 / 1e6), WS1024.format(sm=80, mhz=1665, wp=GA_WP, pages=page(*ASK_A5500, "\"Pipelines - 10240\" (128 per SM), \"Impulso de la velocidad del reloj - 1665 MHz\"")))
 
+SYS_A10 = ("sysrqmts.com, NVIDIA A10 PCIe vs NVIDIA Quadro RTX 4000 (database copy)", "https://sysrqmts.com/ru/gpus/compare/nvidia-a10-pcie-vs-nvidia-quadro-rtx-4000")
+read("a10", "bf16", r1(72 * 1695 * 1024 / 1e6), WS1024.format(sm=72, mhz=1695, wp=GA_WP, pages=page(*SYS_A10, "A10 PCIe \"Кол-во SM\" \"72\", \"Буст\" \"1695 MHz\"")))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
