@@ -834,6 +834,11 @@ read("rtx-a5500", "bf16", r1(80 * 1665 * 1024 / 1e6), WS1024.format(sm=80, mhz=1
 SYS_A10 = ("sysrqmts.com, NVIDIA A10 PCIe vs NVIDIA Quadro RTX 4000 (database copy)", "https://sysrqmts.com/ru/gpus/compare/nvidia-a10-pcie-vs-nvidia-quadro-rtx-4000")
 read("a10", "bf16", r1(72 * 1695 * 1024 / 1e6), WS1024.format(sm=72, mhz=1695, wp=GA_WP, pages=page(*SYS_A10, "A10 PCIe \"Кол-во SM\" \"72\", \"Буст\" \"1695 MHz\"")))
 
+CPT_6000ADA = ("cputronic.com, NVIDIA RTX 6000 Ada Generation (database copy)", "https://cputronic.com/de/gpu/nvidia-rtx-6000-ada-generation")
+_q6000 = page(*CPT_6000ADA, "\"18176 Shading-Einheiten\" (128 per SM, so 142 SMs), \"Boost-Takt\" \"2505MHz\"")
+read("rtx-6000-ada", "bf16", r1(142 * 2505 * 1024 / 1e6), WS1024.format(sm=142, mhz=2505, wp=AD_WP, pages=_q6000))
+read("rtx-6000-ada", "fp8", r1(142 * 2505 * 2048 / 1e6), "derived: SMs 142 x boost 2505 MHz x 2048 FLOP/clk/SM (dense FP8 with FP32 accumulate, twice the FP16 rate on workstation parts; " + AD_WP + "); SM count and boost clock from the " + _q6000)
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
