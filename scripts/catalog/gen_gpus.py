@@ -839,6 +839,12 @@ _q6000 = page(*CPT_6000ADA, "\"18176 Shading-Einheiten\" (128 per SM, so 142 SMs
 read("rtx-6000-ada", "bf16", r1(142 * 2505 * 1024 / 1e6), WS1024.format(sm=142, mhz=2505, wp=AD_WP, pages=_q6000))
 read("rtx-6000-ada", "fp8", r1(142 * 2505 * 2048 / 1e6), "derived: SMs 142 x boost 2505 MHz x 2048 FLOP/clk/SM (dense FP8 with FP32 accumulate, twice the FP16 rate on workstation parts; " + AD_WP + "); SM count and boost clock from the " + _q6000)
 
+CPT_7900XTX = ("cputronic.com, AMD Radeon RX 7900 XTX (database copy)", "https://cputronic.com/en/gpu/amd-radeon-rx-7900-xtx")
+CPT_7900XT = ("cputronic.com, AMD Radeon RX 7900 XT (database copy)", "https://cputronic.com/gpu/amd-radeon-rx-7900-xt")
+R3X2 = "derived: 2 x the peak FP32 rate (RDNA3 WMMA FP16 runs at twice the dual-issue FP32 rate, the ratio of AMD's published peak half- and single-precision figures); peak FP32 from the "
+read("rx-7900-xtx", "bf16", r1(2 * 61.42), R3X2 + page(*CPT_7900XTX, "RX 7900 XTX \"theoretical performance of 61.42 TFLOPS\", \"Boost Clock\" \"2499MHz\""))
+read("rx-7900-xt", "bf16", r1(2 * 51.48), R3X2 + page(*CPT_7900XT, "RX 7900 XT \"theoretical performance of 51.48 TFLOPS\", \"Boost Clock\" \"2394MHz\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
