@@ -845,6 +845,9 @@ R3X2 = "derived: 2 x the peak FP32 rate (RDNA3 WMMA FP16 runs at twice the dual-
 read("rx-7900-xtx", "bf16", r1(2 * 61.42), R3X2 + page(*CPT_7900XTX, "RX 7900 XTX \"theoretical performance of 61.42 TFLOPS\", \"Boost Clock\" \"2499MHz\""))
 read("rx-7900-xt", "bf16", r1(2 * 51.48), R3X2 + page(*CPT_7900XT, "RX 7900 XT \"theoretical performance of 51.48 TFLOPS\", \"Boost Clock\" \"2394MHz\""))
 
+CPT_7800XT = ("cputronic.com, AMD Radeon RX 7800 XT (database copy)", "https://cputronic.com/gpu/amd-radeon-rx-7800-xt")
+read("rx-7800-xt", "bf16", r1(2 * 37.32), R3X2 + page(*CPT_7800XT, "RX 7800 XT \"theoretical performance of 37.32 TFLOPS\", \"Boost Clock\" \"2430MHz\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
