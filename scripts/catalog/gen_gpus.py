@@ -848,6 +848,9 @@ read("rx-7900-xt", "bf16", r1(2 * 51.48), R3X2 + page(*CPT_7900XT, "RX 7900 XT \
 CPT_7800XT = ("cputronic.com, AMD Radeon RX 7800 XT (database copy)", "https://cputronic.com/gpu/amd-radeon-rx-7800-xt")
 read("rx-7800-xt", "bf16", r1(2 * 37.32), R3X2 + page(*CPT_7800XT, "RX 7800 XT \"theoretical performance of 37.32 TFLOPS\", \"Boost Clock\" \"2430MHz\""))
 
+FPSB_7600 = ("fpsbench.com, AMD Radeon RX 7600 vs Intel HD Graphics P4600 (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-rx-7600-vs-intel-hd-graphics-p4600")
+read("rx-7600", "bf16", 43.5, page(*FPSB_7600, "RX 7600 \"FP16 (TFLOPS)\" \"43.50 TFLOPS (2:1)\", \"FP32 (TFLOPS)\" \"21.75 TFLOPS\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
