@@ -851,6 +851,15 @@ read("rx-7800-xt", "bf16", r1(2 * 37.32), R3X2 + page(*CPT_7800XT, "RX 7800 XT \
 FPSB_7600 = ("fpsbench.com, AMD Radeon RX 7600 vs Intel HD Graphics P4600 (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-rx-7600-vs-intel-hd-graphics-p4600")
 read("rx-7600", "bf16", 43.5, page(*FPSB_7600, "RX 7600 \"FP16 (TFLOPS)\" \"43.50 TFLOPS (2:1)\", \"FP32 (TFLOPS)\" \"21.75 TFLOPS\""))
 
+FPSB_6800 = ("fpsbench.com, GeForce GT 730A vs AMD Radeon RX 6800 (database copy)", "https://fpsbench.com/compare/gpu/nvidia-geforce-gt-730a-vs-amd-radeon-rx-6800")
+read("rx-6800", "fp32", 16.2, page(*FPSB_6800, "RX 6800 \"FP32 (TFLOPS)\" \"16.17 TFLOPS\""))
+
+TH_6600 = ("Tom's Hardware, AMD Radeon RX 6600 review", "https://www.tomshardware.com/reviews/amd-radeon-rx-6600-review-xfx")
+FPSB_6600 = ("fpsbench.com, AMD Radeon RX 6600 vs Intel Iris Pro Graphics P580 (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-rx-6600-vs-intel-iris-pro-graphics-p580")
+read("rx-6600", "mem", 8, page(*TH_6600, "RX 6600 \"'only' 8GB VRAM\", \"reduced the GDDR6 speed from 16Gbps to 14Gbps\""))
+read("rx-6600", "bw", 224, page(*FPSB_6600, "RX 6600 \"14 Gbps effective\", \"Memory Bus\" \"128 bit\", \"Bandwidth\" \"224.0 GB/s\""))
+read("rx-6600", "fp32", 8.9, page(*FPSB_6600, "RX 6600 \"FP32 (TFLOPS)\" \"8.928 TFLOPS\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
