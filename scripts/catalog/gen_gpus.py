@@ -860,6 +860,12 @@ read("rx-6600", "mem", 8, page(*TH_6600, "RX 6600 \"'only' 8GB VRAM\", \"reduced
 read("rx-6600", "bw", 224, page(*FPSB_6600, "RX 6600 \"14 Gbps effective\", \"Memory Bus\" \"128 bit\", \"Bandwidth\" \"224.0 GB/s\""))
 read("rx-6600", "fp32", 8.9, page(*FPSB_6600, "RX 6600 \"FP32 (TFLOPS)\" \"8.928 TFLOPS\""))
 
+SWD_6x50 = ("swavedigest.com, AMD Radeon RX 6950 XT, 6750 XT and 6650 XT deliver faster memory and clocks", "https://swavedigest.com/amd-radeon-rx-6950-xt-6760-xt-and-6650-xt-deliver-faster-memory-and-clocks-to-gamers")
+read("rx-6750-xt", "fp32", 13.3, page(*SWD_6x50, "RX 6750 XT \"up to 13.31 TFLOPS of FP32\""))
+read("rx-6700-xt", "fp32", 13.2, page(*SWD_6x50, "RX 6750 XT \"13.31 TFLOPS of FP32 ... up a touch from 13.21 TFLOPS\" (the RX 6700 XT figure)"))
+HMC_6650 = ("hmc-tech.com, AMD Radeon RX 6650 XT vs GIGABYTE Radeon RX 6700 XT Gaming OC (database copy)", "https://hmc-tech.com/gpu/amd-radeon-rx-6650-xt-vs-gigabyte-radeon-rx-6700-xt-gaming-oc")
+read("rx-6650-xt", "fp32", 10.8, page(*HMC_6650, "AMD Radeon RX 6650 XT \"FP32 10.79 TFLOPS\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
