@@ -745,7 +745,7 @@ for i, n, xe, mhz in [("arc-a770-16gb", "A770", 32, 2100), ("arc-a770-8gb", "A77
 GM_6800XT = ("gpu-monkey.com, AMD Radeon RX 6800 XT (database copy)", "https://www.gpu-monkey.com/en/gpu-amd_radeon_rx_6800_xt")
 read("rx-6800-xt", "fp32", 20.7, page(*GM_6800XT, "\"a theoretical FP32 computing power of 20.74 TFLOPS is achieved\""))
 FPSB_6900 = ("fpsbench.com, AMD Radeon RX 6900 XT vs RX Vega 56 (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-rx-6900-xt-vs-amd-radeon-rx-vega-56")
-read("rx-6900-xt", "fp32", 23.0, page(*FPSB_6900, "RX 6900 XT \"FP32 (TFLOPS)\" \"23.04 TFLOPS\""))
+read("rx-6900-xt", "fp32", 23.0, "HEXUS, PowerColor Radeon RX 6600 XT Red Devil review (AMD specification table) (https://hexus.net/tech/reviews/graphics/148189-powercolor-radeon-rx-6600-xt-red-devil): Radeon RX 6900 XT \"Peak GFLOPS (SP)\" \"23,040\"; also " + page(*FPSB_6900, "RX 6900 XT \"FP32 (TFLOPS)\" \"23.04 TFLOPS\""))
 tc_read("rtx-4060", 24, 2460, AD_WP, page(TELEPOLIS[:TELEPOLIS.index(' (')], TELEPOLIS[TELEPOLIS.index('(') + 1:-1], "RTX 4060 \"3072 jednostkach CUDA\" (128 per SM), \"2460 MHz w Boost\""))
 for i in ("rtx-4060-ti-8gb", "rtx-4060-ti-16gb"):
     tc_read(i, 34, 2535, AD_WP, page(TELEPOLIS[:TELEPOLIS.index(' (')], TELEPOLIS[TELEPOLIS.index('(') + 1:-1], "RTX 4060 Ti \"4352 jednostki CUDA\" (128 per SM), \"w Boost rośnie do 2535 MHz\""))
@@ -851,14 +851,15 @@ read("rx-7800-xt", "bf16", r1(2 * 37.32), R3X2 + page(*CPT_7800XT, "RX 7800 XT \
 FPSB_7600 = ("fpsbench.com, AMD Radeon RX 7600 vs Intel HD Graphics P4600 (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-rx-7600-vs-intel-hd-graphics-p4600")
 read("rx-7600", "bf16", 43.5, page(*FPSB_7600, "RX 7600 \"FP16 (TFLOPS)\" \"43.50 TFLOPS (2:1)\", \"FP32 (TFLOPS)\" \"21.75 TFLOPS\""))
 
+HEXUS_6600XT = ("HEXUS, PowerColor Radeon RX 6600 XT Red Devil review (AMD specification table)", "https://hexus.net/tech/reviews/graphics/148189-powercolor-radeon-rx-6600-xt-red-devil")
 FPSB_6800 = ("fpsbench.com, GeForce GT 730A vs AMD Radeon RX 6800 (database copy)", "https://fpsbench.com/compare/gpu/nvidia-geforce-gt-730a-vs-amd-radeon-rx-6800")
-read("rx-6800", "fp32", 16.2, page(*FPSB_6800, "RX 6800 \"FP32 (TFLOPS)\" \"16.17 TFLOPS\""))
+read("rx-6800", "fp32", 16.2, page(*HEXUS_6600XT, "Radeon RX 6800 \"Peak GFLOPS (SP)\" \"16,166\"")[:-len(" [read]")] + "; also " + page(*FPSB_6800, "RX 6800 \"FP32 (TFLOPS)\" \"16.17 TFLOPS\""))
 
-TH_6600 = ("Tom's Hardware, AMD Radeon RX 6600 review", "https://www.tomshardware.com/reviews/amd-radeon-rx-6600-review-xfx")
-FPSB_6600 = ("fpsbench.com, AMD Radeon RX 6600 vs Intel Iris Pro Graphics P580 (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-rx-6600-vs-intel-iris-pro-graphics-p580")
-read("rx-6600", "mem", 8, page(*TH_6600, "RX 6600 \"'only' 8GB VRAM\", \"reduced the GDDR6 speed from 16Gbps to 14Gbps\""))
-read("rx-6600", "bw", 224, page(*FPSB_6600, "RX 6600 \"14 Gbps effective\", \"Memory Bus\" \"128 bit\", \"Bandwidth\" \"224.0 GB/s\""))
-read("rx-6600", "fp32", 8.9, page(*FPSB_6600, "RX 6600 \"FP32 (TFLOPS)\" \"8.928 TFLOPS\""))
+KOR_6600 = ("Korsaka reseller listing of the AMD Radeon RX 6600, reproducing AMD's specification table", "https://korsaka.com/shop/tarjeta-de-video-amd-radeon-rx-6600")
+read("rx-6600", "mem", 8, page(*KOR_6600, "\"Tamaño máx. de memoria 8 GB\", \"Tipo de memoria GDDR6\""))
+read("rx-6600", "bw", 224, page(*KOR_6600, "\"Velocidad de memoria Hasta 14 Gbps\", \"Interfaz de memoria 128-bit\", \"Ancho de banda de memoria Hasta 224 GB/\""))
+read("rx-6600", "fp32", 8.9, page(*KOR_6600, "\"Rendimiento de procesamiento de precisión simple máxima 8.93 TFLOPs\""))
+read("rx-6600-xt", "fp32", 10.6, page(*HEXUS_6600XT, "Radeon RX 6600 XT \"Peak GFLOPS (SP)\" \"10,605\""))
 
 SWD_6x50 = ("swavedigest.com, AMD Radeon RX 6950 XT, 6750 XT and 6650 XT deliver faster memory and clocks", "https://swavedigest.com/amd-radeon-rx-6950-xt-6760-xt-and-6650-xt-deliver-faster-memory-and-clocks-to-gamers")
 read("rx-6750-xt", "fp32", 13.3, page(*SWD_6x50, "RX 6750 XT \"up to 13.31 TFLOPS of FP32\""))
