@@ -867,6 +867,9 @@ read("rx-6700-xt", "fp32", 13.2, page(*SWD_6x50, "RX 6750 XT \"13.31 TFLOPS of F
 HMC_6650 = ("hmc-tech.com, AMD Radeon RX 6650 XT vs GIGABYTE Radeon RX 6700 XT Gaming OC (database copy)", "https://hmc-tech.com/gpu/amd-radeon-rx-6650-xt-vs-gigabyte-radeon-rx-6700-xt-gaming-oc")
 read("rx-6650-xt", "fp32", 10.8, page(*HMC_6650, "AMD Radeon RX 6650 XT \"FP32 10.79 TFLOPS\""))
 
+SVET_9070 = ("SvětHardware, AMD prý připravuje Radeon RX 9070 GRE (specification table of the RX 9000 cards)", "https://www.svethardware.cz/amd-pry-pripravuje-radeon-rx-9070-gre-ma-mit-48-cu-a-12-gb-vram/61763")
+read("rx-9070", "bf16", r1(56 * 2520 * 512 / 1e6), "derived: CUs 56 x boost 2520 MHz x 512 FLOP/clk/CU (vector FP16, twice the dual-issue FP32 rate of 256 FLOP/clk/CU that gives the page's FP32 figure); CU count, boost clock and FP32 from the " + page(*SVET_9070, "Radeon RX 9070 \"Počet CU\" \"56\", \"Boost frekvence\" \"2,52 GHz\", \"Hrubý výkon FP32\" \"36,1 TFLOPS\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
