@@ -870,6 +870,10 @@ read("rx-6650-xt", "fp32", 10.8, page(*HMC_6650, "AMD Radeon RX 6650 XT \"FP32 1
 SVET_9070 = ("SvětHardware, AMD prý připravuje Radeon RX 9070 GRE (specification table of the RX 9000 cards)", "https://www.svethardware.cz/amd-pry-pripravuje-radeon-rx-9070-gre-ma-mit-48-cu-a-12-gb-vram/61763")
 read("rx-9070", "bf16", r1(56 * 2520 * 512 / 1e6), "derived: CUs 56 x boost 2520 MHz x 512 FLOP/clk/CU (vector FP16, twice the dual-issue FP32 rate of 256 FLOP/clk/CU that gives the page's FP32 figure); CU count, boost clock and FP32 from the " + page(*SVET_9070, "Radeon RX 9070 \"Počet CU\" \"56\", \"Boost frekvence\" \"2,52 GHz\", \"Hrubý výkon FP32\" \"36,1 TFLOPS\""))
 
+TC_ARCB = ("TechCommand, The new Intel Arc B580 and B570 graphics are now official", "https://www.techcommand.uk/the-new-intel-arc-b580-and-b570-graphics-are-now-official-price-and-specifications/")
+read("arc-b580", "bf16", 116.5, "derived: 233 peak INT8 TOPS (XMX) / 2 for FP16 (" + page(*TC_ARCB, "Arc B580 \"233 TOPS for Artificial Intelligence tasks\"") + ")")
+read("arc-b570", "bf16", 101.5, "derived: 203 peak INT8 TOPS (XMX) / 2 for FP16 (" + page(*TC_ARCB, "Arc B570 \"up to 203 TOPS for AI\"") + ")")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
