@@ -874,6 +874,11 @@ TC_ARCB = ("TechCommand, The new Intel Arc B580 and B570 graphics are now offici
 read("arc-b580", "bf16", 116.5, "derived: 233 peak INT8 TOPS (XMX) / 2 for FP16 (" + page(*TC_ARCB, "Arc B580 \"233 TOPS for Artificial Intelligence tasks\"") + ")")
 read("arc-b570", "bf16", 101.5, "derived: 203 peak INT8 TOPS (XMX) / 2 for FP16 (" + page(*TC_ARCB, "Arc B570 \"up to 203 TOPS for AI\"") + ")")
 
+GG_2070 = ("GameGPU, GeForce RTX 2070 specification page", "https://pl.gamegpu.com/seria-geforce-rtx-2xx/GeForce-RTX-2070")
+read("rtx-2070", "mem", 8, page(*GG_2070, "\"Rozmiar pamięci wideo, MB 8192\""))
+read("rtx-2070", "bw", 448, page(*GG_2070, "\"Częstotliwość pamięci (efektywna), MHz 1750 (14000)\", \"Szyna pamięci, bit 256\", \"Przepustowość pamięci, GB/s 448\""))
+tc_read("rtx-2070", 36, 1620, TU_WP, page(*GG_2070, "\"36 wieloprocesorów SM\", \"częstotliwość GPU(wzmocnienie), MHz 1410 (1620)\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
