@@ -879,6 +879,9 @@ read("rtx-2070", "mem", 8, page(*GG_2070, "\"Rozmiar pamięci wideo, MB 8192\"")
 read("rtx-2070", "bw", 448, page(*GG_2070, "\"Częstotliwość pamięci (efektywna), MHz 1750 (14000)\", \"Szyna pamięci, bit 256\", \"Przepustowość pamięci, GB/s 448\""))
 tc_read("rtx-2070", 36, 1620, TU_WP, page(*GG_2070, "\"36 wieloprocesorów SM\", \"częstotliwość GPU(wzmocnienie), MHz 1410 (1620)\""))
 
+CPT_A2000_12 = ("cputronic.com, NVIDIA RTX A2000 12 GB (database copy)", "https://cputronic.com/pt/gpu/nvidia-rtx-a2000-12-gb")
+read("rtx-a2000-12gb", "bf16", r1(26 * 1200 * 1024 / 1e6), WS1024.format(sm=26, mhz=1200, wp=GA_WP, pages=page(*CPT_A2000_12, "\"3328 unidades de sombreamento\" (128 per SM, so 26 SMs), \"Relógio Boost\" \"1200MHz\"")))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
