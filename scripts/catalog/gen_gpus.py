@@ -377,6 +377,511 @@ for (i, n, al, mem, bw, url, fp32) in [
     gpu(i, n, "Apple", al, mem, f"{s}: up to {mem} GB unified memory", bw, f"{s}: {bw} GB/s unified memory bandwidth",
         note=AP_NOTE + ("" if fp32 else " Apple publishes no TFLOPS figure for this chip: the prefill ceiling is unknown."), **kw)
 
+# --- figures read on a public page (issue #30) ------------------------------------------------
+# (id, figure) -> (value, source): replaces the row's figure and its "[recall]" source when the
+# table is emitted. Each source names a page that was read and quotes what it states. NVIDIA's,
+# AMD's and Intel's own spec pages were not among the pages found, so most are launch reports or a
+# reseller's copy of the vendor's table, named as such; a database copy is used only where nothing
+# else was found, and says so.
+def page(title, url, quote):
+    return f"{title} ({url}): {quote} [read]"
+
+READ = {}
+def read(id, key, value, src):
+    READ[(id, key)] = (value, src)
+
+SVET_40S = ("svethardware.cz, GeForce RTX 4000 Super launch table "
+            "(https://www.svethardware.cz/nvidia-geforce-rtx-4000-super-prichazi-vice-jader-vice-pameti-nebo-nizsi-cena/60300)")
+for i, mem, gbps, bus, bw in [
+    ("rtx-4070", 12, "21", 192, 504), ("rtx-4070-super", 12, "21", 192, 504), ("rtx-4070-ti", 12, "21", 192, 504),
+    ("rtx-4070-ti-super", 16, "21", 256, 672), ("rtx-4080", 16, "22,4", 256, 717), ("rtx-4080-super", 16, "23", 256, 736),
+]:
+    read(i, "mem", mem, f"{SVET_40S}: \"{mem} GB GDDR6X\" [read]")
+    read(i, "bw", {717: 716.8}.get(bw, bw),
+         f"{SVET_40S}: \"{gbps} Gbps\", \"{bus}-bit\", \"{bw} GB/s\"" + (" (22.4 Gbps x 256-bit = 716.8 GB/s)" if bw == 717 else "") + " [read]")
+TELEPOLIS = "Telepolis.pl, GeForce RTX 4060 launch specifications (https://www.telepolis.pl/tech/sprzet/nvidia-geforce-rtx-4060-ti-polskie-ceny-specyfikacja)"
+for i, mem in [("rtx-4060-ti-8gb", 8), ("rtx-4060-ti-16gb", 16)]:
+    read(i, "mem", mem, page(TELEPOLIS[:TELEPOLIS.index(' (')], TELEPOLIS[TELEPOLIS.index('(') + 1:-1], "RTX 4060 Ti \"8 lub 16 GB pamięci VRAM GDDR6\""))
+    read(i, "bw", 288, page(TELEPOLIS[:TELEPOLIS.index(' (')], TELEPOLIS[TELEPOLIS.index('(') + 1:-1], "RTX 4060 Ti \"GDDR6 18 Gbps na 128-bitowej szynie (288 GB/s przepustowości)\""))
+read("rtx-4060", "mem", 8, page(TELEPOLIS[:TELEPOLIS.index(' (')], TELEPOLIS[TELEPOLIS.index('(') + 1:-1], "RTX 4060 \"8 GB pamięci GDDR6\""))
+read("rtx-4060", "bw", 272, page(TELEPOLIS[:TELEPOLIS.index(' (')], TELEPOLIS[TELEPOLIS.index('(') + 1:-1], "RTX 4060 \"GDDR6 17 Gbps na 128-bitowej magistrali (272 GB/s)\""))
+
+TT_50 = ("TweakTown, NVIDIA GeForce RTX 50 Series specs, pricing and performance (2025-01-07)",
+         "https://www.tweaktown.com/news/102469/nvidia-geforce-rtx-50-series-specs-pricing-and-performance-plan-that-upgrade-today/index.html")
+read("rtx-5080", "mem", 16, page(*TT_50, "RTX 5080 \"16GB GDDR7\""))
+read("rtx-5080", "bw", 960, page(*TT_50, "RTX 5080 \"256-bit\", \"960 GB/sec\""))
+read("rtx-5070-ti", "mem", 16, page(*TT_50, "RTX 5070 Ti \"16GB GDDR7\""))
+read("rtx-5070-ti", "bw", 896, page(*TT_50, "RTX 5070 Ti \"256-bit\", \"896\" GB/sec"))
+read("rtx-5070", "mem", 12, page(*TT_50, "RTX 5070 \"12GB GDDR7\", \"192-bit\" (its bandwidth cell was not in the part read)"))
+TPU_5060TI = ("TechPowerUp, Gainward GeForce RTX 5060 Ti 8 GB review", "https://www.techpowerup.com/review/gainward-geforce-rtx-5060-ti-8-gb")
+for i, mem in [("rtx-5060-ti-8gb", 8), ("rtx-5060-ti-16gb", 16)]:
+    read(i, "mem", mem, page(*TPU_5060TI, "\"the RTX 5060 Ti with two memory variants, 16 GB and 8 GB\""))
+    read(i, "bw", 448, page(*TPU_5060TI, "\"Both use 28 Gbps GDDR7 for the same 448 GB/s of memory bandwidth\""))
+UTW = ("UtechWay, NVIDIA Confirms RTX 5060 Series Specs", "https://utechway.com/nvidia-confirms-rtx-5060-series-specs")
+read("rtx-5060", "mem", 8, page(*UTW, "RTX 5060 \"8 GB of GDDR7 memory\""))
+read("rtx-5060", "bw", 448, page(*UTW, "RTX 5060 \"128-bit memory bus and 28 Gbps memory speed, achieving the same 448 GB/s bandwidth\""))
+
+TOMS_30 = ("Tom's Hardware, GeForce RTX 3080 Ti driver listing, specifications table (2020-12-10; the 3070 and 3080 columns are the shipped cards)",
+           "https://www.tomshardware.com/uk/news/nvidia-driver-geforce-rtx-3080-ti-ampere-gpu")
+read("rtx-3070", "mem", 8, page(*TOMS_30, "GeForce RTX 3070 \"8GB GDDR6\""))
+read("rtx-3070", "bw", 448, page(*TOMS_30, "GeForce RTX 3070 \"14 Gbps\", \"256-bit\", \"448 GBps\""))
+read("rtx-3080-10gb", "mem", 10, page(*TOMS_30, "GeForce RTX 3080 \"10GB GDDR6X\""))
+read("rtx-3080-10gb", "bw", 760, page(*TOMS_30, "GeForce RTX 3080 \"19 Gbps\", \"320-bit\", \"760 GBps\""))
+SE7EN = ("se7en.ws, NVIDIA presents GeForce RTX 3080 12 GB and RTX 3070 Ti 16 GB",
+         "https://se7en.ws/nvidia-predstavila-videokarty-geforce-rtx-3080-12-gb-i-geforce-rtx-3070-ti-16-gb-banalnym-narashhivaniem-pamyati-delo-ne-ogranichilos")
+read("rtx-3080-12gb", "mem", 12, page(*SE7EN, "\"GeForce RTX 3080 12 GB\""))
+read("rtx-3080-12gb", "bw", 912, page(*SE7EN, "\"разрядность шины памяти новинки составляет 384 бита\" ... \"до 912 ГБ/с\", \"GDDR6X с частотой 19 ГГц\""
+     " (atizone.it, https://atizone.it/news/reader.php?objid=32859, gives 19.5 Gbps and 936 GB/s instead: not followed)"))
+SMARTW = ("SmartWorld, NVIDIA official announcement: RTX 3060 will be officially listed on February 25",
+          "https://www.smartworld.cc/nvidia-official-announcement-rtx-3060-will-be-officially-listed-on-february-25/")
+read("rtx-3060-12gb", "mem", 12, page(*SMARTW, "\"12GB of GDDR6 video memory\""))
+read("rtx-3060-12gb", "bw", 360, page(*SMARTW, "\"192-bit bit width, which can provide a cumulative bandwidth of 360GB/s\""))
+THINKC = ("ThinkComputers, NVIDIA Finally Introduces GeForce RTX 3060 8GB and RTX 3060 Ti GDDR6X",
+          "https://thinkcomputers.org/nvidia-finally-introduces-geforce-rtx-3060-8gb-and-rtx-3060-ti-gddr6x/")
+read("rtx-3060-8gb", "mem", 8, page(*THINKC, "\"The GeForce RTX 3060 now comes in an 8GB variant with a 128-bit memory bus\""))
+read("rtx-3060-8gb", "bw", 240, page(*THINKC, "\"the bandwidth is restricted to 240 GB/s\""))
+TT_3090TI = ("TweakTown, NVIDIA GeForce RTX 3090 Ti: full specs, price, performance details",
+             "https://www.tweaktown.com/news/84164/nvidia-geforce-rtx-3090-ti-full-specs-price-performance-details/index.html")
+read("rtx-3090-ti", "mem", 24, page(*TT_3090TI, "\"24GB of GDDR6X clocked at 21Gbps\""))
+read("rtx-3090-ti", "bw", 1008, page(*TT_3090TI, "\"384-bit memory bus\" ... \"1008GB/sec memory bandwidth\""))
+
+STH_A6000 = ("ServeTheHome, NVIDIA RTX A6000 48GB GPU drops Quadro designation (NVIDIA's spec table)",
+             "https://servethehome.com/nvidia-rtx-a6000-48gb-gpu-drops-quadro-designation")
+read("rtx-a6000", "mem", 48, page(*STH_A6000, "\"GPU Memory | 48 GB GDDR6 with ECC\""))
+read("rtx-a6000", "bw", 768, page(*STH_A6000, "\"Memory Bandwidth | 768 GB/s\""))
+ECER_A4000 = ("ECER reseller listing of the RTX A4000, reproducing NVIDIA's datasheet table",
+              "https://www.ecer.com/corp/details-uuuedqa-p1bsb03-pci-express-3-0-x16-nvidia-rtx-a4000-16g-graphics-card-for-professional-video-editing.html")
+read("rtx-a4000", "mem", 16, page(*ECER_A4000, "\"GPU memory 16GB GDDR6\""))
+read("rtx-a4000", "bw", 448, page(*ECER_A4000, "\"Memory bandwidth 448 GB/s\""))
+read("rtx-a4000", "bf16", 76.7, page(*ECER_A4000, "\"Tensor performance 153.4 TFLOPS\" (footnoted; NVIDIA's Ampere workstation tensor figures are sparse), halved"))
+GK_6000ADA = ("grafikkarten.com, NVIDIA RTX 6000 Grafikkarte der Ada-Generation",
+              "https://www.grafikkarten.com/de/news/nvidia-rtx-6000-grafikkarte-der-ada-generation")
+read("rtx-6000-ada", "mem", 48, page(*GK_6000ADA, "\"48 GByte\" (the page says GDDR6X; NVIDIA's card is GDDR6)"))
+read("rtx-6000-ada", "bw", 960, page(*GK_6000ADA, "\"384 Bit / 960 GByte/s\""))
+
+MULLET = ("Mullet, NVIDIA L40/L40S product page reproducing NVIDIA's datasheet table", "https://www.mullet.se/product.html?product_id=355414")
+read("l40", "mem", 48, page(*MULLET, "L40 \"GPU Memory | 48 GB GDDR6 with ECC\""))
+read("l40", "bw", 864, page(*MULLET, "L40 \"Memory Bandwidth | 864GB/s\""))
+read("l40", "bf16", 181.05, page(*MULLET, "L40 \"BFLOAT16 Tensor Core TFLOPS | 181.05 | 362.1*\" (* with sparsity): the dense figure"))
+read("l40", "fp8", 362, page(*MULLET, "L40 \"FP8 Tensor Core | 362 | 724*\" (* with sparsity): the dense figure"))
+BASETEN = ("Baseten, NVIDIA A10 vs A10G for ML model inference", "https://www.baseten.co/blog/nvidia-a10-vs-a10g-for-ml-model-inference/")
+read("a10", "mem", 24, page(*BASETEN, "A10 and A10G: \"24 gigabytes of GDDR6 VRAM\""))
+read("a10", "bw", 600, page(*BASETEN, "\"a memory bandwidth of 600 gigabytes per second\""))
+SYS_T4 = ("sysrqmts.com, NVIDIA Tesla T4 specifications (database copy)", "https://sysrqmts.com/en/gpus/nvidia/tesla/t4")
+read("tesla-t4", "mem", 16, page(*SYS_T4, "\"Memory size 16 GB\", \"Memory type GDDR6\""))
+read("tesla-t4", "bw", 320, page(*SYS_T4, "\"Memory bus width 256 bit\", \"Bandwidth 320.0 GB/s\""))
+NO_T4 = ("Network Outlet, NVIDIA Tesla T4 16GB GPU specs", "https://networkoutlet.com/blogs/articles/nvidia-tesla-t4-16gb-gpu-specs-performance-use-cases")
+read("tesla-t4", "bf16", 65, page(*NO_T4, "\"FP16 Performance | 65 TFLOPS\" (dense; Turing has no BF16)"))
+WORM = ("TechWorm (mirror), NVIDIA unveils its powerful PCIe HBM2 running GP100 Pascal GPU",
+        "https://techwormam.pages.dev/posts/nvidia-unveils-its-powerful-pcie-hbm2-running-gp100-pascal-gpu-to-the-masses-techworm")
+read("tesla-p100-pcie-16gb", "mem", 16, page(*WORM, "PCIe P100 \"16GB and 12GB variants\""))
+read("tesla-p100-pcie-16gb", "bw", 732, page(*WORM, "\"memory bandwidths of 732GB/s and 549GB/s respectively\" (16 GB: 732)"))
+read("tesla-p100-pcie-12gb", "mem", 12, page(*WORM, "PCIe P100 \"16GB and 12GB variants\""))
+read("tesla-p100-pcie-12gb", "bw", 549, page(*WORM, "\"memory bandwidths of 732GB/s and 549GB/s respectively\" (12 GB: 549)"))
+T4G = ("Tech4Gamers, NVIDIA Tesla P100 will be available in two variants, specification table",
+       "https://tech4gamers.com/nvidia-tesla-p100-will-be-available-in-two-variants-of-16gb-12gb-hbm2/")
+for i in ("tesla-m40-24gb", "tesla-m40-12gb"):
+    read(i, "bw", 288, page(*T4G, "Tesla M40 \"6Gbps GDDR5\", \"384-bit\", \"288GB/sec\" (one figure for the M40; both memory sizes use the same bus)"))
+
+NBC_MI100 = ("Notebookcheck, AMD announces CDNA-based Instinct MI100 GPU",
+             "https://www.notebookcheck.net/AMD-announces-CDNA-based-Instinct-MI100-GPU-with-120-CUs-for-HPC-promises-up-to-2-1x-more-performance-per-dollar-compared-to-the-NVIDIA-A100.504329.0.html")
+read("mi100", "mem", 32, page(*NBC_MI100, "\"HBM2 ECC Memory | 32 GB\""))
+read("mi100", "bw", 1228.8, page(*NBC_MI100, "\"Memory Interface | 4,096-bit\", \"Memory Clock | 1.2 GHz\", \"Memory Bandwidth | 1.23 TB/s\" (4,096 bits x 2.4 GT/s = 1,228.8 GB/s)"))
+read("mi100", "bf16", 184.6, page(*NBC_MI100, "\"FP16/FP16 Matrix TFLOPs (Peak) | 184.6\", \"bFLOAT16 TFLOPs (Peak) | 92.3\""))
+LINX_MI60 = ("TheLinx, Radeon Instinct MI60, la nuova GPU di AMD", "https://thelinx.net/radeon-instinct-mi60-la-nuova-gpu-di-amd-566")
+read("mi60", "mem", 32, page(*LINX_MI60, "\"Capacità di memoria: 32GB\""))
+read("mi60", "bw", 1024, page(*LINX_MI60, "\"Bandwidth di memoria: 1024GB/s\""))
+read("mi60", "fp32", 14.7, page(*LINX_MI60, "\"14,7 TFLOPS in quelli FP32\", FP16 \"29.5 TFLOPs\""))
+WIKIMILI = ("AMD Instinct, Wikipedia article (WikiMili copy), products table", "https://wikimili.com/en/AMD_Instinct")
+SEGNEXT = ("SegmentNext, AMD Radeon Instinct MI50 and MI60", "https://segmentnext.com/2018/11/07/amd-radeon-instinct-7nm-gpus/")
+read("mi50-16gb", "mem", 16, page(*SEGNEXT, "\"the Radeon Instinct MI50 comes with 16GB of HBM2 memory\""))
+for i in ("mi50-16gb", "mi50-32gb"):
+    read(i, "bw", 1024, page(*WIKIMILI, "\"MI50 | 2018-11-06 | 7 nm | 60 | 1024\" GB/s"))
+    read(i, "fp32", 13.3, page(*WIKIMILI, "MI50 \"26.5 TFLOPS\" FP16, \"13.3 TFLOPS\" FP32"))
+
+DEVD = ("Devdiscourse, AMD Radeon RX 6000 series graphics cards (launch specifications)",
+        "https://www.devdiscourse.com/article/technology/1288880-amd-radeon-rx-6000-series-graphics-cards-to-elevate-gaming-performance")
+for i, n in [("rx-6800", "RX 6800"), ("rx-6800-xt", "RX 6800 XT"), ("rx-6900-xt", "RX 6900 XT")]:
+    read(i, "mem", 16, page(*DEVD, f"Radeon {n}: \"16GB GDDR6 memory\""))
+    read(i, "bw", 512, page(*DEVD, f"Radeon {n}: \"Memory bandwidth: up to 512 GB/s\""))
+G3D = ("Guru3D, PowerColor Radeon RX 7900 XTX Hellhound Spectral White review, specifications page",
+       "https://www.guru3d.com/review/powercolor-radeon-rx-7900-xtx-hellhound-spectral-white-review/page-4/")
+read("rx-7900-xtx", "mem", 24, page(*G3D, "RX 7900 XTX \"24 GB GDDR6\""))
+read("rx-7900-xtx", "bw", 960, page(*G3D, "RX 7900 XTX \"384-bit\", \"20 Gbps\", \"960 GB/s\""))
+read("rx-7900-xt", "mem", 20, page(*G3D, "RX 7900 XT \"20 GB GDDR6\""))
+read("rx-7900-xt", "bw", 800, page(*G3D, "RX 7900 XT \"320-bit\", \"20 Gbps\", \"800 GB/s\""))
+read("rx-6950-xt", "mem", 16, page(*G3D, "6950 XT \"16 GB GDDR6\""))
+read("rx-6950-xt", "bw", 576, page(*G3D, "6950 XT \"256-bit\", \"18 Gbps\", \"576 GB/s\""))
+MPIT = ("Multiplayer.it, AMD Radeon RX 9070 XT e RX 9070: specifiche", "https://multiplayer.it/notizie/amd-radeon-rx-9070-xt-rx-9070-specifiche.html")
+read("rx-9070", "mem", 16, page(*MPIT, "RX 9070 XT and RX 9070: \"16GB di memoria GDDR6\""))
+read("rx-9070", "bw", 640, page(*MPIT, "\"clock a 20 Gbps e un bus di memoria a 256 bit, per una larghezza di banda totale di 640 GB/s\""))
+
+SVET_ARC = ("svethardware.cz, Intel zveřejnil oficiální specifikace grafických karet Arc", "https://www.svethardware.cz/intel-zverejnil-oficialni-specifikace-grafickych-karet-arc/58344")
+read("arc-a770-16gb", "mem", 16, page(*SVET_ARC, "A770: \"ta přímo od Intelu má mít kapacitu 16 GB\""))
+read("arc-a770-16gb", "bw", 560, page(*SVET_ARC, "A770: \"256bitových pamětí zvýší propustnost na 560 GB/s\""))
+read("arc-a750", "mem", 8, page(*SVET_ARC, "A750: \"8 GB GDDR6 paměti\""))
+read("arc-a750", "bw", 512, page(*SVET_ARC, "A750: \"256bitové sběrnici s propustností 512 GB/s\""))
+read("arc-a580", "mem", 8, page(*SVET_ARC, "A580: \"Paměť má kapacitu 8 GB\""))
+read("arc-a580", "bw", 512, page(*SVET_ARC, "A580: \"256bitovou sběrnicí a vysokou propustností 512 GB/s\""))
+read("arc-a380", "mem", 6, page(*SVET_ARC, "A380: \"6 GB paměti GDDR6\""))
+read("arc-a380", "bw", 186, page(*SVET_ARC, "A380: \"datová propustnost má činit 186 GB/s\""))
+TCMD = ("TechCommand, The new Intel Arc B580 and B570 graphics are now official", "https://www.techcommand.uk/the-new-intel-arc-b580-and-b570-graphics-are-now-official-price-and-specifications/")
+read("arc-b580", "mem", 12, page(*TCMD, "Arc B580: \"12 GB of memory\""))
+read("arc-b570", "mem", 10, page(*TCMD, "Arc B570: \"10 GB of GDDR memory\""))
+read("arc-b570", "bw", 380, page(*TCMD, "Arc B570: \"a 160-bit memory interface with a bandwidth of 380 GB/S\""))
+FPSB = ("fpsbench.com, Intel Arc B580 specifications (database copy)", "https://fpsbench.com/compare/gpu/intel-arc-b580-vs-intel-uhd-graphics-730")
+read("arc-b580", "bw", 456, page(*FPSB, "\"Memory Bus 192 bit\", \"19 Gbps effective\", \"Bandwidth 456.0 GB/s\""))
+
+def apple(i, key, value, title, url, quote):
+    read(i, key, value, page(title, url, quote))
+MYBB = ("MyBroadband, Apple M1 Pro and M1 Max (launch report)", "https://mybroadband.co.za/news/hardware/418862-apple-m1-pro-and-m1-max-new-chips-powering-the-macbook-pro.html")
+apple("apple-m1-pro", "mem", 32, *MYBB, "\"M1 Pro offers up to 200GB/s of memory bandwidth with support for up to 32GB of unified memory\"")
+apple("apple-m1-pro", "bw", 200, *MYBB, "\"M1 Pro offers up to 200GB/s of memory bandwidth\"")
+apple("apple-m1-max", "mem", 64, *MYBB, "\"M1 Max delivers up to 400GB/s of memory bandwidth ... and support for up to 64GB of unified memory\"")
+apple("apple-m1-max", "bw", 400, *MYBB, "\"M1 Max delivers up to 400GB/s of memory bandwidth\"")
+LW = ("Lifewire (mirror), Apple's M1 Ultra chip boasts even better performance", "https://lifewiress.pages.dev/posts/apple-s-m1-ultra-chip-boasts-even-better-performance")
+apple("apple-m1-ultra", "mem", 128, *LW, "\"can support up to 128GB of unified memory\"")
+apple("apple-m1-ultra", "bw", 800, *LW, "\"up to 800GB per second of memory bandwidth\"")
+MR_M2 = ("MacRumors, Apple Announces M2 Chip With Support for Up to 24GB Memory", "https://www.macrumors.com/2022/06/06/apple-announces-m2-chip-with-support-for-up-to-24gb-memory/")
+apple("apple-m2", "mem", 24, *MR_M2, "\"The M2 supports up to 24GB of LPDDR5 unified memory\"")
+apple("apple-m2", "bw", 100, *MR_M2, "\"The chip supports 100GB/s of unified memory bandwidth\"")
+NEOWIN = ("Neowin, Apple unveils next-generation M2 Pro and M2 Max chips", "https://neowin.net/amp/apple-unveils-next-generation-m2-pro-and-m2-max-chips-boosting-cpu-and-gpu-performance")
+apple("apple-m2-pro", "mem", 32, *NEOWIN, "M2 Pro: \"up to 32GB of low latency unified memory\"")
+apple("apple-m2-pro", "bw", 200, *NEOWIN, "M2 Pro: \"up to 200GB/s unified memory bandwidth\"")
+apple("apple-m2-max", "mem", 96, *NEOWIN, "M2 Max: \"supporting up to 96GB of unified memory\"")
+apple("apple-m2-max", "bw", 400, *NEOWIN, "M2 Max: \"400GB/s of unified memory bandwidth\"")
+PROPAK = ("ProPakistani, Apple M2 Ultra chip unveiled for Mac Pro and Mac Studio", "https://propakistani.pk/2023/06/06/apple-m2-ultra-chip-unveiled-for-mac-pro-and-mac-studio/")
+apple("apple-m2-ultra", "mem", 192, *PROPAK, "\"configurations supporting up to 192 GB of unified memory\"")
+apple("apple-m2-ultra", "bw", 800, *PROPAK, "\"double the bandwidth of the M2 Max, reaching an impressive 800GB/s\"")
+NBC_M3 = ("Notebookcheck, Apple M3 vs M2 Max vs M3 Pro", "https://www.notebookcheck.net/M3-vs-M2-Max-vs-Apple-M3-Pro-11-Core_15110_14975_16354.247596.0.html")
+apple("apple-m3", "mem", 24, *NBC_M3, "M3: \"available in 8, 16 and 24 GB variants\"")
+apple("apple-m3", "bw", 100, *NBC_M3, "M3: \"offers the same 100 GB/s maximum bandwidth\"")
+YR = ("Yehuda Rothschild, Apple M3 Processor Series", "https://yehudarothschild.com/category/apple-silicon/")
+MR_M3 = ("MacRumors, Apple M3 Pro Chip Has 25% Less Memory Bandwidth Than M1/M2 Pro", "https://www.macrumors.com/2023/10/31/apple-m3-pro-less-memory-bandwidth/")
+apple("apple-m3-pro", "mem", 36, *YR, "M3 Pro: \"up to 36 GB unified RAM with 150 GB/s memory bandwidth\"")
+apple("apple-m3-pro", "bw", 150, *MR_M3, "\"the M3 Pro system on a chip (SoC) features 150GB/s memory bandwidth\"")
+apple("apple-m3-max-30c", "bw", 300, *MR_M3, "\"the less pricey scaled-down M3 Max with 14-core CPU and 30-core GPU has only 300GB/s of memory bandwidth\"")
+apple("apple-m3-max-40c", "mem", 128, *YR, "M3 Max: \"up to 128 GB unified RAM with up to 400 GB/s memory bandwidth\"")
+apple("apple-m3-max-40c", "bw", 400, *MR_M3, "M3 Max: Apple \"says it is capable of 'up to 400GB/s'\"")
+TPU_M3U = ("TechPowerUp, Apple Unleashes New Mac Studio With M3 Ultra and M4 Max SoCs", "https://techpowerup.com/news-tags/Mac%20Studio")
+apple("apple-m3-ultra", "mem", 512, *TPU_M3U, "\"configured with up to a whopping 512 GB of unified memory\"")
+apple("apple-m3-ultra", "bw", 819, *TPU_M3U, "\"memory bandwidth of 819 GB/s\"")
+ARS_M4 = ("Ars Technica (copy), Apple's M4, M4 Pro, and M4 Max compared to past generations", "https://goodnewsapodcast.com/apples-m4-m4-pro-and-m4-max-compared-to-past-generations-and-to-each-other")
+apple("apple-m4", "mem", 32, *ARS_M4, "\"Apple M4 (high) | 4/6 | 10 | 16/24/32GB\"")
+apple("apple-m4", "bw", 120, *ARS_M4, "\"Apple M4 (high) ... | 120GB/s\"")
+apple("apple-m4-max-32c", "bw", 410, *ARS_M4, "\"The low-end M4 Max offers 410GB/s of memory bandwidth\"")
+TMORAN = ("TechMoran, Apple unveils its most powerful chips: the M4 Pro and M4 Max", "https://techmoran.com/2024/10/31/apple-unveils-its-most-powerful-chips-the-m4-pro-and-m4-max/?amp=1")
+apple("apple-m4-pro", "mem", 64, *TMORAN, "M4 Pro: \"Supporting up to 64GB of unified memory at 273GB/s bandwidth\"")
+apple("apple-m4-pro", "bw", 273, *TMORAN, "M4 Pro: \"273GB/s bandwidth\"")
+GB_M4M = ("GameBastion (Wccftech copy), Apple's M4 Max is the first non-Ultra chip past 500GB/s", "https://gamebastion.com/n/apple-s-m4-max-is-the-first-non-ultra/474547")
+apple("apple-m4-max-40c", "mem", 128, *GB_M4M, "\"configured with up to a 16-core CPU and a 40-core GPU ... up to 128GB of unified RAM\"")
+apple("apple-m4-max-40c", "bw", 546, *GB_M4M, "\"which Apple claims has a bandwidth of 546GB/s\"")
+
+SCAN = ("Scan TekSpek, NVIDIA GeForce RTX 3060 Ti, specification table", "https://www.scan.co.uk/tekspek/gpu-graphics/nvidia-geforce-rtx-3060ti")
+for i, n, mem, bus, gbps, bw in [
+    ("rtx-3060-ti", "RTX 3060 Ti", 8, 256, "14", 448), ("rtx-2080-ti", "RTX 2080 Ti", 11, 352, "14", 616),
+    ("rtx-2080-super", "RTX 2080 Super", 8, 256, "15.5", 496), ("rtx-2080", "RTX 2080", 8, 256, "14", 448),
+    ("rtx-2070-super", "RTX 2070 Super", 8, 256, "14", 448), ("rtx-2060", "RTX 2060", 6, 192, "14", 336),
+]:
+    read(i, "mem", mem, page(*SCAN, f"{n} \"Memory Size\" \"{mem}GB\""))
+    read(i, "bw", bw, page(*SCAN, f"{n} \"Memory Bus\" \"{bus}-bit\", \"Memory Clock\" \"{gbps}Gbps\", \"Memory Bandwidth\" \"{bw}\""))
+EG = ("Eurogamer (copy), Nvidia GeForce RTX 3060 Ti review, specification table", "https://counterthreats.netlify.app/nkwzg40")
+read("rtx-2060-super", "mem", 8, page(*EG, "RTX 2060 Super \"8GB GDDR6\""))
+read("rtx-2060-super", "bw", 448, page(*EG, "RTX 2060 Super \"256-bit\", \"448GB/s\""))
+read("gtx-1060-6gb", "mem", 6, page(*EG, "GTX 1060 \"6GB GDDR5\""))
+read("gtx-1060-6gb", "bw", 192, page(*EG, "GTX 1060 \"192-bit\", \"192GB/s\""))
+ECER_A40 = ("ECER reseller listing of the NVIDIA A40, reproducing NVIDIA's datasheet table",
+            "https://www.ecer.com/corp/details-uuuedqa-p1bsay9-multi-display-setups-supported-by-48gb-gddr6-ecc-memory-nvidia-a40-gpu-and-vga-outputs.html")
+read("a40", "mem", 48, page(*ECER_A40, "\"GPU memory 48 GB GDDR6 with ECC\""))
+read("a40", "bw", 696, page(*ECER_A40, "\"Memory bandwidth 696 GB/s\""))
+read("a40", "bf16", 149.7, page(*ECER_A40, "\"Peak BF16 Tensor TFLOPS with FP32 Accumulate 149.7 | 299.4*\" (* with sparsity): the dense figure"))
+EC_QR5 = ("EveryChina reseller listing of the Quadro RTX 5000, reproducing NVIDIA's datasheet table",
+          "https://networking-equipments.sell.everychina.com/p-117599392-nvidia-quadro-rtx-5000-16g-video-card-the-ultimate-graphics-upgrade-for-professionals.html")
+read("quadro-rtx-5000", "mem", 16, page(*EC_QR5, "\"GPU Memory 16 GB GDDR6\""))
+read("quadro-rtx-5000", "bw", 448, page(*EC_QR5, "\"Memory Bandwidth Up to 448 GB/s\""))
+read("quadro-rtx-5000", "bf16", 89.2, page(*EC_QR5, "\"Tensor Performance 89.2 TFLOPS\""))
+HN_M1 = ("Hacker News comment (mirror) quoting The Register on the M1", "https://jdk.foude.net/item?id=41972226")
+apple("apple-m1", "mem", 16, *HN_M1, "\"The SoC has access to 16GB of unified memory. This uses 4266 MT/s LPDDR4X SDRAM\"")
+
+BYC = ("BiteYourConsole, Nvidia svela ufficialmente la nuova scheda grafica GTX 1080 Ti", "https://biteyourconsole.net/2017/03/02/nvidia-svela-ufficialmente-la-nuova-scheda-grafica-gtx-1080-ti")
+read("gtx-1080-ti", "mem", 11, page(*BYC, "\"11 GB di memoria GDDR5X\""))
+read("gtx-1080-ti", "bw", 484, page(*BYC, "\"in esecuzione a 11Gbps su una interfaccia di memoria a livello 352-bit\" (11 Gbps x 352-bit = 484 GB/s)"))
+IBA = ("Infinite Branded Accessories, NVIDIA GeForce GTX 1080 GPU (reseller description)", "https://infinitebrandedaccessories.com/products/nvidia-geforce-gtx-1080-gpu")
+read("gtx-1080", "mem", 8, page(*IBA, "\"8 GB of GDDR5X memory\""))
+read("gtx-1080", "bw", 320, page(*IBA, "\"a 256 bit wide memory bus, which gives 320.32 GB/s memory bandwidth\" (at its 2.5025 GHz clock; NVIDIA's 10 Gbps x 256-bit is 320)"))
+G3D_16 = ("Guru3D, Gigabyte GTX 1660 SUPER GAMING OC review, GPU specifications page", "https://www.guru3d.com/review/gigabyte-gtx-1660-super-gaming-oc-review/page-5/")
+for i, n, gbps, bus, bw in [("gtx-1660-ti", "GTX 1660 Ti", 12, 192, 288), ("gtx-1660-super", "GTX 1660 SUPER", 14, 192, 336),
+                            ("gtx-1660", "GTX 1660", 8, 192, 192), ("gtx-1650", "GTX 1650", 8, 128, 128)]:
+    read(i, "bw", bw, page(*G3D_16, f"{n} \"Memory Clock\" \"{gbps} Gbps\", \"Memory Bus\" \"{bus}-bit\" ({gbps} Gbps x {bus}-bit = {bw} GB/s)"))
+read("gtx-1660-ti", "mem", 6, page(*G3D_16, "\"The GeForce GTX 1660 Ti (6GB 192-bit) is paired with 12 Gbps GDDR6\""))
+TOMSHW_1660 = ("Tom's Hardware Italia, GeForce GTX 1660 SUPER, confermata la memoria GDDR6", "https://www.tomshw.it/hardware/geforce-gtx-1660-super-confermata-la-memoria-gddr6/")
+read("gtx-1660", "mem", 6, page(*TOMSHW_1660, "\"La GTX 1660 standard ha 6 GB di memoria GDDR5 a 8 Gbps su bus a 192 bit\""))
+G3D_7600 = ("Guru3D, Radeon RX 7600 review, specifications page", "https://www.guru3d.com/articles-pages/radeon-rx-7600-review,4.html")
+read("rx-7600", "mem", 8, page(*G3D_7600, "7600 \"8 GB GDDR6\""))
+read("rx-7600", "bw", 288, page(*G3D_7600, "7600 \"128-bit\", \"18 Gbps\", \"288 GB/s\""))
+
+# Tensor rates derived from SM count and boost clock: the two inputs re-read.
+def tc_read(i, sm, mhz, wp, pg):
+    read(i, "bf16", r1(sm * mhz * 512 / 1e6), TC512.format(sm=sm, mhz=mhz, wp=wp, pages=pg))
+for i, n, cores, mhz in [("rtx-4070", "RTX 4070", 5888, 2475), ("rtx-4070-super", "RTX 4070 Super", 7168, 2475),
+                         ("rtx-4070-ti", "RTX 4070 Ti", 7680, 2610), ("rtx-4070-ti-super", "RTX 4070 Ti Super", 8448, 2610),
+                         ("rtx-4080", "RTX 4080", 9728, 2505), ("rtx-4080-super", "RTX 4080 Super", 10240, 2550)]:
+    tc_read(i, cores // 128, mhz, AD_WP, f"{SVET_40S}: {n} \"{cores}\" CUDA cores (128 per SM), boost \"{mhz} MHz\" [read]")
+for i, n, cores, mhz in [("rtx-3080-10gb", "RTX 3080", 8704, 1710), ("rtx-3070", "RTX 3070", 5888, 1725), ("rtx-3060-ti", "RTX 3060 Ti", 4864, 1665)]:
+    tc_read(i, cores // 128, mhz, GA_WP, page(*SCAN, f"{n} \"Shaders\" \"{cores:,}\" (128 per SM), \"Boost Clock (MHz)\" \"{mhz:,}\""))
+for i, n, cores, mhz in [("rtx-2080-ti", "RTX 2080 Ti", 4352, 1545), ("rtx-2080-super", "RTX 2080 Super", 3072, 1815), ("rtx-2080", "RTX 2080", 2944, 1710),
+                         ("rtx-2070-super", "RTX 2070 Super", 2560, 1770), ("rtx-2060", "RTX 2060", 1920, 1680)]:
+    tc_read(i, cores // 64, mhz, TU_WP, page(*SCAN, f"{n} \"Shaders\" \"{cores:,}\" (64 per SM), \"Boost Clock (MHz)\" \"{mhz:,}\""))
+KG_50 = ("KitGuru RTX 5060 Ti review (RSS copy), specification table", "https://intopress.info/recherche/p/i/?a=normal&get=f_125&rid=67fc9c36be54b")
+for i, n, sm, mhz in [("rtx-5080", "RTX 5080", 84, 2617), ("rtx-5070-ti", "RTX 5070 Ti", 70, 2452), ("rtx-5070", "RTX 5070", 48, 2512)]:
+    tc_read(i, sm, mhz, GB_WP, page(*KG_50, f"{n} \"SMs\" \"{sm}\", \"GPU Boost Clock\" \"{mhz} MHz\""))
+
+ZEX = ("Zexron, AMD MI250(X) Aldebaran as MCM (AMD's specification table)", "https://zexron.com/amd-mi250-x-aldebaran-as-mcm-with-up-to-479-teraflop-s-and-560-watt-tdp")
+WSM = ("World Stock Market, AMD Instinct MI250 accelerators presented", "https://www.worldstockmarket.net/video-card-with-128-gb-of-memory-8192-bit-bus-tbp-500-w-and-the-worlds-first-dual-chip-gpu-amd-instinct-mi250-accelerators-presented")
+for i, n, fp16 in [("mi250x", "MI250x", "383.0"), ("mi250", "MI250", "362.1")]:
+    read(i, "mem", 128, page(*ZEX, f"{n} \"128GB\" HBM2e"))
+    read(i, "bw", 3276.8, page(*WSM, "\"128GB of HBM2E memory is clocked at 3.2GHz, which, combined with an 8192-bit bus, delivers 3.2TB / s\" (8,192 bits x 3.2 GT/s = 3,276.8 GB/s)"))
+    read(i, "bf16", float(fp16), page(*ZEX, f"{n} \"FP16 | bf16(Peak)\" \"Up to {fp16} TF\""))
+ITC_2000 = ("IT Creations, NVIDIA RTX 2000 Ada Generation GPU (NVIDIA's specification table)", "https://www.itcreations.com/nvidia-gpu/nvidia-rtx-2000-ada-gpu")
+read("rtx-2000-ada", "mem", 16, page(*ITC_2000, "\"GPU Memory | 16GB GDDR6\""))
+read("rtx-2000-ada", "bw", 224, page(*ITC_2000, "\"Memory Bandwidth | 224GB/s\""))
+read("rtx-2000-ada", "fp8", 96.0, page(*ITC_2000, "\"Tensor Performance | 191.9 TFLOPS\" (NVIDIA's FP8 figure with sparsity), halved"))
+read("rtx-2000-ada", "bf16", 48.0, "derived: 191.9 (FP8 with sparsity) / 2 dense / 2 for FP16 (" + page(*ITC_2000, "\"Tensor Performance | 191.9 TFLOPS\"") + ")")
+TOPCPU_4000 = ("topcpu.net, NVIDIA RTX 2000 Ada vs RTX 4000 Ada (database copy)", "https://www.topcpu.net/en/gpu-c/rtx-2000-ada-generation-vs-rtx-4000-ada-generation")
+read("rtx-4000-ada", "mem", 20, page(*TOPCPU_4000, "RTX 4000 Ada \"Memory Size\" \"20GB\""))
+read("rtx-4000-ada", "bw", 360, page(*TOPCPU_4000, "RTX 4000 Ada \"Memory Bus\" \"160bit\", \"Bandwidth\" \"360.0GB/s\""))
+ASKG_4500 = ("askgeek.io, NVIDIA RTX 4500 Ada Generation (database copy)", "https://askgeek.io/es/gpus/NVIDIA/RTX-4500-Ada-Generation")
+read("rtx-4500-ada", "mem", 24, page(*ASKG_4500, "\"Cantidad de RAM máxima - 24 GB\""))
+read("rtx-4500-ada", "bw", 432, page(*ASKG_4500, "\"Ancho del bus de memoria - 192 bit\", \"Ancho de banda de la memoria - 432.0 GB/s\""))
+HMC_5000 = ("hmc-tech.com, NVIDIA RTX 5000 Ada vs RTX 4000 Ada (database copy)", "https://hmc-tech.com/gpu/nvidia-rtx-5000-ada-vs-nvidia-rtx-4000-ada")
+read("rtx-5000-ada", "mem", 32, page(*HMC_5000, "RTX 5000 Ada \"32GB GDDR6\""))
+
+FUD_6600XT = ("Fudzilla, AMD officially announces Radeon RX 6600 XT", "https://mail.fudzilla.net/news/graphics/53319-amd-officially-announces-radeon-rx-6600-xt")
+read("rx-6600-xt", "mem", 8, page(*FUD_6600XT, "\"8GB of 16Gbps GDDR6 memory\""))
+read("rx-6600-xt", "bw", 256, page(*FUD_6600XT, "\"on a 128-bit memory interface, which adds up to 256 GB/s of memory bandwidth\""))
+HH_6600XT = ("HotHardware, AMD Radeon RX 6600 XT 8GB GDDR6 for 1080p gaming", "https://hothardware.com/news/amd-radeon-rx-6600-xt-8gb-gddr6-1080p-gaming")
+read("rx-6700-xt", "mem", 12, page(*HH_6600XT, "\"the Radeon RX 6700 XT sports ... 12GB of GDDR6 memory\""))
+read("rx-6700-xt", "bw", 384, page(*HH_6600XT, "RX 6700 XT: \"a 192-bit wide memory bus, 384GB/s of memory bandwidth\""))
+MTP = ("Meterpreter, AMD launches Radeon RX 7600 XT 16GB graphics card", "https://meterpreter.org/amd-launches-radeon-rx-7600-xt-16gb-graphics-card/")
+read("rx-7600-xt", "mem", 16, page(*MTP, "\"The GDDR6 memory capacity has been upgraded from 8GB in the Radeon RX 7600 to 16GB\""))
+read("rx-7600-xt", "bw", 288, page(*MTP, "\"128-bit memory interface width. The memory speed remains at 18Gbps, with a memory bandwidth of 288GB/s\""))
+ELT = ("Elektronika.lt, AMD pristatė Radeon RX 7800 XT ir RX 7700 XT (Gamescom launch)", "http://elektronika.lt/naujienos/kompiuterija/88558/komentarai")
+CPT_7800 = ("cputronic.com, AMD Radeon RX 7800 XT vs RX 7600 (database copy)", "https://cputronic.com/gpu/compare/amd-radeon-rx-7800-xt-vs-amd-radeon-rx-7600")
+read("rx-7800-xt", "mem", 16, page(*CPT_7800, "RX 7800 XT \"Memory Size\" \"16GB\"")[:-len(" [read]")] + "; "
+     + page(*ELT, "RX 7800 XT: \"16 GB GDDR6 atminties per visą lusto 256 bitų atminties sąsają\""))
+read("rx-7800-xt", "bw", 624, page(*CPT_7800, "RX 7800 XT \"256bit\", \"624.1 GB/s\"")[:-len(" [read]")] + "; "
+     + page(*ELT, "RX 7800 XT: \"jo atmintis veikia 19,5 Gb/s sparta, todėl atminties pralaidumas siekia 624 GB/s\""))
+ITC_W7900 = ("IT Creations, AMD Radeon PRO W7900 GPU", "https://www.itcreations.com/amd-gpu/amd-radeon-pro-w7900-gpu")
+read("radeon-pro-w7900", "mem", 48, page(*ITC_W7900, "\"The memory capacity on the AMD Radeon W7900 GPU is 48GB of GDDR6\""))
+read("radeon-pro-w7900", "bw", 864, page(*ITC_W7900, "\"a blazing fast speed of 864 GB/s and a memory interface of 384-bit\""))
+HH_9060 = ("HotHardware, Gigabyte Radeon RX 9060 XT review", "https://hothardware.com/reviews/gigabyte-radeon-rx-9600-xt-gpu-review")
+for i, mem in [("rx-9060-xt-16gb", 16), ("rx-9060-xt-8gb", 8)]:
+    read(i, "mem", mem, page(*HH_9060, "\"AMD Radeon RX 9060 XT: 16GB MSRP $349, 8GB $299\""))
+    read(i, "bw", 320, page(*HH_9060, "\"GDDR6 memory operating at an effective 20Gbps over a 128-bit interface (320GB/s peak bandwidth)\""))
+
+PPC_PRO = ("PurePC, NVIDIA RTX PRO 6000, RTX PRO 5000, RTX PRO 4500 and RTX PRO 4000 Blackwell (GTC 2025)",
+           "https://www.purepc.pl/nvidia-rtx-pro-6000-rtx-pro-6000-max-q-rtx-pro-5000-rtx-pro-4500-oraz-rtx-pro-4000-profesjonalne-karty-graficzne-blackwell")
+read("rtx-pro-6000-blackwell", "mem", 96, page(*PPC_PRO, "RTX PRO 6000: \"96 GB pamięci GDDR7 ECC na 512-bitowej magistrali\""))
+read("rtx-pro-6000-blackwell", "bw", 1792, page(*PPC_PRO, "RTX PRO 6000: \"przekłada się na przepustowość 1792 GB/s\""))
+read("rtx-pro-5000-blackwell", "mem", 48, page(*PPC_PRO, "RTX PRO 5000: \"48 GB pamięci GDDR7 ECC na 384-bitowej magistrali\""))
+read("rtx-pro-5000-blackwell", "bw", 1344, page(*PPC_PRO, "RTX PRO 5000: \"przekłada się na przepustowość 1344 GB/s\""))
+TW_P40 = ("TechWarrant (Tweakers copy), Nvidia Announces Tesla P40 and P4 Accelerators, specification table", "https://techwarrant.com/nvidia-announces-tesla-p40-and-p4-accelerators/amp")
+read("tesla-p4", "mem", 8, page(*TW_P40, "Tesla P4 \"256bit gddr5\", \"8GB\""))
+read("tesla-p4", "bw", 192, page(*TW_P40, "Tesla P4 \"192GB/s\""))
+read("tesla-p4", "fp32", 5.5, page(*TW_P40, "Tesla P4 \"Single Precision (FP32)\" \"5.5Tflops\""))
+read("tesla-m40-24gb", "mem", 24, page(*TW_P40, "Tesla M40 \"384bit gddr5\", \"12GB/24GB\""))
+read("tesla-m40-12gb", "mem", 12, page(*TW_P40, "Tesla M40 \"384bit gddr5\", \"12GB/24GB\""))
+for i in ("tesla-m40-24gb", "tesla-m40-12gb"):
+    read(i, "fp32", 7.0, page(*TW_P40, "Tesla M40 \"Single Precision (FP32)\" \"7Tflops\" (3072 cores x 1114 MHz boost x 2 = 6.84)"))
+for i in ("tesla-p100-pcie-16gb", "tesla-p100-pcie-12gb"):
+    read(i, "fp32", 9.3, page(*T4G, "both PCIe Tesla P100 columns: \"Single Precision\" \"9.3 TFLOPS\""))
+read("tesla-p100-sxm2", "fp32", 10.6, page(*T4G, "Tesla P100 Mezzanine (SXM2) column: \"Single Precision\" \"10.6 TFLOPS\""))
+HH_P100 = ("HotHardware, NVIDIA Unveils Beastly Tesla P100", "https://hothardware.com/news/nvidia-unveils-beastly-tesla-p100-15-billion-transistor-16nm-finfet-gpu")
+read("tesla-p100-sxm2", "mem", 16, page(*HH_P100, "\"16GB of Chip on Wafer on Substrate (CoWoS) HBM2\""))
+
+PW_QR4 = ("ProductWiki, NVIDIA Quadro RTX 4000 8 GB (reseller data sheet)", "https://productwiki.co.uk/transparent-communications/components-graphics-cards/nvidia-quadro-rtx-4000-8-gb-3-dp-usbc-wiki/4594045.htm")
+read("quadro-rtx-4000", "mem", 8, page(*PW_QR4, "\"Discrete graphics adapter memory 8 GB\""))
+read("quadro-rtx-4000", "bw", 416, page(*PW_QR4, "\"Memory bandwidth (max)416 GB/s\", \"Memory bus 256 bit\""))
+BTO = ("BTO-PC-Fan, NVIDIA Quadro RTX 4000 announced (Quadro RTX lineup table)", "https://bto-pc-fan.com/2018/11/14/post-2927")
+read("quadro-rtx-4000", "bf16", 57.0, page(*BTO, "RTX 4000: \"288基のTensor Coreにより57TFlopsのDeep learning performance\""))
+read("quadro-rtx-8000", "mem", 48, page(*BTO, "RTX 8000 column: \"GDDR6 48GB\""))
+read("quadro-rtx-6000", "mem", 24, page(*BTO, "RTX 6000 column: \"GDDR6 24GB\""))
+SYS_QR6 = ("sysrqmts.com, NVIDIA A40 PCIe vs Quadro RTX 6000 (database copy)", "https://sysrqmts.com/fr/gpus/compare/nvidia-a40-pcie-vs-nvidia-quadro-rtx-6000")
+read("quadro-rtx-6000", "bw", 672, page(*SYS_QR6, "Quadro RTX 6000 \"14 Gbps effective\", \"384 bit\", \"672.0 GB/s\""))
+CPT_A4500 = ("cputronic.com, NVIDIA RTX A4500 vs RTX PRO 2000 Blackwell (database copy)", "https://cputronic.com/gpu/compare/nvidia-rtx-a4500-vs-nvidia-rtx-pro-2000-blackwell")
+read("rtx-a4500", "mem", 20, page(*CPT_A4500, "RTX A4500 \"20GB\" GDDR6"))
+read("rtx-a4500", "bw", 640, page(*CPT_A4500, "RTX A4500 \"320bit\", \"640.0 GB/s\""))
+ASK_A5500 = ("askgeek.io, NVIDIA RTX A5500 (database copy)", "https://askgeek.io/es/gpus/NVIDIA/NVIDIA-RTX-A5500")
+read("rtx-a5500", "mem", 24, page(*ASK_A5500, "\"Cantidad de RAM máxima - 24 GB\""))
+read("rtx-a5500", "bw", 768, page(*ASK_A5500, "\"Ancho del bus de memoria - 384 bit\", \"Ancho de banda de la memoria - 768.0 GB/s\""))
+TAB_A2000 = ("Tabletowo, NVIDIA RTX A2000 specyfikacja", "https://www.tabletowo.pl/560720-nowosc-nvidia-rtx-a2000-specyfikacja-cena/")
+read("rtx-a2000-6gb", "mem", 6, page(*TAB_A2000, "\"6 GB pamięci wideo GDDR6\""))
+read("rtx-a2000-6gb", "bw", 288, page(*TAB_A2000, "\"na 192-bitowej szynie i efektywnym taktowaniu na poziomie 12000 MHz\" (12 Gbps x 192-bit = 288 GB/s)"))
+ARMA = ("Armacomp, PNY RTX A2000 12GB (reseller listing)", "https://armacomp.hu/termek/3136/alkatresz/videokartya/pny-rtx-a2000-12gb-ddr6-oem")
+read("rtx-a2000-12gb", "mem", 12, page(*ARMA, "\"12GB, GDDR6, 192bit\""))
+OCA_1070 = ("ocaholic, Nvidia Geforce GTX 1070 official specifications", "https://ocaholic.ch/modules/news/article.php?lang=german&storyid=14744")
+read("gtx-1070", "mem", 8, page(*OCA_1070, "\"8GB des üblichen GDDR5-Speichers\""))
+read("gtx-1070", "bw", 256, page(*OCA_1070, "\"256-Bit-Interface verbunden. Insgesamt ergibt sich so eine Bandbreite von 256GB/s\""))
+read("gtx-1070", "fp32", 6.5, "derived: 1920 CUDA cores x boost 1683 MHz x 2 FLOP/clk (" + page(*OCA_1070, "\"1920 CUDA-Kerne\", boost \"bis zu 1683MHz\"") + ")")
+HWL_1070TI = ("Hardwareluxx, GeForce GTX 1070 Ti", "https://www.hardwareluxx.de/index.php/tags/geforce-gtx-1070-ti.html")
+read("gtx-1070-ti", "mem", 8, page(*HWL_1070TI, "\"256 Bit breites Speicherinterface, welches 8 GB an GDDR5 mit 2.000 MHz an sich bindet\""))
+read("gtx-1070-ti", "bw", 256, page(*HWL_1070TI, "\"256 Bit\", \"GDDR5 mit 2.000 MHz\" (8 Gbps effective x 256-bit = 256 GB/s)"))
+BOOT_1070TI = ("Booteng, GTX 1070 Ti review (規格解析)", "https://booteng.com/b/246857.html")
+read("gtx-1070-ti", "fp32", 8.2, "derived: 2432 CUDA cores x boost 1683 MHz x 2 FLOP/clk (" + page(*HWL_1070TI, "\"2.432 Shader\"") + "; " + page(*BOOT_1070TI, "\"Boost频率和GTX 1070齐平,为1683MHz\"") + ")")
+read("gtx-1080", "fp32", 8.9, "derived: 2560 CUDA cores x boost 1733 MHz x 2 FLOP/clk (" + page(*IBA, "\"2560 CUDA cores\", \"boost ... up to 1.733 GHz\"") + ")")
+GECID = ("GECID, A closer look at the GeForce GTX 1080 Ti", "https://ua.gecid.com/news/bolee_podrobnyj_vzglyad_na_geforce_gtx_1080_ti")
+read("gtx-1080-ti", "fp32", 11.3, "derived: 3584 CUDA cores x boost 1582 MHz x 2 FLOP/clk (" + page(*GECID, "\"3584 CUDA-ядер\", \"динамічна сягає 1582 МГц\"") + ")")
+for i, n, cores, mhz in [("gtx-1660-ti", "GTX 1660 Ti", 1536, 1770), ("gtx-1660-super", "GTX 1660 SUPER", 1408, 1785),
+                         ("gtx-1660", "GTX 1660", 1408, 1785), ("gtx-1650", "GTX 1650", 896, 1665)]:
+    read(i, "fp32", r1(cores * mhz * 2 / 1e6), f"derived: {cores} CUDA cores x boost {mhz} MHz x 2 FLOP/clk ("
+         + page(*G3D_16, f"{n} \"CUDA Cores\" \"{cores}\", \"Boost Clock\" \"{mhz} MHz\"") + ")")
+
+# Arc A-series FP32: Intel's graphics clock as the page states it (the table's earlier figures used
+# the 2,400 MHz boost clock that database copies list, contradicting its own "graphics clock").
+for i, n, xe, mhz in [("arc-a770-16gb", "A770", 32, 2100), ("arc-a770-8gb", "A770", 32, 2100), ("arc-a750", "A750", 28, 2050),
+                      ("arc-a580", "A580", 24, 1700), ("arc-a380", "A380", 8, 2000)]:
+    read(i, "fp32", r1(xe * 128 * 2 * mhz / 1e6), f"derived: {xe} Xe-cores x 128 FP32 lanes x 2 FLOP x graphics clock {mhz} MHz = {r1(xe * 128 * 2 * mhz / 1e6)} TFLOPS ("
+         + page(*SVET_ARC, f"{n}: \"{xe} Xe-Core\", clock \"{mhz} MHz\"") + ")")
+GM_6800XT = ("gpu-monkey.com, AMD Radeon RX 6800 XT (database copy)", "https://www.gpu-monkey.com/en/gpu-amd_radeon_rx_6800_xt")
+read("rx-6800-xt", "fp32", 20.7, page(*GM_6800XT, "\"a theoretical FP32 computing power of 20.74 TFLOPS is achieved\""))
+FPSB_6900 = ("fpsbench.com, AMD Radeon RX 6900 XT vs RX Vega 56 (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-rx-6900-xt-vs-amd-radeon-rx-vega-56")
+read("rx-6900-xt", "fp32", 23.0, "HEXUS, PowerColor Radeon RX 6600 XT Red Devil review (AMD specification table) (https://hexus.net/tech/reviews/graphics/148189-powercolor-radeon-rx-6600-xt-red-devil): Radeon RX 6900 XT \"Peak GFLOPS (SP)\" \"23,040\"; also " + page(*FPSB_6900, "RX 6900 XT \"FP32 (TFLOPS)\" \"23.04 TFLOPS\""))
+tc_read("rtx-4060", 24, 2460, AD_WP, page(TELEPOLIS[:TELEPOLIS.index(' (')], TELEPOLIS[TELEPOLIS.index('(') + 1:-1], "RTX 4060 \"3072 jednostkach CUDA\" (128 per SM), \"2460 MHz w Boost\""))
+for i in ("rtx-4060-ti-8gb", "rtx-4060-ti-16gb"):
+    tc_read(i, 34, 2535, AD_WP, page(TELEPOLIS[:TELEPOLIS.index(' (')], TELEPOLIS[TELEPOLIS.index('(') + 1:-1], "RTX 4060 Ti \"4352 jednostki CUDA\" (128 per SM), \"w Boost rośnie do 2535 MHz\""))
+tc_read("rtx-3090-ti", 84, 1860, GA_WP, page(*TT_3090TI, "\"the GA102 GPU with 84 SM units\", \"boost GPU clocks hit 1860MHz\""))
+FPSB_3060 = ("fpsbench.com, GeForce RTX 3060 8 GB vs RTX 4060 Mobile (database copy)", "https://fpsbench.com/compare/gpu/nvidia-geforce-rtx-3060-8-gb-vs-nvidia-geforce-rtx-4060-mobile")
+tc_read("rtx-3060-8gb", 28, 1777, GA_WP, page(*FPSB_3060, "RTX 3060 8 GB \"SM Count 28\", \"Boost Clock 1777 MHz\""))
+SC_3060 = ("siliconcat.net, GeForce RTX 3060 vs RTX 4060 Ti (database copy)", "https://siliconcat.net/gpu/compare/nvidia-geforce-rtx-3060-vs-nvidia-geforce-rtx-4060-ti")
+tc_read("rtx-3060-12gb", 28, 1777, GA_WP, page(*SC_3060, "GeForce RTX 3060 \"Boost Clock 1777MHz\", \"SM Count 28\""))
+
+TW_M1 = ("Techworm (mirror), Apple's latest M1 Max chip packs more raw GPU power than Sony's PlayStation 5", "https://tendencyweed.pages.dev/posts/apple-s-latest-m1-max-chip-packs-more-raw-gpu-power-than-sony-s-playstation-5-759033")
+for i, n, tf in [("apple-m1", "M1 8-core", 2.6), ("apple-m1-pro", "M1 Pro 16-core", 5.2), ("apple-m1-max", "M1 Max 32-core", 10.4)]:
+    read(i, "fp32", tf, page(*TW_M1, f"\"{n} = {tf} TF\"") [:-len(" [read]")] + " (FP32; no matrix units, FP16 at the same rate) [read]")
+DEC_M5 = ("The Decoder, Apple's M5 chip brings faster AI to MacBook, iPad and Vision Pro", "https://the-decoder.com/apples-m5-chip-brings-faster-ai-to-macbook-ipad-and-vision-pro/")
+apple("apple-m5", "mem", 32, *DEC_M5, "\"supports up to 32 GB of unified memory\"")
+apple("apple-m5", "bw", 153, *DEC_M5, "\"offers 153 GB/s of shared memory bandwidth\"")
+
+AT_MI210 = ("AnandTech, AMD Releases Instinct MI210 Accelerator: CDNA 2 On a PCIe Card (blog copy)", "https://bonggakadai.blogspot.com/2022/03/amd-releases-instinct-mi210-accelerator.html")
+read("mi210", "mem", 64, page(*AT_MI210, "MI210 \"VRAM\" \"64GB\""))
+read("mi210", "bw", 1638.4, page(*AT_MI210, "MI210 \"3.2 Gbps HBM2E\", \"4096-bit\", \"1.6TBps\" (4,096 bits x 3.2 GT/s = 1,638.4 GB/s)"))
+read("mi210", "bf16", 181.0, page(*AT_MI210, "MI210 \"FP16 Matrix\" \"181 TFLOPS\""))
+CN_GRE = ("CNews.cz, Radeon RX 7900 GRE vydán: specifikace, TDP a cena", "https://www.cnews.cz/clanky/radeon-rx-7900-gre-vydan-specifikace-tdp-a-cena-bude-k-dostani-i-u-nas-pres-oem-trh/")
+read("rx-7900-gre", "mem", 16, page(*CN_GRE, "\"Spolu s 256bitovou sběrnicí a 16GB pamětí GDDR6\""))
+read("rx-7900-gre", "bw", 576, page(*CN_GRE, "\"Takt pamětí je 18,0 GHz efektivně\" ... \"stejnou propustnost 576 GB/s jako Radeon RX 6950 XT\""))
+KG_6X50 = ("KitGuru, Asus, Sapphire and PowerColor announce custom RX 6950 XT, RX 6750 XT and RX 6650 XT (AMD specification table)",
+           "https://www.kitguru.net/components/graphic-cards/matthew-wilson/asus-sapphire-and-powercolor-announce-custom-rx-6950-xt-rx-6750-xt-and-rx-6650-xt-graphics-cards/")
+for i, n, mem, gbps, bw, bus in [("rx-6750-xt", "RX 6750 XT", 12, "18", 432, 192), ("rx-6650-xt", "RX 6650 XT", 8, "17.5", 280, 128)]:
+    read(i, "mem", mem, page(*KG_6X50, f"{n} \"{mem}GB GDDR6 {gbps}Gbps\""))
+    read(i, "bw", bw, page(*KG_6X50, f"{n} \"Memory Bandwidth\" \"{bw} GB/s\", \"Memory Interface\" \"{bus}-bit\""))
+HH_6950 = ("HotHardware, AMD Radeon RX 6950 XT, 6750 XT and 6650 XT deliver faster memory and clocks", "https://hothardware.com/news/amd-radeon-rx-6950-xt-6760-6650-faster-memory-clocks")
+read("rx-6950-xt", "fp32", 23.7, page(*HH_6950, "RX 6950 XT: \"This results in 23.65 TFLOPS of FP32\""))
+read("mi50-16gb", "mem", 16, page(*SEGNEXT, "\"the Radeon Instinct MI50 comes with 16GB of HBM2 memory\"")[:-len(" [read]")] + "; " + page(*AT_MI210, "MI50 column \"VRAM\" \"16GB\", \"Memory Bandwidth\" \"1.02TBps\""))
+
+HMC_A2 = ("hmc-tech.com, NVIDIA A2 vs NVIDIA A40 (database copy)", "https://hmc-tech.com/gpu/nvidia-a2-vs-nvidia-a40")
+read("a2", "mem", 16, page(*HMC_A2, "NVIDIA A2 \"16GB GDDR6\""))
+read("a2", "bf16", 18, page(*HMC_A2, "NVIDIA A2 \"BF16\" \"18.13 TFLOPS Tensor\", \"36.25 TFLOPS Tensor Sparse\": the dense figure (NVIDIA rounds to 18)"))
+SYS_3050 = ("sysrqmts.com, GeForce GTX 970 vs GeForce RTX 3050 8 GB (database copy)", "https://sysrqmts.com/pt/gpus/compare/nvidia-geforce-gtx-970-vs-nvidia-geforce-rtx-3050-8-gb")
+read("rtx-3050-8gb", "mem", 8, page(*SYS_3050, "RTX 3050 8 GB \"Tamanho da memória\" \"8 GB\""))
+read("rtx-3050-8gb", "bw", 224, page(*SYS_3050, "RTX 3050 8 GB \"14 Gbps effective\", \"128 bit\", \"224.0 GB/s\""))
+tc_read("rtx-3050-8gb", 20, 1777, GA_WP, page(*SYS_3050, "RTX 3050 8 GB \"Contagem SM\" \"20\", \"Frequência de Boost\" \"1777 MHz\""))
+TR_V100 = ("TechRival, NVIDIA Volta Tesla V100 cards detailed: 150W single-slot and 300W dual-slot PCIe accelerators", "https://www.techrival.com/nvidia-volta-tesla-v100-cards-detailed-150w-single-slot-300w-dual-slot-gv100-powered-pcie-accelerators/")
+read("v100-pcie-16gb", "mem", 16, page(*TR_V100, "\"Both designs will house NVIDIA's next generation GV100 GPU featuring 5120 Volta CUDA cores with 16GB of HBM2\""))
+
+YJ_1050TI = ("As principais características técnicas da GTX 1050 Ti (blog)", "https://yjcarbidetool.com/20230804/as-principais-caracteristicas-tecnicas-da-gtx-1050-ti")
+AUT_1050 = ("Autonomy blog, GTX 1050 specs", "https://autonomy.githuka.com/blog/specs/")
+read("gtx-1050-ti", "mem", 4, page(*YJ_1050TI, "\"A GTX 1050 Ti é equipada com 4 GB de memória GDDR5\""))
+read("gtx-1050-ti", "bw", 112, page(*AUT_1050, "\"Like the 1050 Ti ... Instead of 4 GB on its aggregate 128-bit bus, though, Nvidia deploys 2 GB at the same 7 GT/s. Theoretical maximum bandwidth remains the same at 112 GB/s.\""))
+read("gtx-1050-ti", "fp32", 2.1, "derived: 768 CUDA cores x boost 1392 MHz x 2 FLOP/clk (" + page(*YJ_1050TI, "\"768 núcleos CUDA\", \"velocidade de clock boost de 1392 MHz\"") + ")")
+TG_XP = ("Techgage, NVIDIA Reveals New Top-End TITAN Xp", "https://techgage.com/news/nvidia-reveals-new-top-end-titan-xp/")
+read("titan-xp", "mem", 12, page(*TG_XP, "TITAN Xp \"Memory\" \"12288 MB\" \"GDDR5X\""))
+read("titan-xp", "bw", 547.7, page(*TG_XP, "TITAN Xp \"11.4Gbps\", \"547.7 GB/s\", \"384-bit\""))
+GR_XP = ("GameRevolution, The NVIDIA Titan Xp is now the world's most powerful graphics card", "https://gamerevolution.preprod.vip.gnmedia.net/news/13974-the-nvidia-titan-xp-is-now-the-worlds-most-powerful-graphics-card")
+read("titan-xp", "fp32", 12.1, "derived: 3840 CUDA cores x boost 1582 MHz x 2 FLOP/clk (" + page(*GR_XP, "TITAN Xp \"GPU Boost Clock\" \"1,582MHz\", \"CUDA Cores\" \"3,840\", \"Floating Point\" \"12 TFLOPS\"") + ")")
+
+TVS_PRO = ("TurboVS, NVIDIA RTX PRO 4000 Blackwell vs RTX PRO 4500 Blackwell", "https://www.turbovs.com/compare/nvidia-rtx-pro-4000-blackwell-vs-nvidia-rtx-pro-4500-blackwell")
+read("rtx-pro-4500-blackwell", "mem", 32, page(*TVS_PRO, "\"the RTX Pro 4500 ships with 32GB of VRAM over a 256-bit bus\""))
+read("rtx-pro-4500-blackwell", "bw", 896, page(*TVS_PRO, "\"896 GB/s of peak memory bandwidth versus 672 GB/s on the 4000\""))
+read("rtx-pro-4000-blackwell", "mem", 24, page(*TVS_PRO, "\"the RTX Pro 4000 offers 24GB across a narrower 192-bit bus\""))
+read("rtx-pro-4000-blackwell", "bw", 672, page(*TVS_PRO, "\"896 GB/s of peak memory bandwidth versus 672 GB/s on the 4000\""))
+BMH_P6000 = ("BenchmarkHardware, NVIDIA Quadro P6000 y P5000", "https://benchmarkhardware.com/?p=101867")
+read("quadro-p6000", "mem", 24, page(*BMH_P6000, "\"la P6000 ofrece 24GB VRAM GDDR5X\""))
+read("quadro-p6000", "bw", 432, page(*BMH_P6000, "\"una interfaz bus de 384 bits y con 432GB/s de banda ancha\""))
+OCA_P5000 = ("ocaholic, Nvidia Quadro P6000 e P5000 (announcement)", "https://ocaholic.ch/modules/news/article.php?lang=italian&storyid=15130")
+read("quadro-p5000", "mem", 16, page(*OCA_P5000, "\"la P5000, basata sul chip GP104 e dotata di 16GB di memoria GDDR5X\""))
+read("rtx-5000-ada", "fp8", 522.2, page(*HMC_5000, "RTX 5000 Ada \"FP8\" \"522.24 TFLOPS Tensor (FP32 Accumulate)\", \"1.04 PFLOPS ... Sparse\": the dense figure"))
+read("rtx-5000-ada", "bf16", 261.1, page(*HMC_5000, "RTX 5000 Ada \"BF16\" \"261.12 TFLOPS Tensor\", \"522.24 TFLOPS Tensor Sparse\": the dense figure"))
+DPJ = ("Dr. Pranay Jha, The NVIDIA Data-Center GPU Lineup: Hopper vs Blackwell vs Rubin", "https://drpranayjha.com/nvidia-gpu-lineup-hopper-blackwell-rubin/")
+read("b300", "mem", 288, page(*DPJ, "\"B300 / Blackwell Ultra (288 GB HBM3e, 8 TB/s, 15 PFLOPS dense FP4)\""))
+read("b300", "bw", 8000, page(*DPJ, "\"B300 / Blackwell Ultra (288 GB HBM3e, 8 TB/s ...)\""))
+
+TH_TRTX = ("Tom's Hardware, Nvidia Titan RTX specs and pricing", "https://www.tomshardware.com/news/nvidia-titan-rtx-specs-pricing,38184.html")
+PCR_TRTX = ("PCReview, NVIDIA announces Titan RTX graphics card", "https://www.pcreview.co.uk/articles/nvidia-announces-titan-rtx-graphics-card.272/")
+read("titan-rtx", "mem", 24, page(*TH_TRTX, "Titan RTX \"Memory Capacity\" \"24GB GDDR6\""))
+read("titan-rtx", "bw", 672, page(*TH_TRTX, "Titan RTX \"Memory Clock\" \"14Gbps\", \"Memory Bus\" \"384-bit\", \"Memory Bandwidth\" \"672 GB/s\""))
+read("titan-rtx", "bf16", r1(72 * 1770 * 1024 / 1e6), "derived: SMs 72 x boost 1770 MHz x 1024 FLOP/clk/SM (dense FP16 with FP32 accumulate, full rate on TITAN; the per-SM rate of the " + TU_WP + "); SM count and boost clock from the " + page(*PCR_TRTX, "\"72 x streaming multiprocessors\", \"1770 MHz boost clock\""))
+
+FPSB_5070 = ("fpsbench.com, Intel Iris Xe MAX Graphics vs GeForce RTX 5070 (database copy)", "https://fpsbench.com/compare/gpu/intel-iris-xe-max-graphics-vs-nvidia-geforce-rtx-5070")
+read("rtx-5070", "bw", 672, page(*FPSB_5070, "RTX 5070 \"28 Gbps effective\", \"Memory Bus\" \"192 bit\", \"Bandwidth\" \"672.0 GB/s\""))
+
+SYS_3080_12 = ("sysrqmts.com, GeForce RTX 3080 12 GB vs RTX A4000 (database copy)", "https://sysrqmts.com/tr/gpus/compare/nvidia-geforce-rtx-3080-12-gb-vs-nvidia-rtx-a4000")
+tc_read("rtx-3080-12gb", 70, 1710, GA_WP, page(*SYS_3080_12, "RTX 3080 12 GB \"SM sayısı\" \"70\", \"Saati artır\" \"1710 MHz\""))
+
+SYS_A6000 = ("sysrqmts.com, NVIDIA RTX A6000 vs NVIDIA Tesla P40 (database copy)", "https://sysrqmts.com/es/gpus/compare/nvidia-rtx-a6000-vs-nvidia-tesla-p40")
+read("rtx-a6000", "bf16", r1(84 * 1800 * 1024 / 1e6), WS1024.format(sm=84, mhz=1800, wp=GA_WP, pages=page(*SYS_A6000, "RTX A6000 \"Conteo SM\" \"84\", \"Aumento de frecuencia\" \"1800 MHz\"")))
+read("rtx-a5500", "bf16", r1(80 * 1665 * 1024 / 1e6), WS1024.format(sm=80, mhz=1665, wp=GA_WP, pages=page(*ASK_A5500, "\"Pipelines - 10240\" (128 per SM), \"Impulso de la velocidad del reloj - 1665 MHz\"")))
+
+SYS_A10 = ("sysrqmts.com, NVIDIA A10 PCIe vs NVIDIA Quadro RTX 4000 (database copy)", "https://sysrqmts.com/ru/gpus/compare/nvidia-a10-pcie-vs-nvidia-quadro-rtx-4000")
+read("a10", "bf16", r1(72 * 1695 * 1024 / 1e6), WS1024.format(sm=72, mhz=1695, wp=GA_WP, pages=page(*SYS_A10, "A10 PCIe \"Кол-во SM\" \"72\", \"Буст\" \"1695 MHz\"")))
+
+CPT_6000ADA = ("cputronic.com, NVIDIA RTX 6000 Ada Generation (database copy)", "https://cputronic.com/de/gpu/nvidia-rtx-6000-ada-generation")
+_q6000 = page(*CPT_6000ADA, "\"18176 Shading-Einheiten\" (128 per SM, so 142 SMs), \"Boost-Takt\" \"2505MHz\"")
+read("rtx-6000-ada", "bf16", r1(142 * 2505 * 1024 / 1e6), WS1024.format(sm=142, mhz=2505, wp=AD_WP, pages=_q6000))
+read("rtx-6000-ada", "fp8", r1(142 * 2505 * 2048 / 1e6), "derived: SMs 142 x boost 2505 MHz x 2048 FLOP/clk/SM (dense FP8 with FP32 accumulate, twice the FP16 rate on workstation parts; " + AD_WP + "); SM count and boost clock from the " + _q6000)
+
+CPT_7900XTX = ("cputronic.com, AMD Radeon RX 7900 XTX (database copy)", "https://cputronic.com/en/gpu/amd-radeon-rx-7900-xtx")
+CPT_7900XT = ("cputronic.com, AMD Radeon RX 7900 XT (database copy)", "https://cputronic.com/gpu/amd-radeon-rx-7900-xt")
+R3X2 = "derived: 2 x the peak FP32 rate (RDNA3 WMMA FP16 runs at twice the dual-issue FP32 rate, the ratio of AMD's published peak half- and single-precision figures); peak FP32 from the "
+read("rx-7900-xtx", "bf16", r1(2 * 61.42), R3X2 + page(*CPT_7900XTX, "RX 7900 XTX \"theoretical performance of 61.42 TFLOPS\", \"Boost Clock\" \"2499MHz\""))
+read("rx-7900-xt", "bf16", r1(2 * 51.48), R3X2 + page(*CPT_7900XT, "RX 7900 XT \"theoretical performance of 51.48 TFLOPS\", \"Boost Clock\" \"2394MHz\""))
+
+CPT_7800XT = ("cputronic.com, AMD Radeon RX 7800 XT (database copy)", "https://cputronic.com/gpu/amd-radeon-rx-7800-xt")
+read("rx-7800-xt", "bf16", r1(2 * 37.32), R3X2 + page(*CPT_7800XT, "RX 7800 XT \"theoretical performance of 37.32 TFLOPS\", \"Boost Clock\" \"2430MHz\""))
+
+FPSB_7600 = ("fpsbench.com, AMD Radeon RX 7600 vs Intel HD Graphics P4600 (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-rx-7600-vs-intel-hd-graphics-p4600")
+read("rx-7600", "bf16", 43.5, page(*FPSB_7600, "RX 7600 \"FP16 (TFLOPS)\" \"43.50 TFLOPS (2:1)\", \"FP32 (TFLOPS)\" \"21.75 TFLOPS\""))
+
+HEXUS_6600XT = ("HEXUS, PowerColor Radeon RX 6600 XT Red Devil review (AMD specification table)", "https://hexus.net/tech/reviews/graphics/148189-powercolor-radeon-rx-6600-xt-red-devil")
+FPSB_6800 = ("fpsbench.com, GeForce GT 730A vs AMD Radeon RX 6800 (database copy)", "https://fpsbench.com/compare/gpu/nvidia-geforce-gt-730a-vs-amd-radeon-rx-6800")
+read("rx-6800", "fp32", 16.2, page(*HEXUS_6600XT, "Radeon RX 6800 \"Peak GFLOPS (SP)\" \"16,166\"")[:-len(" [read]")] + "; also " + page(*FPSB_6800, "RX 6800 \"FP32 (TFLOPS)\" \"16.17 TFLOPS\""))
+
+KOR_6600 = ("Korsaka reseller listing of the AMD Radeon RX 6600, reproducing AMD's specification table", "https://korsaka.com/shop/tarjeta-de-video-amd-radeon-rx-6600")
+read("rx-6600", "mem", 8, page(*KOR_6600, "\"Tamaño máx. de memoria 8 GB\", \"Tipo de memoria GDDR6\""))
+read("rx-6600", "bw", 224, page(*KOR_6600, "\"Velocidad de memoria Hasta 14 Gbps\", \"Interfaz de memoria 128-bit\", \"Ancho de banda de memoria Hasta 224 GB/\""))
+read("rx-6600", "fp32", 8.9, page(*KOR_6600, "\"Rendimiento de procesamiento de precisión simple máxima 8.93 TFLOPs\""))
+read("rx-6600-xt", "fp32", 10.6, page(*HEXUS_6600XT, "Radeon RX 6600 XT \"Peak GFLOPS (SP)\" \"10,605\""))
+
+SWD_6x50 = ("swavedigest.com, AMD Radeon RX 6950 XT, 6750 XT and 6650 XT deliver faster memory and clocks", "https://swavedigest.com/amd-radeon-rx-6950-xt-6760-xt-and-6650-xt-deliver-faster-memory-and-clocks-to-gamers")
+read("rx-6750-xt", "fp32", 13.3, page(*SWD_6x50, "RX 6750 XT \"up to 13.31 TFLOPS of FP32\""))
+read("rx-6700-xt", "fp32", 13.2, page(*SWD_6x50, "RX 6750 XT \"13.31 TFLOPS of FP32 ... up a touch from 13.21 TFLOPS\" (the RX 6700 XT figure)"))
+HMC_6650 = ("hmc-tech.com, AMD Radeon RX 6650 XT vs GIGABYTE Radeon RX 6700 XT Gaming OC (database copy)", "https://hmc-tech.com/gpu/amd-radeon-rx-6650-xt-vs-gigabyte-radeon-rx-6700-xt-gaming-oc")
+read("rx-6650-xt", "fp32", 10.8, page(*HMC_6650, "AMD Radeon RX 6650 XT \"FP32 10.79 TFLOPS\""))
+
+SVET_9070 = ("SvětHardware, AMD prý připravuje Radeon RX 9070 GRE (specification table of the RX 9000 cards)", "https://www.svethardware.cz/amd-pry-pripravuje-radeon-rx-9070-gre-ma-mit-48-cu-a-12-gb-vram/61763")
+read("rx-9070", "bf16", r1(56 * 2520 * 512 / 1e6), "derived: CUs 56 x boost 2520 MHz x 512 FLOP/clk/CU (vector FP16, twice the dual-issue FP32 rate of 256 FLOP/clk/CU that gives the page's FP32 figure); CU count, boost clock and FP32 from the " + page(*SVET_9070, "Radeon RX 9070 \"Počet CU\" \"56\", \"Boost frekvence\" \"2,52 GHz\", \"Hrubý výkon FP32\" \"36,1 TFLOPS\""))
+
+TC_ARCB = ("TechCommand, The new Intel Arc B580 and B570 graphics are now official", "https://www.techcommand.uk/the-new-intel-arc-b580-and-b570-graphics-are-now-official-price-and-specifications/")
+read("arc-b580", "bf16", 116.5, "derived: 233 peak INT8 TOPS (XMX) / 2 for FP16 (" + page(*TC_ARCB, "Arc B580 \"233 TOPS for Artificial Intelligence tasks\"") + ")")
+read("arc-b570", "bf16", 101.5, "derived: 203 peak INT8 TOPS (XMX) / 2 for FP16 (" + page(*TC_ARCB, "Arc B570 \"up to 203 TOPS for AI\"") + ")")
+
+GG_2070 = ("GameGPU, GeForce RTX 2070 specification page", "https://pl.gamegpu.com/seria-geforce-rtx-2xx/GeForce-RTX-2070")
+read("rtx-2070", "mem", 8, page(*GG_2070, "\"Rozmiar pamięci wideo, MB 8192\""))
+read("rtx-2070", "bw", 448, page(*GG_2070, "\"Częstotliwość pamięci (efektywna), MHz 1750 (14000)\", \"Szyna pamięci, bit 256\", \"Przepustowość pamięci, GB/s 448\""))
+tc_read("rtx-2070", 36, 1620, TU_WP, page(*GG_2070, "\"36 wieloprocesorów SM\", \"częstotliwość GPU(wzmocnienie), MHz 1410 (1620)\""))
+
+CPT_A2000_12 = ("cputronic.com, NVIDIA RTX A2000 12 GB (database copy)", "https://cputronic.com/pt/gpu/nvidia-rtx-a2000-12-gb")
+read("rtx-a2000-12gb", "bf16", r1(26 * 1200 * 1024 / 1e6), WS1024.format(sm=26, mhz=1200, wp=GA_WP, pages=page(*CPT_A2000_12, "\"3328 unidades de sombreamento\" (128 per SM, so 26 SMs), \"Relógio Boost\" \"1200MHz\"")))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
@@ -398,11 +903,15 @@ for r in rows:
     for key, field in [("mem", "memory_gib"), ("bw", "bandwidth_gbps"), ("bf16", "bf16_tflops"),
                        ("fp8", "fp8_tflops"), ("fp4", "fp4_tflops"), ("fp32", "fp32_tflops")]:
         v, s = r[key]
+        if (r["id"], key) in READ:
+            assert v is not None, (r["id"], key)
+            v, s = READ.pop((r["id"], key))
         if v is not None:
             out.append(f"{field} = {{ value = {num(v)}, source = {q(s)} }}")
     if r["note"]:
         out.append(f"note = {q(r['note'])}")
     out.append("")
+assert not READ, f"READ names figures no row has: {sorted(READ)}"
 import sys
 sys.stderr.write(f"{len(rows)} entries\n")
 print("\n".join(out))
