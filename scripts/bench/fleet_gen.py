@@ -14,7 +14,8 @@ scraped at the exporter's own host:9400, one NVIDIA H100 80GB HBM3 per replica h
   640 tok/s over 40 sequences is 16 steps/s: ~8 % of the H100's bandwidth for an 8B bf16 model);
 - replica 2's GPU is power-capped: SM clock 1410 of 1980 MHz, the SW power cap reason (0x4)
   set, busy (engine active 90 %);
-- replica 3's GPU waits on the host: SM active 8 %, DRAM active 3 %, while 40 requests run;
+- replica 3's GPU waits on the host: SM active 8 %, DRAM active 8 % (what its decode reads), while
+  40 requests run;
 - replica 5 runs on replica 4's host (port 8001), whose node has two GPUs and no pod labels:
   their join is ambiguous;
 - one more node (10.9.9.9) has a GPU and no replica.
@@ -143,7 +144,7 @@ if dcgm:
         "DCGM_FI_DEV_CLOCKS_EVENT_REASONS": {"healthy": 0, "throttled": 4, "host-bound": 0},
         "DCGM_FI_PROF_GR_ENGINE_ACTIVE": {"healthy": 0.9, "throttled": 0.9, "host-bound": 0.3},
         "DCGM_FI_PROF_SM_ACTIVE": {"healthy": 0.7, "throttled": 0.7, "host-bound": 0.08},
-        "DCGM_FI_PROF_DRAM_ACTIVE": {"healthy": 0.1, "throttled": 0.1, "host-bound": 0.03},
+        "DCGM_FI_PROF_DRAM_ACTIVE": {"healthy": 0.1, "throttled": 0.1, "host-bound": 0.08},
         # One busy kernel reads 100 %: high on every GPU, the host-bound one included.
         "DCGM_FI_DEV_GPU_UTIL": {"healthy": 100, "throttled": 100, "host-bound": 97},
     }

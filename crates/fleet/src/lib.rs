@@ -432,6 +432,16 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
             diagnose::gpu::judge_samples_with(read, &target, &t.catalog, &tel)?
         };
         let named_gpu = judged.report.ceiling.gpu_from.as_deref() == Some("dcgm");
+        let mut judged = judged;
+        // No --gpu and no GPU from DCGM: the ceiling's reason says why the join gave none.
+        if let (Some(why), Some(refused)) = (
+            judged.report.ceiling.unknown_reason.as_mut(),
+            join.and_then(|j| j.1.refused.as_deref()),
+        ) {
+            if t.gpu.is_none() {
+                why.push_str(&format!("; no GPU from DCGM: {refused}"));
+            }
+        }
         let inp = judged.inputs;
         replicas.push(Replica {
             replica: name.clone(),

@@ -116,6 +116,22 @@ pub fn fleet(d: &FleetDoc) -> String {
             }
             tfoot { tr.median { th { "fleet median" } td {} (cells(&d.median)) td {} td {} td {} } }
         }
+        @if let Some(g) = &d.dcgm {
+            h2 { "GPUs (DCGM)" }
+            p.sub { "DCGM series under " (g.selector) ": " (g.gpus) " GPUs in the window, " (g.joined) " joined to a replica"
+                @if !g.unjoined.is_empty() { "; joined to none: " (g.unjoined.join(", ")) } }
+            @for r in &d.replicas { @if let Some(j) = &r.gpu_join {
+                div.replica-gpus data-replica=(r.replica) {
+                    h3 { (r.replica) ": "
+                        @if let Some(by) = &j.by { "joined by " (by) " (" (j.gpus.join(", ")) ")" }
+                        @else { "no GPU joined" } }
+                    @if let Some(why) = &j.refused { p.sub { (why) } }
+                    @if let Some(t) = &r.gpu_telemetry {
+                        (crate::gpus::devices(t, r.ceiling.as_ref().and_then(|c| c.gpu_from.as_deref())))
+                    }
+                }
+            } }
+        }
         h2 { "Generation throughput per replica" }
         (figure(d, "generation", "generation tok/s", "generation tok/s", |f| f.generation_tps, median_line(d.median.generation_tps)))
         h2 { "Generation per running sequence" }

@@ -11,6 +11,7 @@
 
 mod census;
 mod fleet;
+mod gpus;
 mod logs;
 mod pages;
 mod probe;

@@ -376,6 +376,10 @@ fn diagnose_body(r: &Report) -> Markup {
         (timeline(r, ""))
         h2 { "Totals" }
         (totals(r))
+        @if let Some(t) = &r.gpu_telemetry {
+            h2 { "GPU telemetry" }
+            (crate::gpus::devices(t, r.ceiling.gpu_from.as_deref()))
+        }
         (config(r))
     }
 }
