@@ -6,6 +6,9 @@ use crate::util::RouteProc;
 use router::doc::RouteDoc;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::io::Write;
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
 use testpeers::load::series_sum;
 use testpeers::vllm::{self, SERVED_MODEL};
 
@@ -166,4 +169,69 @@ fn live_route_shape_over_two_vllm_replicas_hits_where_round_robin_misses() {
         pinned > spread + 0.15,
         "shape {pinned:.3} {shape:?} against round-robin {spread:.3} {round_robin:?}"
     );
+
+    // The same servers, for cancellation through the router (issue #37).
+    hung_up_non_streamed_request_stops_generating_on_vllm(a.port, &a.url);
+}
+
+/// vLLM's generated-token counter.
+fn generated(port: u16) -> f64 {
+    let (code, body) = testpeers::get(port, "/metrics").expect("vLLM /metrics answers");
+    assert_eq!(code, 200);
+    series_sum(&body, "vllm:generation_tokens_total").expect("vllm:generation_tokens_total")
+}
+
+/// A client that hangs up on a non-streamed completion through the router: vLLM stops
+/// generating for it (its API server aborts a request whose client is gone; the router must
+/// close the upstream connection for it to know). The referee is vLLM's own generated-token
+/// counter, exact and with no other traffic on the replica: after the hang-up it must not move
+/// between 5 s and 10 s. Effect: the request asks 1900 tokens with `ignore_eos`, and the rate
+/// measured before the hang-up (2 s at least) says how many tokens 5 s of an uncancelled
+/// request would add (at the slowest rate seen here, ~10 tok/s under load, 50 tokens; noise: 0,
+/// a counter with nothing else running), and that it could not have ended on its own by 10 s.
+fn hung_up_non_streamed_request_stops_generating_on_vllm(port: u16, url: &str) {
+    let router = RouteProc::start(&[url], &[]);
+    let addr = format!("127.0.0.1:{}", router.port());
+    let body = serde_json::to_vec(&json!({"model": SERVED_MODEL, "prompt": "Once upon a time",
+        "max_tokens": 1900, "ignore_eos": true, "temperature": 0}))
+    .unwrap();
+    let mut s = TcpStream::connect(&addr).unwrap();
+    let head = format!(
+        "POST /v1/completions HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(&body).unwrap();
+    // Wait until it generates, then measure its rate for 2 s.
+    let g0 = generated(port);
+    let started = Instant::now();
+    while generated(port) <= g0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "vLLM generated nothing for the request in 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let (g1, t1) = (generated(port), Instant::now());
+    std::thread::sleep(Duration::from_secs(2));
+    let rate = (generated(port) - g1) / t1.elapsed().as_secs_f64();
+    drop(s);
+    let hung_up = Instant::now();
+    let left_s = (1900.0 - (generated(port) - g0)) / rate.max(1e-9);
+    assert!(
+        rate * 5.0 >= 20.0 && left_s > 12.0,
+        "{rate:.1} tok/s, {left_s:.0} s left: an uncancelled request would not show, the check proves nothing"
+    );
+    std::thread::sleep(Duration::from_secs(5).saturating_sub(hung_up.elapsed()));
+    let at5 = generated(port);
+    std::thread::sleep(Duration::from_secs(5));
+    let moved = generated(port) - at5;
+    eprintln!(
+        "vLLM cancellation through route: {rate:.1} tok/s before the hang-up, {left_s:.0} s of generation left; {moved} tokens 5–10 s after"
+    );
+    assert_eq!(
+        moved, 0.0,
+        "vLLM generated {moved} tokens 5–10 s after the client hung up (it ran at {rate:.1} tok/s before): the cancellation did not reach the engine"
+    );
+    drop(router);
 }
