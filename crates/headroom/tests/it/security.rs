@@ -124,8 +124,11 @@ fn the_emulator_listens_on_loopback_by_default_and_warns_when_public() {
 }
 
 /// Credentials in a server's URL (`http://user:password@host`, basic auth in front of an
-/// engine) reach the server and nothing else: not the document, the page, the recording, the
-/// history database, a progress line or an error.
+/// engine) and an API key reach the server and nothing else: not the document, the page, the
+/// recording, the history database, a progress line or an error, in every command that takes a
+/// server's URL (diagnose, remeasure, census, probe, bench, watch; history, report and regress
+/// read what they saved; route's backends and fleet's and census's stores have their own tests
+/// in route.rs and store_access.rs).
 #[test]
 fn credentials_in_a_url_reach_the_server_and_nothing_else() {
     const PASSWORD: &str = "hunter2-pw";
@@ -191,6 +194,41 @@ fn credentials_in_a_url_reach_the_server_and_nothing_else() {
     let (code, _, text) = run(&["report", "--latest", "--db", db_s, "-o", "-"]);
     assert_eq!(code, Some(0), "{text}");
     for f in [&db, &rec, &page] {
+        let bytes = std::fs::read(f).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(PASSWORD),
+            "{} holds the password",
+            f.display()
+        );
+    }
+    // Every other command that takes a server's URL: census from one scrape, the prefix probe
+    // (with an API key, a credential too), bench and the regress that reads its run back, and
+    // watch's refusal off a terminal.
+    // An idle emulator for the probe and bench (a busy one makes them slow and refusing).
+    let idle = crate::util::EmulateProc::start(&["--scenario", "healthy"]);
+    let url = format!("http://ops:{PASSWORD}@{}", idle.addr());
+    let (code, _, text) = run(&["census", "--url", &url, "--json"]);
+    assert_eq!(code, Some(0), "{text}");
+    let probe_page = dir.path().join("probe.html");
+    let (code, _, text) = run(&[
+        "probe",
+        "prefix",
+        "--url",
+        &url,
+        "--api-key",
+        PASSWORD,
+        "--json",
+        "--html",
+        probe_page.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    let (code, _, text) = run(&["bench", "--quick", "--url", &url, "--db", db_s]);
+    assert_eq!(code, Some(0), "{text}");
+    let (code, _, text) = run(&["regress", "--db", db_s, "--json"]);
+    assert!(matches!(code, Some(0) | Some(1)), "{text}");
+    let (code, _, text) = run(&["watch", "--url", &url]);
+    assert_eq!(code, Some(1), "watch off a terminal refuses: {text}");
+    for f in [&db, &probe_page] {
         let bytes = std::fs::read(f).unwrap();
         assert!(
             !String::from_utf8_lossy(&bytes).contains(PASSWORD),
