@@ -2,18 +2,11 @@
 //! scraping every second) that scrapes three emulated vLLM replicas, one of them with a
 //! pathology, and a real llama-server. Nothing mocks the Prometheus API.
 
-use crate::util::EmulateProc;
+use crate::util::{headroom_output as headroom, EmulateProc};
 use fleet::FleetDoc;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 use testpeers::prometheus::{Job, Prometheus};
-
-fn headroom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(args)
-        .output()
-        .expect("run headroom")
-}
 
 /// `headroom emulate --scenario NAME --drive` at --speed 1, so Prometheus' wall-clock rates are
 /// the simulated ones.

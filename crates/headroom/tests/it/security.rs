@@ -141,10 +141,7 @@ fn credentials_in_a_url_reach_the_server_and_nothing_else() {
     );
     let url = format!("http://ops:{PASSWORD}@{}", emu.addr());
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
-            .args(args)
-            .output()
-            .unwrap();
+        let out = crate::util::headroom_output(args);
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         let text = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
         assert!(
