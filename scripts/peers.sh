@@ -58,7 +58,11 @@ PY
   rm -rf "$tmp"
 fi
 
-server="$cache/llama-server-$LLAMA_VERSION/llama-server"
+# "-avx2": built for AVX2/FMA/F16C, not -march=native. A native build on a host whose CPU lists
+# AMX while its kernel does not grant the tile state (as on some VMs) dies with SIGILL in
+# ggml's AMX kernels as the model loads; a portable build also survives a cache restored onto
+# another CPU. The suffix makes older native caches rebuild.
+server="$cache/llama-server-$LLAMA_VERSION-avx2/llama-server"
 VLLM_VERSION="0.32.0"
 vllm_venv="$cache/vllm-$VLLM_VERSION"
 vllm_py="$vllm_venv/bin/python"
@@ -101,7 +105,7 @@ PY
   # without it; later ones have no such option and ignore it.
   cmake="$venv/bin/cmake"
   "$cmake" -S "$src" -B "$src/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
-    -DLLAMA_BUILD_TESTS=OFF -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_WEBUI=OFF >&2
+    -DLLAMA_BUILD_TESTS=OFF -DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_WEBUI=OFF >&2
   "$cmake" --build "$src/build" --target llama-server -j"$(nproc)" >&2
   mkdir -p "$(dirname "$server")"
   cp "$src/build/bin/llama-server" "$server.part"

@@ -140,6 +140,82 @@ pub fn run_rule(cfg: &Config) -> String {
     )
 }
 
+/// Pairs need this many repeats before a signed-rank test can reach Holm's level at a look (the
+/// least two-sided p of n pairs is 2 / 2^n).
+pub const PAIRED_MIN_REPEATS: u32 = 10;
+
+/// How `bench` samples: at least `min` and at most `max` repeats per server, looking at the
+/// planned points (`bench_suite::planned_looks`) and stopping at the first look where
+/// [`Plan::enough`] holds, under the rule in words. One server stops when its samples are tight
+/// ([`run_tight`]); two in alternation when every metric of the pair has decided
+/// ([`pair_settled`], each look at its Bonferroni share). `--repeats` alone fixes the count: no
+/// look stops it early.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub min: u32,
+    pub max: u32,
+    /// The stopping rule, for the record (`fixed by --repeats` when fixed).
+    pub rule: String,
+    /// No early stop: exactly `min` repeats.
+    pub fixed: bool,
+    /// The confidence each look is held to (two servers), or the run's own (one).
+    at: Config,
+    paired: bool,
+}
+
+impl Plan {
+    /// The plan for `servers` (1, or 2 with `--against`) given the suite's repeats, `--repeats`
+    /// (None when not given) and `--max-repeats`.
+    pub fn new(
+        cfg: &Config,
+        servers: usize,
+        suite_repeats: u32,
+        repeats_flag: Option<u32>,
+        max_repeats: u32,
+    ) -> Plan {
+        let paired = servers == 2;
+        if repeats_flag.is_some() && !paired {
+            return Plan {
+                min: suite_repeats,
+                max: suite_repeats,
+                rule: "fixed by --repeats".into(),
+                fixed: true,
+                at: *cfg,
+                paired,
+            };
+        }
+        let min = match (repeats_flag, paired) {
+            (None, true) => suite_repeats.max(PAIRED_MIN_REPEATS),
+            _ => suite_repeats,
+        };
+        let max = max_repeats.max(min);
+        let looks = bench_suite::planned_looks(min, max).len();
+        let (at, rule) = if paired {
+            (per_look(cfg, looks), pair_rule(cfg, looks))
+        } else {
+            (*cfg, run_rule(cfg))
+        };
+        Plan {
+            min,
+            max,
+            rule,
+            fixed: false,
+            at,
+            paired,
+        }
+    }
+
+    /// Whether the samples so far are enough to stop: each server's metrics, in order.
+    pub fn enough(&self, servers: &[Vec<BenchMetric>]) -> bool {
+        match (self.fixed, self.paired, servers) {
+            (true, _, _) => false,
+            (false, true, [a, b]) => pair_settled(a, b, &self.at),
+            (false, false, [a]) => run_tight(a, &self.at),
+            _ => false,
+        }
+    }
+}
+
 /// `headroom bench --against`: two servers benched in alternation, and their comparison.
 pub const PAIR_SCHEMA: &str = "headroom.bench-pair/1";
 
@@ -279,5 +355,33 @@ mod tests {
         let c = per_look(&Config::default(), 4);
         assert!((c.confidence - 0.9875).abs() < 1e-12);
         assert_eq!(per_look(&Config::default(), 1).confidence, 0.95);
+    }
+}
+
+#[cfg(test)]
+mod plan_tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_takes_the_repeats_the_pair_needs_and_fixes_only_one_server() {
+        let cfg = Config::default();
+        let one = Plan::new(&cfg, 1, 3, None, 30);
+        assert_eq!((one.min, one.max, one.fixed), (3, 30, false));
+        assert_eq!(one.rule, run_rule(&cfg));
+        let fixed = Plan::new(&cfg, 1, 5, Some(5), 30);
+        assert_eq!((fixed.min, fixed.max, fixed.fixed), (5, 5, true));
+        assert!(!fixed.enough(&[Vec::new()]));
+        // Two servers: at least PAIRED_MIN_REPEATS unless --repeats says otherwise, never fixed.
+        let pair = Plan::new(&cfg, 2, 3, None, 30);
+        assert_eq!(
+            (pair.min, pair.max, pair.fixed),
+            (PAIRED_MIN_REPEATS, 30, false)
+        );
+        let looks = bench_suite::planned_looks(PAIRED_MIN_REPEATS, 30).len();
+        assert_eq!(pair.rule, pair_rule(&cfg, looks));
+        let pair = Plan::new(&cfg, 2, 4, Some(4), 2);
+        assert_eq!((pair.min, pair.max, pair.fixed), (4, 4, false));
+        // Nothing measured is never enough.
+        assert!(!Plan::new(&cfg, 1, 3, None, 30).enough(&[Vec::new()]));
     }
 }

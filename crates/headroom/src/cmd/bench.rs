@@ -137,9 +137,6 @@ pub struct Args {
 
 pub use loadgen::bench_doc::SCHEMA;
 
-/// The least rounds of an alternating run before its first look.
-const PAIRED_MIN_REPEATS: u32 = 10;
-
 pub fn run(a: Args) -> Result<Exit> {
     if let Some(g) = &a.gpu {
         if let Err(e @ physics::LookupError::Ambiguous { .. }) =
@@ -403,46 +400,24 @@ async fn measure(a: &Args, suite: &SuiteConfig, cfg: &::regress::Config) -> Resu
     for t in &targets {
         arms.push(SuiteRun::new(&t.client, &t.info, &t.counter, suite)?);
     }
-    let fixed = a.repeats.is_some() && a.against.is_none();
-    let sampling = if fixed {
-        // --repeats alone: exactly that many.
-        let r = run_rounds(
-            &mut arms,
-            suite.repeats,
-            suite.repeats,
-            f64::INFINITY,
-            "fixed by --repeats",
-            &bar,
-            &mut |_| false,
-        )
-        .await;
-        r.map(|_| None)
+    let plan =
+        ::regress::sequential::Plan::new(cfg, arms.len(), suite.repeats, a.repeats, a.max_repeats);
+    let max_s = if plan.fixed {
+        f64::INFINITY
     } else {
-        // Pairs need 10 before a signed-rank test can reach Holm's level at a look (the least
-        // two-sided p of n pairs is 2 / 2^n).
-        let min = match (a.repeats, arms.len()) {
-            (None, 2) => suite.repeats.max(PAIRED_MIN_REPEATS),
-            _ => suite.repeats,
-        };
-        let max = a.max_repeats.max(min);
-        let max_s = a.max_time.as_secs_f64();
-        let looks = loadgen::bench_suite::planned_looks(min, max).len();
-        let r = if arms.len() == 2 {
-            let at = ::regress::sequential::per_look(cfg, looks);
-            let rule = ::regress::sequential::pair_rule(cfg, looks);
-            run_rounds(&mut arms, min, max, max_s, &rule, &bar, &mut |arms| {
-                ::regress::sequential::pair_settled(&arms[0].metrics(), &arms[1].metrics(), &at)
-            })
-            .await
-        } else {
-            let rule = ::regress::sequential::run_rule(cfg);
-            run_rounds(&mut arms, min, max, max_s, &rule, &bar, &mut |arms| {
-                ::regress::sequential::run_tight(&arms[0].metrics(), cfg)
-            })
-            .await
-        };
-        r.map(Some)
+        a.max_time.as_secs_f64()
     };
+    let sampling = run_rounds(
+        &mut arms,
+        plan.min,
+        plan.max,
+        max_s,
+        &plan.rule,
+        &bar,
+        &mut |arms| plan.enough(&arms.iter().map(|a| a.metrics()).collect::<Vec<_>>()),
+    )
+    .await
+    .map(|s| (!plan.fixed).then_some(s));
     bar.finish();
     let sampling = sampling?;
     let host = load.finish();
