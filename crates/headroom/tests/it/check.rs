@@ -1,6 +1,7 @@
 //! `headroom check` around the real `vllm bench serve` of vLLM 0.32.0 (the vLLM peer's venv)
-//! against a real llama-server: a clean run judged clean, the same prompts again judged warm,
-//! the same judgement after the fact from the recording, and a failing command refused.
+//! against a real llama-server: a clean run judged clean, the same prompts again judged warm, a
+//! run of more prompts than slots judged saturated, the same judgement after the fact from the
+//! recording, and a failing command refused.
 
 use crate::util::headroom;
 use check::{Check, CheckKind, Outcome, Verdict};
@@ -22,7 +23,7 @@ fn finding(doc: &Check, k: CheckKind) -> &check::Finding {
 }
 
 #[test]
-fn vllm_bench_serve_clean_then_warm() {
+fn vllm_bench_serve_clean_warm_and_saturated() {
     let _serial = serial();
     let (Some(py), Some(tokenizer)) = (peer("HEADROOM_VLLM_PY"), peer("HEADROOM_VLLM_MODEL"))
     else {
@@ -36,7 +37,8 @@ fn vllm_bench_serve_clean_then_warm() {
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");
-    let run = |name: &str| -> (Check, String, String) {
+    // (name, seed, prompts, prompt tokens)
+    let run = |name: &str, seed: &str, prompts: &str, input: &str| -> (Check, String, String) {
         let result = dir.path().join(format!("{name}.json"));
         let record = dir.path().join(format!("{name}.jsonl"));
         let (code, out, err) = headroom(&[
@@ -65,14 +67,13 @@ fn vllm_bench_serve_clean_then_warm() {
             "--dataset-name",
             "random",
             "--random-input-len",
-            "128",
+            input,
             "--random-output-len",
             "16",
             "--num-prompts",
-            "4",
-            // The same seed both times: the same prompts.
+            prompts,
             "--seed",
-            "1",
+            seed,
             "--temperature",
             "0",
             "--ignore-eos",
@@ -105,7 +106,7 @@ fn vllm_bench_serve_clean_then_warm() {
     // Clean: counts are integers both sides count exactly (measured here: 512 = 512 prompt and
     // 64 = 64 output tokens), so load on the machine moves timings, never the counts; the
     // tolerance is 3 %. Four requests, one run.
-    let (clean, result, record) = run("clean");
+    let (clean, result, record) = run("clean", "1", "4", "128");
     let r = clean.result.as_ref().expect("the result file was read");
     assert_eq!((r.completed, r.failed), (4, Some(0)));
     for k in [
@@ -128,7 +129,7 @@ fn vllm_bench_serve_clean_then_warm() {
     // 99 % of the prompt tokens from the cache (762 of 768 on a 6-prompt run), against 0 % on
     // the clean run and the 10 % threshold: far beyond noise (llama.cpp reuses a slot's cache
     // by prompt similarity, which timing does not change).
-    let (warm, _, _) = run("warm");
+    let (warm, _, _) = run("warm", "1", "4", "128");
     let cache = finding(&warm, CheckKind::CacheContamination);
     assert_eq!(cache.outcome, Outcome::Fired, "{}", cache.evidence);
     assert!(
@@ -140,6 +141,18 @@ fn vllm_bench_serve_clean_then_warm() {
     // The prompt tokens still add up: computed plus cached is what the client sent.
     let p = finding(&warm, CheckKind::PromptTokens);
     assert_eq!(p.outcome, Outcome::Clear, "{}", p.evidence);
+
+    // Saturated: 24 prompts at once on 4 slots (a fresh seed), so 20 wait at the start and
+    // waiting stays ≥ running until fewer than 4 are left unscheduled: about 5/6 of the busy
+    // scrapes (0.75 measured with 10 prompts on 2 slots), against the 0.5 threshold, while the
+    // clean run's share was 0 (nothing waited). Scrape timing moves the share by about one scrape in ~15 (0.07).
+    let (queued, _, _) = run("queued", "2", "24", "64");
+    let sat = finding(&queued, CheckKind::Saturation);
+    assert_eq!(sat.outcome, Outcome::Fired, "{}", sat.evidence);
+    assert_ne!(
+        finding(&clean, CheckKind::Saturation).outcome,
+        Outcome::Fired
+    );
 
     // After the fact, from the clean run's recording: the same findings.
     let (code, out, err) = headroom(&["check", &result, "--recording", &record, "--json"]);
