@@ -103,30 +103,42 @@ fn vllm_bench_serve_clean_warm_and_saturated() {
         )
     };
 
-    // Clean: counts are integers both sides count exactly (measured here: 512 = 512 prompt and
-    // 64 = 64 output tokens), so load on the machine moves timings, never the counts; the
-    // tolerance is 3 %. Four requests, one run.
+    // Clean: prompt tokens are integers both sides count with the same tokenizer (measured
+    // here: 512 = 512 in 5 of 5 runs), so load on the machine moves timings, never the counts;
+    // the tolerance is 3 %. Four requests, one run.
     let (clean, result, record) = run("clean", "1", "4", "128");
     let r = clean.result.as_ref().expect("the result file was read");
     assert_eq!((r.completed, r.failed), (4, Some(0)));
     for k in [
         CheckKind::PromptTokens,
-        CheckKind::OutputTokens,
         CheckKind::CacheContamination,
         CheckKind::FailedRequests,
     ] {
         let f = finding(&clean, k);
         assert_eq!(f.outcome, Outcome::Clear, "{k:?}: {}", f.evidence);
     }
+    // Output tokens: the engine's side is exact (--ignore-eos: 4 × 16). The client's is not
+    // asserted: vLLM 0.32's client reads `usage` only from a stream chunk without `choices`
+    // (vllm/benchmarks/lib/endpoint_request_func.py) and llama-server sends both in its last
+    // chunk, so the client re-tokenizes the generated text instead. Measured: 64 = 64 on these
+    // four prompts (5 of 5 runs), 361 and 366 against the engine's 384 on the 24-prompt run
+    // below (4.7–6 %: check names the engine's side as higher).
+    assert_eq!(clean.engine_counts.generation_tokens, Some(64.0));
     assert_eq!(finding(&clean, CheckKind::PromptTokens).measured, Some(0.0));
     assert_eq!(
         clean.engine_counts.prompt_tokens,
         Some(r.input_tokens as f64)
     );
-    assert_ne!(clean.verdict, Verdict::Invalid, "{clean:?}");
+    for f in clean
+        .findings
+        .iter()
+        .filter(|f| f.check != CheckKind::OutputTokens)
+    {
+        assert_ne!(f.outcome, Outcome::Fired, "{:?}: {}", f.check, f.evidence);
+    }
 
     // Warm: the same seed sends the same four prompts; the slots still hold them. Measured:
-    // 99 % of the prompt tokens from the cache (762 of 768 on a 6-prompt run), against 0 % on
+    // 99.2 % of the prompt tokens from the cache (also 762 of 768 on a 6-prompt run), 0 % on
     // the clean run and the 10 % threshold: far beyond noise (llama.cpp reuses a slot's cache
     // by prompt similarity, which timing does not change).
     let (warm, _, _) = run("warm", "1", "4", "128");
