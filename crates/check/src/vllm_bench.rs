@@ -67,17 +67,37 @@ pub enum ResultError {
     },
     #[error("{path}: the file is empty")]
     Empty { path: String },
+    #[error("{path}: larger than {limit} bytes, more than a result file holds")]
+    TooLarge { path: String, limit: u64 },
 }
+
+/// The most a result file is read to: a summary is a few kB, and `--save-detailed` (every
+/// request's text and inter-token latencies) stays far under this for runs of thousands of
+/// requests. Past it the file is refused rather than read without end (`/dev/zero`).
+pub const MAX_RESULT_BYTES: u64 = 256 << 20;
 
 impl VllmBenchResult {
     /// Reads a result file. `--append-result` appends one JSON object per run, a line each: the
     /// last one is the run just made.
     pub fn read(path: &Path) -> Result<VllmBenchResult, ResultError> {
+        use std::io::Read;
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ResultError::Io {
+        let io = |source| ResultError::Io {
             path: name.clone(),
             source,
-        })?;
+        };
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .map_err(io)?
+            .take(MAX_RESULT_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(io)?;
+        if text.len() as u64 > MAX_RESULT_BYTES {
+            return Err(ResultError::TooLarge {
+                path: name,
+                limit: MAX_RESULT_BYTES,
+            });
+        }
         Self::parse(&text).map_err(|e| match e {
             Some(source) => ResultError::Json { path: name, source },
             None => ResultError::Empty { path: name },
@@ -153,6 +173,17 @@ mod tests {
         let r = VllmBenchResult::parse(text).expect("parses");
         assert_eq!(r.request_rate, Some(RequestRate::PerSecond(4.0)));
         assert_eq!(r.distinct_errors(), vec!["Bad Request".to_string()]);
+    }
+
+    #[test]
+    fn endless_and_wrong_files_are_refused() {
+        let zero = VllmBenchResult::read(Path::new("/dev/zero"));
+        assert!(
+            matches!(zero, Err(ResultError::TooLarge { .. })),
+            "{zero:?}"
+        );
+        let dir = VllmBenchResult::read(Path::new("/"));
+        assert!(matches!(dir, Err(ResultError::Io { .. })), "{dir:?}");
     }
 
     #[test]
