@@ -57,3 +57,63 @@ pub fn render(c: &Check) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use check::{CheckKind, EngineCounts, Finding, Window};
+
+    fn doc(outcomes: &[Outcome], verdict: Verdict) -> Check {
+        Check {
+            schema: check::SCHEMA.into(),
+            engine: engines::Engine::LlamaCpp,
+            url: Some("http://127.0.0.1:8080".into()),
+            window: Window {
+                start: Some(0.0),
+                end: Some(12.0),
+                duration_s: 12.0,
+                scrapes: 13,
+            },
+            command: None,
+            result: None,
+            engine_counts: EngineCounts::default(),
+            verdict,
+            findings: outcomes
+                .iter()
+                .map(|&outcome| Finding {
+                    check: CheckKind::CacheContamination,
+                    outcome,
+                    evidence: "99.2 % of the prompt tokens".into(),
+                    measured: None,
+                    threshold: None,
+                    threshold_name: None,
+                })
+                .collect(),
+            diagnosis: check::Diagnosis {
+                primary: None,
+                boundary: None,
+                incomplete: true,
+            },
+        }
+    }
+
+    #[test]
+    fn the_headline_counts_what_fired_and_each_check_is_one_line() {
+        let text = render(&doc(&[Outcome::Fired, Outcome::Clear], Verdict::Invalid));
+        assert!(text.contains("INVALID: 1 of 2 checks fired"), "{text}");
+        assert!(
+            text.contains("  FIRED   cache contamination  99.2 % of"),
+            "{text}"
+        );
+        assert!(
+            text.contains("llama.cpp at http://127.0.0.1:8080, 12.0 s window"),
+            "{text}"
+        );
+        assert!(text.contains("INCOMPLETE window"), "{text}");
+        let valid = render(&doc(&[Outcome::Clear], Verdict::Valid));
+        assert!(
+            valid.contains("valid: every check judged, none fired"),
+            "{valid}"
+        );
+    }
+}
