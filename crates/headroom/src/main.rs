@@ -26,6 +26,7 @@ prove the fix worked.\n\nEvery command takes --json for machines; progress goes 
 headroom ceiling --gpu H100-SXM --model llama-3.1-8b\n  \
 headroom diagnose --url http://localhost:8000 --gpu H100-SXM --save\n  \
 headroom remeasure\n  \
+headroom check --url http://localhost:8000 --result run.json -- vllm bench serve ... --save-result --result-filename run.json\n  \
 headroom probe depth --url http://localhost:8080 --depths 512,2k,8k\n  \
 headroom bench --url http://localhost:8080 --label v0.1.40.2 && headroom regress\n  \
 headroom trace run.pt.trace.json.gz --top 20\n  \
@@ -52,6 +53,9 @@ enum Command {
     Diagnose(cmd::diagnose::Args),
     /// After the fix: the same window again, compared with the saved run.
     Remeasure(cmd::diagnose::RemeasureArgs),
+    /// Run a load generator (vllm bench serve) under observation and judge whether its figures
+    /// are the server's: token accounting, cache, queue, failures, and the server's diagnosis.
+    Check(cmd::check::Args),
     /// Saved runs, one line each.
     History(cmd::history::Args),
     /// A saved run as one self-contained HTML page: timeline, scoreboard, fix, distributions.
@@ -115,6 +119,7 @@ fn main() -> ExitCode {
         Command::Ceiling(a) => cmd::ceiling::run(a),
         Command::Diagnose(a) => cmd::diagnose::run(a),
         Command::Remeasure(a) => cmd::diagnose::remeasure(a),
+        Command::Check(a) => cmd::check::run(a),
         Command::History(a) => cmd::history::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Watch(a) => cmd::watch::run(a),

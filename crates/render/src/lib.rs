@@ -11,6 +11,7 @@ pub mod attribute;
 pub mod bench;
 pub mod ceiling;
 pub mod census;
+pub mod check;
 pub mod demo;
 pub mod diagnose;
 pub mod diagnose_gpu;

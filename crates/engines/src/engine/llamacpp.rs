@@ -50,6 +50,9 @@ pub const DEF: Definition = Definition {
     fill,
     cached_tokens_hint: "llama-server reports them as timings.cache_n in each response; none \
 came back (a build from before it, or a proxy that drops `timings`)",
+    // Its HELP says so: "Number of prompt tokens processed, excluding cached tokens", beside
+    // `prompt_tokens_cached_total`, "reused from the cache" (tools/server/server-task.cpp).
+    prompt_tokens_exclude_cached: true,
 };
 
 /// llama-server's flags (`llama-server --help`, common/arg.cpp), read in both directions. Short

@@ -27,6 +27,7 @@ pub const DEF: Definition = Definition {
     fill,
     cached_tokens_hint: "LMDeploy's OpenAI responses carry no cached-token count; its \
 lmdeploy:cached_tokens_total counter gives the server-wide share",
+    prompt_tokens_exclude_cached: false,
 };
 
 /// `lmdeploy serve api_server` flags (`lmdeploy/cli/utils.py`, 0.18.0), read in both directions.

@@ -72,6 +72,10 @@ pub struct Definition {
     /// Why a response carried no cached-token count, and the switch (if any) that makes the
     /// engine send one (cited in the engine file).
     pub cached_tokens_hint: &'static str,
+    /// Its prompt-token counter counts only the tokens it computed, not those served from its
+    /// prompt cache (llama.cpp), so the prompt tokens it was sent are that counter plus its
+    /// cached-token counter. False where the prompt counter counts every prompt token.
+    pub prompt_tokens_exclude_cached: bool,
 }
 
 /// One way a command line launches an engine; the engine's own flags follow the matched words.

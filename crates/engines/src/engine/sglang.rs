@@ -31,6 +31,7 @@ pub const DEF: Definition = Definition {
     // sglang/srt/arg_groups/fields/serving.py (0.5.23): `enable_cache_report`.
     cached_tokens_hint: "SGLang reports cached tokens per request only when started with \
 --enable-cache-report",
+    prompt_tokens_exclude_cached: false,
 };
 
 /// SGLang's flags (`python -m sglang.launch_server --help`, sglang/srt/server_args.py), read in

@@ -25,6 +25,7 @@ pub const DEF: Definition = Definition {
     flags: FLAGS,
     fill,
     cached_tokens_hint: "TGI's responses carry no cached-token count",
+    prompt_tokens_exclude_cached: false,
 };
 
 /// TGI's launcher flags (`text-generation-launcher --help`), read in both directions.

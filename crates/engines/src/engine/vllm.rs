@@ -27,6 +27,7 @@ pub const DEF: Definition = Definition {
     // default; it fills usage.prompt_tokens_details.cached_tokens.
     cached_tokens_hint: "vLLM reports cached tokens per request only when started with \
 --enable-prompt-tokens-details",
+    prompt_tokens_exclude_cached: false,
 };
 
 /// vLLM's flags (`vllm serve --help`, vllm/engine/arg_utils.py), read in both directions.

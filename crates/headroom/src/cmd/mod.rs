@@ -4,6 +4,7 @@ pub mod attribute;
 pub mod bench;
 pub mod ceiling;
 pub mod census;
+pub mod check;
 pub mod common;
 pub mod completions;
 pub mod dashboard;

@@ -6,6 +6,7 @@ mod attribute;
 mod bench;
 mod ceiling;
 mod census;
+mod check;
 mod dashboard;
 mod diagnose;
 mod diagnose_gpu;

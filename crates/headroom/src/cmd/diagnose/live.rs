@@ -16,6 +16,14 @@ pub struct Opened {
     pub first: ScrapeRecord,
 }
 
+/// When a window ends.
+pub enum Until<'a> {
+    /// After this long (`diagnose --duration`).
+    Elapsed(Duration),
+    /// When this process exits, after one more scrape (`check`: the run's whole window).
+    Exits(&'a mut std::process::Child),
+}
+
 /// Scrape the server for the window's duration.
 pub async fn live(
     shape: &diagnose::Shape,
@@ -23,13 +31,28 @@ pub async fn live(
     record: Option<&Path>,
     progress: bool,
 ) -> Result<Recording> {
+    let opened = open(shape, pid).await?;
     let duration = Duration::from_secs_f64(shape.duration_s);
     let interval = Duration::from_secs_f64(shape.interval_s);
+    let (recording, _) =
+        sample(opened, interval, record, Until::Elapsed(duration), progress).await?;
+    Ok(recording)
+}
+
+/// Scrape an opened server every `interval` until `until`, recording each scrape when asked.
+/// Returns the window and, for [`Until::Exits`], how the process ended.
+pub async fn sample(
+    opened: Opened,
+    interval: Duration,
+    record: Option<&Path>,
+    mut until: Until<'_>,
+    progress: bool,
+) -> Result<(Recording, Option<std::process::ExitStatus>)> {
     let Opened {
         scraper,
         header,
         first,
-    } = open(shape, pid).await?;
+    } = opened;
     let url = scraper.base_url().to_string();
     let mut recorder = match record {
         Some(p) => Some(
@@ -38,7 +61,12 @@ pub async fn live(
         ),
         None => None,
     };
-    let bar = progress.then(|| {
+    // A bar needs an end; a window that lasts as long as a process has none to show.
+    let duration = match &until {
+        Until::Elapsed(d) => Some(*d),
+        Until::Exits(_) => None,
+    };
+    let bar = duration.filter(|_| progress).map(|duration| {
         let b = indicatif::ProgressBar::new(duration.as_secs().max(1));
         b.set_style(
             indicatif::ProgressStyle::with_template(
@@ -61,8 +89,20 @@ pub async fn live(
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let (mut ok, mut failed) = (1usize, 0usize);
-    while start.elapsed() < duration {
+    let mut exit = None;
+    loop {
+        let done = match &until {
+            Until::Elapsed(d) => start.elapsed() >= *d,
+            Until::Exits(_) => exit.is_some(),
+        };
+        if done {
+            break;
+        }
         tick.tick().await;
+        // Asked before the scrape, so the scrape that follows an exit is the window's last.
+        if let Until::Exits(child) = &mut until {
+            exit = child.try_wait().context("waiting for the command")?;
+        }
         let r = scraper.fetch_metrics().await;
         if r.is_ok() {
             ok += 1
@@ -73,19 +113,22 @@ pub async fn live(
             ScrapeRecord::from_fetch(&r, crate::cmd::common::now()),
             &mut lines,
         )?;
-        if let Some(b) = &bar {
-            b.set_position(start.elapsed().as_secs().min(duration.as_secs()));
+        if let (Some(b), Some(d)) = (&bar, duration) {
+            b.set_position(start.elapsed().as_secs().min(d.as_secs()));
             b.set_message(format!("{url}: {ok} ok, {failed} failed"));
         }
     }
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    Ok(Recording {
-        header,
-        scrapes: lines,
-        truncated_tail: None,
-    })
+    Ok((
+        Recording {
+            header,
+            scrapes: lines,
+            truncated_tail: None,
+        },
+        exit,
+    ))
 }
 
 /// Opens a server for sampling: the first scrape (a mistake waiting will not fix ends here),

@@ -1,0 +1,218 @@
+//! `headroom check`: run a load generator under observation (or take a recorded window after the
+//! fact), read the tool's result file, and judge whether the run measured what it claims (the
+//! `check` crate), beside the server's own diagnosis of the same window.
+
+use super::diagnose::live::{self, Until};
+use super::diagnose::Shape;
+use crate::output::{self, Exit};
+use anyhow::{bail, Context, Result};
+use clap::Args as ClapArgs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use crate::args::parse_duration;
+
+#[derive(ClapArgs, Debug, Clone)]
+#[command(after_help = "Examples:
+  # Run vLLM's serving benchmark under observation, then judge it:
+  headroom check --url http://localhost:8000 --result run.json -- \\
+    vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --dataset-name random \\
+      --num-prompts 200 --save-result --result-filename run.json
+  # Against llama-server (started with --metrics), keeping the window to judge again later:
+  headroom check --url http://127.0.0.1:8080 --result run.json --record run.jsonl -- \\
+    vllm bench serve --base-url http://127.0.0.1:8080 ... --save-result --result-filename run.json
+  # After the fact, from a window recorded with `diagnose --record` over exactly the run:
+  headroom check run.json --recording run.jsonl --json
+
+headroom scrapes the server's /metrics once before the command starts (a wrong port ends it
+there), every --interval while it runs, and once after it exits; the command's output goes to
+the terminal as usual (to stderr with --json, so stdout holds the document alone). Then it
+reads the result file and sets the tool's figures against what the engine counted over the
+same window:
+
+  prompt and output tokens   the client's totals against the engine's counters, within 3 %
+                             (llama.cpp's prompt counter leaves out cached tokens: its cached-
+                             token counter is added back; a build without it cannot judge)
+  cache contamination        the share of prompt tokens served from the prefix cache, over 10 %
+                             (a second run with the same --seed replays the first one's prompts)
+  saturation                 waiting ≥ running in most scrapes, or a queue that grew by 2 or more
+  failed requests            any, from the result file (vllm bench serve's `failed`)
+  preemptions                any, from the engine's counter
+
+Each finding prints its measured value and threshold, or why it could not judge. Below them:
+the server's own diagnosis of the window (the primary bottleneck and its fix), so a valid run
+also says what limits it.
+
+vllm bench serve sends its first prompt once as a ready check before the run, and --num-warmups
+more: the engine counts them and the result does not, so on short runs the token counts and the
+cache share show them (pass --ready-check-timeout-sec 0 and no warm-ups, or run more prompts).
+Against llama-server it counts output tokens by re-tokenizing the text: its client reads `usage`
+only from a stream chunk without `choices`, and llama-server sends both in its last chunk
+(vllm/benchmarks/lib/endpoint_request_func.py at v0.32.0); check names the gap when it exceeds
+the tolerance (4.7 % measured on 24 random prompts).
+
+Exit codes: 0 judged (valid or not), 1 error (the command exited non-zero or could not start, the
+server did not answer, the result file is unreadable), 3 under 80 % of the scrapes answered.
+The JSON document is described in docs/json/check.md.")]
+pub struct Args {
+    /// A result file to judge after the fact, with --recording.
+    #[arg(value_name = "RESULT", requires = "recording", conflicts_with = "url")]
+    pub result_file: Option<PathBuf>,
+    /// Base URL of the server the command loads (its /metrics is scraped).
+    #[arg(long, required_unless_present = "recording")]
+    pub url: Option<String>,
+    /// Time between scrapes while the command runs.
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub interval: Duration,
+    /// The result file the command writes (vllm bench serve --save-result), read after it exits.
+    #[arg(long, value_name = "FILE", conflicts_with = "recording")]
+    pub result: Option<PathBuf>,
+    /// Write every scrape of the run to this JSONL file (replayable with --recording).
+    #[arg(long, value_name = "FILE", conflicts_with = "recording")]
+    pub record: Option<PathBuf>,
+    /// A window recorded with `diagnose --record` (or check --record) over exactly the run.
+    #[arg(long, value_name = "FILE")]
+    pub recording: Option<PathBuf>,
+    /// Print the headroom.check/1 JSON document instead of the text.
+    #[arg(long)]
+    pub json: bool,
+    /// The benchmark command and its arguments, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+fn shape(url: Option<String>, interval: Duration, duration_s: f64) -> Shape {
+    Shape {
+        url,
+        duration_s,
+        interval_s: interval.as_secs_f64(),
+        gpu: None,
+        model: None,
+        gguf: None,
+        engine_args: None,
+        tp: None,
+        dtype: None,
+        quantization: None,
+        price_per_hour: None,
+        sub_windows: 6,
+    }
+}
+
+/// Runs `command` while sampling the server; the window ends with one scrape after it exits.
+async fn observe(
+    shape: &Shape,
+    interval: Duration,
+    record: Option<&Path>,
+    command: &[String],
+    json: bool,
+) -> Result<engines::Recording> {
+    let Some((program, args)) = command.split_first() else {
+        bail!("no command to run: give it after `--` (headroom check --url URL -- vllm bench serve ...)");
+    };
+    let opened = live::open(shape, None).await?;
+    let mut cmd = std::process::Command::new(program);
+    cmd.args(args);
+    if json {
+        // stdout holds the document alone; the command's own output goes to stderr.
+        cmd.stdout(std::io::stderr());
+    }
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("starting `{program}`"))?;
+    let sampled = live::sample(opened, interval, record, Until::Exits(&mut child), false).await;
+    let (recording, exit) = match sampled {
+        Ok(x) => x,
+        Err(e) => {
+            // The window cannot be kept: the run it would judge is not left running unobserved.
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+    };
+    match exit {
+        Some(status) if status.success() => Ok(recording),
+        Some(status) => bail!(
+            "`{}` exited with {status}: the run did not finish, so it is not judged{}",
+            command.join(" "),
+            record
+                .map(|p| format!(" (its window is recorded in {})", p.display()))
+                .unwrap_or_default()
+        ),
+        None => bail!("`{program}`: the window ended before the command did"),
+    }
+}
+
+pub fn run(a: Args) -> Result<Exit> {
+    let (recording, result_path, command, url) = match (&a.recording, &a.url) {
+        (Some(rec), _) => {
+            if !a.command.is_empty() {
+                bail!("--recording judges a run after the fact: give no command after `--`");
+            }
+            (live::replay(rec)?, a.result_file.clone(), None, None)
+        }
+        (None, Some(url)) => {
+            let sh = shape(Some(url.clone()), a.interval, 0.0);
+            let rec = runtime()?.block_on(observe(
+                &sh,
+                a.interval,
+                a.record.as_deref(),
+                &a.command,
+                a.json,
+            ))?;
+            (
+                rec,
+                a.result.clone(),
+                Some(a.command.clone()),
+                Some(url.clone()),
+            )
+        }
+        (None, None) => bail!("give --url and a command after `--`, or RESULT --recording FILE"),
+    };
+    let result = match &result_path {
+        Some(p) => {
+            let r = check::VllmBenchResult::read(p)?;
+            Some(check::ClientRun::from_vllm_bench(
+                &r,
+                &p.display().to_string(),
+            ))
+        }
+        None => None,
+    };
+    let duration_s = match (recording.scrapes.first(), recording.scrapes.last()) {
+        (Some(a), Some(b)) => (b.t - a.t).max(0.0),
+        _ => 0.0,
+    };
+    // Credentials reach the server and nothing else.
+    let url = url
+        .or_else(|| Some(recording.header.url.clone()))
+        .map(|u| engines::scrape::without_credentials(&u));
+    let interval = match &a.recording {
+        Some(_) => Duration::from_secs_f64(recording.header.interval_s.max(0.0)),
+        None => a.interval,
+    };
+    let target = diagnose::Target {
+        shape: shape(url, interval, duration_s),
+        replay: a.recording.as_ref().map(|p| p.display().to_string()),
+    };
+    let read = diagnose::read(&recording, &target);
+    let samples = read.samples.clone();
+    let report = diagnose::judge_samples(read, &target, &super::names::catalog(None)?)?.report;
+    let doc = check::judge(&samples, &report, result, command);
+    if a.json {
+        output::json(&serde_json::to_value(&doc)?)?;
+    } else {
+        output::emit(&render::check::render(&doc))?;
+    }
+    Ok(if doc.diagnosis.incomplete {
+        Exit::Incomplete
+    } else {
+        Exit::Ok
+    })
+}
