@@ -108,11 +108,14 @@ pub fn identities(answer: &[Series], by: &str) -> BTreeMap<String, Identity> {
     out
 }
 
+/// One series' point: its name, its labels, its value.
+type Item<'a> = (&'a str, &'a BTreeMap<String, String>, f64);
+
 /// The store's DCGM answer as readings: one `GpuSample` per GPU per grid time (`t_s` set), in
 /// time order.
 pub fn readings(answer: &[Series]) -> Vec<GpuSample> {
     // Points of every series grouped by time (the range query's grid, exact).
-    let mut at: BTreeMap<i64, Vec<(&str, &BTreeMap<String, String>, f64)>> = BTreeMap::new();
+    let mut at: BTreeMap<i64, Vec<Item>> = BTreeMap::new();
     for s in answer {
         let Some(name) = s.labels.get("__name__") else {
             continue;
