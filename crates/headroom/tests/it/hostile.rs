@@ -207,6 +207,19 @@ fn commands() -> Vec<Cmd> {
             sample: maps_sample,
         },
         Cmd {
+            name: "check --recording",
+            args: &[
+                "check",
+                concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../../fixtures/vllm-bench-0.32/clean.json"
+                ),
+                "--recording",
+                "{}",
+            ],
+            sample: recording_sample,
+        },
+        Cmd {
             name: "history --db",
             args: &["history", "--db", "{}"],
             sample: history_sample,
