@@ -30,10 +30,7 @@ fn vllm_bench_serve_clean_warm_and_saturated() {
         return;
     };
     // Four slots for four prompts sent at once: nothing waits, so the clean run is not a queue.
-    // --no-repack: this llama.cpp build's AMX-repacked kernels die with SIGILL on a host whose
-    // CPU reports AMX but whose kernel does not grant it (seen on these test machines).
-    let Some(srv) = LlamaServer::start(&["-np", "4", "-c", "4096", "--metrics", "--no-repack"])
-    else {
+    let Some(srv) = LlamaServer::start(&["-np", "4", "-c", "4096", "--metrics"]) else {
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");
