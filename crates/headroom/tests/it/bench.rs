@@ -266,9 +266,17 @@ fn live_same_build_agrees_and_a_slowed_server_is_named() {
     eprintln!("bench --against prefill: {p:#?}");
     eprintln!("bench --against TTFT: {:#?}", compared(c, "ttft_ms"));
     assert_eq!(p.test, "Wilcoxon signed-rank", "{p:#?}");
-    let named: Vec<&str> = ["prefill_tps_p96", "ttft_ms"]
-        .into_iter()
-        .filter(|n| compared(c, n).verdict == Verdict::Regressed)
+    // The slowed server is named by whichever metric regressed first. On the portable (AVX2)
+    // llama-server peer, -ub 1 also slows two streams' decode (each step's two-token batch runs
+    // as two passes): measured 2026-12-06 at -19.1 % (99.7 % CI -28.5 … -7.3 %) after 10 pairs,
+    // where bench rightly stopped at its first look with prefill (-19.5 %, CI -49.8 … +5.8 %)
+    // not yet decided. (On the earlier -march=native build -ub 1 raised it, see above.)
+    // Whatever metric names it, its interval must clear the floor.
+    let named: Vec<&str> = c
+        .metrics
+        .iter()
+        .filter(|m| m.verdict == Verdict::Regressed)
+        .map(|m| m.name.as_str())
         .collect();
     assert!(!named.is_empty(), "-ub 1 not named: {c:#?}");
     for n in &named {
