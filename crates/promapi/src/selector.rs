@@ -4,10 +4,10 @@
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SelectorError {
     #[error(
-        "--selector {0:?}: a series selector is label matchers in braces, e.g. '{{job=\"vllm\"}}'"
+        "selector {0:?}: a series selector is label matchers in braces, e.g. '{{job=\"vllm\"}}'"
     )]
     Braces(String),
-    #[error("--selector {0:?}: name no metric in the selector (headroom picks the engines' metrics); give label matchers only")]
+    #[error("selector {0:?}: name no metric in the selector (headroom picks the engines' metrics); give label matchers only")]
     Metric(String),
     #[error(
         "--by {0:?}: a label name is letters, digits and underscores, not starting with a digit"

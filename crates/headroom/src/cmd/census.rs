@@ -70,7 +70,7 @@ pub fn run(a: Args) -> Result<Exit> {
                 other => bail!("--rates {other:?}: give auto, counters or gauges"),
             };
             let req = census::prom::Request {
-                selector: promapi::Selector::parse(&a.selector)?,
+                selector: promapi::Selector::parse(&a.selector).context("--selector")?,
                 since_s: a.since.as_secs_f64(),
                 step_s: a.step.as_secs_f64(),
                 at: crate::args::parse_at(&a.at, now)?,

@@ -126,7 +126,7 @@ pub fn run(a: Args) -> Result<Exit> {
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0);
     let req = Request {
-        selector: promapi::Selector::parse(&a.selector)?,
+        selector: promapi::Selector::parse(&a.selector).context("--selector")?,
         by: a.by.clone(),
         window_s: a.window.as_secs_f64(),
         at: crate::args::parse_at(&a.at, now)?,
