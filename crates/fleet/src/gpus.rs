@@ -17,7 +17,7 @@ use gputel::dcgm;
 use gputel::GpuSample;
 use promapi::{Selector, Series};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The identity labels of a replica's series that can tie it to GPUs.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -154,20 +154,17 @@ struct Device {
 
 fn devices(readings: &[GpuSample]) -> Vec<Device> {
     let mut out: Vec<Device> = Vec::new();
+    let mut index: HashMap<DeviceKey, usize> = HashMap::new();
     for s in readings {
-        let k = device_key(s);
-        let i = match out.iter().position(|d| d.key == k) {
-            Some(i) => i,
-            None => {
-                out.push(Device {
-                    key: k,
-                    label: s.label(),
-                    pods: BTreeSet::new(),
-                    hosts: BTreeSet::new(),
-                });
-                out.len() - 1
-            }
-        };
+        let i = *index.entry(device_key(s)).or_insert_with_key(|k| {
+            out.push(Device {
+                key: k.clone(),
+                label: s.label(),
+                pods: BTreeSet::new(),
+                hosts: BTreeSet::new(),
+            });
+            out.len() - 1
+        });
         let d = &mut out[i];
         for p in &s.pods {
             d.pods.insert((p.namespace.clone(), p.pod.clone()));
@@ -196,10 +193,8 @@ fn same_pod(a: &(Option<String>, String), b: &(Option<String>, String)) -> bool 
 pub fn join(
     replicas: &BTreeMap<String, Identity>,
     readings: &[GpuSample],
-) -> (
-    BTreeMap<String, (Vec<DeviceKey>, GpuJoin)>,
-    DcgmSummaryParts,
-) {
+    selector: String,
+) -> (BTreeMap<String, (Vec<DeviceKey>, GpuJoin)>, DcgmSummary) {
     let devs = devices(readings);
     // Candidates per replica, by pod first, else by host.
     let mut claims: BTreeMap<&str, (Vec<usize>, &'static str)> = BTreeMap::new();
@@ -313,7 +308,8 @@ pub fn join(
         .collect();
     (
         out,
-        DcgmSummaryParts {
+        DcgmSummary {
+            selector,
             gpus: devs.len(),
             joined: joined.len(),
             unjoined,
@@ -321,18 +317,23 @@ pub fn join(
     )
 }
 
-/// The counts of a join, for [`DcgmSummary`].
-pub struct DcgmSummaryParts {
-    pub gpus: usize,
-    pub joined: usize,
-    pub unjoined: Vec<String>,
+/// The readings grouped by device, once for every replica's look-up.
+pub fn by_device(readings: &[GpuSample]) -> HashMap<DeviceKey, Vec<GpuSample>> {
+    let mut out: HashMap<DeviceKey, Vec<GpuSample>> = HashMap::new();
+    for s in readings {
+        out.entry(device_key(s)).or_default().push(s.clone());
+    }
+    out
 }
 
-/// The readings of the given devices.
-pub fn of_devices(readings: &[GpuSample], keys: &[DeviceKey]) -> Vec<GpuSample> {
-    readings
-        .iter()
-        .filter(|s| keys.contains(&device_key(s)))
+/// The readings of the given devices, device by device in `keys`' order.
+pub fn of_devices(
+    grouped: &HashMap<DeviceKey, Vec<GpuSample>>,
+    keys: &[DeviceKey],
+) -> Vec<GpuSample> {
+    keys.iter()
+        .filter_map(|k| grouped.get(k))
+        .flatten()
         .cloned()
         .collect()
 }
@@ -410,7 +411,7 @@ mod tests {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-        let (j, sum) = join(&replicas, &readings);
+        let (j, sum) = join(&replicas, &readings, "{}".into());
         assert_eq!(j["a0"].1.by.as_deref(), Some("pod"));
         assert_eq!(j["a0"].1.gpus, ["node-a gpu 0", "node-a gpu 1"]);
         assert_eq!(whole_gpus(&j["a0"].0), 2);
@@ -444,7 +445,7 @@ mod tests {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-        let (j, sum) = join(&replicas, &readings);
+        let (j, sum) = join(&replicas, &readings, "{}".into());
         for r in ["x", "y"] {
             assert!(j[r].0.is_empty());
             let why = j[r].1.refused.as_deref().unwrap();

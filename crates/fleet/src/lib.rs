@@ -363,17 +363,12 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
         .as_ref()
         .map(|(series, _)| gpus::readings(series))
         .filter(|r| !r.is_empty());
+    let grouped = dcgm_readings.as_deref().map(gpus::by_device);
     let (joins, dcgm) = match (&dcgm_readings, &dcgm_answer, &req.dcgm) {
         (Some(readings), Some((_, ids)), Some(dsel)) => {
             let mut identities = gpus::identities(ids, by);
             identities.retain(|r, _| samples.contains_key(r));
-            let (joins, parts) = gpus::join(&identities, readings);
-            let summary = gpus::DcgmSummary {
-                selector: dsel.as_str(),
-                gpus: parts.gpus,
-                joined: parts.joined,
-                unjoined: parts.unjoined,
-            };
+            let (joins, summary) = gpus::join(&identities, readings, dsel.as_str());
             (joins, Some(summary))
         }
         (None, Some(_), Some(dsel)) => (
@@ -406,7 +401,7 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
         };
         let join = joins.get(name);
         let keys = join.map(|j| j.0.as_slice()).unwrap_or_default();
-        let judged = if keys.is_empty() {
+        let mut judged = if keys.is_empty() {
             diagnose::judge_samples(read, &target, &t.catalog)?
         } else {
             let mut target = target.clone();
@@ -423,16 +418,15 @@ pub async fn read(prom: &Prometheus, req: &Request) -> Result<Reading, FleetErro
             let tel = diagnose::gpu::Telemetry {
                 source: gputel::Source::Dcgm,
                 input: format!("{} DCGM series", prom.url()),
-                samples: dcgm_readings
-                    .as_deref()
-                    .map(|r| gpus::of_devices(r, keys))
+                samples: grouped
+                    .as_ref()
+                    .map(|g| gpus::of_devices(g, keys))
                     .unwrap_or_default(),
                 clock: diagnose::gpu::Clock::Arrival,
             };
             diagnose::gpu::judge_samples_with(read, &target, &t.catalog, &tel)?
         };
         let named_gpu = judged.report.ceiling.gpu_from.as_deref() == Some("dcgm");
-        let mut judged = judged;
         // No --gpu and no GPU from DCGM: the ceiling's reason says why the join gave none.
         if let (Some(why), Some(refused)) = (
             judged.report.ceiling.unknown_reason.as_mut(),

@@ -1,16 +1,10 @@
 //! The GPU's own telemetry on a page (`diagnose --dcgm/--nvidia-smi`, a fleet replica joined to
 //! DCGM): one row per GPU with its medians, and each finding that fired with its evidence.
 
+use crate::svg::opt;
 use diagnose::gpu::GpuTelemetry;
 use maud::{html, Markup};
 use numbers::fmt::percent_opt;
-
-/// A figure as the pages print one, "-" when absent (a leaf of its own: pages uses this module).
-fn opt(v: Option<f64>) -> String {
-    v.filter(|x| x.is_finite())
-        .map(crate::svg::num)
-        .unwrap_or_else(|| "-".into())
-}
 
 /// The devices of one telemetry section as a table, then the fired findings; `gpu_from` is the
 /// ceiling's provenance (the GPU named for it).

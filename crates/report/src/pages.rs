@@ -8,11 +8,7 @@ use loadgen::bench_doc::BenchDoc;
 use maud::{html, Markup};
 use regress::RegressDoc;
 
-pub(crate) fn opt(v: Option<f64>) -> String {
-    v.filter(|x| x.is_finite())
-        .map(num)
-        .unwrap_or_else(|| "-".into())
-}
+pub(crate) use crate::svg::opt;
 
 pub(crate) use numbers::fmt::{percent, percent_opt};
 

@@ -18,6 +18,13 @@ const TOP: f64 = 22.0;
 const BOTTOM: f64 = 34.0;
 
 /// A number for a tick, a label or a table cell: three significant digits.
+/// A figure as the pages print one, "-" when absent.
+pub(crate) fn opt(v: Option<f64>) -> String {
+    v.filter(|x| x.is_finite())
+        .map(num)
+        .unwrap_or_else(|| "-".into())
+}
+
 pub fn num(v: f64) -> String {
     physics::provenance::sig(v, 3)
 }
