@@ -1,0 +1,376 @@
+//! The ladder: each rung a replay of the same stream under fewer idealisations, so each gap
+//! between two rungs has one cause.
+//!
+//! | rung             | replayed with                                               |
+//! |------------------|-------------------------------------------------------------|
+//! | shareable        | one cache that never evicts                                 |
+//! | capacity-bound   | one cache the size of all the replicas' pools together      |
+//! | reachable        | the replicas' own pools, each conversation kept on one      |
+//! |                  | replica, placed where its prefix is cached (at the observed |
+//! |                  | balance)                                                     |
+//! | as routed        | the replicas' own pools, the router's own choices            |
+//! | achieved         | nothing: the engines' counters                               |
+//!
+//! The replays are LRU over whole blocks, the order in which vLLM's free queue and SGLang's
+//! radix tree evict; a request's blocks are touched deepest first so its root is the most
+//! recent, as vLLM frees a request's blocks in reverse. The replays are sequential: two requests
+//! that arrive together both find what the first computes, where an engine admits both before
+//! either has computed; at high concurrency of identical prefixes "as routed" can exceed
+//! "achieved" by that much.
+
+use serde::{Deserialize, Serialize};
+
+use crate::lru::Lru;
+use crate::trace::{prepare, ConversationsFrom, Prepared, Trace, TraceError};
+
+/// Hit tokens over prompt tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Share {
+    pub hit_tokens: f64,
+    pub prompt_tokens: f64,
+}
+
+impl Share {
+    pub fn rate(&self) -> f64 {
+        if self.prompt_tokens > 0.0 {
+            self.hit_tokens / self.prompt_tokens
+        } else {
+            0.0
+        }
+    }
+    fn add(&mut self, hit: f64, prompt: f64) {
+        self.hit_tokens += hit;
+        self.prompt_tokens += prompt;
+    }
+}
+
+/// The rungs of one replica or of the fleet; `None` where the trace cannot say.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rungs {
+    pub shareable: Share,
+    pub capacity_bound: Share,
+    /// Fleet only: the best placement of conversations.
+    pub reachable: Option<Share>,
+    /// The router's own choices (needs each request's replica).
+    pub as_routed: Option<Share>,
+    /// The engines' counters (needs counters records).
+    pub achieved: Option<Share>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplicaLadder {
+    pub name: String,
+    pub num_blocks: u64,
+    pub requests: u64,
+    /// Over this replica's own stream: shareable with an unbounded cache, capacity-bound with
+    /// its pool (equal to its as-routed rung).
+    pub rungs: Rungs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// Prompt tokens whose prefix never appeared before, in whole blocks.
+    Workload,
+    /// Evicted before they were asked for again.
+    Capacity,
+    /// A prefix shared by conversations on several replicas is computed once on each.
+    Split,
+    /// The router sent a request away from the replica that held its prefix.
+    Routing,
+    /// The engine hit less than a replay of its own stream.
+    Engine,
+}
+
+/// One gap between two rungs, in percentage points of prompt tokens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gap {
+    pub cause: Cause,
+    pub points: f64,
+    pub why: String,
+    pub fix: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ladder {
+    pub block_size: u32,
+    pub requests: u64,
+    pub conversations: u64,
+    pub conversations_from: ConversationsFrom,
+    /// The fleet's pool, blocks (sum of the replicas').
+    pub pool_blocks: u64,
+    /// Distinct blocks the stream leaves in a cache.
+    pub distinct_blocks: u64,
+    /// The smallest single pool whose capacity-bound rung is within [`WORKING_SET_POINTS`] of
+    /// shareable: the pool that holds the working set.
+    pub working_set_blocks: u64,
+    pub fleet: Rungs,
+    pub replicas: Vec<ReplicaLadder>,
+    /// Largest first; gaps under [`SMALL_POINTS`] are left out.
+    pub gaps: Vec<Gap>,
+}
+
+/// How close to shareable a pool must come to hold the working set, percentage points.
+pub const WORKING_SET_POINTS: f64 = 1.0;
+/// A gap smaller than this is not named, percentage points.
+pub const SMALL_POINTS: f64 = 1.0;
+
+/// Replays `stream` over `pools`, each request to the pool `place` picks; returns per-pool shares.
+fn replay(
+    stream: &[Prepared],
+    bs: f64,
+    pools: &mut [Lru],
+    mut place: impl FnMut(&Prepared, &[Lru]) -> usize,
+) -> Vec<Share> {
+    let mut shares = vec![Share::default(); pools.len()];
+    for q in stream {
+        let r = place(q, pools);
+        let pool = &mut pools[r];
+        let hit = pool.leading(&q.blocks[..q.lookup]);
+        shares[r].add(hit as f64 * bs, q.prompt_tokens as f64);
+        for h in q.blocks.iter().rev() {
+            pool.touch(*h);
+        }
+    }
+    shares
+}
+
+fn total(shares: &[Share]) -> Share {
+    let mut t = Share::default();
+    for s in shares {
+        t.add(s.hit_tokens, s.prompt_tokens);
+    }
+    t
+}
+
+fn one_pool(stream: &[Prepared], bs: f64, capacity: usize) -> Share {
+    replay(stream, bs, &mut [Lru::new(capacity)], |_, _| 0)[0]
+}
+
+/// The best placement a router could make at the observed balance: a conversation stays where
+/// its first request went; a new one goes to the replica holding the longest prefix of it,
+/// among those not ahead of their share of requests (ties: the one furthest behind its share).
+fn reachable(stream: &[Prepared], bs: f64, caps: &[usize], targets: &[f64]) -> Vec<Share> {
+    let mut pools: Vec<Lru> = caps.iter().map(|c| Lru::new(*c)).collect();
+    let mut home: Vec<Option<usize>> = Vec::new();
+    let mut sent = vec![0u64; caps.len()];
+    let mut n = 0u64;
+    replay(stream, bs, &mut pools, |q, pools| {
+        if home.len() <= q.conversation {
+            home.resize(q.conversation + 1, None);
+        }
+        let r = match home[q.conversation] {
+            Some(r) => r,
+            None => {
+                let behind = |r: usize| targets[r] * (n + 1) as f64 - sent[r] as f64;
+                let open: Vec<usize> = (0..pools.len()).filter(|&r| behind(r) > -1.0).collect();
+                let best = open
+                    .iter()
+                    .copied()
+                    .max_by(|&a, &b| {
+                        let (ha, hb) = (
+                            pools[a].leading(&q.blocks[..q.lookup]),
+                            pools[b].leading(&q.blocks[..q.lookup]),
+                        );
+                        ha.cmp(&hb).then(behind(a).total_cmp(&behind(b)))
+                    })
+                    .unwrap_or(0);
+                home[q.conversation] = Some(best);
+                best
+            }
+        };
+        sent[r] += 1;
+        n += 1;
+        r
+    })
+}
+
+/// The ladder of a trace: every rung the trace allows, and the gaps between them.
+pub fn ladder(t: &Trace) -> Result<Ladder, TraceError> {
+    t.validate()?;
+    // Without replica records the fleet is one replica of unknown pool: only shareable is known,
+    // and an unbounded pool stands in for capacity so that its rung equals shareable.
+    let bs_u32 = t.replicas.first().map_or(16, |r| r.block_size);
+    let bs = bs_u32 as usize;
+    let bsf = bs as f64;
+    let (stream, conversations, conversations_from) = prepare(t, bs);
+    let caps: Vec<usize> = t
+        .replicas
+        .iter()
+        .map(|r| usize::try_from(r.num_blocks).unwrap_or(usize::MAX))
+        .collect();
+    let pool_blocks: u64 = t.replicas.iter().map(|r| r.num_blocks).sum();
+
+    let shareable = one_pool(&stream, bsf, usize::MAX);
+    let mut distinct = crate::lru::HashIndex::<()>::default();
+    for q in &stream {
+        for h in &q.blocks {
+            distinct.insert(*h, ());
+        }
+    }
+    let distinct_blocks = distinct.len() as u64;
+    drop(distinct);
+    let fleet_cap = if caps.is_empty() {
+        usize::MAX
+    } else {
+        caps.iter().fold(0usize, |a, c| a.saturating_add(*c))
+    };
+    let capacity_bound = one_pool(&stream, bsf, fleet_cap);
+
+    // The working set: bisect the pool size (LRU hits grow with capacity, as a stack algorithm).
+    let goal = shareable.rate() - WORKING_SET_POINTS / 100.0;
+    let (mut lo, mut hi) = (0usize, distinct_blocks as usize);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if one_pool(&stream, bsf, mid).rate() >= goal {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    let working_set_blocks = lo as u64;
+
+    let routed = stream.iter().all(|q| q.replica.is_some()) && !t.replicas.is_empty();
+    let mut sent = vec![0u64; caps.len()];
+    for q in &stream {
+        if let Some(r) = q.replica {
+            sent[r] += 1;
+        }
+    }
+    let targets: Vec<f64> = if routed {
+        sent.iter().map(|s| *s as f64 / stream.len() as f64).collect()
+    } else {
+        vec![1.0 / caps.len().max(1) as f64; caps.len()]
+    };
+    let reach = (!caps.is_empty()).then(|| reachable(&stream, bsf, &caps, &targets));
+    let as_routed: Option<Vec<Share>> = routed.then(|| {
+        let mut pools: Vec<Lru> = caps.iter().map(|c| Lru::new(*c)).collect();
+        replay(&stream, bsf, &mut pools, |q, _| q.replica.unwrap_or(0))
+    });
+    let achieved: Vec<Option<Share>> = t
+        .replicas
+        .iter()
+        .map(|r| {
+            let cs: Vec<_> = t.counters.iter().filter(|c| c.replica == r.name).collect();
+            (!cs.is_empty()).then(|| {
+                let mut s = Share::default();
+                for c in cs {
+                    s.add(c.prefix_hits, c.prefix_queries);
+                }
+                s
+            })
+        })
+        .collect();
+    let fleet_achieved = (!achieved.is_empty() && achieved.iter().all(Option::is_some))
+        .then(|| total(&achieved.iter().flatten().copied().collect::<Vec<_>>()));
+
+    let replicas = t
+        .replicas
+        .iter()
+        .enumerate()
+        .map(|(r, rep)| {
+            let own: Vec<Prepared> = stream
+                .iter()
+                .filter(|q| q.replica == Some(r))
+                .cloned()
+                .collect();
+            let routed_r = as_routed.as_ref().map(|v| v[r]);
+            ReplicaLadder {
+                name: rep.name.clone(),
+                num_blocks: rep.num_blocks,
+                requests: own.len() as u64,
+                rungs: Rungs {
+                    shareable: one_pool(&own, bsf, usize::MAX),
+                    capacity_bound: routed_r.unwrap_or_default(),
+                    reachable: None,
+                    as_routed: routed_r,
+                    achieved: achieved[r],
+                },
+            }
+        })
+        .collect();
+
+    let fleet = Rungs {
+        shareable,
+        capacity_bound,
+        reachable: reach.as_deref().map(total),
+        as_routed: as_routed.as_deref().map(total),
+        achieved: fleet_achieved,
+    };
+    let gaps = gaps(&fleet, bs_u32, pool_blocks, working_set_blocks, caps.len());
+    Ok(Ladder {
+        block_size: bs_u32,
+        requests: stream.len() as u64,
+        conversations: conversations as u64,
+        conversations_from,
+        pool_blocks,
+        distinct_blocks,
+        working_set_blocks,
+        fleet,
+        replicas,
+        gaps,
+    })
+}
+
+fn gaps(f: &Rungs, bs: u32, pool: u64, working_set: u64, n: usize) -> Vec<Gap> {
+    let pts = |a: f64, b: f64| (a - b) * 100.0;
+    let mut out = vec![
+        Gap {
+            cause: Cause::Workload,
+            points: pts(1.0, f.shareable.rate()),
+            why: format!(
+                "prompt tokens whose prefix never appeared earlier in whole blocks of {bs} tokens"
+            ),
+            fix: "none on the serving side: shared content (system prompt, tools, documents) \
+                  must come first and be byte-identical for a prefix to repeat"
+                .into(),
+        },
+        Gap {
+            cause: Cause::Capacity,
+            points: pts(f.shareable.rate(), f.capacity_bound.rate()),
+            why: format!("evicted before asked for again: the pools hold {pool} blocks"),
+            fix: format!(
+                "a KV pool of {working_set} blocks in all holds the working set (within \
+                 {WORKING_SET_POINTS} points of shareable): more memory for KV (a higher GPU \
+                 memory share, an fp8 KV cache, a shorter max model length) or more replicas"
+            ),
+        },
+    ];
+    let mut above = f.capacity_bound.rate();
+    if let Some(r) = f.reachable {
+        out.push(Gap {
+            cause: Cause::Split,
+            points: pts(above, r.rate()),
+            why: format!(
+                "prefixes shared across conversations are computed once on each of {n} replicas, \
+                 and each replica has its own pool"
+            ),
+            fix: "none needed below a few points; above, fewer and larger replicas".into(),
+        });
+        above = r.rate();
+    }
+    if let Some(r) = f.as_routed {
+        out.push(Gap {
+            cause: Cause::Routing,
+            points: pts(above, r.rate()),
+            why: "requests sent away from the replica that held their prefix".into(),
+            fix: "a prefix-aware policy that keeps each conversation on one replica \
+                  (headroom route, sglang-router --policy cache_aware)"
+                .into(),
+        });
+        above = r.rate();
+    }
+    if let Some(a) = f.achieved {
+        out.push(Gap {
+            cause: Cause::Engine,
+            points: pts(above, a.rate()),
+            why: "the engines hit less than a replay of the stream they were sent".into(),
+            fix: "check that turns tokenize to the same prefix (/tokenize on two turns), and \
+                  for cache_salt, LoRA adapters, or a cache reset in the window"
+                .into(),
+        });
+    }
+    out.retain(|g| g.points.abs() >= SMALL_POINTS);
+    out.sort_by(|a, b| b.points.total_cmp(&a.points));
+    out
+}

@@ -1,0 +1,424 @@
+//! The request stream, one JSON record per line (JSONL), and its preparation into block chains.
+//!
+//! ```text
+//! {"replica":{"name":"a","num_blocks":2000,"block_size":16}}
+//! {"request":{"t":0.5,"replica":"a","conversation":"c1","tokens":[1,2,3],"output_tokens":40}}
+//! {"counters":{"replica":"a","prefix_hits":3200,"prefix_queries":9000}}
+//! ```
+//!
+//! `replica` records give each replica's KV pool; `request` records the stream in arrival order
+//! (token ids as the engine tokenized them; `replica` is where the router sent it, `conversation`
+//! is optional); `counters` are the engine's own prefix-cache counters over the same window
+//! (deltas), the referee of "achieved".
+
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use serde::{Deserialize, Serialize};
+
+use crate::lru::HashIndex;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Record {
+    Replica(Replica),
+    Request(Request),
+    Counters(Counters),
+}
+
+/// One replica's KV pool, as the engine reports it (vLLM: `num_gpu_blocks` and `block_size` of
+/// its cache config).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Replica {
+    pub name: String,
+    pub num_blocks: u64,
+    pub block_size: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    /// Arrival, seconds (any origin); informational.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t: Option<f64>,
+    /// The replica the router chose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica: Option<String>,
+    /// A conversation (session) id; without one, a request that extends an earlier prompt token
+    /// for token continues that prompt's conversation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<String>,
+    /// The prompt's token ids.
+    pub tokens: Vec<u32>,
+    /// Tokens generated: their full blocks join the cache, and the next turn's prompt, which
+    /// carries them back, can hit them.
+    #[serde(default)]
+    pub output_tokens: u32,
+}
+
+/// The engine's prefix-cache counters over the trace's window (deltas): tokens served from the
+/// cache and prompt tokens looked up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counters {
+    pub replica: String,
+    pub prefix_hits: f64,
+    pub prefix_queries: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trace {
+    pub replicas: Vec<Replica>,
+    pub requests: Vec<Request>,
+    pub counters: Vec<Counters>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("line {line}: {source}")]
+    Parse {
+        line: usize,
+        source: serde_json::Error,
+    },
+    #[error("reading the trace: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("the trace holds no request records")]
+    Empty,
+    #[error("replica {0:?} is described twice")]
+    DuplicateReplica(String),
+    #[error(
+        "request {index} names replica {name:?}, which no replica record describes (known: {known})"
+    )]
+    UnknownReplica {
+        index: usize,
+        name: String,
+        known: String,
+    },
+    #[error("counters name replica {0:?}, which no replica record describes")]
+    UnknownCounters(String),
+    #[error("request {0} has no tokens")]
+    EmptyPrompt(usize),
+    #[error(
+        "the replicas' block sizes differ ({0}): the ladder compares replicas block for block"
+    )]
+    MixedBlockSize(String),
+    #[error("replica {0:?} has a block size of 0")]
+    ZeroBlockSize(String),
+}
+
+impl Trace {
+    /// Reads JSONL records; blank lines are skipped, a bad line is named by its number.
+    pub fn read(r: impl BufRead) -> Result<Trace, TraceError> {
+        let mut t = Trace::default();
+        for (i, line) in r.lines().enumerate() {
+            let line = line?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let rec: Record = serde_json::from_str(&line)
+                .map_err(|source| TraceError::Parse { line: i + 1, source })?;
+            match rec {
+                Record::Replica(r) => t.replicas.push(r),
+                Record::Request(r) => t.requests.push(r),
+                Record::Counters(c) => t.counters.push(c),
+            }
+        }
+        Ok(t)
+    }
+
+    /// Checks what the ladder relies on: named replicas exist, one block size, no empty prompt.
+    pub fn validate(&self) -> Result<(), TraceError> {
+        if self.requests.is_empty() {
+            return Err(TraceError::Empty);
+        }
+        let mut names = HashMap::new();
+        for r in &self.replicas {
+            if r.block_size == 0 {
+                return Err(TraceError::ZeroBlockSize(r.name.clone()));
+            }
+            if names.insert(r.name.as_str(), ()).is_some() {
+                return Err(TraceError::DuplicateReplica(r.name.clone()));
+            }
+        }
+        let sizes: Vec<String> = self
+            .replicas
+            .iter()
+            .map(|r| format!("{} {}", r.name, r.block_size))
+            .collect();
+        if self
+            .replicas
+            .windows(2)
+            .any(|w| w[0].block_size != w[1].block_size)
+        {
+            return Err(TraceError::MixedBlockSize(sizes.join(", ")));
+        }
+        let known = || {
+            self.replicas
+                .iter()
+                .map(|r| r.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for (index, q) in self.requests.iter().enumerate() {
+            if q.tokens.is_empty() {
+                return Err(TraceError::EmptyPrompt(index));
+            }
+            if let Some(name) = &q.replica {
+                if !names.contains_key(name.as_str()) {
+                    return Err(TraceError::UnknownReplica {
+                        index,
+                        name: name.clone(),
+                        known: known(),
+                    });
+                }
+            }
+        }
+        for c in &self.counters {
+            if !names.contains_key(c.replica.as_str()) {
+                return Err(TraceError::UnknownCounters(c.replica.clone()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Chain hash of one full block: FNV-1a 64 over the parent's hash and the block's token ids, so
+/// equal hashes mean equal prefixes (what vLLM's block hashes and SGLang's radix paths both key).
+pub fn block_hash(parent: u64, tokens: &[u32]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |b: u8| {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    for b in parent.to_le_bytes() {
+        eat(b);
+    }
+    for t in tokens {
+        for b in t.to_le_bytes() {
+            eat(b);
+        }
+    }
+    h
+}
+
+fn chain(tokens: &[u32], bs: usize) -> Vec<u64> {
+    let mut parent = 0u64;
+    tokens
+        .chunks_exact(bs)
+        .map(|c| {
+            parent = block_hash(parent, c);
+            parent
+        })
+        .collect()
+}
+
+/// One request as the replays see it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Prepared {
+    pub prompt_tokens: u64,
+    /// Every full block the request leaves in the cache, root first: the prompt's, then those
+    /// its output completes.
+    pub blocks: Vec<u64>,
+    /// How many leading blocks a lookup may hit: the engine always computes the prompt's last
+    /// token, so at most ⌊(len − 1) / block⌋ (vLLM, SGLang and llama.cpp alike).
+    pub lookup: usize,
+    /// Index into the replicas, where the router sent it.
+    pub replica: Option<usize>,
+    pub conversation: usize,
+}
+
+/// How conversations were known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConversationsFrom {
+    /// The trace's `conversation` ids.
+    Trace,
+    /// A request that extends an earlier prompt token for token continues its conversation.
+    Inferred,
+}
+
+/// Block chains, conversations, and the output blocks each request leaves for its next turn.
+pub(crate) fn prepare(
+    t: &Trace,
+    bs: usize,
+) -> (Vec<Prepared>, usize, ConversationsFrom) {
+    let chains: Vec<Vec<u64>> = t.requests.iter().map(|q| chain(&q.tokens, bs)).collect();
+    let by_name: HashMap<&str, usize> = t
+        .replicas
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.name.as_str(), i))
+        .collect();
+    let explicit = t.requests.iter().all(|q| q.conversation.is_some());
+    // Each request's predecessor in its conversation (if any) and its conversation number.
+    let mut pred: Vec<Option<usize>> = vec![None; t.requests.len()];
+    let mut conv: Vec<usize> = vec![0; t.requests.len()];
+    let mut n_conv = 0usize;
+    if explicit {
+        let mut last: HashMap<&str, (usize, usize)> = HashMap::new();
+        for (i, q) in t.requests.iter().enumerate() {
+            let id = q.conversation.as_deref().unwrap_or_default();
+            match last.get(id) {
+                Some(&(p, c)) => {
+                    pred[i] = Some(p);
+                    conv[i] = c;
+                }
+                None => {
+                    conv[i] = n_conv;
+                    n_conv += 1;
+                }
+            }
+            last.insert(id, (i, conv[i]));
+        }
+    } else {
+        // Whole-prompt fingerprints of earlier requests; a later prompt that has one as a prefix
+        // (the longest) continues it. Cost: one lookup per prompt token.
+        let mut whole: HashIndex<usize> = HashIndex::default();
+        for (i, q) in t.requests.iter().enumerate() {
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            let mut best = None;
+            for (k, tok) in q.tokens.iter().enumerate() {
+                h = (h ^ u64::from(*tok)).wrapping_mul(0x0000_0100_0000_01b3);
+                if let Some(&p) = whole.get(&h) {
+                    if t.requests[p].tokens.len() == k + 1 && t.requests[p].tokens == q.tokens[..=k]
+                    {
+                        best = Some(p);
+                    }
+                }
+            }
+            match best {
+                Some(p) => {
+                    pred[i] = Some(p);
+                    conv[i] = conv[p];
+                }
+                None => {
+                    conv[i] = n_conv;
+                    n_conv += 1;
+                }
+            }
+            whole.insert(h, i);
+        }
+    }
+    // The successor whose prompt carries this request's output back.
+    let mut succ: Vec<Option<usize>> = vec![None; t.requests.len()];
+    for (i, p) in pred.iter().enumerate() {
+        if let Some(p) = *p {
+            let (a, b) = (&t.requests[p].tokens, &t.requests[i].tokens);
+            if succ[p].is_none() && b.len() >= a.len() && b[..a.len()] == a[..] {
+                succ[p] = Some(i);
+            }
+        }
+    }
+    let prepared = t
+        .requests
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let len = q.tokens.len();
+            let out = q.output_tokens as usize;
+            // The last sampled token is never computed, so it fills no block.
+            let computed = if out == 0 { len } else { len + out - 1 };
+            let full = computed / bs;
+            let mut blocks = chains[i].clone();
+            for b in blocks.len()..full {
+                let h = match succ[i] {
+                    Some(s) if b < chains[s].len() => chains[s][b],
+                    // Output no later prompt carries: it fills the pool and never hits.
+                    _ => block_hash(u64::MAX - i as u64, &[b as u32]),
+                };
+                blocks.push(h);
+            }
+            Prepared {
+                prompt_tokens: len as u64,
+                blocks,
+                lookup: (len - 1) / bs,
+                replica: q.replica.as_deref().and_then(|n| by_name.get(n).copied()),
+                conversation: conv[i],
+            }
+        })
+        .collect();
+    let from = if explicit {
+        ConversationsFrom::Trace
+    } else {
+        ConversationsFrom::Inferred
+    };
+    (prepared, n_conv, from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(tokens: Vec<u32>, out: u32) -> Request {
+        Request {
+            t: None,
+            replica: None,
+            conversation: None,
+            tokens,
+            output_tokens: out,
+        }
+    }
+
+    #[test]
+    fn records_round_trip_and_a_bad_line_is_named() {
+        let text = r#"{"replica":{"name":"a","num_blocks":10,"block_size":4}}
+
+{"request":{"replica":"a","tokens":[1,2,3,4,5],"output_tokens":3}}
+{"counters":{"replica":"a","prefix_hits":0,"prefix_queries":5}}
+"#;
+        let t = Trace::read(text.as_bytes()).unwrap();
+        assert_eq!((t.replicas.len(), t.requests.len(), t.counters.len()), (1, 1, 1));
+        t.validate().unwrap();
+        let bad = "{\"request\":{\"tokens\":[1]}}\n{\"request\":{\"tokenz\":[1]}}\n";
+        let e = Trace::read(bad.as_bytes()).unwrap_err().to_string();
+        assert!(e.starts_with("line 2:"), "{e}");
+    }
+
+    #[test]
+    fn validation_names_what_is_wrong() {
+        let mut t = Trace {
+            replicas: vec![Replica {
+                name: "a".into(),
+                num_blocks: 4,
+                block_size: 16,
+            }],
+            requests: vec![req(vec![1], 0)],
+            counters: vec![],
+        };
+        t.requests[0].replica = Some("b".into());
+        let e = t.validate().unwrap_err().to_string();
+        assert!(e.contains("\"b\"") && e.contains("known: a"), "{e}");
+        t.requests[0].replica = None;
+        t.replicas.push(Replica {
+            name: "c".into(),
+            num_blocks: 4,
+            block_size: 32,
+        });
+        assert!(matches!(t.validate(), Err(TraceError::MixedBlockSize(_))));
+    }
+
+    #[test]
+    fn a_turn_that_extends_a_prompt_continues_it_and_hits_its_output_blocks() {
+        // Block size 4. Turn 1: 6 prompt tokens + 7 output (12 computed: 3 full blocks).
+        // Turn 2 carries all 13 back plus 3 new tokens.
+        let t1: Vec<u32> = (0..6).collect();
+        let mut t2: Vec<u32> = (0..13).collect();
+        t2.extend([90, 91, 92]);
+        let other: Vec<u32> = (100..110).collect();
+        let trace = Trace {
+            requests: vec![req(t1, 7), req(other, 0), req(t2.clone(), 0)],
+            ..Trace::default()
+        };
+        let (p, n, from) = prepare(&trace, 4);
+        assert_eq!((n, from), (2, ConversationsFrom::Inferred));
+        assert_eq!(p[2].conversation, p[0].conversation);
+        assert_ne!(p[1].conversation, p[0].conversation);
+        // Turn 1 leaves 3 blocks, and the third is turn 2's third block.
+        assert_eq!(p[0].blocks.len(), 3);
+        assert_eq!(p[0].lookup, 1);
+        assert_eq!(p[0].blocks[..], chain(&t2, 4)[..3]);
+        // Turn 2 may hit ⌊15/4⌋ = 3 blocks.
+        assert_eq!(p[2].lookup, 3);
+    }
+}
