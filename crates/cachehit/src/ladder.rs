@@ -11,12 +11,24 @@
 //! | as routed        | the replicas' own pools, the router's own choices            |
 //! | achieved         | nothing: the engines' counters                               |
 //!
-//! The replays are LRU over whole blocks, the order in which vLLM's free queue and SGLang's
-//! radix tree evict; a request's blocks are touched deepest first so its root is the most
-//! recent, as vLLM frees a request's blocks in reverse. The replays are sequential: two requests
-//! that arrive together both find what the first computes, where an engine admits both before
-//! either has computed; at high concurrency of identical prefixes "as routed" can exceed
-//! "achieved" by that much.
+//! The replays are LRU over blocks, the order in which vLLM's free queue and SGLang's radix
+//! tree evict. A running request holds its blocks (they fill the pool and cannot be evicted);
+//! when it ends they join the queue deepest first, so its root is the most recent, as vLLM
+//! frees a request's blocks in reverse.
+//!
+//! Time: "as routed" replays the configuration the trace observed, so it uses the trace's own
+//! times where every request has them (admission at the first token, release at the end). The
+//! rungs that imagine another configuration (one pool, another placement) cannot borrow those
+//! durations: a request ends as it is admitted, in arrival order. Held against the emulator's
+//! real block pool, borrowing them put capacity-bound 5.3 points off in one scenario, against
+//! 1.9 without (crates/cachehit/tests/emulator.rs).
+//!
+//! Two requests admitted together both miss what neither has computed yet; a replay admits one
+//! after the other, so at high concurrency of identical new prefixes a rung can exceed what an
+//! engine would get by that much.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use serde::{Deserialize, Serialize};
 
@@ -116,23 +128,79 @@ pub const WORKING_SET_POINTS: f64 = 1.0;
 pub const SMALL_POINTS: f64 = 1.0;
 
 /// Replays `stream` over `pools`, each request to the pool `place` picks; returns per-pool shares.
+///
+/// Timed (and every request has its times), a request looks up its prefix on admission (its
+/// first token, else its arrival) and holds (pins) every block it will fill, output included,
+/// until it ends; then its blocks join the eviction queue deepest first, so its root is the
+/// most recent, as vLLM frees a request's blocks in reverse. Untimed, each request ends as it
+/// is admitted, in arrival order.
 fn replay(
     stream: &[Prepared],
     bs: f64,
     pools: &mut [Lru],
-    mut place: impl FnMut(&Prepared, &[Lru]) -> usize,
+    timed: bool,
+    mut place: impl FnMut(usize, &Prepared, &[Lru]) -> usize,
 ) -> Vec<Share> {
+    let timed = timed && stream.iter().all(|q| q.span.is_some());
+    let mut order: Vec<usize> = (0..stream.len()).collect();
+    if timed {
+        order.sort_by(|&a, &b| {
+            let (sa, sb) = (
+                stream[a].span.unwrap_or_default(),
+                stream[b].span.unwrap_or_default(),
+            );
+            sa.0.total_cmp(&sb.0).then(a.cmp(&b))
+        });
+    }
     let mut shares = vec![Share::default(); pools.len()];
-    for q in stream {
-        let r = place(q, pools);
-        let pool = &mut pools[r];
-        let hit = pool.leading(&q.blocks[..q.lookup]);
-        shares[r].add(hit as f64 * bs, q.prompt_tokens as f64);
+    // Requests still running: (end, index, pool), earliest end first.
+    let mut running: BinaryHeap<Reverse<(Time, usize, usize)>> = BinaryHeap::new();
+    let end = |pools: &mut [Lru], q: &Prepared, r: usize| {
         for h in q.blocks.iter().rev() {
-            pool.touch(*h);
+            pools[r].unpin(*h);
+        }
+    };
+    for i in order {
+        let q = &stream[i];
+        if let (true, Some((t, _))) = (timed, q.span) {
+            while let Some(Reverse((e, j, r))) = running.peek().copied() {
+                if e.0 > t {
+                    break;
+                }
+                running.pop();
+                end(pools, &stream[j], r);
+            }
+        }
+        let r = place(i, q, pools);
+        let hit = pools[r].leading(&q.blocks[..q.lookup]);
+        shares[r].add(hit as f64 * bs, q.prompt_tokens as f64);
+        for h in &q.blocks {
+            pools[r].pin(*h);
+        }
+        match (timed, q.span) {
+            (true, Some((_, e))) => running.push(Reverse((Time(e), i, r))),
+            _ => end(pools, q, r),
         }
     }
+    while let Some(Reverse((_, j, r))) = running.pop() {
+        end(pools, &stream[j], r);
+    }
     shares
+}
+
+/// A time that orders (the trace's times are finite: serde_json reads no NaN).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Time(f64);
+impl Eq for Time {}
+impl PartialOrd for Time {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Time {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
 }
 
 fn total(shares: &[Share]) -> Share {
@@ -144,18 +212,25 @@ fn total(shares: &[Share]) -> Share {
 }
 
 fn one_pool(stream: &[Prepared], bs: f64, capacity: usize) -> Share {
-    replay(stream, bs, &mut [Lru::new(capacity)], |_, _| 0)[0]
+    replay(stream, bs, &mut [Lru::new(capacity)], false, |_, _, _| 0)[0]
 }
 
 /// The best placement a router could make at the observed balance: a conversation stays where
 /// its first request went; a new one goes to the replica holding the longest prefix of it,
 /// among those not ahead of their share of requests (ties: the one furthest behind its share).
-fn reachable(stream: &[Prepared], bs: f64, caps: &[usize], targets: &[f64]) -> Vec<Share> {
+/// Returns each pool's share and each request's replica.
+fn reachable(
+    stream: &[Prepared],
+    bs: f64,
+    caps: &[usize],
+    targets: &[f64],
+) -> (Vec<Share>, Vec<usize>) {
     let mut pools: Vec<Lru> = caps.iter().map(|c| Lru::new(*c)).collect();
     let mut home: Vec<Option<usize>> = Vec::new();
     let mut sent = vec![0u64; caps.len()];
+    let mut placed = vec![0; stream.len()];
     let mut n = 0u64;
-    replay(stream, bs, &mut pools, |q, pools| {
+    let shares = replay(stream, bs, &mut pools, false, |i, q, pools| {
         if home.len() <= q.conversation {
             home.resize(q.conversation + 1, None);
         }
@@ -181,8 +256,51 @@ fn reachable(stream: &[Prepared], bs: f64, caps: &[usize], targets: &[f64]) -> V
         };
         sent[r] += 1;
         n += 1;
+        placed[i] = r;
         r
-    })
+    });
+    (shares, placed)
+}
+
+/// The observed balance: each replica's share of the routed requests (equal shares when the
+/// trace does not say where requests went).
+fn balance(stream: &[Prepared], n: usize) -> (bool, Vec<f64>) {
+    let routed = n > 0 && stream.iter().all(|q| q.replica.is_some());
+    let mut sent = vec![0u64; n];
+    for q in stream {
+        if let Some(r) = q.replica {
+            sent[r] += 1;
+        }
+    }
+    let targets = if routed {
+        sent.iter()
+            .map(|s| *s as f64 / stream.len() as f64)
+            .collect()
+    } else {
+        vec![1.0 / n.max(1) as f64; n]
+    };
+    (routed, targets)
+}
+
+/// The reachable rung's placement: for each request, the index of the replica it goes to.
+/// (A router that wants that rung routes this way; the tests run it on real pools.)
+pub fn placement(t: &Trace) -> Result<Vec<usize>, TraceError> {
+    t.validate()?;
+    if t.replicas.is_empty() {
+        return Err(TraceError::NoReplicas);
+    }
+    let bs = t.replicas[0].block_size as usize;
+    let (stream, _, _) = prepare(t, bs);
+    let caps = capacities(t);
+    let (_, targets) = balance(&stream, caps.len());
+    Ok(reachable(&stream, bs as f64, &caps, &targets).1)
+}
+
+fn capacities(t: &Trace) -> Vec<usize> {
+    t.replicas
+        .iter()
+        .map(|r| usize::try_from(r.num_blocks).unwrap_or(usize::MAX))
+        .collect()
 }
 
 /// The ladder of a trace: every rung the trace allows, and the gaps between them.
@@ -194,11 +312,7 @@ pub fn ladder(t: &Trace) -> Result<Ladder, TraceError> {
     let bs = bs_u32 as usize;
     let bsf = bs as f64;
     let (stream, conversations, conversations_from) = prepare(t, bs);
-    let caps: Vec<usize> = t
-        .replicas
-        .iter()
-        .map(|r| usize::try_from(r.num_blocks).unwrap_or(usize::MAX))
-        .collect();
+    let caps = capacities(t);
     let pool_blocks: u64 = t.replicas.iter().map(|r| r.num_blocks).sum();
 
     let shareable = one_pool(&stream, bsf, usize::MAX);
@@ -230,22 +344,13 @@ pub fn ladder(t: &Trace) -> Result<Ladder, TraceError> {
     }
     let working_set_blocks = lo as u64;
 
-    let routed = stream.iter().all(|q| q.replica.is_some()) && !t.replicas.is_empty();
-    let mut sent = vec![0u64; caps.len()];
-    for q in &stream {
-        if let Some(r) = q.replica {
-            sent[r] += 1;
-        }
-    }
-    let targets: Vec<f64> = if routed {
-        sent.iter().map(|s| *s as f64 / stream.len() as f64).collect()
-    } else {
-        vec![1.0 / caps.len().max(1) as f64; caps.len()]
-    };
-    let reach = (!caps.is_empty()).then(|| reachable(&stream, bsf, &caps, &targets));
+    let (routed, targets) = balance(&stream, caps.len());
+    let reach = (!caps.is_empty()).then(|| reachable(&stream, bsf, &caps, &targets).0);
     let as_routed: Option<Vec<Share>> = routed.then(|| {
         let mut pools: Vec<Lru> = caps.iter().map(|c| Lru::new(*c)).collect();
-        replay(&stream, bsf, &mut pools, |q, _| q.replica.unwrap_or(0))
+        replay(&stream, bsf, &mut pools, true, |_, q, _| {
+            q.replica.unwrap_or(0)
+        })
     });
     let achieved: Vec<Option<Share>> = t
         .replicas

@@ -6,9 +6,11 @@
 //! gap between two rungs has one cause (the workload, capacity, the split across replicas,
 //! routing, the engine) and one fix. See [`ladder`] for the rungs.
 
-mod lru;
 pub mod ladder;
+mod lru;
 pub mod trace;
 
-pub use ladder::{ladder, Cause, Gap, Ladder, ReplicaLadder, Rungs, Share};
-pub use trace::{block_hash, ConversationsFrom, Counters, Record, Replica, Request, Trace, TraceError};
+pub use ladder::{ladder, placement, Cause, Gap, Ladder, ReplicaLadder, Rungs, Share};
+pub use trace::{
+    block_hash, ConversationsFrom, Counters, Record, Replica, Request, Trace, TraceError,
+};

@@ -1,6 +1,8 @@
 //! A least-recently-used set of block hashes with a fixed capacity: the prefix cache of one KV
-//! pool, as far as hits are concerned. An intrusive doubly linked list over a slab, so a touch
-//! is one hash lookup and four index writes.
+//! pool, as far as hits are concerned. A block a running request holds is pinned (vLLM's
+//! reference count): it fills the pool but cannot be evicted; unpinned, it joins the most-recent
+//! end of the queue. An intrusive doubly linked list over a slab, so a touch is one hash lookup
+//! and a few index writes.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -32,6 +34,8 @@ struct Node {
     hash: u64,
     prev: u32,
     next: u32,
+    /// Running requests holding the block; only unpinned blocks are in the queue.
+    refs: u32,
 }
 
 /// Most recent at `head`, eviction at `tail`.
@@ -91,32 +95,59 @@ impl Lru {
     }
 
     /// Makes `h` the most recent block, inserting it (and evicting the least recent) if absent.
+    #[cfg(test)]
     pub(crate) fn touch(&mut self, h: u64) {
+        self.pin(h);
+        self.unpin(h);
+    }
+
+    /// A running request holds `h`: inserted if absent (evicting the least recent unpinned
+    /// block; when every block is pinned the pool overflows, where an engine would queue or
+    /// preempt), and out of the eviction queue until unpinned.
+    pub(crate) fn pin(&mut self, h: u64) {
         if self.capacity == 0 {
             return;
         }
         if let Some(&i) = self.index.get(&h) {
-            self.unlink(i);
-            self.push_front(i);
+            if self.nodes[i as usize].refs == 0 {
+                self.unlink(i);
+            }
+            self.nodes[i as usize].refs += 1;
             return;
         }
-        let i = if self.index.len() >= self.capacity {
+        let node = Node {
+            hash: h,
+            prev: NIL,
+            next: NIL,
+            refs: 1,
+        };
+        let i = if self.index.len() >= self.capacity && self.tail != NIL {
             // Reuse the evicted node's slot.
             let t = self.tail;
             self.unlink(t);
             self.index.remove(&self.nodes[t as usize].hash);
-            self.nodes[t as usize].hash = h;
+            self.nodes[t as usize] = node;
             t
         } else {
-            self.nodes.push(Node {
-                hash: h,
-                prev: NIL,
-                next: NIL,
-            });
+            self.nodes.push(node);
             (self.nodes.len() - 1) as u32
         };
         self.index.insert(h, i);
-        self.push_front(i);
+    }
+
+    /// The request let go of `h`: with no other holder it becomes the most recent block.
+    pub(crate) fn unpin(&mut self, h: u64) {
+        let Some(&i) = self.index.get(&h) else {
+            return;
+        };
+        let n = &mut self.nodes[i as usize];
+        if n.refs == 0 {
+            return;
+        }
+        n.refs -= 1;
+        if n.refs == 0 {
+            self.push_front(i);
+        }
     }
 }
 
@@ -146,5 +177,22 @@ mod tests {
             u.touch(h);
         }
         assert_eq!(u.leading(&(0..10_000).collect::<Vec<_>>()), 10_000);
+    }
+
+    #[test]
+    fn a_pinned_block_survives_and_rejoins_as_the_most_recent() {
+        let mut l = Lru::new(2);
+        l.pin(1);
+        l.touch(2);
+        l.touch(3); // evicts 2, not the pinned 1
+        assert!(l.contains(1) && l.contains(3) && !l.contains(2));
+        l.unpin(1); // now the most recent: 3 goes next
+        l.touch(4);
+        assert!(l.contains(1) && l.contains(4) && !l.contains(3));
+        // Everything pinned: the pool overflows rather than dropping a held block.
+        l.pin(1);
+        l.pin(4);
+        l.pin(5);
+        assert!(l.contains(1) && l.contains(4) && l.contains(5));
     }
 }

@@ -42,6 +42,16 @@ pub struct Request {
     /// Arrival, seconds (any origin); informational.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub t: Option<f64>,
+    /// When the first token came back, seconds on the same clock as `t`: the engine looked the
+    /// prefix up when it admitted the request, just before, not when it arrived (a request that
+    /// queued for memory finds the cache as it was then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_first: Option<f64>,
+    /// When the response ended, seconds on the same clock as `t`: with both on every request,
+    /// a request's blocks are touched again when the engine frees them, as its pool orders
+    /// eviction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_end: Option<f64>,
     /// The replica the router chose.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replica: Option<String>,
@@ -103,6 +113,8 @@ pub enum TraceError {
         "the replicas' block sizes differ ({0}): the ladder compares replicas block for block"
     )]
     MixedBlockSize(String),
+    #[error("the trace describes no replica (a replica record gives its KV pool)")]
+    NoReplicas,
     #[error("replica {0:?} has a block size of 0")]
     ZeroBlockSize(String),
 }
@@ -116,8 +128,10 @@ impl Trace {
             if line.trim().is_empty() {
                 continue;
             }
-            let rec: Record = serde_json::from_str(&line)
-                .map_err(|source| TraceError::Parse { line: i + 1, source })?;
+            let rec: Record = serde_json::from_str(&line).map_err(|source| TraceError::Parse {
+                line: i + 1,
+                source,
+            })?;
             match rec {
                 Record::Replica(r) => t.replicas.push(r),
                 Record::Request(r) => t.requests.push(r),
@@ -217,8 +231,8 @@ fn chain(tokens: &[u32], bs: usize) -> Vec<u64> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Prepared {
     pub prompt_tokens: u64,
-    /// Every full block the request leaves in the cache, root first: the prompt's, then those
-    /// its output completes.
+    /// Every block the request holds, root first: the prompt's full blocks, those its output
+    /// completes, and the partly filled last one (which is never cached).
     pub blocks: Vec<u64>,
     /// How many leading blocks a lookup may hit: the engine always computes the prompt's last
     /// token, so at most ⌊(len − 1) / block⌋ (vLLM, SGLang and llama.cpp alike).
@@ -226,6 +240,8 @@ pub(crate) struct Prepared {
     /// Index into the replicas, where the router sent it.
     pub replica: Option<usize>,
     pub conversation: usize,
+    /// Admission (first token, else arrival) and end, when the trace has both.
+    pub span: Option<(f64, f64)>,
 }
 
 /// How conversations were known.
@@ -239,10 +255,7 @@ pub enum ConversationsFrom {
 }
 
 /// Block chains, conversations, and the output blocks each request leaves for its next turn.
-pub(crate) fn prepare(
-    t: &Trace,
-    bs: usize,
-) -> (Vec<Prepared>, usize, ConversationsFrom) {
+pub(crate) fn prepare(t: &Trace, bs: usize) -> (Vec<Prepared>, usize, ConversationsFrom) {
     let chains: Vec<Vec<u64>> = t.requests.iter().map(|q| chain(&q.tokens, bs)).collect();
     let by_name: HashMap<&str, usize> = t
         .replicas
@@ -329,12 +342,17 @@ pub(crate) fn prepare(
                 };
                 blocks.push(h);
             }
+            if computed % bs != 0 {
+                // The partly filled last block: held while the request runs, never cached.
+                blocks.push(block_hash(u64::MAX - i as u64, &[full as u32]));
+            }
             Prepared {
                 prompt_tokens: len as u64,
                 blocks,
                 lookup: (len - 1) / bs,
                 replica: q.replica.as_deref().and_then(|n| by_name.get(n).copied()),
                 conversation: conv[i],
+                span: q.t_first.or(q.t).zip(q.t_end),
             }
         })
         .collect();
@@ -353,6 +371,8 @@ mod tests {
     fn req(tokens: Vec<u32>, out: u32) -> Request {
         Request {
             t: None,
+            t_first: None,
+            t_end: None,
             replica: None,
             conversation: None,
             tokens,
@@ -368,7 +388,10 @@ mod tests {
 {"counters":{"replica":"a","prefix_hits":0,"prefix_queries":5}}
 "#;
         let t = Trace::read(text.as_bytes()).unwrap();
-        assert_eq!((t.replicas.len(), t.requests.len(), t.counters.len()), (1, 1, 1));
+        assert_eq!(
+            (t.replicas.len(), t.requests.len(), t.counters.len()),
+            (1, 1, 1)
+        );
         t.validate().unwrap();
         let bad = "{\"request\":{\"tokens\":[1]}}\n{\"request\":{\"tokenz\":[1]}}\n";
         let e = Trace::read(bad.as_bytes()).unwrap_err().to_string();
@@ -414,7 +437,7 @@ mod tests {
         assert_eq!((n, from), (2, ConversationsFrom::Inferred));
         assert_eq!(p[2].conversation, p[0].conversation);
         assert_ne!(p[1].conversation, p[0].conversation);
-        // Turn 1 leaves 3 blocks, and the third is turn 2's third block.
+        // Turn 1 fills exactly 3 blocks (no partial one), the third is turn 2's third block.
         assert_eq!(p[0].blocks.len(), 3);
         assert_eq!(p[0].lookup, 1);
         assert_eq!(p[0].blocks[..], chain(&t2, 4)[..3]);
