@@ -103,8 +103,12 @@ pub struct Gap {
     pub fix: String,
 }
 
+/// The document's schema tag.
+pub const SCHEMA: &str = "headroom.cachehit/1";
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ladder {
+    pub schema: String,
     pub block_size: u32,
     pub requests: u64,
     pub conversations: u64,
@@ -308,7 +312,13 @@ pub fn ladder(t: &Trace) -> Result<Ladder, TraceError> {
     t.validate()?;
     // Without replica records the fleet is one replica of unknown pool: only shareable is known,
     // and an unbounded pool stands in for capacity so that its rung equals shareable.
-    let bs_u32 = t.replicas.first().map_or(16, |r| r.block_size);
+    let bs_u32 = t
+        .replicas
+        .first()
+        .map(|r| r.block_size)
+        .or(t.block_size)
+        .unwrap_or(16)
+        .max(1);
     let bs = bs_u32 as usize;
     let bsf = bs as f64;
     let (stream, conversations, conversations_from) = prepare(t, bs);
@@ -404,6 +414,7 @@ pub fn ladder(t: &Trace) -> Result<Ladder, TraceError> {
     };
     let gaps = gaps(&fleet, bs_u32, pool_blocks, working_set_blocks, caps.len());
     Ok(Ladder {
+        schema: SCHEMA.into(),
         block_size: bs_u32,
         requests: stream.len() as u64,
         conversations: conversations as u64,
@@ -435,8 +446,8 @@ fn gaps(f: &Rungs, bs: u32, pool: u64, working_set: u64, n: usize) -> Vec<Gap> {
             points: pts(f.shareable.rate(), f.capacity_bound.rate()),
             why: format!("evicted before asked for again: the pools hold {pool} blocks"),
             fix: format!(
-                "a KV pool of {working_set} blocks in all holds the working set (within \
-                 {WORKING_SET_POINTS} points of shareable): more memory for KV (a higher GPU \
+                "a KV pool of {working_set} blocks in all holds the working set (capacity-bound \
+                 within {WORKING_SET_POINTS} pt of shareable): more memory for KV (a higher GPU \
                  memory share, an fp8 KV cache, a shorter max model length) or more replicas"
             ),
         },

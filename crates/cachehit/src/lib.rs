@@ -10,7 +10,7 @@ pub mod ladder;
 mod lru;
 pub mod trace;
 
-pub use ladder::{ladder, placement, Cause, Gap, Ladder, ReplicaLadder, Rungs, Share};
+pub use ladder::{ladder, placement, Cause, Gap, Ladder, ReplicaLadder, Rungs, Share, SCHEMA};
 pub use trace::{
     block_hash, ConversationsFrom, Counters, Record, Replica, Request, Trace, TraceError,
 };

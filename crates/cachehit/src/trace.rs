@@ -79,6 +79,8 @@ pub struct Counters {
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Trace {
+    /// Tokens per block where no replica record gives it (the caller's choice; 16 if unset).
+    pub block_size: Option<u32>,
     pub replicas: Vec<Replica>,
     pub requests: Vec<Request>,
     pub counters: Vec<Counters>,
@@ -86,10 +88,11 @@ pub struct Trace {
 
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
-    #[error("line {line}: {source}")]
+    #[error("line {line}, column {column}: {message}")]
     Parse {
         line: usize,
-        source: serde_json::Error,
+        column: usize,
+        message: String,
     },
     #[error("reading the trace: {0}")]
     Io(#[from] std::io::Error),
@@ -98,7 +101,8 @@ pub enum TraceError {
     #[error("replica {0:?} is described twice")]
     DuplicateReplica(String),
     #[error(
-        "request {index} names replica {name:?}, which no replica record describes (known: {known})"
+        "request {index} names replica {name:?}, which no replica record describes (known: \
+         {known}): give its KV pool (a replica record, or --pool {name}=BLOCKS)"
     )]
     UnknownReplica {
         index: usize,
@@ -128,9 +132,18 @@ impl Trace {
             if line.trim().is_empty() {
                 continue;
             }
-            let rec: Record = serde_json::from_str(&line).map_err(|source| TraceError::Parse {
-                line: i + 1,
-                source,
+            let rec: Record = serde_json::from_str(&line).map_err(|e| {
+                // serde's own location is within this one line: say which line of the file.
+                let text = e.to_string();
+                let message = match text.rfind(" at line ") {
+                    Some(k) => text[..k].to_string(),
+                    None => text,
+                };
+                TraceError::Parse {
+                    line: i + 1,
+                    column: e.column(),
+                    message,
+                }
             })?;
             match rec {
                 Record::Replica(r) => t.replicas.push(r),
@@ -173,6 +186,10 @@ impl Trace {
                 .map(|r| r.name.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
+        };
+        let known = || match known() {
+            k if k.is_empty() => "none".to_string(),
+            k => k,
         };
         for (index, q) in self.requests.iter().enumerate() {
             if q.tokens.is_empty() {
@@ -395,12 +412,16 @@ mod tests {
         t.validate().unwrap();
         let bad = "{\"request\":{\"tokens\":[1]}}\n{\"request\":{\"tokenz\":[1]}}\n";
         let e = Trace::read(bad.as_bytes()).unwrap_err().to_string();
-        assert!(e.starts_with("line 2:"), "{e}");
+        assert!(
+            e.starts_with("line 2, column 20: unknown field `tokenz`"),
+            "{e}"
+        );
     }
 
     #[test]
     fn validation_names_what_is_wrong() {
         let mut t = Trace {
+            block_size: None,
             replicas: vec![Replica {
                 name: "a".into(),
                 num_blocks: 4,

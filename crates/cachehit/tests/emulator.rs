@@ -266,6 +266,7 @@ fn run(
     Run {
         preemptions,
         trace: Trace {
+            block_size: None,
             replicas,
             requests,
             counters,

@@ -56,6 +56,9 @@ enum Command {
     /// Run a load generator (vllm bench serve) under observation and judge whether its figures
     /// are the server's: token accounting, cache, queue, failures, and the server's diagnosis.
     Check(cmd::check::Args),
+    /// Why the prefix-cache hit rate is low: the hit-rate ladder of a request stream, each gap
+    /// with its cause (workload, capacity, routing, engine) and fix.
+    Cachehit(cmd::cachehit::Args),
     /// Saved runs, one line each.
     History(cmd::history::Args),
     /// A saved run as one self-contained HTML page: timeline, scoreboard, fix, distributions.
@@ -120,6 +123,7 @@ fn main() -> ExitCode {
         Command::Diagnose(a) => cmd::diagnose::run(a),
         Command::Remeasure(a) => cmd::diagnose::remeasure(a),
         Command::Check(a) => cmd::check::run(a),
+        Command::Cachehit(a) => cmd::cachehit::run(a),
         Command::History(a) => cmd::history::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Watch(a) => cmd::watch::run(a),

@@ -9,6 +9,7 @@
 
 pub mod attribute;
 pub mod bench;
+pub mod cachehit;
 pub mod ceiling;
 pub mod census;
 pub mod check;

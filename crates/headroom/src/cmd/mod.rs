@@ -2,6 +2,7 @@
 pub(crate) mod access;
 pub mod attribute;
 pub mod bench;
+pub mod cachehit;
 pub mod ceiling;
 pub mod census;
 pub mod check;
