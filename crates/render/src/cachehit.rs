@@ -21,6 +21,9 @@ fn cause(c: Cause) -> &'static str {
     }
 }
 
+/// Reads one rung of a fleet's or a replica's ladder.
+type Rung = fn(&Rungs) -> Option<Share>;
+
 pub fn render(l: &Ladder) -> String {
     let mut out = String::new();
     let from = match l.conversations_from {
@@ -49,7 +52,7 @@ pub fn render(l: &Ladder) -> String {
     let mut header = vec!["rung".to_string(), "fleet".to_string()];
     header.extend(l.replicas.iter().map(|r| r.name.clone()));
     let mut t = table(header);
-    let rows: [(&str, fn(&Rungs) -> Option<Share>); 5] = [
+    let rows: [(&str, Rung); 5] = [
         ("shareable (no eviction)", |r| Some(r.shareable)),
         ("capacity-bound (one pool)", |r| Some(r.capacity_bound)),
         ("reachable (best placement)", |r| r.reachable),

@@ -4,6 +4,7 @@
 
 mod attribute;
 mod bench;
+mod cachehit;
 mod ceiling;
 mod census;
 mod check;
