@@ -110,6 +110,8 @@ pub const SCHEMA: &str = "headroom.cachehit/1";
 pub struct Ladder {
     pub schema: String,
     pub block_size: u32,
+    /// The tokenizer that cut a trace of blocks (its stream record); `None` for token ids.
+    pub tokenizer: Option<String>,
     pub requests: u64,
     pub conversations: u64,
     pub conversations_from: ConversationsFrom,
@@ -316,6 +318,7 @@ pub fn ladder(t: &Trace) -> Result<Ladder, TraceError> {
         .replicas
         .first()
         .map(|r| r.block_size)
+        .or(t.stream.as_ref().map(|s| s.block_size))
         .or(t.block_size)
         .unwrap_or(16)
         .max(1);
@@ -416,6 +419,7 @@ pub fn ladder(t: &Trace) -> Result<Ladder, TraceError> {
     Ok(Ladder {
         schema: SCHEMA.into(),
         block_size: bs_u32,
+        tokenizer: t.stream.as_ref().map(|s| s.tokenizer.clone()),
         requests: stream.len() as u64,
         conversations: conversations as u64,
         conversations_from,

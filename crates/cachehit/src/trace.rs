@@ -10,6 +10,15 @@
 //! (token ids as the engine tokenized them; `replica` is where the router sent it, `conversation`
 //! is optional); `counters` are the engine's own prefix-cache counters over the same window
 //! (deltas), the referee of "achieved".
+//!
+//! A trace that must not hold prompts (`headroom route --trace`) gives each request's `blocks`
+//! instead of its tokens: the chain hash of each full block ([`block_hash`], 16 hex digits) and
+//! `prompt_tokens`, after one `stream` record that says how the blocks were cut:
+//!
+//! ```text
+//! {"stream":{"block_size":16,"tokenizer":"vLLM POST /tokenize of http://a:8000"}}
+//! {"request":{"replica":"a","blocks":["9f1c03e2a4b5c6d7","0c0ffee000000001"],"prompt_tokens":40}}
+//! ```
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -21,9 +30,38 @@ use crate::lru::HashIndex;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Record {
+    Stream(Stream),
     Replica(Replica),
     Request(Request),
     Counters(Counters),
+}
+
+/// How the stream's blocks were cut: the block size and the tokenizer that gave the token ids.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stream {
+    pub block_size: u32,
+    pub tokenizer: String,
+}
+
+/// A block's chain hash, written as 16 hex digits (a JSON number above 2^53 loses digits in
+/// most readers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BlockId(pub u64);
+
+impl Serialize for BlockId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{:016x}", self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for BlockId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        u64::from_str_radix(&text, 16)
+            .map(BlockId)
+            .map_err(|_| serde::de::Error::custom(format!("block {text:?} is not 16 hex digits")))
+    }
 }
 
 /// One replica's KV pool, as the engine reports it (vLLM: `num_gpu_blocks` and `block_size` of
@@ -59,8 +97,15 @@ pub struct Request {
     /// for token continues that prompt's conversation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation: Option<String>,
-    /// The prompt's token ids.
+    /// The prompt's token ids (or `blocks` and `prompt_tokens`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tokens: Vec<u32>,
+    /// Instead of tokens: the chain hash of each of the prompt's full blocks, root first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<Vec<BlockId>>,
+    /// With `blocks`: the prompt's length in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u32>,
     /// Tokens generated: their full blocks join the cache, and the next turn's prompt, which
     /// carries them back, can hit them.
     #[serde(default)]
@@ -81,6 +126,8 @@ pub struct Counters {
 pub struct Trace {
     /// Tokens per block where no replica record gives it (the caller's choice; 16 if unset).
     pub block_size: Option<u32>,
+    /// How the blocks of a trace of blocks were cut.
+    pub stream: Option<Stream>,
     pub replicas: Vec<Replica>,
     pub requests: Vec<Request>,
     pub counters: Vec<Counters>,
@@ -114,6 +161,21 @@ pub enum TraceError {
     #[error("request {0} has no tokens")]
     EmptyPrompt(usize),
     #[error(
+        "request {0} gives both tokens and blocks, or blocks without prompt_tokens, or more \
+         blocks than its prompt_tokens fill"
+    )]
+    BadBlocks(usize),
+    #[error(
+        "request {0} gives blocks, but no stream record says how they were cut \
+         ({{\"stream\":{{\"block_size\":16,\"tokenizer\":...}}}})"
+    )]
+    BlocksWithoutStream(usize),
+    #[error(
+        "the blocks were cut {cut} tokens at a time, the replicas' pools hold {pool}: the \
+         hashes cannot be compared"
+    )]
+    StreamBlockSize { cut: u32, pool: u32 },
+    #[error(
         "the replicas' block sizes differ ({0}): the ladder compares replicas block for block"
     )]
     MixedBlockSize(String),
@@ -146,6 +208,7 @@ impl Trace {
                 }
             })?;
             match rec {
+                Record::Stream(st) => t.stream = Some(st),
                 Record::Replica(r) => t.replicas.push(r),
                 Record::Request(r) => t.requests.push(r),
                 Record::Counters(c) => t.counters.push(c),
@@ -191,9 +254,28 @@ impl Trace {
             k if k.is_empty() => "none".to_string(),
             k => k,
         };
+        if let (Some(st), Some(r)) = (&self.stream, self.replicas.first()) {
+            if st.block_size != r.block_size {
+                return Err(TraceError::StreamBlockSize {
+                    cut: st.block_size,
+                    pool: r.block_size,
+                });
+            }
+        }
         for (index, q) in self.requests.iter().enumerate() {
-            if q.tokens.is_empty() {
-                return Err(TraceError::EmptyPrompt(index));
+            match (&q.blocks, q.prompt_tokens) {
+                (None, _) if q.tokens.is_empty() => return Err(TraceError::EmptyPrompt(index)),
+                (None, _) => {}
+                (Some(b), Some(n)) if q.tokens.is_empty() && n > 0 => {
+                    let Some(st) = &self.stream else {
+                        return Err(TraceError::BlocksWithoutStream(index));
+                    };
+                    if b.len() as u64 * u64::from(st.block_size.max(1)) > u64::from(n) {
+                        return Err(TraceError::BadBlocks(index));
+                    }
+                }
+                (Some(_), Some(0)) => return Err(TraceError::EmptyPrompt(index)),
+                (Some(_), _) => return Err(TraceError::BadBlocks(index)),
             }
             if let Some(name) = &q.replica {
                 if !names.contains_key(name.as_str()) {
@@ -273,7 +355,15 @@ pub enum ConversationsFrom {
 
 /// Block chains, conversations, and the output blocks each request leaves for its next turn.
 pub(crate) fn prepare(t: &Trace, bs: usize) -> (Vec<Prepared>, usize, ConversationsFrom) {
-    let chains: Vec<Vec<u64>> = t.requests.iter().map(|q| chain(&q.tokens, bs)).collect();
+    let chains: Vec<Vec<u64>> = t
+        .requests
+        .iter()
+        .map(|q| match &q.blocks {
+            Some(b) => b.iter().map(|h| h.0).collect(),
+            None => chain(&q.tokens, bs),
+        })
+        .collect();
+    let len = |q: &Request| q.prompt_tokens.map_or(q.tokens.len(), |n| n as usize);
     let by_name: HashMap<&str, usize> = t
         .replicas
         .iter()
@@ -303,8 +393,11 @@ pub(crate) fn prepare(t: &Trace, bs: usize) -> (Vec<Prepared>, usize, Conversati
         }
     } else {
         // Whole-prompt fingerprints of earlier requests; a later prompt that has one as a prefix
-        // (the longest) continues it. Cost: one lookup per prompt token.
+        // (the longest) continues it. Cost: one lookup per prompt token. A request given as
+        // blocks is fingerprinted by its last full block: a later prompt holding that block
+        // continues it (its partly filled tail cannot be compared).
         let mut whole: HashIndex<usize> = HashIndex::default();
+        let mut last_block: HashIndex<usize> = HashIndex::default();
         for (i, q) in t.requests.iter().enumerate() {
             let mut h: u64 = 0xcbf2_9ce4_8422_2325;
             let mut best = None;
@@ -313,6 +406,13 @@ pub(crate) fn prepare(t: &Trace, bs: usize) -> (Vec<Prepared>, usize, Conversati
                 if let Some(&p) = whole.get(&h) {
                     if t.requests[p].tokens.len() == k + 1 && t.requests[p].tokens == q.tokens[..=k]
                     {
+                        best = Some(p);
+                    }
+                }
+            }
+            for b in &chains[i] {
+                if let Some(&p) = last_block.get(b) {
+                    if best.is_none_or(|bp: usize| len(&t.requests[bp]) < len(&t.requests[p])) {
                         best = Some(p);
                     }
                 }
@@ -327,15 +427,28 @@ pub(crate) fn prepare(t: &Trace, bs: usize) -> (Vec<Prepared>, usize, Conversati
                     n_conv += 1;
                 }
             }
-            whole.insert(h, i);
+            if q.blocks.is_some() {
+                if let Some(b) = chains[i].last() {
+                    last_block.insert(*b, i);
+                }
+            } else {
+                whole.insert(h, i);
+            }
         }
     }
     // The successor whose prompt carries this request's output back.
     let mut succ: Vec<Option<usize>> = vec![None; t.requests.len()];
     for (i, p) in pred.iter().enumerate() {
         if let Some(p) = *p {
-            let (a, b) = (&t.requests[p].tokens, &t.requests[i].tokens);
-            if succ[p].is_none() && b.len() >= a.len() && b[..a.len()] == a[..] {
+            let (qp, qi) = (&t.requests[p], &t.requests[i]);
+            let extends = if qp.blocks.is_none() && qi.blocks.is_none() {
+                let (a, b) = (&qp.tokens, &qi.tokens);
+                b.len() >= a.len() && b[..a.len()] == a[..]
+            } else {
+                let (a, b) = (&chains[p], &chains[i]);
+                len(qi) >= len(qp) && b.len() >= a.len() && b[..a.len()] == a[..]
+            };
+            if succ[p].is_none() && extends {
                 succ[p] = Some(i);
             }
         }
@@ -345,7 +458,7 @@ pub(crate) fn prepare(t: &Trace, bs: usize) -> (Vec<Prepared>, usize, Conversati
         .iter()
         .enumerate()
         .map(|(i, q)| {
-            let len = q.tokens.len();
+            let len = len(q);
             let out = q.output_tokens as usize;
             // The last sampled token is never computed, so it fills no block.
             let computed = if out == 0 { len } else { len + out - 1 };
@@ -392,6 +505,8 @@ mod tests {
             t_end: None,
             replica: None,
             conversation: None,
+            blocks: None,
+            prompt_tokens: None,
             tokens,
             output_tokens: out,
         }
@@ -422,6 +537,7 @@ mod tests {
     fn validation_names_what_is_wrong() {
         let mut t = Trace {
             block_size: None,
+            stream: None,
             replicas: vec![Replica {
                 name: "a".into(),
                 num_blocks: 4,

@@ -211,6 +211,8 @@ fn run(
                     conversation: Some(format!("c{c}")),
                     tokens: conv.tokens.clone(),
                     output_tokens: 0,
+                    blocks: None,
+                    prompt_tokens: None,
                 });
                 conv.sent += 1;
                 conv.due = None;
@@ -267,6 +269,7 @@ fn run(
         preemptions,
         trace: Trace {
             block_size: None,
+            stream: None,
             replicas,
             requests,
             counters,
@@ -274,6 +277,32 @@ fn run(
         hits,
         queries,
     }
+}
+
+/// The trace with each prompt given as its blocks' chain hashes, and conversations left to be
+/// inferred.
+fn as_blocks(t: &Trace) -> Trace {
+    let mut out = t.clone();
+    out.stream = Some(cachehit::Stream {
+        block_size: BS as u32,
+        tokenizer: "the emulator's".into(),
+    });
+    for q in &mut out.requests {
+        let mut parent = 0;
+        let blocks = q
+            .tokens
+            .chunks_exact(BS)
+            .map(|c| {
+                parent = cachehit::block_hash(parent, c);
+                cachehit::BlockId(parent)
+            })
+            .collect();
+        q.blocks = Some(blocks);
+        q.prompt_tokens = Some(q.tokens.len() as u32);
+        q.tokens.clear();
+        q.conversation = None;
+    }
+    out
 }
 
 fn scenarios() -> Vec<Scenario> {
@@ -369,6 +398,12 @@ fn every_rung_is_within_three_points_of_the_emulators_truth() {
             q.t_first = None;
         }
         let u = cachehit::ladder(&untimed).expect("a valid trace");
+        // The same stream as `headroom route --trace` writes it, blocks instead of tokens and no
+        // conversation ids: the same ladder.
+        let hashed = as_blocks(&routed.trace);
+        let h = cachehit::ladder(&hashed).expect("a valid trace");
+        assert_eq!(h.fleet, l.fleet, "{}: blocks and tokens disagree", s.name);
+        assert_eq!(h.conversations, l.conversations, "{}", s.name);
 
         // Truths, each a run in the configuration the rung imagines.
         let big = 1_000_000;

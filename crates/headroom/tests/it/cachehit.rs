@@ -47,6 +47,8 @@ fn planted() -> Vec<Record> {
                 conversation: Some(format!("c{c}")),
                 tokens: conv.clone(),
                 output_tokens: 30,
+                blocks: None,
+                prompt_tokens: None,
             }));
             i += 1;
             conv.extend(fresh(30));
