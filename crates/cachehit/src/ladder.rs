@@ -365,18 +365,20 @@ pub fn ladder(t: &Trace) -> Result<Ladder, TraceError> {
             q.replica.unwrap_or(0)
         })
     });
+    // The last counters record of a replica is its delta over the trace (a recorder may
+    // append a running delta as it goes).
     let achieved: Vec<Option<Share>> = t
         .replicas
         .iter()
         .map(|r| {
-            let cs: Vec<_> = t.counters.iter().filter(|c| c.replica == r.name).collect();
-            (!cs.is_empty()).then(|| {
-                let mut s = Share::default();
-                for c in cs {
-                    s.add(c.prefix_hits, c.prefix_queries);
-                }
-                s
-            })
+            t.counters
+                .iter()
+                .rev()
+                .find(|c| c.replica == r.name)
+                .map(|c| Share {
+                    hit_tokens: c.prefix_hits,
+                    prompt_tokens: c.prefix_queries,
+                })
         })
         .collect();
     let fleet_achieved = (!achieved.is_empty() && achieved.iter().all(Option::is_some))

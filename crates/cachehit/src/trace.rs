@@ -112,8 +112,9 @@ pub struct Request {
     pub output_tokens: u32,
 }
 
-/// The engine's prefix-cache counters over the trace's window (deltas): tokens served from the
-/// cache and prompt tokens looked up.
+/// The engine's prefix-cache counters over the trace's window (deltas since its start): tokens
+/// served from the cache and prompt tokens looked up. A replica's last record counts, so a
+/// recorder may append its running delta as it goes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Counters {
