@@ -3,7 +3,7 @@
 //! modules' names: every engine, every version's name for it (a rename is a preference, the
 //! new name where a server has it, the old one elsewhere), combined per replica the engine's
 //! way. A static dashboard breaks at each metric rename (vLLM's `gpu_cache_usage_perc` →
-//! `kv_cache_usage_perc`, SGLang's prefixes); this one is written from the table that knows
+//! `kv_cache_usage_perc`); this one is written from the table that knows
 //! them, and is written again when the table learns a new one. Panels for headroom's own
 //! verdict series (`fleet --serve`) close it.
 //!

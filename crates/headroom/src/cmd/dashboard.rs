@@ -16,8 +16,7 @@ use std::time::Duration;
 Each panel asks for one concept (running, waiting, KV usage, token rates, TTFT, ITL ...) in \
 every engine's names and every version's: a renamed metric is read under its new name where a \
 server exports it and its old name elsewhere, so one dashboard covers vLLM before and after \
-gpu_cache_usage_perc became kv_cache_usage_perc, SGLang under either prefix, llama.cpp, TGI \
-and LMDeploy. Counters are rates over Grafana's $__rate_interval, histograms p50 and p95. Two \
+gpu_cache_usage_perc became kv_cache_usage_perc, SGLang, llama.cpp, TGI and LMDeploy. Counters are rates over Grafana's $__rate_interval, histograms p50 and p95. Two \
 panels show headroom's own verdict series (`headroom fleet --serve`). Import the file in \
 Grafana (Dashboards → New → Import) and pick the Prometheus data source; write it again after \
 upgrading headroom to pick up new renames.
@@ -35,7 +34,7 @@ Examples:
   headroom dashboard -o headroom-dashboard.json
   headroom dashboard --by pod --title 'LLM serving (prod)' -o prod.json
   headroom dashboard --prometheus http://prom:9090 -o ours.json      # the engines the store holds
-  headroom dashboard --prometheus https://mimir/prometheus --header 'X-Scope-OrgID: team-a' -o a.json
+  headroom dashboard --prometheus https://mimir/prometheus --header 'X-Scope-OrgID: a' -o a.json
   headroom dashboard --engine vllm --engine llama.cpp -o two.json")]
 pub struct Args {
     /// The label that names a replica (a dashboard variable of the same name picks them).
@@ -49,9 +48,9 @@ pub struct Args {
     pub output: PathBuf,
     /// Write panels only for the engines and metric names this store (Prometheus, Thanos,
     /// Mimir, VictoriaMetrics HTTP API root) holds.
-    #[arg(long)]
+    #[arg(long, value_name = "URL")]
     pub prometheus: Option<String>,
-    /// With --prometheus: the names with series in this window, ending now, count.
+    /// With --prometheus: a name is present when it has series in this window, ending now.
     #[arg(long, default_value = "24h", value_parser = parse_duration, requires = "prometheus")]
     pub since: Duration,
     /// Only this engine (repeat for more): vllm, llama.cpp, sglang, tgi, lmdeploy.
