@@ -68,18 +68,36 @@ fn tag(expr: &str, label: &str, value: &str) -> String {
 }
 
 fn concept_expr(c: &Concept, sel: &Selector, by: &str, part: &str) -> String {
-    concept_expr_over(c, sel, by, part, None)
+    concept_expr_over(c, &all_rows(c), sel, by, part, None)
 }
 
 /// A concept per replica for a dashboard panel: a gauge as is, a counter's per-second rate over
 /// `range` (`$__rate_interval`), a histogram's `part` the same way; the same names, renames and
 /// combining as a fleet reading.
 pub fn panel_expr(c: &Concept, sel: &Selector, by: &str, part: &str, range: &str) -> String {
-    concept_expr_over(c, sel, by, part, Some(range))
+    concept_expr_over(c, &all_rows(c), sel, by, part, Some(range))
+}
+
+/// [`panel_expr`] over some engines' rows only, each with some of its names (those a store
+/// holds), in the row's preference order.
+pub fn panel_expr_of(
+    c: &Concept,
+    rows: &[(&[&str], Combine)],
+    sel: &Selector,
+    by: &str,
+    part: &str,
+    range: &str,
+) -> String {
+    concept_expr_over(c, rows, sel, by, part, Some(range))
+}
+
+fn all_rows(c: &Concept) -> Vec<(&'static [&'static str], Combine)> {
+    c.engines().map(|n| (n.names, n.combine)).collect()
 }
 
 fn concept_expr_over(
     c: &Concept,
+    rows: &[(&[&str], Combine)],
     sel: &Selector,
     by: &str,
     part: &str,
@@ -88,7 +106,7 @@ fn concept_expr_over(
     // Engines never share a replica, so their expressions join with a plain `or`; only one
     // engine's renames need the preference.
     let mut per_engine = Vec::new();
-    for e in c.engines() {
+    for &(names, combine) in rows {
         let expr = |name: &str, part: &str| {
             // Counters and histograms raw: their value at each point, differenced by the reader
             // (window::deltas), so a window's increase is the counter's own change between its
@@ -109,13 +127,13 @@ fn concept_expr_over(
             } else {
                 by.to_string()
             };
-            combine(e.combine, &by, &inner)
+            self::combine(combine, &by, &inner)
         };
-        let alts: Vec<String> = e.names.iter().map(|n| expr(n, part)).collect();
+        let alts: Vec<String> = names.iter().map(|n| expr(n, part)).collect();
         // A histogram has its buckets and sum exactly where it has its count: one series per
         // replica to test rather than one per bucket.
         let presence: Vec<String> = if c.kind == Kind::Histogram && part != "count" {
-            e.names.iter().map(|n| expr(n, "count")).collect()
+            names.iter().map(|n| expr(n, "count")).collect()
         } else {
             alts.clone()
         };

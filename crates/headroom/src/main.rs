@@ -89,7 +89,7 @@ enum Command {
     Fleet(cmd::fleet::Args),
     /// Prometheus alerting rules on `fleet --serve`'s verdict series.
     Rules(cmd::rules::Args),
-    /// A Grafana dashboard whose panels read every engine's and version's metric names.
+    /// A Grafana dashboard in every engine's and version's metric names, or a store's own.
     Dashboard(cmd::dashboard::Args),
     /// The step-shape census: step ledger, decode cadence by prefill load, the lag verdict.
     Census(cmd::census::Args),

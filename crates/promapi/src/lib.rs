@@ -60,10 +60,11 @@ pub struct Series {
 }
 
 #[derive(Deserialize)]
-struct Answer {
+#[serde(bound = "T: serde::de::DeserializeOwned")]
+struct Answer<T> {
     status: String,
-    #[serde(default)]
-    data: Option<Data>,
+    #[serde(default = "none")]
+    data: Option<T>,
     #[serde(default, rename = "errorType")]
     error_type: Option<String>,
     #[serde(default)]
@@ -168,6 +169,31 @@ impl Prometheus {
         .await
     }
 
+    /// The values of `label` on the series matching any of `matches` over [start, end]
+    /// (`/api/v1/label/<label>/values`): answered from the index, no sample read, so the
+    /// cheapest way to ask which metric names a store holds.
+    pub async fn label_values(
+        &self,
+        label: &str,
+        matches: &[String],
+        start: f64,
+        end: f64,
+    ) -> Result<Vec<String>, PromError> {
+        let path = format!("/api/v1/label/{label}/values");
+        let mut params: Vec<(&str, String)> =
+            matches.iter().map(|m| ("match[]", m.clone())).collect();
+        params.push(("start", fmt_t(start)));
+        params.push(("end", fmt_t(end)));
+        // GET: Prometheus takes this endpoint's parameters in the URL only.
+        let req = self
+            .http
+            .get(format!("{}{path}", self.given))
+            .query(&params);
+        let url = format!("{}{path}", self.base);
+        let (code, body) = self.send(req, &url).await?;
+        parse_values(&url, code, &body, &matches.join(" "))
+    }
+
     /// POST form (queries get long; GET URLs have limits).
     async fn post(
         &self,
@@ -176,14 +202,27 @@ impl Prometheus {
         query: &str,
     ) -> Result<Vec<Series>, PromError> {
         let url = format!("{}{path}", self.base);
-        self.sent_queries.fetch_add(1, Ordering::Relaxed);
         let req = self.http.post(format!("{}{path}", self.given)).form(form);
+        let (code, body) = self.send(req, &url).await?;
+        parse_answer(&url, code, &body, query)
+    }
+
+    /// Sends one request with the store's access; its status and body, a refusal as its error.
+    async fn send(
+        &self,
+        req: reqwest::RequestBuilder,
+        url: &str,
+    ) -> Result<(u16, String), PromError> {
+        let url = url.to_string();
+        self.sent_queries.fetch_add(1, Ordering::Relaxed);
         let resp = self
             .access
             .apply(req)
             .send()
             .await
-            .map_err(|e| http_error(&url, &e))?;
+            // Without reqwest's copy of the URL: a label-values request carries its whole
+            // matcher in it, and the message names the endpoint already.
+            .map_err(|e| http_error(&url, &e.without_url()))?;
         let code = resp.status().as_u16();
         if code == 401 || code == 403 {
             return Err(PromError::Unauthorized {
@@ -193,7 +232,7 @@ impl Prometheus {
             });
         }
         let body = resp.text().await.map_err(|e| {
-            let mut err = http_error(&url, &e);
+            let mut err = http_error(&url, &e.without_url());
             if let PromError::Http { msg, hint, .. } = &mut err {
                 *msg = format!("HTTP {code}, then {msg}");
                 // Go's TLS servers answer a plain-HTTP request with 400 and drop the connection.
@@ -203,8 +242,12 @@ impl Prometheus {
             }
             err
         })?;
-        parse_answer(&url, code, &body, query)
+        Ok((code, body))
     }
+}
+
+fn none<T>() -> Option<T> {
+    None
 }
 
 fn fmt_t(t: f64) -> String {
@@ -273,14 +316,14 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-/// Decodes an API answer (success or error envelope) into series.
-pub fn parse_answer(
+/// The API's envelope: its data where the status is success, else what refused the query.
+fn envelope<T: serde::de::DeserializeOwned>(
     url: &str,
     code: u16,
     body: &str,
     query: &str,
-) -> Result<Vec<Series>, PromError> {
-    let a: Answer = match serde_json::from_str(body) {
+) -> Result<T, PromError> {
+    let a: Answer<T> = match serde_json::from_str(body) {
         Ok(a) => a,
         Err(e) if (200..300).contains(&code) => {
             return Err(PromError::Decode {
@@ -304,10 +347,34 @@ pub fn parse_answer(
             query: query.chars().take(300).collect(),
         });
     }
-    let data = a.data.ok_or_else(|| PromError::Decode {
+    a.data.ok_or_else(|| PromError::Decode {
         url: url.to_string(),
         msg: "status success without data".into(),
-    })?;
+    })
+}
+
+/// Decodes a label-values answer (success or error envelope) into its values.
+pub fn parse_values(
+    url: &str,
+    code: u16,
+    body: &str,
+    query: &str,
+) -> Result<Vec<String>, PromError> {
+    let data: serde_json::Value = envelope(url, code, body, query)?;
+    serde_json::from_value(data).map_err(|e| PromError::Decode {
+        url: url.to_string(),
+        msg: format!("label values: {e}"),
+    })
+}
+
+/// Decodes an API answer (success or error envelope) into series.
+pub fn parse_answer(
+    url: &str,
+    code: u16,
+    body: &str,
+    query: &str,
+) -> Result<Vec<Series>, PromError> {
+    let data: Data = envelope(url, code, body, query)?;
     let decode = |msg: String| PromError::Decode {
         url: url.to_string(),
         msg,
@@ -503,5 +570,11 @@ mod tests {
         assert!(e.contains("HTTP 502") && e.contains("gateway"), "{e}");
         let scalar = r#"{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}"#;
         assert!(parse_answer("u", 200, scalar, "q").is_err());
+        // A label-values answer: its data is the list itself.
+        let vals = r#"{"status":"success","data":["a_total","b"]}"#;
+        assert_eq!(parse_values("u", 200, vals, "q").unwrap(), ["a_total", "b"]);
+        let e = parse_values("u", 400, bad, "{x}").unwrap_err().to_string();
+        assert!(e.contains("bad_data") && e.contains("{x}"), "{e}");
+        assert!(parse_values("u", 200, ok, "q").is_err());
     }
 }

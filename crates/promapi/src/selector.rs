@@ -15,8 +15,9 @@ pub enum SelectorError {
     Label(String),
 }
 
-/// A user's selector, reduced to the matchers inside its braces.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A user's selector, reduced to the matchers inside its braces; the default matches every
+/// series.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selector {
     matchers: String,
 }

@@ -41,18 +41,28 @@ pub struct Concept {
 impl Concept {
     /// Every engine's names for this concept, as its engine module lists them.
     pub fn engines(&self) -> impl Iterator<Item = Names> + '_ {
+        self.rows().map(|(_, n)| n)
+    }
+
+    /// [`Concept::engines`] with the engine each row belongs to.
+    pub fn rows(&self) -> impl Iterator<Item = (crate::Engine, Names)> + '_ {
         crate::Engine::ALL.into_iter().flat_map(move |e| {
             e.def()
                 .series
                 .iter()
                 .filter(move |r| r.store == Some(self.field))
-                .map(|r| Names {
-                    names: r.names,
-                    combine: match r.agg {
-                        Agg::Sum => Combine::Sum,
-                        Agg::Mean => Combine::Mean,
-                        Agg::MeanOverThenSum(l) => Combine::MeanOverThenSum(l),
-                    },
+                .map(move |r| {
+                    (
+                        e,
+                        Names {
+                            names: r.names,
+                            combine: match r.agg {
+                                Agg::Sum => Combine::Sum,
+                                Agg::Mean => Combine::Mean,
+                                Agg::MeanOverThenSum(l) => Combine::MeanOverThenSum(l),
+                            },
+                        },
+                    )
                 })
         })
     }

@@ -4,7 +4,9 @@
 //! vLLM's V0 (before the KV rename), SGLang 0.5.23 and llama.cpp. Every panel's expression
 //! returns data for an engine exactly where that engine exports the concept in its capture,
 //! under whichever of its names the capture uses. (TGI and LMDeploy have family lists from
-//! their source in fixtures, no capture: they are not in this test.)
+//! their source in fixtures, no capture: they are not in this test.) `dashboard --prometheus`
+//! against the same store, and against one holding llama.cpp's capture alone, writes panels
+//! for the engines and names found only, each resolving the same way, and reports the rest.
 
 use crate::util::{bin, openmetrics};
 use engines::prom::Exposition;
@@ -20,28 +22,16 @@ fn capture(rel: &str) -> Exposition {
     engines::prom::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-#[test]
-fn every_panel_resolves_against_each_engine_versions_capture() {
-    let _serial = testpeers::serial();
-    if testpeers::prometheus::binary().is_none() || testpeers::prometheus::promtool().is_none() {
-        return;
-    }
-    let out = Command::new(bin()).arg("dashboard").output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dash: fleet::dashboard::Dashboard =
-        serde_json::from_slice(&out.stdout).expect("the dashboard reads back as its model");
+type Capture = (&'static str, engines::Engine, Vec<(f64, Exposition)>);
 
+/// Each capture at two times ten minutes ago: the idle one, then the loaded one.
+fn captures() -> Vec<Capture> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs();
     let (t0, t1) = ((now / 60 * 60 - 600) as f64, (now / 60 * 60 - 540) as f64);
-    type Capture = (&'static str, engines::Engine, Vec<(f64, Exposition)>);
-    let sets: Vec<Capture> = vec![
+    vec![
         (
             "vllm-0.32",
             engines::Engine::Vllm,
@@ -74,18 +64,68 @@ fn every_panel_resolves_against_each_engine_versions_capture() {
                 (t1, capture("llamacpp-11434/metrics-6-clients.prom")),
             ],
         ),
-    ];
+    ]
+}
+
+/// A Prometheus backfilled with `sets`, or None where the peers are missing.
+fn store(sets: &[Capture]) -> Option<(Prometheus, tempfile::TempDir)> {
+    if testpeers::prometheus::binary().is_none() || testpeers::prometheus::promtool().is_none() {
+        return None;
+    }
     let dir = tempfile::tempdir().unwrap();
     let om = dir.path().join("captures.om");
     let refs: Vec<(&str, &[(f64, Exposition)])> =
         sets.iter().map(|(i, _, s)| (*i, s.as_slice())).collect();
     std::fs::write(&om, openmetrics(&refs, "captures")).unwrap();
-    let Some(prom) = Prometheus::start_backfilled(&om) else {
-        return;
-    };
+    Some((Prometheus::start_backfilled(&om)?, dir))
+}
 
-    let mut checked = 0;
-    let mut resolved_old_name = false;
+/// `headroom dashboard ARGS`: the model and stderr.
+fn dashboard(args: &[&str]) -> (fleet::dashboard::Dashboard, String) {
+    let out = Command::new(bin())
+        .arg("dashboard")
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{args:?}: {err}");
+    let d = serde_json::from_slice(&out.stdout).expect("the dashboard reads back as its model");
+    (d, err)
+}
+
+/// Whether `scrapes` hold `concept` under any of its engine's names: a gauge at the last
+/// scrape, a counter or histogram at both (a rate needs two points; a series that first
+/// appears under load, SGLang's cached tokens, has one and no rate).
+fn exposed(
+    concept: &engines::adapters::promql::Concept,
+    engine: engines::Engine,
+    scrapes: &[(f64, Exposition)],
+) -> (bool, bool) {
+    let rows = engine.def().store_names(concept.field);
+    let at = |i: usize, n: &str| {
+        scrapes[i].1.samples().any(|s| {
+            s.name == n || s.name == format!("{n}_total") || s.name == format!("{n}_bucket")
+        })
+    };
+    let has = |n: &str| match concept.kind {
+        engines::adapters::promql::Kind::Gauge => at(1, n),
+        _ => at(0, n) && at(1, n),
+    };
+    let expected = rows.iter().any(|r| r.iter().any(|n| has(n)));
+    let old_name = rows.iter().any(|r| r.len() > 1 && !has(r[0]) && expected);
+    (expected, old_name)
+}
+
+/// Checks that every panel's expression finds data for a capture exactly where its engine's
+/// table names a series the capture holds. The concepts with data on some capture, the count
+/// of expressions checked, and whether one resolved under an old name.
+fn resolve(
+    dash: &fleet::dashboard::Dashboard,
+    prom: &Prometheus,
+    sets: &[Capture],
+) -> (Vec<&'static str>, usize, bool) {
+    let t1 = sets[0].2[1].0;
+    let (mut with_data, mut checked, mut resolved_old_name) = (Vec::new(), 0, false);
     for panel in &dash.panels {
         let Some(concept) = fleet::dashboard::concept_of(panel) else {
             assert!(
@@ -98,27 +138,9 @@ fn every_panel_resolves_against_each_engine_versions_capture() {
             );
             continue;
         };
-        for (instance, engine, scrapes) in &sets {
-            // Does the capture hold the concept, under any name its engine's table gives it?
-            let rows = engine.def().store_names(concept.field);
-            // A rate needs the counter at both times; a series that first appears under load
-            // (SGLang's cached tokens) has one point and no rate.
-            let at = |i: usize, n: &str| {
-                scrapes[i].1.samples().any(|s| {
-                    s.name == n || s.name == format!("{n}_total") || s.name == format!("{n}_bucket")
-                })
-            };
-            let exposed = |n: &str| match concept.kind {
-                engines::adapters::promql::Kind::Gauge => at(1, n),
-                _ => at(0, n) && at(1, n),
-            };
-            let expected = rows.iter().any(|r| r.iter().any(|n| exposed(n)));
-            if rows
-                .iter()
-                .any(|r| r.len() > 1 && !exposed(r[0]) && expected)
-            {
-                resolved_old_name = true;
-            }
+        for (instance, engine, scrapes) in sets {
+            let (expected, old_name) = exposed(concept, *engine, scrapes);
+            resolved_old_name |= old_name;
             for target in &panel.targets {
                 let expr = target
                     .expr
@@ -139,12 +161,139 @@ fn every_panel_resolves_against_each_engine_versions_capture() {
                 );
                 checked += 1;
             }
+            if expected && !with_data.contains(&concept.field) {
+                with_data.push(concept.field);
+            }
         }
     }
+    (with_data, checked, resolved_old_name)
+}
+
+#[test]
+fn every_panel_resolves_against_each_engine_versions_capture() {
+    let _serial = testpeers::serial();
+    let sets = captures();
+    let Some((prom, _dir)) = store(&sets) else {
+        return;
+    };
+    let (full, _) = dashboard(&[]);
+    let (_, checked, resolved_old_name) = resolve(&full, &prom, &sets);
     assert!(checked > 60, "{checked} panel expressions checked");
     assert!(
         resolved_old_name,
         "vLLM V0's capture resolves at least one panel under its old name"
+    );
+
+    // Written for this store: vLLM (both versions), SGLang and llama.cpp found, TGI's and
+    // LMDeploy's names left out of every expression, and each panel still resolves.
+    let (ours, err) = dashboard(&["--prometheus", &prom.url]);
+    assert!(
+        err.contains("engines found in the store: vLLM, llama.cpp, SGLang\n"),
+        "{err}"
+    );
+    let (_, _, resolved_old_name) = resolve(&ours, &prom, &sets);
+    assert!(
+        resolved_old_name,
+        "the store dashboard keeps V0's old names"
+    );
+    for p in &ours.panels {
+        for e in [engines::Engine::Tgi, engines::Engine::Lmdeploy] {
+            assert!(
+                p.targets.iter().all(|t| !t.expr.contains(e.prefix())),
+                "{}: reads {e:?}",
+                p.title
+            );
+        }
+    }
+    // These captures between them have every concept: the store's dashboard is the full one's
+    // panels, each narrowed to the engines and names the store holds, and leaves none out.
+    let titles = |d: &fleet::dashboard::Dashboard| -> Vec<String> {
+        d.panels.iter().map(|p| p.title.clone()).collect()
+    };
+    assert_eq!(titles(&ours), titles(&full));
+    assert!(!err.contains("left out"), "{err}");
+}
+
+#[test]
+fn a_llamacpp_store_gets_llamacpp_panels_only_each_with_data() {
+    let _serial = testpeers::serial();
+    let sets: Vec<Capture> = captures()
+        .into_iter()
+        .filter(|(_, e, _)| *e == engines::Engine::LlamaCpp)
+        .collect();
+    let Some((prom, _dir)) = store(&sets) else {
+        return;
+    };
+    let (ours, err) = dashboard(&["--prometheus", &prom.url]);
+    assert!(
+        err.contains("engines found in the store: llama.cpp\n"),
+        "{err}"
+    );
+    let l = engines::Engine::LlamaCpp;
+    for p in &ours.panels {
+        for e in engines::Engine::ALL.into_iter().filter(|e| *e != l) {
+            assert!(
+                p.targets.iter().all(|t| !t.expr.contains(e.prefix())),
+                "{}: reads {e:?}",
+                p.title
+            );
+        }
+    }
+    // Every concept panel returns data: none is kept that the store cannot fill.
+    let (with_data, checked, _) = resolve(&ours, &prom, &sets);
+    let concepts: Vec<&str> = ours
+        .panels
+        .iter()
+        .filter_map(fleet::dashboard::concept_of)
+        .map(|c| c.field)
+        .collect();
+    assert_eq!(with_data, concepts, "{err}");
+    assert!(checked >= 5, "{checked}");
+    // Each panel of the full dashboard left out is reported with its reason: llama.cpp has no
+    // row for the concept, or this build exports none of the row's names (its KV ratio).
+    let (full, _) = dashboard(&[]);
+    let dropped: Vec<&fleet::dashboard::Panel> = full
+        .panels
+        .iter()
+        .filter(|p| !ours.panels.iter().any(|o| o.title == p.title))
+        .collect();
+    assert!(!dropped.is_empty());
+    assert!(
+        err.contains(&format!("{} panels left out:", dropped.len())),
+        "{err}"
+    );
+    let mut absent_names = 0;
+    for p in dropped {
+        let c = fleet::dashboard::concept_of(p).expect("headroom's own panels stay");
+        let rows = l.def().store_names(c.field);
+        let reason = if rows.is_empty() {
+            "llama.cpp exports no series for it (the table has it from ".to_string()
+        } else {
+            absent_names += 1;
+            format!("the store holds none of {}\n", rows.concat().join(", "))
+        };
+        assert!(
+            err.contains(&format!("  {}: {reason}", p.title)),
+            "{}: {err}",
+            p.title
+        );
+    }
+    assert!(
+        absent_names > 0,
+        "a row whose names the capture lacks: {err}"
+    );
+
+    // Asked for an engine the store does not hold: refused, naming what was looked for.
+    let out = Command::new(bin())
+        .args(["dashboard", "--prometheus", &prom.url, "--engine", "vllm"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && out.stdout.is_empty(), "{err}");
+    let running = engines::Engine::Vllm.def().store_names("running")[0][0];
+    assert!(
+        err.contains("the store holds no series of vLLM: looked for") && err.contains(running),
+        "{err}"
     );
 }
 
@@ -198,6 +347,14 @@ fn the_dashboard_type_checks_against_grafanas_schema() {
         ok,
         "the dashboard does not type-check as Grafana's Dashboard:\n{msg}"
     );
+    // A restricted model (fewer panels, narrowed expressions) is the same type.
+    let out = Command::new(bin())
+        .args(["dashboard", "--engine", "llama.cpp"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let (ok, msg) = tsc(&String::from_utf8(out.stdout).unwrap());
+    assert!(ok, "the llama.cpp dashboard does not type-check:\n{msg}");
     // The check can fail: a schema version as a string is refused.
     let (ok, msg) = tsc(&json.replace("\"schemaVersion\": 39", "\"schemaVersion\": \"39\""));
     assert!(

@@ -91,6 +91,21 @@ fn a_store_behind_tls_and_basic_auth() {
         "the document names the bare store: {}",
         doc.prometheus
     );
+    // dashboard takes the same flags to the same store (its label-values request, a GET).
+    let dash = |extra: &[&str]| {
+        let mut a = vec!["dashboard", "--prometheus", &p.url, "--ca-file", arg(&ca)];
+        a.extend_from_slice(extra);
+        run(&a, &[])
+    };
+    let (code, out, err) = dash(&["--user", &user_pass]);
+    assert_eq!(code, 0, "dashboard: {err}");
+    assert!(err.contains("engines found in the store: vLLM"), "{err}");
+    serde_json::from_str::<fleet::dashboard::Dashboard>(&out).expect("the dashboard's model");
+    let (code, _, err) = dash(&[]);
+    assert!(
+        code != 0 && err.contains("HTTP 401") && err.contains("requires credentials"),
+        "{err}"
+    );
     let pw = dir.path().join("pw");
     std::fs::write(&pw, format!("{PASSWORD}\n")).unwrap();
     let (code, _, err) = fleet(
