@@ -147,7 +147,8 @@ fn report(w: &Written, store: bool) -> String {
         );
     }
     if !w.dropped.is_empty() {
-        s += &format!("{} panels left out:\n", w.dropped.len());
+        let n = w.dropped.len();
+        s += &format!("{n} panel{} left out:\n", if n == 1 { "" } else { "s" });
         for d in &w.dropped {
             s += &format!("  {}: {}\n", d.title, d.reason);
         }

@@ -259,7 +259,11 @@ fn a_llamacpp_store_gets_llamacpp_panels_only_each_with_data() {
         .collect();
     assert!(!dropped.is_empty());
     assert!(
-        err.contains(&format!("{} panels left out:", dropped.len())),
+        err.contains(&format!(
+            "{} panel{} left out:",
+            dropped.len(),
+            if dropped.len() == 1 { "" } else { "s" }
+        )),
         "{err}"
     );
     let mut absent_names = 0;
