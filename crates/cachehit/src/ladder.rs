@@ -384,23 +384,25 @@ pub fn ladder(t: &Trace) -> Result<Ladder, TraceError> {
     let fleet_achieved = (!achieved.is_empty() && achieved.iter().all(Option::is_some))
         .then(|| total(&achieved.iter().flatten().copied().collect::<Vec<_>>()));
 
+    // Each replica's own stream with a cache that never evicts: one pass, a pool per replica.
+    let own_shareable: Option<Vec<Share>> = routed.then(|| {
+        let mut pools: Vec<Lru> = caps.iter().map(|_| Lru::new(usize::MAX)).collect();
+        replay(&stream, bsf, &mut pools, false, |_, q, _| {
+            q.replica.unwrap_or(0)
+        })
+    });
     let replicas = t
         .replicas
         .iter()
         .enumerate()
         .map(|(r, rep)| {
-            let own: Vec<Prepared> = stream
-                .iter()
-                .filter(|q| q.replica == Some(r))
-                .cloned()
-                .collect();
             let routed_r = as_routed.as_ref().map(|v| v[r]);
             ReplicaLadder {
                 name: rep.name.clone(),
                 num_blocks: rep.num_blocks,
-                requests: own.len() as u64,
+                requests: stream.iter().filter(|q| q.replica == Some(r)).count() as u64,
                 rungs: Rungs {
-                    shareable: one_pool(&own, bsf, usize::MAX),
+                    shareable: own_shareable.as_ref().map(|v| v[r]).unwrap_or_default(),
                     capacity_bound: routed_r.unwrap_or_default(),
                     reachable: None,
                     as_routed: routed_r,

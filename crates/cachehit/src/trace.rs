@@ -454,39 +454,40 @@ pub(crate) fn prepare(t: &Trace, bs: usize) -> (Vec<Prepared>, usize, Conversati
             }
         }
     }
-    let prepared = t
-        .requests
-        .iter()
-        .enumerate()
-        .map(|(i, q)| {
-            let len = len(q);
-            let out = q.output_tokens as usize;
-            // The last sampled token is never computed, so it fills no block.
-            let computed = if out == 0 { len } else { len + out - 1 };
-            let full = computed / bs;
-            let mut blocks = chains[i].clone();
-            for b in blocks.len()..full {
-                let h = match succ[i] {
-                    Some(s) if b < chains[s].len() => chains[s][b],
-                    // Output no later prompt carries: it fills the pool and never hits.
-                    _ => block_hash(u64::MAX - i as u64, &[b as u32]),
-                };
-                blocks.push(h);
-            }
-            if computed % bs != 0 {
-                // The partly filled last block: held while the request runs, never cached.
-                blocks.push(block_hash(u64::MAX - i as u64, &[full as u32]));
-            }
-            Prepared {
-                prompt_tokens: len as u64,
-                blocks,
-                lookup: (len - 1) / bs,
-                replica: q.replica.as_deref().and_then(|n| by_name.get(n).copied()),
-                conversation: conv[i],
-                span: q.t_first.or(q.t).zip(q.t_end),
-            }
-        })
-        .collect();
+    // Each request's chain moves into its Prepared; a successor (always later) is still there
+    // to lend its hashes to the blocks its predecessor's output filled.
+    let mut chains = chains;
+    let mut prepared = Vec::with_capacity(t.requests.len());
+    for (i, q) in t.requests.iter().enumerate() {
+        let len = len(q);
+        let out = q.output_tokens as usize;
+        // The last sampled token is never computed, so it fills no block.
+        let computed = if out == 0 { len } else { len + out - 1 };
+        let full = computed / bs;
+        let mut blocks = std::mem::take(&mut chains[i]);
+        let prompt_blocks = blocks.len();
+        for b in blocks.len()..full {
+            let h = match succ[i] {
+                Some(s) if b < chains[s].len() => chains[s][b],
+                // Output no later prompt carries: it fills the pool and never hits.
+                _ => block_hash(u64::MAX - i as u64, &[b as u32]),
+            };
+            blocks.push(h);
+        }
+        if computed % bs != 0 {
+            // The partly filled last block: held while the request runs, never cached.
+            blocks.push(block_hash(u64::MAX - i as u64, &[full as u32]));
+        }
+        prepared.push(Prepared {
+            prompt_tokens: len as u64,
+            blocks,
+            // A trace of blocks may give fewer than the prompt fills: look up only those.
+            lookup: ((len - 1) / bs).min(prompt_blocks),
+            replica: q.replica.as_deref().and_then(|n| by_name.get(n).copied()),
+            conversation: conv[i],
+            span: q.t_first.or(q.t).zip(q.t_end),
+        });
+    }
     let from = if explicit {
         ConversationsFrom::Trace
     } else {
