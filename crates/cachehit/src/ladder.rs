@@ -310,7 +310,9 @@ fn capacities(t: &Trace) -> Vec<usize> {
 }
 
 /// The ladder of a trace: every rung the trace allows, and the gaps between them.
-pub fn ladder(t: &Trace) -> Result<Ladder, TraceError> {
+/// The trace is consumed: its requests are freed once their block chains are taken, which halves
+/// the peak memory of a long trace.
+pub fn ladder(t: Trace) -> Result<Ladder, TraceError> {
     t.validate()?;
     // Without replica records the fleet is one replica of unknown pool: only shareable is known,
     // and an unbounded pool stands in for capacity so that its rung equals shareable.
@@ -324,8 +326,12 @@ pub fn ladder(t: &Trace) -> Result<Ladder, TraceError> {
         .max(1);
     let bs = bs_u32 as usize;
     let bsf = bs as f64;
-    let (stream, conversations, conversations_from) = prepare(t, bs);
-    let caps = capacities(t);
+    let (stream, conversations, conversations_from) = prepare(&t, bs);
+    let t = Trace {
+        requests: Vec::new(),
+        ..t
+    };
+    let caps = capacities(&t);
     let pool_blocks: u64 = t.replicas.iter().map(|r| r.num_blocks).sum();
 
     let shareable = one_pool(&stream, bsf, usize::MAX);

@@ -211,7 +211,14 @@ impl Trace {
             match rec {
                 Record::Stream(st) => t.stream = Some(st),
                 Record::Replica(r) => t.replicas.push(r),
-                Record::Request(r) => t.requests.push(r),
+                Record::Request(mut r) => {
+                    // The parser grows each list by doubling; a long trace keeps them all.
+                    r.tokens.shrink_to_fit();
+                    if let Some(b) = r.blocks.as_mut() {
+                        b.shrink_to_fit();
+                    }
+                    t.requests.push(r);
+                }
                 Record::Counters(c) => t.counters.push(c),
             }
         }

@@ -390,18 +390,18 @@ fn every_rung_is_within_three_points_of_the_emulators_truth() {
             *k += 1;
         }
         let same = Some(&arrivals);
-        let l = cachehit::ladder(&routed.trace).expect("a valid trace");
+        let l = cachehit::ladder(routed.trace.clone()).expect("a valid trace");
         // The same stream without end times: the replay touches each request once, on arrival.
         let mut untimed = routed.trace.clone();
         for q in &mut untimed.requests {
             q.t_end = None;
             q.t_first = None;
         }
-        let u = cachehit::ladder(&untimed).expect("a valid trace");
+        let u = cachehit::ladder(untimed).expect("a valid trace");
         // The same stream as `headroom route --trace` writes it, blocks instead of tokens and no
         // conversation ids: the same ladder.
         let hashed = as_blocks(&routed.trace);
-        let h = cachehit::ladder(&hashed).expect("a valid trace");
+        let h = cachehit::ladder(hashed).expect("a valid trace");
         assert_eq!(h.fleet, l.fleet, "{}: blocks and tokens disagree", s.name);
         assert_eq!(h.conversations, l.conversations, "{}", s.name);
 

@@ -99,7 +99,7 @@ pub fn run(a: Args) -> Result<Exit> {
         eprintln!("replaying {n} requests ...");
     }
     trace.block_size = Some(block_size);
-    let ladder = cachehit::ladder(&trace)?;
+    let ladder = cachehit::ladder(trace)?;
     if ladder.replicas.is_empty() {
         eprintln!(
             "no replica records and no --pool: only the shareable rung can be answered \
