@@ -37,6 +37,7 @@ use crate::trace::{prepare, ConversationsFrom, Prepared, Trace, TraceError};
 
 /// Hit tokens over prompt tokens.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Share {
     pub hit_tokens: f64,
     pub prompt_tokens: f64,
@@ -58,6 +59,7 @@ impl Share {
 
 /// The rungs of one replica or of the fleet; `None` where the trace cannot say.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Rungs {
     pub shareable: Share,
     pub capacity_bound: Share,
@@ -70,6 +72,7 @@ pub struct Rungs {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ReplicaLadder {
     pub name: String,
     pub num_blocks: u64,
@@ -96,6 +99,7 @@ pub enum Cause {
 
 /// One gap between two rungs, in percentage points of prompt tokens.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Gap {
     pub cause: Cause,
     pub points: f64,
@@ -107,6 +111,7 @@ pub struct Gap {
 pub const SCHEMA: &str = "headroom.cachehit/1";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Ladder {
     pub schema: String,
     pub block_size: u32,

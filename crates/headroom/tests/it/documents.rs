@@ -41,6 +41,41 @@ fn read_back<T: serde::de::DeserializeOwned + serde::Serialize>(bytes: &[u8], pa
 }
 
 #[test]
+fn cachehit_document_reads_back() {
+    // Two replicas, three conversations of two turns sharing a 32-token prefix, counters for
+    // both: every rung and gap is present.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.jsonl");
+    let mut lines = vec![
+        r#"{"stream":{"block_size":16,"tokenizer":"test"}}"#.to_string(),
+        r#"{"replica":{"name":"a","num_blocks":4,"block_size":16}}"#.to_string(),
+        r#"{"replica":{"name":"b","num_blocks":4,"block_size":16}}"#.to_string(),
+    ];
+    let mut k = 0;
+    for turn in 0..2u32 {
+        for c in 0..3u32 {
+            let tokens: Vec<String> = (0..32u32)
+                .chain((0..(20 * (turn + 1))).map(|i| 1000 * (c + 1) + i))
+                .map(|t| t.to_string())
+                .collect();
+            lines.push(format!(
+                r#"{{"request":{{"replica":"{}","conversation":"c{c}","tokens":[{}],"output_tokens":4}}}}"#,
+                ["a", "b"][k % 2],
+                tokens.join(",")
+            ));
+            k += 1;
+        }
+    }
+    lines.push(r#"{"counters":{"replica":"a","prefix_hits":16,"prefix_queries":150}}"#.into());
+    lines.push(r#"{"counters":{"replica":"b","prefix_hits":16,"prefix_queries":150}}"#.into());
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let out = headroom(&["cachehit", path.to_str().unwrap(), "--json"]);
+    let doc: cachehit::Ladder = read_back(&out, "cachehit.md");
+    assert_eq!(doc.schema, cachehit::SCHEMA);
+    assert!(doc.fleet.achieved.is_some() && !doc.gaps.is_empty());
+}
+
+#[test]
 fn trace_documents_read_back() {
     for name in [
         "hta_v100_df_index_resolver.json.gz",
