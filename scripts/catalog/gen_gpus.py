@@ -882,6 +882,12 @@ tc_read("rtx-2070", 36, 1620, TU_WP, page(*GG_2070, "\"36 wieloprocesorów SM\",
 CPT_A2000_12 = ("cputronic.com, NVIDIA RTX A2000 12 GB (database copy)", "https://cputronic.com/pt/gpu/nvidia-rtx-a2000-12-gb")
 read("rtx-a2000-12gb", "bf16", r1(26 * 1200 * 1024 / 1e6), WS1024.format(sm=26, mhz=1200, wp=GA_WP, pages=page(*CPT_A2000_12, "\"3328 unidades de sombreamento\" (128 per SM, so 26 SMs), \"Relógio Boost\" \"1200MHz\"")))
 
+IOT_V100 = ("io-tech.fi, NVIDIA esitteli Tesla V100 PCI Express -kiihdyttimen", "https://www.io-tech.fi/uutinen/nvidia-esitteli-tesla-v100-pci-express-kiihdyttimen-tieteelliseen-laskentaan/")
+read("v100-pcie-16gb", "bw", 900, page(*IOT_V100, "Tesla V100 PCIe \"16 gigatavua (4 x 4 Gt) 1,75 Gbps:n HBM2-muistia\", \"4096-bittisen muistiväylän\", \"900 Gt/s:n muistikaistaa\""))
+read("v100-pcie-16gb", "bf16", 112, page(*IOT_V100, "Tesla V100 PCIe at \"noin 1370 MHz\": \"112 TFLOPSin suorituskykyä Tensor-laskuissa\" (FP16 multiply, FP32 accumulate; Volta has no BF16)"))
+APPLE_PL_MACPRO = ("copy of Apple's Polish Mac Pro page (apple.com/pl/mac-pro)", "https://nakenako.serv00.net/https-www.apple.com/pl/mac-pro")
+read("apple-m2-ultra", "fp32", 27.2, page(*APPLE_PL_MACPRO, "M2 Ultra \"GPU z nawet 76 rdzeniami osiąga do 27,2 teraflopa mocy graficznej\", \"pamięć graficzna o pojemności do 192 GB\" (the FP32 rate; no matrix units, FP16 at the same rate)"))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
