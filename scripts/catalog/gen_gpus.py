@@ -888,6 +888,15 @@ read("v100-pcie-16gb", "bf16", 112, page(*IOT_V100, "Tesla V100 PCIe at \"noin 1
 APPLE_PL_MACPRO = ("copy of Apple's Polish Mac Pro page (apple.com/pl/mac-pro)", "https://nakenako.serv00.net/https-www.apple.com/pl/mac-pro")
 read("apple-m2-ultra", "fp32", 27.2, page(*APPLE_PL_MACPRO, "M2 Ultra \"GPU z nawet 76 rdzeniami osiąga do 27,2 teraflopa mocy graficznej\", \"pamięć graficzna o pojemności do 192 GB\" (the FP32 rate; no matrix units, FP16 at the same rate)"))
 
+ARS_5060 = ("prepmusiclog.com copy of a review, Nvidia RTX 5060 & 5060 Ti review: you can have affordable or future-proof, pick one (specification table)",
+            "https://prepmusiclog.com/nvidia-rtx-5060-5060-ti-review-you-can-have-affordable-or-future-proof-pick-one")
+for i in ["rtx-5060-ti-8gb", "rtx-5060-ti-16gb"]:
+    tc_read(i, 36, 2572, GB_WP, page(*ARS_5060, "RTX 5060 Ti \"CUDA Cores\" \"4,608\" (128 per SM, so 36 SMs), \"Boost Clock\" \"2,572 MHz\"")[:-len(" [read]")]
+            + "; also " + page(*KG_50, "RTX 5060 Ti \"SMs\" \"36\", \"CUDA Cores\" \"4608\""))
+tc_read("rtx-5060", 30, 2497, GB_WP, page(*ARS_5060, "RTX 5060 \"CUDA Cores\" \"3,840\" (128 per SM, so 30 SMs), \"Boost Clock\" \"2,497 MHz\""))
+ITP_1060 = ("iTechPost, NVIDIA GeForce GTX 1060 6GB review", "https://itechpost.com/articles/22495/20160721/nvidia-geforce-gtx-1060-6gb-review.htm")
+read("gtx-1060-6gb", "fp32", 4.4, "derived: 1280 CUDA cores x boost 1708 MHz x 2 FLOP/clk (" + page(*ITP_1060, "\"1,280 CUDA cores\", \"boost clock speed rated at 1708 MHz\", \"hit a performance of 4.35 TFLOPS\"") + ")")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
