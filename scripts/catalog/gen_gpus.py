@@ -897,6 +897,9 @@ tc_read("rtx-5060", 30, 2497, GB_WP, page(*ARS_5060, "RTX 5060 \"CUDA Cores\" \"
 ITP_1060 = ("iTechPost, NVIDIA GeForce GTX 1060 6GB review", "https://itechpost.com/articles/22495/20160721/nvidia-geforce-gtx-1060-6gb-review.htm")
 read("gtx-1060-6gb", "fp32", 4.4, "derived: 1280 CUDA cores x boost 1708 MHz x 2 FLOP/clk (" + page(*ITP_1060, "\"1,280 CUDA cores\", \"boost clock speed rated at 1708 MHz\", \"hit a performance of 4.35 TFLOPS\"") + ")")
 
+CPT_2060S = ("cputronic.com, NVIDIA GeForce RTX 2060 SUPER (database copy)", "https://cputronic.com/en/gpu/nvidia-geforce-rtx-2060-super")
+tc_read("rtx-2060-super", 34, 1650, TU_WP, page(*CPT_2060S, "\"2176 shading units\" (64 per SM, so 34 SMs; \"RT Cores\" \"34\"), \"Boost Clock\" \"1650MHz\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
