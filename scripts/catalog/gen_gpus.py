@@ -900,6 +900,11 @@ read("gtx-1060-6gb", "fp32", 4.4, "derived: 1280 CUDA cores x boost 1708 MHz x 2
 CPT_2060S = ("cputronic.com, NVIDIA GeForce RTX 2060 SUPER (database copy)", "https://cputronic.com/en/gpu/nvidia-geforce-rtx-2060-super")
 tc_read("rtx-2060-super", 34, 1650, TU_WP, page(*CPT_2060S, "\"2176 shading units\" (64 per SM, so 34 SMs; \"RT Cores\" \"34\"), \"Boost Clock\" \"1650MHz\""))
 
+ADB_A5000 = ("cpu-gpu.alldbin.com, Radeon RX 6900 XTX and RTX A5000 comparison (database copy)", "https://cpu-gpu.alldbin.com/graphics-card-comparison/Radeon-RX-6900-XTX-and-RTX-A5000-comparison.html")
+read("rtx-a5000", "mem", 24, page(*ADB_A5000, "RTX A5000 \"Maximum RAM amount\" \"24 GB\", \"Memory type\" \"GDDR6\""))
+read("rtx-a5000", "bw", 768, page(*ADB_A5000, "RTX A5000 \"Memory bus width\" \"384 Bit\", \"Memory bandwidth\" \"768.0 GB/s\""))
+read("rtx-a5000", "bf16", r1(64 * 1695 * 1024 / 1e6), WS1024.format(sm=64, mhz=1695, wp=GA_WP, pages=page(*ADB_A5000, "RTX A5000 \"Pipelines / CUDA cores\" \"8192\" (128 per SM, so 64 SMs), \"Boost clock speed\" \"1695 MHz\"")))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
