@@ -882,6 +882,29 @@ tc_read("rtx-2070", 36, 1620, TU_WP, page(*GG_2070, "\"36 wieloprocesorów SM\",
 CPT_A2000_12 = ("cputronic.com, NVIDIA RTX A2000 12 GB (database copy)", "https://cputronic.com/pt/gpu/nvidia-rtx-a2000-12-gb")
 read("rtx-a2000-12gb", "bf16", r1(26 * 1200 * 1024 / 1e6), WS1024.format(sm=26, mhz=1200, wp=GA_WP, pages=page(*CPT_A2000_12, "\"3328 unidades de sombreamento\" (128 per SM, so 26 SMs), \"Relógio Boost\" \"1200MHz\"")))
 
+IOT_V100 = ("io-tech.fi, NVIDIA esitteli Tesla V100 PCI Express -kiihdyttimen", "https://www.io-tech.fi/uutinen/nvidia-esitteli-tesla-v100-pci-express-kiihdyttimen-tieteelliseen-laskentaan/")
+read("v100-pcie-16gb", "bw", 900, page(*IOT_V100, "Tesla V100 PCIe \"16 gigatavua (4 x 4 Gt) 1,75 Gbps:n HBM2-muistia\", \"4096-bittisen muistiväylän\", \"900 Gt/s:n muistikaistaa\""))
+read("v100-pcie-16gb", "bf16", 112, page(*IOT_V100, "Tesla V100 PCIe at \"noin 1370 MHz\": \"112 TFLOPSin suorituskykyä Tensor-laskuissa\" (FP16 multiply, FP32 accumulate; Volta has no BF16)"))
+APPLE_PL_MACPRO = ("copy of Apple's Polish Mac Pro page (apple.com/pl/mac-pro)", "https://nakenako.serv00.net/https-www.apple.com/pl/mac-pro")
+read("apple-m2-ultra", "fp32", 27.2, page(*APPLE_PL_MACPRO, "M2 Ultra \"GPU z nawet 76 rdzeniami osiąga do 27,2 teraflopa mocy graficznej\", \"pamięć graficzna o pojemności do 192 GB\" (the FP32 rate; no matrix units, FP16 at the same rate)"))
+
+ARS_5060 = ("prepmusiclog.com copy of a review, Nvidia RTX 5060 & 5060 Ti review: you can have affordable or future-proof, pick one (specification table)",
+            "https://prepmusiclog.com/nvidia-rtx-5060-5060-ti-review-you-can-have-affordable-or-future-proof-pick-one")
+for i in ["rtx-5060-ti-8gb", "rtx-5060-ti-16gb"]:
+    tc_read(i, 36, 2572, GB_WP, page(*ARS_5060, "RTX 5060 Ti \"CUDA Cores\" \"4,608\" (128 per SM, so 36 SMs), \"Boost Clock\" \"2,572 MHz\"")[:-len(" [read]")]
+            + "; also " + page(*KG_50, "RTX 5060 Ti \"SMs\" \"36\", \"CUDA Cores\" \"4608\""))
+tc_read("rtx-5060", 30, 2497, GB_WP, page(*ARS_5060, "RTX 5060 \"CUDA Cores\" \"3,840\" (128 per SM, so 30 SMs), \"Boost Clock\" \"2,497 MHz\""))
+ITP_1060 = ("iTechPost, NVIDIA GeForce GTX 1060 6GB review", "https://itechpost.com/articles/22495/20160721/nvidia-geforce-gtx-1060-6gb-review.htm")
+read("gtx-1060-6gb", "fp32", 4.4, "derived: 1280 CUDA cores x boost 1708 MHz x 2 FLOP/clk (" + page(*ITP_1060, "\"1,280 CUDA cores\", \"boost clock speed rated at 1708 MHz\", \"hit a performance of 4.35 TFLOPS\"") + ")")
+
+CPT_2060S = ("cputronic.com, NVIDIA GeForce RTX 2060 SUPER (database copy)", "https://cputronic.com/en/gpu/nvidia-geforce-rtx-2060-super")
+tc_read("rtx-2060-super", 34, 1650, TU_WP, page(*CPT_2060S, "\"2176 shading units\" (64 per SM, so 34 SMs; \"RT Cores\" \"34\"), \"Boost Clock\" \"1650MHz\""))
+
+ADB_A5000 = ("cpu-gpu.alldbin.com, Radeon RX 6900 XTX and RTX A5000 comparison (database copy)", "https://cpu-gpu.alldbin.com/graphics-card-comparison/Radeon-RX-6900-XTX-and-RTX-A5000-comparison.html")
+read("rtx-a5000", "mem", 24, page(*ADB_A5000, "RTX A5000 \"Maximum RAM amount\" \"24 GB\", \"Memory type\" \"GDDR6\""))
+read("rtx-a5000", "bw", 768, page(*ADB_A5000, "RTX A5000 \"Memory bus width\" \"384 Bit\", \"Memory bandwidth\" \"768.0 GB/s\""))
+read("rtx-a5000", "bf16", r1(64 * 1695 * 1024 / 1e6), WS1024.format(sm=64, mhz=1695, wp=GA_WP, pages=page(*ADB_A5000, "RTX A5000 \"Pipelines / CUDA cores\" \"8192\" (128 per SM, so 64 SMs), \"Boost clock speed\" \"1695 MHz\"")))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
