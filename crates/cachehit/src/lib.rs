@@ -6,6 +6,7 @@
 //! gap between two rungs has one cause (the workload, capacity, the split across replicas,
 //! routing, the engine) and one fix. See [`ladder`] for the rungs.
 
+pub mod hash;
 pub mod ladder;
 mod lru;
 pub mod trace;

@@ -4,28 +4,7 @@
 //! end of the queue. An intrusive doubly linked list over a slab, so a touch is one hash lookup
 //! and a few index writes.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// Block hashes are already uniform: the map needs no second hash over them.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct PassHasher(u64);
-
-impl Hasher for PassHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-pub(crate) type HashIndex<V> = HashMap<u64, V, BuildHasherDefault<PassHasher>>;
+pub(crate) use crate::hash::IdMap as HashIndex;
 
 const NIL: u32 = u32::MAX;
 

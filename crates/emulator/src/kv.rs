@@ -11,49 +11,12 @@
 //! - Usage is `1 − free / total`, with cached-but-unreferenced blocks counted as free, as vLLM's
 //!   `kv_cache_usage_perc` does.
 
-use std::collections::HashMap;
-
-/// The keys are request ids (a counter) and block hashes: a multiplicative hash spreads them well
-/// and costs one multiply
-/// (the default SipHash showed up as a fifth of a step's time).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (n ^ self.0).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
-pub(crate) type IdMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<IdHasher>>;
+// One block hash and one id map for the emulator's pool and the hit-rate ladder's replays, so
+// a trace the emulator serves hashes the same in both.
+pub use cachehit::block_hash;
+pub(crate) use cachehit::hash::IdMap;
 
 const NIL: u32 = u32::MAX;
-
-/// Chain hash of one full block: FNV-1a 64 over the parent hash and the block's token ids.
-pub fn block_hash(parent: u64, tokens: &[u32]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |b: u8| {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    };
-    for b in parent.to_le_bytes() {
-        eat(b);
-    }
-    for t in tokens {
-        for b in t.to_le_bytes() {
-            eat(b);
-        }
-    }
-    h
-}
 
 #[derive(Debug, Clone)]
 pub struct BlockPool {
