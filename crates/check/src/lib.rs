@@ -7,8 +7,12 @@
 //! `clear`, or `silent` (the data it needs is not there, and the sentence says what is missing).
 //! Every sentence states the measured value against a named threshold constant of this crate.
 
+pub mod guidellm;
+pub mod result;
 pub mod vllm_bench;
 
+pub use guidellm::GuideLlmReport;
+pub use result::ResultError;
 pub use vllm_bench::VllmBenchResult;
 
 use diagnose::report::{Fired, Report};
@@ -78,12 +82,17 @@ pub struct Window {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClientRun {
-    /// The tool and the version whose format was read (`vllm bench serve 0.32`).
+    /// The tool and the version whose format was read (`vllm bench serve 0.32`, `GuideLLM 0.8`).
     pub tool: String,
     pub file: String,
     pub duration_s: f64,
     pub completed: u64,
     pub failed: Option<u64>,
+    /// Requests the tool cancelled when its constraint ended the run (GuideLLM's
+    /// `incomplete`): the engine may have counted their tokens, the totals do not. Null where
+    /// the tool has no such count (vllm bench serve waits for every request).
+    #[serde(default)]
+    pub incomplete: Option<u64>,
     /// Prompt tokens of the completed requests, by the client's tokenizer.
     pub input_tokens: u64,
     pub output_tokens: Option<u64>,
@@ -99,11 +108,12 @@ impl ClientRun {
     /// A `vllm bench serve --save-result` file.
     pub fn from_vllm_bench(r: &VllmBenchResult, file: &str) -> ClientRun {
         ClientRun {
-            tool: "vllm bench serve 0.32".into(),
+            tool: vllm_bench::TOOL.into(),
             file: file.to_string(),
             duration_s: r.duration,
             completed: r.completed,
             failed: r.failed,
+            incomplete: None,
             input_tokens: r.total_input_tokens,
             output_tokens: r.total_output_tokens,
             tokenizer: r.tokenizer_id.clone(),
@@ -113,6 +123,32 @@ impl ClientRun {
             },
             max_concurrency: r.max_concurrency,
             errors: r.distinct_errors(),
+        }
+    }
+
+    /// One benchmark of a GuideLLM report. Token totals are those of the successful requests,
+    /// as vllm bench serve's are of the completed ones; GuideLLM's errored requests are failed.
+    pub fn from_guidellm(
+        report: &GuideLlmReport,
+        b: &guidellm::Benchmark,
+        file: &str,
+    ) -> ClientRun {
+        let m = &b.metrics;
+        let s = &b.config.strategy;
+        ClientRun {
+            tool: guidellm::TOOL.into(),
+            file: file.to_string(),
+            duration_s: b.duration,
+            completed: m.request_totals.successful,
+            failed: Some(m.request_totals.errored),
+            incomplete: Some(m.request_totals.incomplete),
+            // Sums of whole token counts: exact in an f64 far past any run's size.
+            input_tokens: m.prompt_token_count.successful.total_sum.round() as u64,
+            output_tokens: Some(m.output_token_count.successful.total_sum.round() as u64),
+            tokenizer: report.tokenizer().map(str::to_string),
+            request_rate: s.rate,
+            max_concurrency: s.max_concurrency.or(s.streams),
+            errors: b.distinct_errors(),
         }
     }
 }
@@ -347,12 +383,12 @@ fn tokens(result: Option<&ClientRun>, counts: &EngineCounts, engine: Engine) -> 
     // Requests outside the result (a ready check, warm-ups, another client) are the common
     // reason the engine counts more; said when the engine's own request count shows them.
     let extra = counts.requests_finished.and_then(|f| {
-        let client = run.completed + run.failed.unwrap_or(0);
+        let client = run.completed + run.failed.unwrap_or(0) + run.incomplete.unwrap_or(0);
         (f > client as f64).then(|| {
             format!(
                 "; the engine finished {f:.0} requests, the result counts {client}: requests the \
-                 result leaves out (vllm bench serve's ready check and --num-warmups, or another \
-                 client) bring tokens the client did not count"
+                 result leaves out (vllm bench serve's ready check and --num-warmups, GuideLLM's \
+                 warm-up and cool-down, or another client) bring tokens the client did not count"
             )
         })
     });

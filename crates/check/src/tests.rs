@@ -26,6 +26,7 @@ fn run(input: u64, output: u64, failed: u64) -> ClientRun {
         duration_s: 4.0,
         completed: 4,
         failed: Some(failed),
+        incomplete: None,
         input_tokens: input,
         output_tokens: Some(output),
         tokenizer: Some("smollm2".into()),

@@ -7,6 +7,9 @@
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// The tool and the format version this module reads, as `ClientRun::tool` names it.
+pub const TOOL: &str = "vllm bench serve 0.32";
+
 /// One `vllm bench serve` run as its result file records it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct VllmBenchResult {
@@ -52,56 +55,14 @@ pub enum Infinite {
     Inf,
 }
 
-/// Why a result file could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ResultError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("{path}: not a `vllm bench serve --save-result` file: {source}")]
-    Json {
-        path: String,
-        source: serde_json::Error,
-    },
-    #[error("{path}: the file is empty")]
-    Empty { path: String },
-    #[error("{path}: larger than {limit} bytes, more than a result file holds")]
-    TooLarge { path: String, limit: u64 },
-}
-
-/// The most a result file is read to: a summary is a few kB, and `--save-detailed` (every
-/// request's text and inter-token latencies) stays far under this for runs of thousands of
-/// requests. Past it the file is refused rather than read without end (`/dev/zero`).
-pub const MAX_RESULT_BYTES: u64 = 256 << 20;
+pub use crate::result::{ResultError, MAX_RESULT_BYTES};
 
 impl VllmBenchResult {
     /// Reads a result file. `--append-result` appends one JSON object per run, a line each: the
     /// last one is the run just made.
     pub fn read(path: &Path) -> Result<VllmBenchResult, ResultError> {
-        use std::io::Read;
-        let name = path.display().to_string();
-        let io = |source| ResultError::Io {
-            path: name.clone(),
-            source,
-        };
-        let mut text = String::new();
-        std::fs::File::open(path)
-            .map_err(io)?
-            .take(MAX_RESULT_BYTES + 1)
-            .read_to_string(&mut text)
-            .map_err(io)?;
-        if text.len() as u64 > MAX_RESULT_BYTES {
-            return Err(ResultError::TooLarge {
-                path: name,
-                limit: MAX_RESULT_BYTES,
-            });
-        }
-        Self::parse(&text).map_err(|e| match e {
-            Some(source) => ResultError::Json { path: name, source },
-            None => ResultError::Empty { path: name },
-        })
+        let text = crate::result::read_text(path)?;
+        Self::parse(&text).map_err(|e| crate::result::parse_error(path, TOOL, e))
     }
 
     /// The last JSON object of `text`; `Err(None)` when it holds none.

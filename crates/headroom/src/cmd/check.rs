@@ -21,6 +21,12 @@ pub use crate::args::parse_duration;
   # Against llama-server (started with --metrics), keeping the window to judge again later:
   headroom check --url http://127.0.0.1:8080 --result run.json --record run.jsonl -- \\
     vllm bench serve --base-url http://127.0.0.1:8080 ... --save-result --result-filename run.json
+  # GuideLLM (0.8), one profile per check; the tool is told by the file's content:
+  headroom check --url http://127.0.0.1:8080 --result benchmarks.json -- \\
+    guidellm run --backend kind=openai_http,target=http://127.0.0.1:8080 \\
+      --profile kind=synchronous --constraint kind=max_requests,count=100 \\
+      --data kind=synthetic_text,prompt_tokens=256,output_tokens=128 \\
+      --output kind=json,path=benchmarks.json
   # After the fact, from a window recorded with `diagnose --record` over exactly the run:
   headroom check run.json --recording run.jsonl --json
 
@@ -36,7 +42,8 @@ same window:
   cache contamination        the share of prompt tokens served from the prefix cache, over 10 %
                              (a second run with the same --seed replays the first one's prompts)
   saturation                 waiting ≥ running in most scrapes, or a queue that grew by 2 or more
-  failed requests            any, from the result file (vllm bench serve's `failed`)
+  failed requests            any, from the result file (vllm bench serve's `failed`,
+                             GuideLLM's errored requests)
   preemptions                any, from the engine's counter
 
 Each finding prints its measured value and threshold, or why it could not judge. Below them:
@@ -51,6 +58,14 @@ only from a stream chunk without `choices`, and llama-server sends both in its l
 (vllm/benchmarks/lib/endpoint_request_func.py at v0.32.0); check names the gap when it exceeds
 the tolerance (4.7 % measured on 24 random prompts).
 
+GuideLLM's report may hold several benchmarks (a sweep, or --override rates): they share the
+window, so check refuses such a file; run one profile per check. Its synthetic data is seeded
+(42 by default): the same run twice replays the prompts, and the second is judged warm. Its
+default endpoint is chat, whose template puts one preamble before every prompt: the engine
+serves it from its cache after the first request (21 % of 94-token prompts, measured against
+llama-server), so short prompts are judged contaminated; request_format=/v1/completions in
+--backend sends the prompt alone.
+
 Exit codes: 0 judged (valid or not), 1 error (the command exited non-zero or could not start, the
 server did not answer, the result file is unreadable), 3 under 80 % of the scrapes answered.
 The JSON document is described in docs/json/check.md.")]
@@ -64,7 +79,8 @@ pub struct Args {
     /// Time between scrapes while the command runs.
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pub interval: Duration,
-    /// The result file the command writes (vllm bench serve --save-result), read after it exits.
+    /// The result file the command writes (vllm bench serve --save-result, or GuideLLM's
+    /// --output kind=json,path=FILE), read after it exits.
     #[arg(long, value_name = "FILE", conflicts_with = "recording")]
     pub result: Option<PathBuf>,
     /// Write every scrape of the run to this JSONL file (replayable with --recording).
@@ -176,13 +192,8 @@ pub fn run(a: Args) -> Result<Exit> {
         (None, None) => bail!("give --url and a command after `--`, or RESULT --recording FILE"),
     };
     let result = match &result_path {
-        Some(p) => {
-            let r = check::VllmBenchResult::read(p)?;
-            Some(check::ClientRun::from_vllm_bench(
-                &r,
-                &p.display().to_string(),
-            ))
-        }
+        // The tool is told by the file's content, not by the command that wrote it.
+        Some(p) => Some(check::result::read(p)?),
         None => None,
     };
     let duration_s = match (recording.scrapes.first(), recording.scrapes.last()) {

@@ -1,7 +1,8 @@
 //! `headroom check` around the real `vllm bench serve` of vLLM 0.32.0 (the vLLM peer's venv)
 //! against a real llama-server: a clean run judged clean, the same prompts again judged warm, a
 //! run of more prompts than slots judged saturated, the same judgement after the fact from the
-//! recording, and a failing command refused.
+//! recording, and a failing command refused. And around GuideLLM 0.8.1 (its peer's venv): a
+//! clean run judged clean, the same run again judged warm.
 
 use crate::util::headroom;
 use check::{Check, CheckKind, Outcome, Verdict};
@@ -178,4 +179,110 @@ fn vllm_bench_serve_clean_warm_and_saturated() {
         "{err}"
     );
     assert!(err.contains("not judged"), "{err}");
+}
+
+#[test]
+fn guidellm_clean_then_warm() {
+    let _serial = serial();
+    let (Some(guidellm), Some(tokenizer)) =
+        (peer("HEADROOM_GUIDELLM"), peer("HEADROOM_VLLM_MODEL"))
+    else {
+        return;
+    };
+    let Some(srv) = LlamaServer::start(&["-np", "4", "-c", "4096", "--metrics"]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let backend = format!(
+        "kind=openai_http,target={},model=smollm2,request_format=/v1/completions",
+        srv.url
+    );
+    let tokenizer = format!("kind=huggingface_auto,model={tokenizer}");
+    // One GuideLLM run (about 20 s, most of it its start-up) under `headroom check`. Text
+    // completions, not chat: the chat template's shared preamble alone is served from the cache
+    // on every request after the first (78 of 376 prompt tokens, 21 %, measured on four chat
+    // requests), which is the contamination check working, not a clean run.
+    let run = |name: &str| -> (Check, String, String) {
+        let result = dir.path().join(format!("{name}.json"));
+        let record = dir.path().join(format!("{name}.jsonl"));
+        let output = format!("kind=json,path={}", result.display());
+        let (code, out, err) = headroom(&[
+            "check",
+            "--url",
+            &srv.url,
+            "--result",
+            &result.display().to_string(),
+            "--record",
+            &record.display().to_string(),
+            "--json",
+            "--",
+            "env",
+            // The tokenizer is a local folder: nothing is fetched from a hub.
+            "HF_HUB_OFFLINE=1",
+            &guidellm,
+            "run",
+            "--backend",
+            &backend,
+            "--profile",
+            "kind=synchronous",
+            "--constraint",
+            "kind=max_requests,count=4",
+            "--data",
+            "kind=synthetic_text,prompt_tokens=64,output_tokens=16",
+            "--tokenizer",
+            &tokenizer,
+            "--output",
+            &output,
+            "--disable-console",
+        ]);
+        assert_eq!(code, 0, "headroom check: {err}");
+        let doc: Check = serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("not a headroom.check/1 document ({e}): {out}"));
+        (
+            doc,
+            result.display().to_string(),
+            record.display().to_string(),
+        )
+    };
+
+    // Clean: GuideLLM counts the tokens the server reports in `usage`, so both sides hold the
+    // same integers (measured: 256 = 256 prompt and 64 = 64 output tokens, cached 0), and load
+    // on the machine moves only timings; the tolerance is 3 %.
+    let (clean, result, record) = run("clean");
+    let r = clean.result.as_ref().expect("the report was read");
+    assert_eq!(r.tool, check::guidellm::TOOL, "told by the file's content");
+    assert_eq!((r.completed, r.failed, r.incomplete), (4, Some(0), Some(0)));
+    assert_eq!(r.max_concurrency, Some(1), "synchronous");
+    for k in [
+        CheckKind::PromptTokens,
+        CheckKind::OutputTokens,
+        CheckKind::CacheContamination,
+        CheckKind::FailedRequests,
+    ] {
+        let f = finding(&clean, k);
+        assert_eq!(f.outcome, Outcome::Clear, "{k:?}: {}", f.evidence);
+    }
+    assert_eq!(finding(&clean, CheckKind::PromptTokens).measured, Some(0.0));
+    assert_ne!(clean.verdict, Verdict::Invalid, "{:?}", clean.findings);
+
+    // Warm: GuideLLM's synthetic data is seeded (42 unless --seed says otherwise), so the same
+    // run sends the same four prompts, and the slots still hold them. Measured: 252 of 256
+    // prompt tokens (98.4 %) from the cache, against 0 on the clean run and the 10 % threshold:
+    // far beyond noise (llama.cpp reuses a slot's cache by prompt similarity, which timing
+    // does not change).
+    let (warm, _, _) = run("warm");
+    let cache = finding(&warm, CheckKind::CacheContamination);
+    assert_eq!(cache.outcome, Outcome::Fired, "{}", cache.evidence);
+    assert!(
+        cache.measured.is_some_and(|s| s > 0.5),
+        "{}",
+        cache.evidence
+    );
+    assert_eq!(warm.verdict, Verdict::Invalid);
+
+    // After the fact, from the clean run's recording: the same findings.
+    let (code, out, err) = headroom(&["check", &result, "--recording", &record, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let replayed: Check = serde_json::from_str(&out).expect("a headroom.check/1 document");
+    assert_eq!(replayed.findings, clean.findings);
 }
