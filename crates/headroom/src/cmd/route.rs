@@ -240,6 +240,13 @@ async fn serve(args: Args) -> Result<()> {
                 t.untokenized
             );
         }
+        if t.refused > 0 {
+            eprintln!(
+                "route: --trace: {} request(s) not recorded: the engine refused them (4xx), so \
+                 they looked no prefix up",
+                t.refused
+            );
+        }
         if let Some(e) = t.write_error {
             eprintln!("route: --trace: writing the trace failed: {e}");
         }
