@@ -13,6 +13,6 @@ pub mod trace;
 
 pub use ladder::{ladder, placement, Cause, Gap, Ladder, ReplicaLadder, Rungs, Share, SCHEMA};
 pub use trace::{
-    block_hash, BlockId, ConversationsFrom, Counters, Record, Replica, Request, Stream, Trace,
-    TraceError,
+    block_chain, block_hash, BlockId, ConversationsFrom, Counters, Record, Replica, Request,
+    Stream, Trace, TraceError,
 };

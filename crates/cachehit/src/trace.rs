@@ -323,6 +323,15 @@ pub fn block_hash(parent: u64, tokens: &[u32]) -> u64 {
     h
 }
 
+/// The chain hashes of a prompt's full blocks, root first: what a trace of blocks holds in
+/// place of the token ids (the partly filled last block is left out).
+pub fn block_chain(tokens: &[u32], block_size: u32) -> Vec<BlockId> {
+    chain(tokens, block_size.max(1) as usize)
+        .into_iter()
+        .map(BlockId)
+        .collect()
+}
+
 fn chain(tokens: &[u32], bs: usize) -> Vec<u64> {
     let mut parent = 0u64;
     tokens
@@ -589,5 +598,16 @@ mod tests {
         assert_eq!(p[0].blocks[..], chain(&t2, 4)[..3]);
         // Turn 2 may hit ⌊15/4⌋ = 3 blocks.
         assert_eq!(p[2].lookup, 3);
+    }
+
+    #[test]
+    fn a_block_chain_is_the_hashes_the_replay_cuts() {
+        let tokens: Vec<u32> = (0..10).collect();
+        let ids = block_chain(&tokens, 4);
+        assert_eq!(ids.len(), 2);
+        assert_eq!(
+            ids.iter().map(|b| b.0).collect::<Vec<_>>(),
+            chain(&tokens, 4)
+        );
     }
 }

@@ -28,4 +28,4 @@ pub use error::{Error, Result};
 pub use load::{current_load, Load};
 pub use prompt::{build_prompt, new_salt, BuiltPrompt, PromptSizer};
 pub use server::{discover, ContextLimit, Engine, ServerInfo};
-pub use tokenize::{CountBasis, TokenCounter, Tokens};
+pub use tokenize::{CountBasis, Input, TokenCounter, Tokens};

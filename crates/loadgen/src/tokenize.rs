@@ -2,7 +2,8 @@
 //! `POST /tokenize`), else a chars-per-token ratio: calibrated on a sample through the server's
 //! `usage.prompt_tokens`, or a stated default. Every count carries its basis.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use crate::client::{Client, StreamRequest};
@@ -68,6 +69,47 @@ enum Api {
     LlamaCpp,
     /// `POST /tokenize {model, prompt, add_special_tokens}` → `{count, tokens}`.
     Vllm,
+}
+
+/// A request's prompt, to be turned into the token ids the engine computes for it.
+#[derive(Debug, Clone, Copy)]
+pub enum Input<'a> {
+    /// A chat's `messages` (JSON, as the client sent them): the engine's chat template applies.
+    Chat(&'a RawValue),
+    /// A completion's `prompt` text.
+    Prompt(&'a str),
+}
+
+#[derive(Serialize)]
+struct VllmTokenize<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    messages: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct ApplyTemplate<'a> {
+    messages: &'a RawValue,
+}
+
+#[derive(Deserialize)]
+struct Templated {
+    prompt: String,
+}
+
+#[derive(Serialize)]
+struct LlamaTokenize<'a> {
+    content: &'a str,
+    add_special: bool,
+    parse_special: bool,
+}
+
+#[derive(Deserialize)]
+struct TokenIds {
+    tokens: Vec<u32>,
 }
 
 /// Counts tokens the way the server will.
@@ -183,6 +225,73 @@ impl TokenCounter {
         }
     }
 
+    /// The server's tokenize endpoint(s), when it has one: token ids can be asked for.
+    pub fn endpoint(&self) -> Option<&'static str> {
+        match self.api? {
+            Api::LlamaCpp => Some("llama.cpp POST /apply-template + POST /tokenize"),
+            Api::Vllm => Some("vLLM POST /tokenize"),
+        }
+    }
+
+    /// The token ids the engine computes for `input`, chat template included, by the server's
+    /// own tokenizer: vLLM's `/tokenize` takes the messages (or prompt) as its completions do;
+    /// llama.cpp's `/apply-template` renders a chat, whose text `/tokenize` then cuts with
+    /// special tokens parsed, as its chat endpoint does. `model` is the request's own (else the
+    /// served one). A server without a tokenizer is a refusal.
+    pub async fn token_ids(&self, input: Input<'_>, model: Option<&str>) -> Result<Vec<u32>> {
+        let Some(api) = self.api else {
+            return Err(Error::Refused(format!(
+                "{} serves no /tokenize: token ids cannot be read",
+                self.client.base_url()
+            )));
+        };
+        self.calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let url = self.client.url("/tokenize");
+        let v = match (api, input) {
+            (Api::Vllm, input) => {
+                let (messages, prompt) = match input {
+                    Input::Chat(m) => (Some(m), None),
+                    Input::Prompt(p) => (None, Some(p)),
+                };
+                let body = VllmTokenize {
+                    model: model.or(self.model.as_deref()),
+                    messages,
+                    prompt,
+                };
+                self.client
+                    .post_json("/tokenize", &body_value(&url, &body)?)
+                    .await?
+            }
+            (Api::LlamaCpp, input) => {
+                let templated;
+                let content = match input {
+                    Input::Chat(messages) => {
+                        let v = self
+                            .client
+                            .post_json(
+                                "/apply-template",
+                                &body_value(&url, &ApplyTemplate { messages })?,
+                            )
+                            .await?;
+                        templated = read::<Templated>(&self.client.url("/apply-template"), v)?;
+                        templated.prompt.as_str()
+                    }
+                    Input::Prompt(p) => p,
+                };
+                let body = LlamaTokenize {
+                    content,
+                    add_special: true,
+                    parse_special: true,
+                };
+                self.client
+                    .post_json("/tokenize", &body_value(&url, &body)?)
+                    .await?
+            }
+        };
+        Ok(read::<TokenIds>(&url, v)?.tokens)
+    }
+
     /// /tokenize calls made so far through this counter and its clones.
     pub fn tokenize_calls(&self) -> u64 {
         self.calls.load(std::sync::atomic::Ordering::Relaxed)
@@ -226,4 +335,18 @@ impl TokenCounter {
             detail: "no token list or count in the /tokenize answer".into(),
         })
     }
+}
+
+/// An answer read as its typed shape.
+fn read<T: serde::de::DeserializeOwned>(url: &str, v: Value) -> Result<T> {
+    serde_json::from_value(v).map_err(|e| Error::Protocol {
+        url: url.to_string(),
+        at: "body".into(),
+        detail: e.to_string(),
+    })
+}
+
+/// A request body as the JSON value `Client::post_json` sends.
+fn body_value<T: Serialize>(url: &str, body: &T) -> Result<Value> {
+    serde_json::to_value(body).map_err(|e| Error::Refused(format!("{url}: {e}")))
 }

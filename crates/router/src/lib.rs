@@ -25,6 +25,7 @@ pub mod h1;
 pub mod health;
 pub mod key;
 pub mod metrics;
+pub mod observe;
 pub mod policy;
 mod pool;
 mod proxy;

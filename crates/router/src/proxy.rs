@@ -18,6 +18,7 @@ use crate::h1::{self, Chunked, Framing, HeadError, RequestHead, ResponseHead};
 use crate::health::{Health, View};
 use crate::key::{self, RequestFacts};
 use crate::metrics::{FailureKind, Metrics, Rejection, Snapshot};
+use crate::observe::{Capture, Exchange, Observer};
 use crate::policy::{Policy, Route};
 use crate::pool::{write_two, Buf, Conn, Pool};
 use crate::{Config, RouteError};
@@ -188,6 +189,8 @@ struct Shared {
     probe_pool: Arc<Pool>,
     events: EventSink,
     draining: AtomicBool,
+    /// Told of every proxied request that carried a prompt (`--trace`); set once, before serving.
+    observer: std::sync::OnceLock<Observer>,
 }
 
 impl Shared {
@@ -397,6 +400,7 @@ impl Router {
             probe_pool: pool,
             events,
             draining: AtomicBool::new(false),
+            observer: std::sync::OnceLock::new(),
         });
         let bound = listener.local_addr().unwrap_or(shared.config.listen);
         if !bound.ip().is_loopback() {
@@ -423,6 +427,12 @@ impl Router {
 
     pub fn replicas(&self) -> Vec<ReplicaStatus> {
         self.shared.status()
+    }
+
+    /// Tells `observer` of every proxied request that carries a prompt, once it ends. Only
+    /// the first observer set counts.
+    pub fn observe(&self, observer: Observer) {
+        let _ = self.shared.observer.set(observer);
     }
 
     /// Serves until `shutdown` resolves, then stops accepting and lets open responses finish,
@@ -950,6 +960,19 @@ async fn proxy(
     };
     let method = &buf[req.head.method.clone()];
     let head_request = method == b"HEAD";
+    // Only requests with a prompt are observed: the others are nothing a cache replays.
+    let observer = shared.observer.get().filter(|_| facts.whole.is_some());
+    let exchange = |replica: usize, first_byte, status, response| Exchange {
+        replica,
+        path: String::from_utf8_lossy(path).into_owned(),
+        body: body.to_vec(),
+        conversation: facts.history.last().copied().or(facts.whole),
+        arrived: started,
+        first_byte,
+        ended: Instant::now(),
+        status,
+        response,
+    };
     let mut excluded: Vec<usize> = Vec::new();
     let mut attempts: Vec<Attempt> = Vec::new();
     while let Some(decision) = shared.policy.choose(
@@ -997,6 +1020,11 @@ async fn proxy(
             first = first => first,
             () = client_gone(client) => {
                 shared.metrics.client_closed();
+                // The replica may have admitted it (and looked its prefix up) before it was
+                // cancelled.
+                if let Some(o) = observer {
+                    o(exchange(r, None, None, Capture::default()));
+                }
                 return After::Close;
             }
         };
@@ -1056,7 +1084,26 @@ async fn proxy(
                         .pins
                         .fetch_add(1, Ordering::Relaxed);
                 }
-                return relay(client, up, &req.head, out, shared, pool, guard, route).await;
+                let Some(o) = observer else {
+                    return relay(client, up, &req.head, out, shared, pool, guard, route, None)
+                        .await;
+                };
+                let (first_at, status) = (Instant::now(), up.head.status);
+                let mut capture = Capture::default();
+                let after = relay(
+                    client,
+                    up,
+                    &req.head,
+                    out,
+                    shared,
+                    pool,
+                    guard,
+                    route,
+                    Some(&mut capture),
+                )
+                .await;
+                o(exchange(r, Some(first_at), Some(status), capture));
+                return after;
             }
         }
     }
@@ -1151,6 +1198,7 @@ async fn relay(
     pool: &Pool,
     guard: InFlight<'_>,
     route: Route,
+    mut capture: Option<&mut Capture>,
 ) -> After {
     let Upstream {
         mut conn,
@@ -1212,7 +1260,8 @@ async fn relay(
                 (t as usize, left == 0)
             }
             Framing::Chunked => {
-                let sink = (reframe == Reframe::Unchunk).then_some(&mut data);
+                // A captured body is decoded too (the observer reads data, not chunk framing).
+                let sink = (reframe == Reframe::Unchunk || capture.is_some()).then_some(&mut data);
                 match chunked.feed(have, sink) {
                     Ok(used) => (used, chunked.is_done()),
                     Err(e) => {
@@ -1240,6 +1289,12 @@ async fn relay(
                 &[]
             }
         };
+        if let Some(c) = capture.as_deref_mut() {
+            c.push(match framing {
+                Framing::Chunked => &data,
+                _ => &have[..used],
+            });
+        }
         let written = if !head_sent {
             head_sent = true;
             write_two(client, out, piece).await

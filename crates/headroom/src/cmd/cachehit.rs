@@ -34,7 +34,7 @@ with its size in points and its fix. Held against a simulated engine's real bloc
 scenarios, every rung came within 1.9 points of what that configuration really hit.
 
 Where the pools come from: vLLM logs `# GPU blocks: N` at start and exports them as the \
-num_gpu_blocks label of vllm:cache_config_info; give them as records or with --pool.
+num_gpu_blocks label of its cache config info metric; give them as records or with --pool.
 
 Examples:
   headroom cachehit trace.jsonl

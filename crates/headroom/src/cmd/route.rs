@@ -3,6 +3,7 @@
 //! its startup and shutdown reports, and signal handling.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -54,6 +55,13 @@ Cancellation: a client that hangs up, before or after the first byte, has its re
 replica dropped at once: an engine that watches its connections (llama-server, vLLM) then
 frees the slot. A client that half-closes its sending side counts as hung up.
 
+Recording (--trace FILE): each request that carries a prompt is written, once it ends, as the
+chain hashes of its prompt's KV blocks (never its text nor its token ids), with its replica,
+conversation, times and output tokens; with the replicas' KV pools and prefix-cache counters
+(every 10 s and at the end). The token ids come from the serving replica's own /tokenize, asked
+after the response, behind a bounded queue (dropped requests are counted at exit). Read it with
+`headroom cachehit FILE`: the hit-rate ladder (docs/cachehit.md).
+
 Every proxied response carries x-headroom-replica and x-headroom-route (pinned, spread or
 failover). SIGINT/SIGTERM stop accepting and let open streams finish for up to --drain.
 
@@ -63,6 +71,8 @@ Examples:
       --backend http://b:8000
   headroom route --policy round-robin --backend http://a:8000 --backend http://b:8000
   headroom route --listen 127.0.0.1:0 --json --backend http://127.0.0.1:8080
+  headroom route --trace route.jsonl --backend http://a:8000 --backend http://b:8000
+  headroom cachehit route.jsonl         # the hit-rate ladder of what it recorded
   curl -s localhost:9000/headroom/metrics | grep headroom_route_pins_total
   curl -s localhost:9000/props          # llama-server's own endpoint, through the router
 
@@ -125,6 +135,10 @@ pub struct Args {
     /// Print the startup and shutdown reports as JSON lines (headroom.route/1) on stdout.
     #[arg(long)]
     json: bool,
+    /// Record the traffic as a prefix-cache trace in FILE (created or truncated), for
+    /// `headroom cachehit FILE`: block hashes of each prompt, never its text.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
 }
 
 fn parse_policy(s: &str) -> Result<PolicyKind, String> {
@@ -180,6 +194,20 @@ async fn serve(args: Args) -> Result<()> {
         .with_context(|| format!("starting the router on {}", config.listen))?;
     let addr = router.local_addr();
     let replicas = router.replicas();
+    let recorder = match &args.trace {
+        Some(path) => {
+            let names: Vec<String> = replicas.iter().map(|r| r.replica.clone()).collect();
+            let started = routetrace::Recorder::start(path, &config.backends, &names)
+                .await
+                .context("--trace")?;
+            for note in &started.notes {
+                eprintln!("route: --trace: {note}");
+            }
+            router.observe(started.recorder.observer());
+            Some(started.recorder)
+        }
+        None => None,
+    };
     if args.json {
         doc_line(&RouteDoc::listening(&config, addr, &replicas))?;
     } else {
@@ -191,6 +219,38 @@ async fn serve(args: Args) -> Result<()> {
         ))?;
     }
     let summary = router.serve(shutdown_signal()).await;
+    if let (Some(recorder), Some(path)) = (recorder, &args.trace) {
+        let t = recorder.finish().await;
+        eprintln!(
+            "route: --trace {}: {} request(s) recorded",
+            path.display(),
+            t.recorded
+        );
+        if t.dropped + t.unfinished > 0 {
+            eprintln!(
+                "route: --trace: {} request(s) not recorded: the tokenizer queue fell behind \
+                 (the trace undercounts them)",
+                t.dropped + t.unfinished
+            );
+        }
+        if t.untokenized > 0 {
+            eprintln!(
+                "route: --trace: {} request(s) not recorded: no token ids for their prompt (a \
+                 replica without /tokenize, a prompt of token ids, or /tokenize failed)",
+                t.untokenized
+            );
+        }
+        if t.refused > 0 {
+            eprintln!(
+                "route: --trace: {} request(s) not recorded: the engine refused them (4xx), so \
+                 they looked no prefix up",
+                t.refused
+            );
+        }
+        if let Some(e) = t.write_error {
+            eprintln!("route: --trace: writing the trace failed: {e}");
+        }
+    }
     if args.json {
         doc_line(&RouteDoc::stopped(&summary))?;
     } else {

@@ -26,6 +26,7 @@ mod probe_emulated;
 mod prom_vllm;
 mod report;
 mod route;
+mod route_trace;
 mod route_vllm;
 mod scenarios;
 mod security;

@@ -988,3 +988,69 @@ fn a_backend_password_appears_in_no_output() {
     )));
     assert!(!all.contains(SECRET), "a password was printed:\n{all}");
 }
+
+/// `--trace` over llama-server: token ids by its own /apply-template then /tokenize, so a turn's
+/// blocks begin with the previous turn's; llama.cpp reports no KV pool, so the trace has no
+/// replica record and `headroom cachehit` takes the pool by --pool.
+#[test]
+fn trace_over_llama_server_cuts_blocks_by_its_template_and_leaves_the_pool_to_the_reader() {
+    let Some((server, model)) = peers() else {
+        return;
+    };
+    let _one = testpeers::serial();
+    let llama = Llama::start(&server, &model, free_port());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("llama.jsonl");
+    let path_s = path.to_str().unwrap();
+    let router = RouteProc::start(&[llama.url()], &["--trace", path_s]);
+    let long_system = "You answer in one short sentence and never use lists. ".repeat(8);
+    let mut messages = json!([{"role": "system", "content": long_system}, {"role": "user", "content": "Name a colour."}]);
+    for turn in 0..2 {
+        let r = http(
+            router.addr,
+            "POST",
+            "/v1/chat/completions",
+            Some(&chat(&messages, 4, false)),
+            &[],
+        )
+        .expect("the router answers");
+        assert_eq!(r.status, 200, "turn {turn}");
+        let reply = r.parse::<Chat>().choices.remove(0).message.content;
+        let list = messages.as_array_mut().unwrap();
+        list.push(json!({"role": "assistant", "content": reply.unwrap_or_default()}));
+        list.push(json!({"role": "user", "content": "And another one?"}));
+    }
+    router.stop();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        !text.contains("colour") && !text.contains("never use lists"),
+        "{text}"
+    );
+    let trace = cachehit::Trace::read(text.as_bytes()).unwrap();
+    let stream = trace.stream.as_ref().expect("a stream record");
+    assert!(
+        stream
+            .tokenizer
+            .contains("llama.cpp POST /apply-template + POST /tokenize"),
+        "{stream:?}"
+    );
+    assert!(trace.replicas.is_empty(), "{:?}", trace.replicas);
+    assert_eq!(trace.requests.len(), 2);
+    let (a, b) = (&trace.requests[0], &trace.requests[1]);
+    let (ba, bb) = (a.blocks.clone().unwrap(), b.blocks.clone().unwrap());
+    assert!(!ba.is_empty() && bb.len() > ba.len() && bb[..ba.len()] == ba[..]);
+    assert!((1..=4).contains(&a.output_tokens), "{a:?}");
+    let pool = format!("{}=256", llama.url());
+    let out = std::process::Command::new(crate::util::bin())
+        .args(["cachehit", path_s, "--pool", &pool, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ladder: cachehit::Ladder = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((ladder.requests, ladder.conversations), (2, 1));
+    assert!(ladder.fleet.shareable.hit_tokens > 0.0);
+}

@@ -1,0 +1,582 @@
+//! `headroom route --trace FILE`: the router's traffic recorded as a `cachehit` trace.
+//!
+//! At start: a `stream` record (the block size and the tokenizers), a `replica` record for each
+//! replica whose engine reports its KV pool, and each replica's prefix-cache counters as the
+//! baseline. For each request that carried a prompt, once it ends: a `request` record with the
+//! chain hashes of its prompt's full blocks, never its text nor its token ids. The token ids
+//! come from the replica that served it (its own tokenizer, so the blocks are the engine's),
+//! asked off the request path by one task behind a bounded queue: when it falls behind,
+//! requests are dropped and counted rather than slowing the router. Every 10 s and at the end,
+//! each replica's counters since the start (the ladder reads a replica's last record).
+//!
+//! Records are written in the order requests end, each flushed as it is written, so a killed
+//! router leaves a readable trace.
+
+use std::borrow::Cow;
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cachehit::{Counters, Record, Replica, Request, Stream};
+use engines::{EngineConfig, Scraper};
+use loadgen::{Client, ClientConfig, Input, TokenCounter};
+use router::observe::{Capture, Exchange, Observer};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+/// Tokens per block when the first replica reports none (vLLM's default).
+pub const DEFAULT_BLOCK_SIZE: u32 = 16;
+/// How often the counters since the start are appended.
+pub const COUNTERS_EVERY: Duration = Duration::from_secs(10);
+/// Requests waiting for their token ids; past it they are dropped (and counted).
+pub const QUEUE: usize = 1024;
+/// How long the end waits for the queue to empty.
+const DRAIN: Duration = Duration::from_secs(60);
+
+/// Writes records as JSON lines, each flushed as it is written.
+pub struct Writer<W: Write> {
+    out: W,
+}
+
+impl<W: Write> Writer<W> {
+    pub fn new(out: W) -> Writer<W> {
+        Writer { out }
+    }
+
+    pub fn write(&mut self, rec: &Record) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(rec)?;
+        line.push(b'\n');
+        self.out.write_all(&line)?;
+        self.out.flush()
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("cannot create the trace file {path}: {source}")]
+    Create {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("writing the trace: {0}")]
+    Write(#[from] std::io::Error),
+}
+
+/// One replica, as the recorder knows it.
+struct Side {
+    /// The bare URL (no credentials): what every record names.
+    name: String,
+    tokenizer: Option<TokenCounter>,
+    /// Tokens per block, where the engine reports it.
+    block_size: Option<u32>,
+    /// The KV pool in blocks, where the engine reports it.
+    num_blocks: Option<u64>,
+    scraper: Option<Scraper>,
+    /// Prefix-cache (hits, queries) at the start.
+    baseline: Option<(f64, f64)>,
+}
+
+struct Inner {
+    writer: Mutex<Writer<std::io::BufWriter<std::fs::File>>>,
+    origin: Instant,
+    block_size: u32,
+    sides: Vec<Side>,
+    recorded: AtomicU64,
+    dropped: AtomicU64,
+    /// Requests not recorded for a reason other than the queue: (no tokenizer, a prompt the
+    /// tokenizer could not take or that failed, refused by the engine).
+    untokenized: AtomicU64,
+    refused: AtomicU64,
+    /// The first write error, reported once.
+    write_error: Mutex<Option<String>>,
+}
+
+impl Inner {
+    fn write(&self, rec: &Record) {
+        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = w.write(rec) {
+            let mut first = self.write_error.lock().unwrap_or_else(|e| e.into_inner());
+            first.get_or_insert_with(|| e.to_string());
+        }
+    }
+
+    /// Appends each replica's counters since the start.
+    async fn counters(&self) {
+        for s in &self.sides {
+            let (Some(scraper), Some((h0, q0))) = (&s.scraper, s.baseline) else {
+                continue;
+            };
+            let Some((h, q)) = prefix_counters(scraper).await else {
+                continue;
+            };
+            // A counter that went back means the engine restarted: the delta is unknown.
+            if h >= h0 && q >= q0 {
+                self.write(&Record::Counters(Counters {
+                    replica: s.name.clone(),
+                    prefix_hits: h - h0,
+                    prefix_queries: q - q0,
+                }));
+            }
+        }
+    }
+
+    async fn request(&self, x: Exchange) {
+        // A 4xx is the engine refusing the request before it looked any prefix up.
+        if x.status.is_some_and(|s| (400..500).contains(&s)) {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let Some(side) = self.sides.get(x.replica) else {
+            return;
+        };
+        let tokens = match (&side.tokenizer, prompt_of(&x.body)) {
+            (Some(t), Some((input, model))) => {
+                t.token_ids(input.as_input(), model.as_deref()).await
+            }
+            _ => {
+                self.untokenized.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+        };
+        let Ok(tokens) = tokens else {
+            self.untokenized.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        if tokens.is_empty() {
+            self.untokenized.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let since = |t: Instant| t.saturating_duration_since(self.origin).as_secs_f64();
+        let rec = Request {
+            t: Some(since(x.arrived)),
+            t_first: x.first_byte.map(since),
+            t_end: Some(since(x.ended)),
+            replica: Some(side.name.clone()),
+            conversation: x.conversation.map(|k| format!("{k:016x}")),
+            tokens: Vec::new(),
+            blocks: Some(cachehit::block_chain(&tokens, self.block_size)),
+            prompt_tokens: Some(u32::try_from(tokens.len()).unwrap_or(u32::MAX)),
+            output_tokens: output_tokens(&x.response),
+        };
+        self.write(&Record::Request(rec));
+        self.recorded.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A prompt taken from a request body, owned so the body can go.
+enum Prompt {
+    Chat(Box<RawValue>),
+    Text(String),
+}
+
+impl Prompt {
+    fn as_input(&self) -> Input<'_> {
+        match self {
+            Prompt::Chat(m) => Input::Chat(m),
+            Prompt::Text(t) => Input::Prompt(t),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Body<'a> {
+    #[serde(borrow, default)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default)]
+    messages: Option<Box<RawValue>>,
+    #[serde(borrow, default)]
+    prompt: Option<&'a RawValue>,
+}
+
+/// The chat messages, else a text prompt, and the model a request names. A prompt of token
+/// ids or of several texts is not tokenized (it is not recorded).
+fn prompt_of(body: &[u8]) -> Option<(Prompt, Option<String>)> {
+    let b: Body = serde_json::from_slice(body).ok()?;
+    let model = b.model.map(Cow::into_owned);
+    if let Some(m) = b.messages {
+        return Some((Prompt::Chat(m), model));
+    }
+    let text: String = serde_json::from_str(b.prompt?.get()).ok()?;
+    Some((Prompt::Text(text), model))
+}
+
+#[derive(Deserialize)]
+struct WithUsage {
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    #[serde(default)]
+    completion_tokens: Option<u32>,
+}
+
+/// `usage.completion_tokens` of the answer: the whole JSON body, else the last server-sent
+/// event that carries usage (a stream has one only when the client asked for it); else 0.
+pub fn output_tokens(c: &Capture) -> u32 {
+    let usage = |data: &[u8]| {
+        serde_json::from_slice::<WithUsage>(data)
+            .ok()
+            .and_then(|w| w.usage)
+            .and_then(|u| u.completion_tokens)
+    };
+    if !c.truncated {
+        if let Some(n) = usage(&c.bytes) {
+            return n;
+        }
+    }
+    c.bytes
+        .split(|&b| b == b'\n')
+        .rev()
+        .filter_map(|line| line.strip_prefix(b"data:"))
+        .find_map(usage)
+        .unwrap_or(0)
+}
+
+/// A replica's prefix-cache (hits, queries) counters, as its engine's adapter reads them.
+async fn prefix_counters(scraper: &Scraper) -> Option<(f64, f64)> {
+    let s = scraper.scrape_metrics().await.ok()?.parsed.sample;
+    Some((s.prefix_hits?, s.prefix_queries?))
+}
+
+/// What the recorder did, for the report at the end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub recorded: u64,
+    /// Dropped because the tokenizer queue was full.
+    pub dropped: u64,
+    /// Not recorded: no tokenizer on the replica, a prompt it could not take, or it failed.
+    pub untokenized: u64,
+    /// Not recorded: the engine refused them (4xx), so they looked nothing up.
+    pub refused: u64,
+    /// Still queued when the end's wait ran out.
+    pub unfinished: u64,
+    pub write_error: Option<String>,
+}
+
+/// A recording in progress.
+pub struct Recorder {
+    inner: Arc<Inner>,
+    tx: mpsc::Sender<Option<Exchange>>,
+    queued: Arc<AtomicU64>,
+    worker: tokio::task::JoinHandle<()>,
+    ticker: tokio::task::JoinHandle<()>,
+}
+
+/// A started recorder and what its start found worth saying (a replica with no pool, or no
+/// tokenizer).
+pub struct Started {
+    pub recorder: Recorder,
+    pub notes: Vec<String>,
+}
+
+impl Recorder {
+    /// Creates (or truncates) `path`, asks each replica for its tokenizer, pool and counters,
+    /// and writes the opening records. `backends` are the URLs as given (credentials reach the
+    /// replicas, never the file); `names` the same replicas' bare URLs, in the same order.
+    pub async fn start(
+        path: &Path,
+        backends: &[String],
+        names: &[String],
+    ) -> Result<Started, RecordError> {
+        let file = std::fs::File::create(path).map_err(|source| RecordError::Create {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let mut notes = Vec::new();
+        let mut sides = Vec::new();
+        for (url, name) in backends.iter().zip(names) {
+            let side = side(url, name, &mut notes).await;
+            sides.push(side);
+        }
+        let block_size = sides
+            .first()
+            .and_then(|s| s.block_size)
+            .unwrap_or(DEFAULT_BLOCK_SIZE);
+        let tokenizer = sides
+            .iter()
+            .filter_map(|s| {
+                let t = s.tokenizer.as_ref()?.endpoint()?;
+                Some(format!("{t} of {}", s.name))
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut w = Writer::new(std::io::BufWriter::new(file));
+        w.write(&Record::Stream(Stream {
+            block_size,
+            tokenizer,
+        }))?;
+        for s in &sides {
+            if let (Some(bs), Some(blocks)) = (s.block_size, s.num_blocks) {
+                w.write(&Record::Replica(Replica {
+                    name: s.name.clone(),
+                    num_blocks: blocks,
+                    block_size: bs,
+                }))?;
+            }
+        }
+        for s in &sides {
+            if s.baseline.is_some() {
+                // The delta since the start, zero now: a replica that serves nothing still
+                // has counters for the ladder.
+                w.write(&Record::Counters(Counters {
+                    replica: s.name.clone(),
+                    prefix_hits: 0.0,
+                    prefix_queries: 0.0,
+                }))?;
+            }
+        }
+        let inner = Arc::new(Inner {
+            writer: Mutex::new(w),
+            origin: Instant::now(),
+            block_size,
+            sides,
+            recorded: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            untokenized: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+            write_error: Mutex::new(None),
+        });
+        let (tx, mut rx) = mpsc::channel::<Option<Exchange>>(QUEUE);
+        let queued = Arc::new(AtomicU64::new(0));
+        let (i, q) = (inner.clone(), queued.clone());
+        let worker = tokio::spawn(async move {
+            // `None` is the end: everything sent before it has been recorded.
+            while let Some(Some(x)) = rx.recv().await {
+                i.request(x).await;
+                q.fetch_sub(1, Ordering::Relaxed);
+            }
+        });
+        let i = inner.clone();
+        let ticker = tokio::spawn(async move {
+            let mut every = tokio::time::interval(COUNTERS_EVERY);
+            every.tick().await;
+            loop {
+                every.tick().await;
+                i.counters().await;
+            }
+        });
+        Ok(Started {
+            recorder: Recorder {
+                inner,
+                tx,
+                queued,
+                worker,
+                ticker,
+            },
+            notes,
+        })
+    }
+
+    /// What the router calls with each request that carried a prompt: queued, or dropped and
+    /// counted when the queue is full (never waits).
+    pub fn observer(&self) -> Observer {
+        let (tx, inner, queued) = (self.tx.clone(), self.inner.clone(), self.queued.clone());
+        Arc::new(move |x: Exchange| {
+            queued.fetch_add(1, Ordering::Relaxed);
+            if tx.try_send(Some(x)).is_err() {
+                queued.fetch_sub(1, Ordering::Relaxed);
+                inner.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    }
+
+    /// Records what is queued (waiting up to a minute), appends the final counters, and says
+    /// what was recorded. Call once the router has stopped.
+    pub async fn finish(self) -> Summary {
+        self.ticker.abort();
+        let mut worker = self.worker;
+        let drained = match self.tx.send(None).await {
+            Ok(()) => tokio::time::timeout(DRAIN, &mut worker).await.is_ok(),
+            Err(_) => true,
+        };
+        if !drained {
+            worker.abort();
+        }
+        self.inner.counters().await;
+        let i = &self.inner;
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let write_error = i
+            .write_error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        Summary {
+            recorded: load(&i.recorded),
+            dropped: load(&i.dropped),
+            untokenized: load(&i.untokenized),
+            refused: load(&i.refused),
+            unfinished: if drained { 0 } else { load(&self.queued) },
+            write_error,
+        }
+    }
+}
+
+/// Asks one replica for its tokenizer, KV pool and counters.
+async fn side(url: &str, name: &str, notes: &mut Vec<String>) -> Side {
+    let mut side = Side {
+        name: name.to_string(),
+        tokenizer: None,
+        block_size: None,
+        num_blocks: None,
+        scraper: None,
+        baseline: None,
+    };
+    let cfg = ClientConfig {
+        idle_timeout: Duration::from_secs(30),
+        ..ClientConfig::default()
+    };
+    if let Ok(client) = Client::new(url, cfg) {
+        let tokenizer = match loadgen::server::discover(&client).await {
+            Ok(info) => TokenCounter::detect(&client, &info).await.ok(),
+            Err(_) => None,
+        };
+        side.tokenizer = tokenizer.filter(|t| t.endpoint().is_some());
+    }
+    if side.tokenizer.is_none() {
+        notes.push(format!(
+            "{name} serves no tokenizer route can use (vLLM's or llama.cpp's /tokenize): its \
+             requests are not recorded"
+        ));
+    }
+    let scraper = Scraper::new(url, Duration::from_secs(10)).ok();
+    let sample = match &scraper {
+        Some(s) => s.scrape_metrics().await.ok().map(|s| s.parsed.sample),
+        None => None,
+    };
+    let pool = sample
+        .as_ref()
+        .map(|s| EngineConfig::from_cache_config_labels(&s.config_labels));
+    side.block_size = pool
+        .as_ref()
+        .and_then(|c| c.block_size.as_ref())
+        .and_then(|k| u32::try_from(k.value).ok());
+    side.num_blocks = pool
+        .as_ref()
+        .and_then(|c| c.num_gpu_blocks.as_ref())
+        .map(|k| k.value);
+    if side.num_blocks.is_none() || side.block_size.is_none() {
+        notes.push(format!(
+            "{name} reports no KV pool (blocks and block size): give --pool {name}=BLOCKS to \
+             headroom cachehit"
+        ));
+    }
+    side.baseline = sample
+        .as_ref()
+        .and_then(|s| Some((s.prefix_hits?, s.prefix_queries?)));
+    side.scraper = scraper;
+    side
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cachehit::{BlockId, Trace};
+
+    /// Counts flushes, so the test sees one per record.
+    struct Flushes {
+        bytes: Vec<u8>,
+        flushes: usize,
+    }
+
+    impl Write for Flushes {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.bytes.extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.flushes += 1;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_writer_flushes_each_record_and_cachehit_reads_them_back() {
+        let mut w = Writer::new(Flushes {
+            bytes: Vec::new(),
+            flushes: 0,
+        });
+        let recs = [
+            Record::Stream(Stream {
+                block_size: 4,
+                tokenizer: "vLLM POST /tokenize of http://a:8000".into(),
+            }),
+            Record::Replica(Replica {
+                name: "http://a:8000".into(),
+                num_blocks: 10,
+                block_size: 4,
+            }),
+            Record::Request(Request {
+                t: Some(0.5),
+                t_first: Some(0.6),
+                t_end: Some(0.9),
+                replica: Some("http://a:8000".into()),
+                conversation: Some("00000000000000ff".into()),
+                tokens: Vec::new(),
+                blocks: Some(cachehit::block_chain(&[1, 2, 3, 4, 5, 6, 7, 8, 9], 4)),
+                prompt_tokens: Some(9),
+                output_tokens: 3,
+            }),
+            Record::Counters(Counters {
+                replica: "http://a:8000".into(),
+                prefix_hits: 4.0,
+                prefix_queries: 9.0,
+            }),
+        ];
+        for (i, r) in recs.iter().enumerate() {
+            w.write(r).unwrap();
+            assert_eq!(w.out.flushes, i + 1, "flushed as written");
+        }
+        let out = w.into_inner().bytes;
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert_eq!(text.lines().count(), 4);
+        assert!(!text.contains("\"tokens\""), "{text}");
+        let t = Trace::read(&out[..]).unwrap();
+        t.validate().unwrap();
+        assert_eq!(t.requests[0].blocks.as_ref().map(Vec::len), Some(2));
+        assert_eq!(
+            t.requests[0].blocks.as_ref().unwrap()[0],
+            BlockId(cachehit::block_hash(0, &[1, 2, 3, 4]))
+        );
+    }
+
+    #[test]
+    fn output_tokens_come_from_the_usage_of_a_body_or_a_stream() {
+        let whole = Capture {
+            bytes: br#"{"id":"x","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":7}}"#
+                .to_vec(),
+            truncated: false,
+        };
+        assert_eq!(output_tokens(&whole), 7);
+        let stream = Capture {
+            bytes: b"data: {\"choices\":[{}],\"usage\":null}\n\ndata: {\"choices\":[],\"usage\":{\"completion_tokens\":12}}\n\ndata: [DONE]\n\n".to_vec(),
+            truncated: true,
+        };
+        assert_eq!(output_tokens(&stream), 12);
+        let no_usage = Capture {
+            bytes: b"data: {\"choices\":[{}]}\n\ndata: [DONE]\n\n".to_vec(),
+            truncated: false,
+        };
+        assert_eq!(output_tokens(&no_usage), 0);
+    }
+
+    #[test]
+    fn a_prompt_is_the_messages_else_a_text() {
+        let (p, m) =
+            prompt_of(br#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#).unwrap();
+        assert!(matches!(p, Prompt::Chat(ref r) if r.get().contains("hi")));
+        assert_eq!(m.as_deref(), Some("m"));
+        let (p, _) = prompt_of(br#"{"prompt":"hello"}"#).unwrap();
+        assert!(matches!(p, Prompt::Text(ref t) if t == "hello"));
+        assert!(prompt_of(br#"{"prompt":[1,2,3]}"#).is_none());
+    }
+}
