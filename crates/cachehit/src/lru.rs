@@ -22,6 +22,8 @@ pub(crate) struct Lru {
     capacity: usize,
     index: HashIndex<u32>,
     nodes: Vec<Node>,
+    /// Slots of blocks evicted by shrinking, for reuse.
+    free: Vec<u32>,
     head: u32,
     tail: u32,
 }
@@ -33,6 +35,7 @@ impl Lru {
             capacity,
             index: HashIndex::default(),
             nodes: Vec::new(),
+            free: Vec::new(),
             head: NIL,
             tail: NIL,
         }
@@ -107,6 +110,9 @@ impl Lru {
             self.index.remove(&self.nodes[t as usize].hash);
             self.nodes[t as usize] = node;
             t
+        } else if let Some(f) = self.free.pop() {
+            self.nodes[f as usize] = node;
+            f
         } else {
             self.nodes.push(node);
             (self.nodes.len() - 1) as u32
@@ -126,6 +132,13 @@ impl Lru {
         n.refs -= 1;
         if n.refs == 0 {
             self.push_front(i);
+            // A pool that overflowed while every block was held shrinks back as they are let go.
+            while self.index.len() > self.capacity && self.tail != NIL {
+                let t = self.tail;
+                self.unlink(t);
+                self.index.remove(&self.nodes[t as usize].hash);
+                self.free.push(t);
+            }
         }
     }
 }
@@ -168,10 +181,17 @@ mod tests {
         l.unpin(1); // now the most recent: 3 goes next
         l.touch(4);
         assert!(l.contains(1) && l.contains(4) && !l.contains(3));
-        // Everything pinned: the pool overflows rather than dropping a held block.
+        // Everything pinned: the pool overflows rather than dropping a held block, and shrinks
+        // back to its capacity as they are let go (the least recent go first).
         l.pin(1);
         l.pin(4);
         l.pin(5);
         assert!(l.contains(1) && l.contains(4) && l.contains(5));
+        l.unpin(5);
+        l.unpin(4);
+        l.unpin(1);
+        assert!(l.contains(1) && l.contains(4) && !l.contains(5));
+        l.touch(6); // the freed slot is reused
+        assert!(l.contains(6) && l.contains(1) && !l.contains(4));
     }
 }
