@@ -33,8 +33,10 @@ Each gap between two rungs has one cause (workload, capacity, split, routing, en
 with its size in points and its fix. Held against a simulated engine's real block pool in six \
 scenarios, every rung came within 1.9 points of what that configuration really hit.
 
-Where the pools come from: vLLM logs `# GPU blocks: N` at start and exports them as the \
-num_gpu_blocks label of its cache config info metric; give them as records or with --pool.
+Where the pools come from: vLLM logs `GPU KV cache size: N tokens` at start (vllm/v1/core/\
+kv_cache_utils.py at v0.32.0; blocks are N over the block size, 16 by default) and exports \
+num_gpu_blocks as a label of its cache config info metric, which `headroom route --trace` \
+reads; give them as records or with --pool.
 
 Examples:
   headroom cachehit trace.jsonl
