@@ -7,6 +7,7 @@
 //! `clear`, or `silent` (the data it needs is not there, and the sentence says what is missing).
 //! Every sentence states the measured value against a named threshold constant of this crate.
 
+mod file;
 pub mod guidellm;
 pub mod result;
 pub mod vllm_bench;

@@ -55,14 +55,14 @@ pub enum Infinite {
     Inf,
 }
 
-pub use crate::result::{ResultError, MAX_RESULT_BYTES};
+pub use crate::file::{ResultError, MAX_RESULT_BYTES};
 
 impl VllmBenchResult {
     /// Reads a result file. `--append-result` appends one JSON object per run, a line each: the
     /// last one is the run just made.
     pub fn read(path: &Path) -> Result<VllmBenchResult, ResultError> {
-        let text = crate::result::read_text(path)?;
-        Self::parse(&text).map_err(|e| crate::result::parse_error(path, TOOL, e))
+        let text = crate::file::read_text(path)?;
+        Self::parse(&text).map_err(|e| crate::file::parse_error(path, TOOL, e))
     }
 
     /// The last JSON object of `text`; `Err(None)` when it holds none.
