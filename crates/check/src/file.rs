@@ -63,3 +63,16 @@ pub fn parse_error(path: &Path, tool: &'static str, e: Option<serde_json::Error>
         None => ResultError::Empty { path },
     }
 }
+
+/// The distinct error texts among `errors`, trimmed, in first-seen order (a tool repeats one
+/// error per failed request).
+pub fn distinct_errors<'a>(errors: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for e in errors {
+        let e = e.trim();
+        if !e.is_empty() && !seen.iter().any(|s| s == e) {
+            seen.push(e.to_string());
+        }
+    }
+    seen
+}

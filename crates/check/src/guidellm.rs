@@ -159,18 +159,12 @@ impl GuideLlmReport {
 impl Benchmark {
     /// The distinct errors of the errored requests it kept, in first-seen order.
     pub fn distinct_errors(&self) -> Vec<String> {
-        let mut seen: Vec<String> = Vec::new();
-        let errored = self
-            .requests
-            .iter()
-            .flat_map(|r| r.errored.iter().flatten());
-        for e in errored.filter_map(|r| r.info.error.as_deref()) {
-            let e = e.trim();
-            if !e.is_empty() && !seen.iter().any(|s| s == e) {
-                seen.push(e.to_string());
-            }
-        }
-        seen
+        crate::file::distinct_errors(
+            self.requests
+                .iter()
+                .flat_map(|r| r.errored.iter().flatten())
+                .filter_map(|r| r.info.error.as_deref()),
+        )
     }
 }
 

@@ -76,14 +76,7 @@ impl VllmBenchResult {
 
     /// The distinct errors the detailed result holds, in first-seen order.
     pub fn distinct_errors(&self) -> Vec<String> {
-        let mut seen: Vec<String> = Vec::new();
-        for e in self.errors.iter().flatten().flatten() {
-            let e = e.trim();
-            if !e.is_empty() && !seen.iter().any(|s| s == e) {
-                seen.push(e.to_string());
-            }
-        }
-        seen
+        crate::file::distinct_errors(self.errors.iter().flatten().flatten().map(String::as_str))
     }
 }
 

@@ -7,26 +7,11 @@ use cachehit::{Ladder, Trace};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::util::{bin, EmulateProc, RouteProc};
+use crate::util::{bin, Chat, EmulateProc, RouteProc};
 
 const CONVERSATIONS: usize = 6;
 const TURNS: usize = 4;
 const MAX_TOKENS: u32 = 24;
-
-#[derive(Deserialize)]
-struct Chat {
-    choices: Vec<Choice>,
-}
-
-#[derive(Deserialize)]
-struct Choice {
-    message: Message,
-}
-
-#[derive(Deserialize)]
-struct Message {
-    content: Option<String>,
-}
 
 /// One server-sent event of a streamed chat.
 #[derive(Deserialize)]

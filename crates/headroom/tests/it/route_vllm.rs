@@ -2,9 +2,8 @@
 //! conversations through `--policy shape` and `--policy round-robin`, refereed by vLLM's own
 //! prefix-cache counters (`vllm:prefix_cache_hits_total` / `vllm:prefix_cache_queries_total`,
 //! tokens) on each replica. It asserts what the counters show, never a speed.
-use crate::util::RouteProc;
+use crate::util::{Chat, RouteProc};
 use router::doc::RouteDoc;
-use serde::Deserialize;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::net::TcpStream;
@@ -17,21 +16,6 @@ use testpeers::vllm::{self, SERVED_MODEL};
 /// replicas, as it does to a lone sequential client, instead of pinning them by accident.
 const CONVERSATIONS: usize = 3;
 const TURNS: usize = 4;
-
-#[derive(Deserialize)]
-struct Chat {
-    choices: Vec<Choice>,
-}
-
-#[derive(Deserialize)]
-struct Choice {
-    message: Message,
-}
-
-#[derive(Deserialize)]
-struct Message {
-    content: Option<String>,
-}
 
 /// `n` words, the same for the same `seed` (a fixed LCG: no rand dependency for a test).
 fn words(seed: u64, n: usize) -> String {

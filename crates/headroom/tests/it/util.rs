@@ -6,6 +6,22 @@ use std::process::{Child, ChildStdout, Command, Output, Stdio};
 
 use router::doc::RouteDoc;
 
+/// The parts of an OpenAI chat completion the live tests read: the reply's text.
+#[derive(serde::Deserialize)]
+pub struct Chat {
+    pub choices: Vec<Choice>,
+}
+
+#[derive(serde::Deserialize)]
+pub struct Choice {
+    pub message: Message,
+}
+
+#[derive(serde::Deserialize)]
+pub struct Message {
+    pub content: Option<String>,
+}
+
 /// The headroom binary built for these tests.
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_headroom")
