@@ -288,16 +288,7 @@ fn as_blocks(t: &Trace) -> Trace {
         tokenizer: "the emulator's".into(),
     });
     for q in &mut out.requests {
-        let mut parent = 0;
-        let blocks = q
-            .tokens
-            .chunks_exact(BS)
-            .map(|c| {
-                parent = cachehit::block_hash(parent, c);
-                cachehit::BlockId(parent)
-            })
-            .collect();
-        q.blocks = Some(blocks);
+        q.blocks = Some(cachehit::block_chain(&q.tokens, BS as u32));
         q.prompt_tokens = Some(q.tokens.len() as u32);
         q.tokens.clear();
         q.conversation = None;

@@ -7,7 +7,7 @@ use cachehit::{Ladder, Trace};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::util::{bin, Chat, EmulateProc, RouteProc};
+use crate::util::{bin, words, Chat, EmulateProc, RouteProc};
 
 const CONVERSATIONS: usize = 6;
 const TURNS: usize = 4;
@@ -27,24 +27,6 @@ struct ChunkChoice {
 #[derive(Deserialize)]
 struct Delta {
     content: Option<String>,
-}
-
-/// `n` words, the same for the same `seed` (a fixed LCG). Every prompt word is one of these, so
-/// finding "lighthouse" in the trace would mean prompt text reached it.
-fn words(seed: u64, n: usize) -> String {
-    const WORDS: &str = "harbour lighthouse keeper storm signal lantern rope tide north south \
-        ledger cargo anchor gull rock beacon night morning fog bell shore boat oar net salt wind";
-    let pool: Vec<&str> = WORDS.split_whitespace().collect();
-    let mut x = seed.wrapping_mul(6364136223846793005) ^ 0x9e37_79b9_7f4a_7c15;
-    (0..n)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            pool[(x >> 59) as usize % pool.len()]
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Each emulator's prefix-cache (hits, queries), as the engines crate reads its /metrics.

@@ -2,7 +2,7 @@
 //! conversations through `--policy shape` and `--policy round-robin`, refereed by vLLM's own
 //! prefix-cache counters (`vllm:prefix_cache_hits_total` / `vllm:prefix_cache_queries_total`,
 //! tokens) on each replica. It asserts what the counters show, never a speed.
-use crate::util::{Chat, RouteProc};
+use crate::util::{words, Chat, RouteProc};
 use router::doc::RouteDoc;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -16,26 +16,6 @@ use testpeers::vllm::{self, SERVED_MODEL};
 /// replicas, as it does to a lone sequential client, instead of pinning them by accident.
 const CONVERSATIONS: usize = 3;
 const TURNS: usize = 4;
-
-/// `n` words, the same for the same `seed` (a fixed LCG: no rand dependency for a test).
-fn words(seed: u64, n: usize) -> String {
-    const WORDS: &str = "harbour lighthouse keeper storm signal lantern rope tide north south \
-        ledger cargo anchor gull rock beacon night morning fog bell shore boat oar net salt wind \
-        stair lamp oil glass coast chart";
-    let pool: Vec<&str> = WORDS.split_whitespace().collect();
-    let mut x = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            pool[(x >> 59) as usize % pool.len()]
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// Each replica's (prefix-cache queries, hits), in tokens, from its own /metrics.
 fn counters(ports: &[u16; 2]) -> [(f64, f64); 2] {

@@ -6,6 +6,27 @@ use std::process::{Child, ChildStdout, Command, Output, Stdio};
 
 use router::doc::RouteDoc;
 
+/// `n` words, the same for the same `seed` (a fixed LCG: no rand dependency for a test). Every
+/// word is one of these, so finding "lighthouse" where no prompt should go means one did.
+pub fn words(seed: u64, n: usize) -> String {
+    const WORDS: &str = "harbour lighthouse keeper storm signal lantern rope tide north south \
+        ledger cargo anchor gull rock beacon night morning fog bell shore boat oar net salt wind \
+        stair lamp oil glass coast chart";
+    let pool: Vec<&str> = WORDS.split_whitespace().collect();
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            pool[(x >> 59) as usize % pool.len()]
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The parts of an OpenAI chat completion the live tests read: the reply's text.
 #[derive(serde::Deserialize)]
 pub struct Chat {
