@@ -19,9 +19,10 @@
 //! Time: "as routed" replays the configuration the trace observed, so it uses the trace's own
 //! times where every request has them (admission at the first token, release at the end). The
 //! rungs that imagine another configuration (one pool, another placement) cannot borrow those
-//! durations: a request ends as it is admitted, in arrival order. Held against the emulator's
-//! real block pool, borrowing them put capacity-bound 5.3 points off in one scenario, against
-//! 1.9 without (crates/cachehit/tests/emulator.rs).
+//! durations: a request ends as it is admitted, in arrival order. Borrowing them was tried once
+//! while this was built, against the emulator test's scenarios: capacity-bound came out 5.3
+//! points off in one of them, against 1.9 untimed (crates/cachehit/tests/emulator.rs holds the
+//! untimed figure; the timed variant was not kept).
 //!
 //! Two requests admitted together both miss what neither has computed yet; a replay admits one
 //! after the other, so at high concurrency of identical new prefixes a rung can exceed what an

@@ -62,8 +62,8 @@ GuideLLM's report may hold several benchmarks (a sweep, or --override rates): th
 window, so check refuses such a file; run one profile per check. Its synthetic data is seeded
 (42 by default): the same run twice replays the prompts, and the second is judged warm. Its
 default endpoint is chat, whose template puts one preamble before every prompt: the engine
-serves it from its cache after the first request (21 % of 94-token prompts, measured against
-llama-server), so short prompts are judged contaminated; request_format=/v1/completions in
+serves it from its cache after the first request (21 % of 94-token prompts, measured once by
+hand against llama-server with SmolLM2's template), so short prompts are judged contaminated; request_format=/v1/completions in
 --backend sends the prompt alone.
 
 Exit codes: 0 judged (valid or not), 1 error (the command exited non-zero or could not start, the
