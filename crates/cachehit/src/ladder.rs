@@ -340,15 +340,11 @@ pub fn ladder(t: Trace) -> Result<Ladder, TraceError> {
     let caps = capacities(&t);
     let pool_blocks: u64 = t.replicas.iter().map(|r| r.num_blocks).sum();
 
-    let shareable = one_pool(&stream, bsf, usize::MAX);
-    let mut distinct = crate::lru::HashIndex::<()>::default();
-    for q in &stream {
-        for h in &q.blocks {
-            distinct.insert(*h, ());
-        }
-    }
-    let distinct_blocks = distinct.len() as u64;
-    drop(distinct);
+    // The pool that never evicts ends holding every distinct block the stream fills.
+    let mut unbounded = [Lru::new(usize::MAX)];
+    let shareable = replay(&stream, bsf, &mut unbounded, false, |_, _, _| 0)[0];
+    let distinct_blocks = unbounded[0].len() as u64;
+    drop(unbounded);
     let fleet_cap = if caps.is_empty() {
         usize::MAX
     } else {

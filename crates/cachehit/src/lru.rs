@@ -41,6 +41,11 @@ impl Lru {
         }
     }
 
+    /// Blocks held, pinned or not.
+    pub(crate) fn len(&self) -> usize {
+        self.index.len()
+    }
+
     pub(crate) fn contains(&self, h: u64) -> bool {
         self.index.contains_key(&h)
     }
