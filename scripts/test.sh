@@ -6,4 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(bash scripts/peers.sh)"
 export HEADROOM_REQUIRE_PEERS=1
+# HEADROOM_TEST_TIMES=1 prints each test's wall time (where the suite's time goes).
+if [ "${HEADROOM_TEST_TIMES:-0}" = 1 ]; then
+  host=$(rustc -vV | sed -n 's/^host: //p' | tr 'a-z-' 'A-Z_')
+  export "CARGO_TARGET_${host}_RUNNER=$PWD/scripts/timed-test-runner"
+fi
 cargo test --workspace --release --no-fail-fast "$@"
