@@ -318,8 +318,14 @@ fn capacities(t: &Trace) -> Vec<usize> {
 /// The ladder of a trace: every rung the trace allows, and the gaps between them.
 /// The trace is consumed: its requests are freed once their block chains are taken, which halves
 /// the peak memory of a long trace.
-pub fn ladder(t: Trace) -> Result<Ladder, TraceError> {
+pub fn ladder(mut t: Trace) -> Result<Ladder, TraceError> {
     t.validate()?;
+    // The stream in arrival order where every request says when it arrived: a recorder writes
+    // each request when it ends.
+    if t.requests.iter().all(|q| q.t.is_some()) {
+        t.requests
+            .sort_by(|a, b| a.t.unwrap_or_default().total_cmp(&b.t.unwrap_or_default()));
+    }
     // Without replica records the fleet is one replica of unknown pool: only shareable is known,
     // and an unbounded pool stands in for capacity so that its rung equals shareable.
     let bs_u32 = t

@@ -42,6 +42,10 @@ pub enum Record {
 pub struct Stream {
     pub block_size: u32,
     pub tokenizer: String,
+    /// The wall clock (Unix seconds) at t = 0: recordings made side by side (one tap per
+    /// replica behind another router) are merged on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin_unix: Option<f64>,
 }
 
 /// A block's chain hash, written as 16 hex digits (a JSON number above 2^53 loses digits in
@@ -184,6 +188,17 @@ pub enum TraceError {
     NoReplicas,
     #[error("replica {0:?} has a block size of 0")]
     ZeroBlockSize(String),
+    #[error("{0} cut its blocks {1} tokens at a time, {2} cut them {3} at a time")]
+    MergeBlockSize(String, u32, String, u32),
+    #[error(
+        "{0} says no wall clock for its start (a stream record's origin_unix, which `headroom \
+         route --trace` writes): several recordings are merged by time"
+    )]
+    MergeNoClock(String),
+    #[error("{0}: request {1} has no arrival time (t): several recordings are merged by time")]
+    MergeUntimed(String, usize),
+    #[error("replica {0:?} is described differently in {1} and {2}")]
+    MergeReplica(String, String, String),
 }
 
 impl Trace {
@@ -223,6 +238,95 @@ impl Trace {
             }
         }
         Ok(t)
+    }
+
+    /// Several recordings of one stream as one trace: one `headroom route --trace` tap in front
+    /// of each replica, behind a router that does not say where it sent a request. Times are
+    /// moved onto the earliest recording's clock by each stream record's `origin_unix`, and the
+    /// requests ordered by arrival. `parts` are (name for messages, trace); one part is returned
+    /// as it is.
+    pub fn merge(mut parts: Vec<(String, Trace)>) -> Result<Trace, TraceError> {
+        if parts.len() == 1 {
+            return Ok(parts.remove(0).1);
+        }
+        let mut cut: Option<(String, u32)> = None;
+        for (name, t) in &parts {
+            if let Some(st) = &t.stream {
+                match &cut {
+                    Some((n0, b0)) if *b0 != st.block_size => {
+                        return Err(TraceError::MergeBlockSize(
+                            n0.clone(),
+                            *b0,
+                            name.clone(),
+                            st.block_size,
+                        ))
+                    }
+                    None => cut = Some((name.clone(), st.block_size)),
+                    _ => {}
+                }
+            }
+        }
+        let mut origins = Vec::with_capacity(parts.len());
+        for (name, t) in &parts {
+            if t.requests.is_empty() {
+                origins.push(None);
+                continue;
+            }
+            let origin = t.stream.as_ref().and_then(|s| s.origin_unix);
+            let Some(origin) = origin else {
+                return Err(TraceError::MergeNoClock(name.clone()));
+            };
+            if let Some(i) = t.requests.iter().position(|q| q.t.is_none()) {
+                return Err(TraceError::MergeUntimed(name.clone(), i));
+            }
+            origins.push(Some(origin));
+        }
+        let zero = origins
+            .iter()
+            .flatten()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        let mut out = Trace::default();
+        let mut tokenizers: Vec<String> = Vec::new();
+        let mut described: HashMap<String, (String, Replica)> = HashMap::new();
+        for ((name, t), origin) in parts.into_iter().zip(origins) {
+            if let Some(st) = t.stream {
+                if !tokenizers.contains(&st.tokenizer) {
+                    tokenizers.push(st.tokenizer);
+                }
+            }
+            out.block_size = out.block_size.or(t.block_size);
+            for r in t.replicas {
+                match described.get(&r.name) {
+                    Some((_, seen)) if seen == &r => continue,
+                    Some((first, _)) => {
+                        return Err(TraceError::MergeReplica(r.name, first.clone(), name))
+                    }
+                    None => {
+                        described.insert(r.name.clone(), (name.clone(), r.clone()));
+                        out.replicas.push(r);
+                    }
+                }
+            }
+            let shift = origin.map_or(0.0, |o| o - zero);
+            out.requests.extend(t.requests.into_iter().map(|mut q| {
+                for x in [&mut q.t, &mut q.t_first, &mut q.t_end] {
+                    if let Some(v) = x.as_mut() {
+                        *v += shift;
+                    }
+                }
+                q
+            }));
+            out.counters.extend(t.counters);
+        }
+        out.stream = cut.map(|(_, block_size)| Stream {
+            block_size,
+            tokenizer: tokenizers.join("; "),
+            origin_unix: zero.is_finite().then_some(zero),
+        });
+        out.requests
+            .sort_by(|a, b| a.t.unwrap_or_default().total_cmp(&b.t.unwrap_or_default()));
+        Ok(out)
     }
 
     /// Checks what the ladder relies on: named replicas exist, one block size, no empty prompt.
@@ -609,5 +713,89 @@ mod tests {
             ids.iter().map(|b| b.0).collect::<Vec<_>>(),
             chain(&tokens, 4)
         );
+    }
+
+    fn tap(name: &str, origin: Option<f64>, times: &[f64]) -> (String, Trace) {
+        let trace = Trace {
+            stream: Some(Stream {
+                block_size: 4,
+                tokenizer: format!("vLLM POST /tokenize of {name}"),
+                origin_unix: origin,
+            }),
+            replicas: vec![Replica {
+                name: name.into(),
+                num_blocks: 10,
+                block_size: 4,
+            }],
+            requests: times
+                .iter()
+                .map(|&t| Request {
+                    t: Some(t),
+                    t_end: Some(t + 0.5),
+                    replica: Some(name.into()),
+                    ..req(vec![1, 2, 3, 4, 5], 1)
+                })
+                .collect(),
+            counters: vec![Counters {
+                replica: name.into(),
+                prefix_hits: 4.0,
+                prefix_queries: 10.0,
+            }],
+            ..Trace::default()
+        };
+        (format!("{name}.jsonl"), trace)
+    }
+
+    #[test]
+    fn taps_merge_on_the_wall_clock_in_arrival_order() {
+        // b started recording 2 s after a: its t = 0.5 is a's t = 2.5.
+        let merged = Trace::merge(vec![
+            tap("a", Some(1000.0), &[1.0, 3.0]),
+            tap("b", Some(1002.0), &[0.5]),
+        ])
+        .unwrap();
+        merged.validate().unwrap();
+        let order: Vec<(Option<&str>, Option<f64>, Option<f64>)> = merged
+            .requests
+            .iter()
+            .map(|q| (q.replica.as_deref(), q.t, q.t_end))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (Some("a"), Some(1.0), Some(1.5)),
+                (Some("b"), Some(2.5), Some(3.0)),
+                (Some("a"), Some(3.0), Some(3.5))
+            ]
+        );
+        assert_eq!(merged.replicas.len(), 2);
+        assert_eq!(merged.counters.len(), 2);
+        let st = merged.stream.unwrap();
+        assert_eq!((st.block_size, st.origin_unix), (4, Some(1000.0)));
+        assert!(st.tokenizer.contains(" of a") && st.tokenizer.contains(" of b"));
+    }
+
+    #[test]
+    fn merging_refuses_what_cannot_be_put_on_one_clock() {
+        let e = Trace::merge(vec![tap("a", Some(1.0), &[1.0]), tap("b", None, &[1.0])]);
+        assert!(
+            matches!(e, Err(TraceError::MergeNoClock(ref n)) if n == "b.jsonl"),
+            "{e:?}"
+        );
+        let (n, mut untimed) = tap("b", Some(1.0), &[1.0]);
+        untimed.requests[0].t = None;
+        let e = Trace::merge(vec![tap("a", Some(1.0), &[1.0]), (n, untimed)]);
+        assert!(matches!(e, Err(TraceError::MergeUntimed(_, 0))), "{e:?}");
+        let (n, mut cut8) = tap("b", Some(1.0), &[1.0]);
+        cut8.stream.as_mut().unwrap().block_size = 8;
+        let e = Trace::merge(vec![tap("a", Some(1.0), &[1.0]), (n, cut8)]);
+        assert!(
+            matches!(e, Err(TraceError::MergeBlockSize(_, 4, _, 8))),
+            "{e:?}"
+        );
+        let (_, mut again) = tap("a", Some(1.0), &[2.0]);
+        again.replicas[0].num_blocks = 20;
+        let e = Trace::merge(vec![tap("a", Some(1.0), &[1.0]), ("a2".into(), again)]);
+        assert!(matches!(e, Err(TraceError::MergeReplica(..))), "{e:?}");
     }
 }

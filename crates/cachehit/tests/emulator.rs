@@ -286,6 +286,7 @@ fn as_blocks(t: &Trace) -> Trace {
     out.stream = Some(cachehit::Stream {
         block_size: BS as u32,
         tokenizer: "the emulator's".into(),
+        origin_unix: None,
     });
     for q in &mut out.requests {
         q.blocks = Some(cachehit::block_chain(&q.tokens, BS as u32));

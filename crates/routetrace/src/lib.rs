@@ -137,9 +137,15 @@ impl Inner {
         let Some(side) = self.sides.get(x.replica) else {
             return;
         };
-        let tokens = match (&side.tokenizer, prompt_of(&x.body)) {
-            (Some(t), Some((input, model))) => {
-                t.token_ids(input.as_input(), model.as_deref()).await
+        let prompt = prompt_of(&x.body);
+        let tokens = match (&side.tokenizer, &prompt) {
+            // Token ids in the body are what the engine looks up: no tokenizer needed.
+            (_, Some((Prompt::Ids(ids), _))) => Ok(ids.clone()),
+            (Some(t), Some((Prompt::Chat(m), model))) => {
+                t.token_ids(Input::Chat(m), model.as_deref()).await
+            }
+            (Some(t), Some((Prompt::Text(text), model))) => {
+                t.token_ids(Input::Prompt(text), model.as_deref()).await
             }
             _ => {
                 self.untokenized.fetch_add(1, Ordering::Relaxed);
@@ -175,17 +181,12 @@ impl Inner {
 enum Prompt {
     Chat(Box<RawValue>),
     Text(String),
+    /// Token ids the client sent (`prompt: [..]`, SGLang's `input_ids`).
+    Ids(Vec<u32>),
 }
 
-impl Prompt {
-    fn as_input(&self) -> Input<'_> {
-        match self {
-            Prompt::Chat(m) => Input::Chat(m),
-            Prompt::Text(t) => Input::Prompt(t),
-        }
-    }
-}
-
+/// The fields of the bodies the engines take: OpenAI's chat (`messages`) and completions
+/// (`prompt`), and SGLang's native `/generate` (`text` or `input_ids`).
 #[derive(Deserialize)]
 struct Body<'a> {
     #[serde(borrow, default)]
@@ -194,24 +195,39 @@ struct Body<'a> {
     messages: Option<Box<RawValue>>,
     #[serde(borrow, default)]
     prompt: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    text: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    input_ids: Option<&'a RawValue>,
 }
 
-/// The chat messages, else a text prompt, and the model a request names. A prompt of token
-/// ids or of several texts is not tokenized (it is not recorded).
+/// The chat messages, else a prompt (text or token ids), and the model a request names. A
+/// batch (several prompts in one body) is not recorded: its prompts are not one request.
 fn prompt_of(body: &[u8]) -> Option<(Prompt, Option<String>)> {
     let b: Body = serde_json::from_slice(body).ok()?;
     let model = b.model.map(Cow::into_owned);
     if let Some(m) = b.messages {
         return Some((Prompt::Chat(m), model));
     }
-    let text: String = serde_json::from_str(b.prompt?.get()).ok()?;
-    Some((Prompt::Text(text), model))
+    if let Some(ids) = b.input_ids {
+        let ids: Vec<u32> = serde_json::from_str(ids.get()).ok()?;
+        return Some((Prompt::Ids(ids), model));
+    }
+    let raw = b.prompt.or(b.text)?;
+    if let Ok(text) = serde_json::from_str::<String>(raw.get()) {
+        return Some((Prompt::Text(text), model));
+    }
+    let ids: Vec<u32> = serde_json::from_str(raw.get()).ok()?;
+    Some((Prompt::Ids(ids), model))
 }
 
 #[derive(Deserialize)]
 struct WithUsage {
     #[serde(default)]
     usage: Option<Usage>,
+    /// SGLang's `/generate` counts in `meta_info` (each streamed chunk holds the running total).
+    #[serde(default)]
+    meta_info: Option<Usage>,
 }
 
 #[derive(Deserialize)]
@@ -220,14 +236,15 @@ struct Usage {
     completion_tokens: Option<u32>,
 }
 
-/// `usage.completion_tokens` of the answer: the whole JSON body, else the last server-sent
-/// event that carries usage (a stream has one only when the client asked for it); else 0.
+/// `usage.completion_tokens` of the answer (`meta_info.completion_tokens` for SGLang's
+/// `/generate`): the whole JSON body, else the last server-sent event that carries it (an
+/// OpenAI stream has usage only when the client asked for it); else 0.
 pub fn output_tokens(c: &Capture) -> u32 {
     let usage = |data: &[u8]| {
-        serde_json::from_slice::<WithUsage>(data)
-            .ok()
-            .and_then(|w| w.usage)
+        let w = serde_json::from_slice::<WithUsage>(data).ok()?;
+        w.usage
             .and_then(|u| u.completion_tokens)
+            .or(w.meta_info.and_then(|u| u.completion_tokens))
     };
     if !c.truncated {
         if let Some(n) = usage(&c.bytes) {
@@ -310,10 +327,18 @@ impl Recorder {
             })
             .collect::<Vec<_>>()
             .join("; ");
+        // t = 0 on both clocks: the monotonic one times the records, the wall clock lets
+        // recordings made side by side (a tap per replica) be merged.
+        let origin = Instant::now();
+        let origin_unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_secs_f64());
         let mut w = Writer::new(std::io::BufWriter::new(file));
         w.write(&Record::Stream(Stream {
             block_size,
             tokenizer,
+            origin_unix,
         }))?;
         for s in &sides {
             if let (Some(bs), Some(blocks)) = (s.block_size, s.num_blocks) {
@@ -337,7 +362,7 @@ impl Recorder {
         }
         let inner = Arc::new(Inner {
             writer: Mutex::new(w),
-            origin: Instant::now(),
+            origin,
             block_size,
             sides,
             recorded: AtomicU64::new(0),
@@ -509,6 +534,7 @@ mod tests {
             Record::Stream(Stream {
                 block_size: 4,
                 tokenizer: "vLLM POST /tokenize of http://a:8000".into(),
+                origin_unix: Some(1.8e9),
             }),
             Record::Replica(Replica {
                 name: "http://a:8000".into(),
@@ -577,6 +603,31 @@ mod tests {
         assert_eq!(m.as_deref(), Some("m"));
         let (p, _) = prompt_of(br#"{"prompt":"hello"}"#).unwrap();
         assert!(matches!(p, Prompt::Text(ref t) if t == "hello"));
-        assert!(prompt_of(br#"{"prompt":[1,2,3]}"#).is_none());
+        let (p, _) = prompt_of(br#"{"prompt":[1,2,3]}"#).unwrap();
+        assert!(matches!(p, Prompt::Ids(ref i) if i == &[1, 2, 3]));
+        assert!(prompt_of(br#"{"prompt":["a","b"]}"#).is_none(), "a batch");
+        assert!(
+            prompt_of(br#"{"prompt":[[1,2],[3]]}"#).is_none(),
+            "a batch of ids"
+        );
+    }
+
+    #[test]
+    fn sglang_generate_gives_text_or_input_ids_and_counts_in_meta_info() {
+        let (p, _) = prompt_of(br#"{"text":"hello","sampling_params":{}}"#).unwrap();
+        assert!(matches!(p, Prompt::Text(ref t) if t == "hello"));
+        let (p, _) = prompt_of(br#"{"input_ids":[5,6,7],"stream":true}"#).unwrap();
+        assert!(matches!(p, Prompt::Ids(ref i) if i == &[5, 6, 7]));
+        let whole = Capture {
+            bytes: br#"{"text":"..","meta_info":{"prompt_tokens":9,"completion_tokens":5}}"#
+                .to_vec(),
+            truncated: false,
+        };
+        assert_eq!(output_tokens(&whole), 5);
+        let stream = Capture {
+            bytes: b"data: {\"text\":\"a\",\"meta_info\":{\"completion_tokens\":1}}\n\ndata: {\"text\":\"ab\",\"meta_info\":{\"completion_tokens\":2}}\n\ndata: [DONE]\n\n".to_vec(),
+            truncated: false,
+        };
+        assert_eq!(output_tokens(&stream), 2);
     }
 }

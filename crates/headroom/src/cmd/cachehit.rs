@@ -38,16 +38,27 @@ kv_cache_utils.py at v0.32.0; blocks are N over the block size, 16 by default) a
 num_gpu_blocks as a label of its cache config info metric, which `headroom route --trace` \
 reads; give them as records or with --pool.
 
+Behind a router that does not say where it sent a request (sglang-router, a load balancer): \
+put one recording tap in front of each replica, point the router at the taps, and give the \
+ladder every tap's file:
+  headroom route --listen 127.0.0.1:9001 --backend http://10.0.0.1:8000 --trace a.jsonl
+  headroom route --listen 127.0.0.1:9002 --backend http://10.0.0.2:8000 --trace b.jsonl
+  headroom cachehit a.jsonl b.jsonl
+
 Examples:
   headroom cachehit trace.jsonl
   headroom cachehit trace.jsonl --pool a=2000 --pool b=2000 --block-size 16
   headroom cachehit prompts.jsonl --block-size 16 --json | jq '.fleet.shareable'
 
 JSON schema: docs/json/cachehit.md (headroom.cachehit/1).
-Exit codes: 0 the ladder was printed, 1 the trace could not be read.")]
+Exit codes: 0 the ladder was printed, 1 a trace could not be read (or recordings could not be \
+merged).")]
 pub struct Args {
-    /// The trace (JSON lines); `-` reads standard input.
-    pub trace: PathBuf,
+    /// The trace (JSON lines); `-` reads standard input. Several recordings of one stream (one
+    /// `headroom route --trace` tap in front of each replica, behind another router) are
+    /// merged on their wall clocks into one stream.
+    #[arg(required = true, value_name = "TRACE")]
+    pub trace: Vec<PathBuf>,
     /// A replica's KV pool in blocks, NAME=BLOCKS (repeatable); replaces a replica record of the
     /// same name. A bare BLOCKS names the one replica `all`.
     #[arg(long, value_name = "NAME=BLOCKS")]
@@ -62,13 +73,25 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<Exit> {
-    let mut trace = if a.trace.as_os_str() == "-" {
-        Trace::read(std::io::stdin().lock()).context("reading the trace from standard input")?
-    } else {
-        let f = std::fs::File::open(&a.trace)
-            .with_context(|| format!("opening {}", a.trace.display()))?;
-        Trace::read(BufReader::new(f)).with_context(|| format!("reading {}", a.trace.display()))?
-    };
+    if a.trace.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        bail!("standard input (-) can be read once");
+    }
+    let mut parts = Vec::with_capacity(a.trace.len());
+    for path in &a.trace {
+        let part = if path.as_os_str() == "-" {
+            let t = Trace::read(std::io::stdin().lock())
+                .context("reading the trace from standard input")?;
+            ("standard input".to_string(), t)
+        } else {
+            let f =
+                std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+            let t = Trace::read(BufReader::new(f))
+                .with_context(|| format!("reading {}", path.display()))?;
+            (path.display().to_string(), t)
+        };
+        parts.push(part);
+    }
+    let mut trace = Trace::merge(parts)?;
     let recorded = trace.replicas.first().map(|r| r.block_size);
     let block_size = match (a.block_size, recorded) {
         (Some(b), Some(r)) if b != r => {

@@ -193,3 +193,65 @@ fn a_recorded_trace_holds_no_prompts_and_its_ladder_matches_the_engines_counters
     );
     assert!(achieved.rate() > 0.3, "{achieved:?}");
 }
+
+/// Behind a router that does not say where it sent a request: one recording tap (`headroom
+/// route --trace` with one backend) in front of each replica, a round-robin router in front of
+/// the taps, and `headroom cachehit` given both taps' files. The merged ladder's achieved is
+/// the emulators' own counters, and as routed holds within 3 points of it, as with one router.
+#[test]
+fn taps_behind_another_router_merge_into_one_ladder() {
+    let emus = [
+        EmulateProc::start(&["--speed", "50"]),
+        EmulateProc::start(&["--speed", "50"]),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<String> = ["a.jsonl", "b.jsonl"]
+        .iter()
+        .map(|f| dir.path().join(f).to_str().unwrap().to_string())
+        .collect();
+    let before = counters(&emus);
+    let taps: Vec<RouteProc> = emus
+        .iter()
+        .zip(&paths)
+        .map(|(e, p)| RouteProc::start(&[e.url.clone()], &["--trace", p]))
+        .collect();
+    let tap_urls: Vec<String> = taps.iter().map(|t| format!("http://{}", t.addr)).collect();
+    let front = RouteProc::start(&tap_urls, &["--policy", "round-robin"]);
+    converse(front.port());
+    front.stop();
+    for t in taps {
+        t.stop();
+    }
+    let after = counters(&emus);
+
+    let out = Command::new(bin())
+        .args(["cachehit", &paths[0], &paths[1], "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ladder: Ladder = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(ladder.replicas.len(), 2);
+    // Each tap keys a conversation by its opening turn, as one router would.
+    assert_eq!(ladder.conversations, CONVERSATIONS as u64);
+    let achieved = ladder.fleet.achieved.as_ref().expect("achieved");
+    let (hits, queries) = (0..2).fold((0.0, 0.0), |(h, q), i| {
+        (h + after[i].0 - before[i].0, q + after[i].1 - before[i].1)
+    });
+    assert_eq!(
+        (achieved.hit_tokens, achieved.prompt_tokens),
+        (hits, queries),
+        "achieved is the emulators' own counter deltas"
+    );
+    let routed = ladder.fleet.as_routed.as_ref().expect("as routed");
+    let gap = (routed.rate() - achieved.rate()).abs() * 100.0;
+    assert!(
+        gap <= 3.0,
+        "as routed {:.1} % vs achieved {:.1} %",
+        routed.rate() * 100.0,
+        achieved.rate() * 100.0
+    );
+}
