@@ -905,6 +905,66 @@ read("rtx-a5000", "mem", 24, page(*ADB_A5000, "RTX A5000 \"Maximum RAM amount\" 
 read("rtx-a5000", "bw", 768, page(*ADB_A5000, "RTX A5000 \"Memory bus width\" \"384 Bit\", \"Memory bandwidth\" \"768.0 GB/s\""))
 read("rtx-a5000", "bf16", r1(64 * 1695 * 1024 / 1e6), WS1024.format(sm=64, mhz=1695, wp=GA_WP, pages=page(*ADB_A5000, "RTX A5000 \"Pipelines / CUDA cores\" \"8192\" (128 per SM, so 64 SMs), \"Boost clock speed\" \"1695 MHz\"")))
 
+# --- second pass (issue #30): figures re-read on a public page, and conflicts settled or explained ---
+WOLK = ("wolksoft.co copy of a Gigabyte GeForce RTX 4070 Ti review, specification table (the RTX 3070 Ti column)", "https://wolksoft.co/?p=27083")
+PRAECO = ("praeco-medii-aevi.de copy of a GeForce RTX 4070 Ti review", "https://praeco-medii-aevi.de/nvidia-geforce-rtx-4070-ti-test-verkauft-um-mit-1440p-zu-spielen-und-4k-ist-nicht-einschuechternd")
+CHAP = ("El Chapuzas Informático, Zotac lanza una GeForce RTX 3070 Ti con chip GA102", "https://elchapuzasinformatico.com/2022/10/zotac-geforce-rtx-3070-ti-con-chip-ga102-150/")
+read("rtx-3070-ti", "mem", 8, page(*WOLK, "RTX 3070 Ti \"memoria dedicada\" \"8 GB GDDR6X\""))
+read("rtx-3070-ti", "bw", 608, page(*PRAECO, "\"Beispielsweise hat die GeForce RTX 3070 Ti 608 GB/s und die RTX 3080 760 GB/s\""))
+tc_read("rtx-3070-ti", 48, 1770, GA_WP, page(*WOLK, "RTX 3070 Ti \"núcleos cuda\" \"6.144\", \"unidades de cálculo (cu)\" \"48\", \"frecuencia de reloj máxima\" \"1,77 GHz\"")[:-len(" [read]")]
+        + "; also " + page(*CHAP, "\"6.144 CUDA Cores\", \"El modelo de referencia de NVIDIA se mueve en los 290W a 1.770 MHz\""))
+# RTX 3080 Ti: only pre-launch tables were found; the figures stay [recall] and say so.
+TH_IT_3080TI = "Tom's Hardware Italia pre-launch table, 2021-03 (https://www.tomshw.it/hardware/nvidia-si-allontana-luscita-della-geforce-rtx-3080-ti/)"
+_nolaunch = "; no launch report or NVIDIA page was found when re-checking, only pre-launch tables: " + TH_IT_3080TI
+read("rtx-3080-ti", "mem", 12, f"{GF30}: 12 GB" + _nolaunch + " gives \"12GB GDDR6X\"")
+read("rtx-3080-ti", "bw", 912, f"{GF30}: 19 Gbps GDDR6X x 384-bit = 912 GB/s" + _nolaunch + " gives \"19 Gbps\", \"384-bit\", \"912.4 GBps\"")
+read("rtx-3080-ti", "bf16", r1(80 * 1665 * 512 / 1e6), TC512.format(sm=80, mhz=1665, wp=GA_WP, pages=GF30) + _nolaunch
+     + " gives \"10,496 / 10,240\" CUDA cores (10,240 = 80 SMs of 128) and \"1.665 MHz\" boost")
+
+# Tesla P100 SXM2: NVIDIA's launch overview and the launch reports say 720 GB/s (1.4 Gbps x 4096-bit);
+# the later NVLink datasheet and resellers reproducing it say 732. 732 is kept: a ceiling must not sit
+# below what the card can do, and it is the figure NVIDIA's current datasheet prints.
+MICROWAY = ("Microway, NVIDIA Tesla P100 NVLink 16GB GPU Accelerator (Pascal GP100 SXM2) Up Close", "https://www.microway.com/hpc-tech-tips/nvidia-tesla-p100-nvlink-16gb-gpu-accelerator-pascal-gp100-sxm2-close/")
+read("tesla-p100-sxm2", "bw", 732, page(*MICROWAY, "SXM2 P100: \"16GB of on-die HBM2 CoWoS GPU memory, with bandwidths up to 732GB/s\"")[:-len(" [read]")]
+     + "; NVIDIA's Tesla P100 technical overview (copy at https://www.scribd.com/document/785187805/nvidia-teslap100-techoverview) says \"Tesla P100 delivers 720 GB/s\" and "
+     + page(*T4G, "the Mezzanine column \"1.4Gbps HBM2\", \"720GB/sec\"")[:-len(" [read]")] + ": the two figures are 1.43 and 1.4 Gbps x 4096-bit; 732 is kept [read]")
+
+AVM = ("AV Magazine, AMD: arrivano le GPU Radeon RX 7700 XT e RX 7800 XT (Gamescom launch)", "https://www.avmagazine.it/news/gaming/amd-arrivano-le-gpu-radeon-rx-7700-xt-e-rx-7800-xt_20570.html")
+read("rx-7700-xt", "mem", 12, page(*AVM, "RX 7700 XT: \"12 GB di VRAM GDDR6 a 18 Gbps, un bus a 192-bit\""))
+read("rx-7700-xt", "bw", 432, "derived: 18 Gbps x 192-bit = 432 GB/s (" + page(*AVM, "RX 7700 XT: \"12 GB di VRAM GDDR6 a 18 Gbps, un bus a 192-bit\"") + ")")
+read("rx-7700-xt", "bf16", r1(2 * 6912 * 2 * 2544 / 1e6), "derived: 2 x the peak FP32 rate (RDNA3 WMMA FP16 runs at twice the dual-issue FP32 rate, the ratio of AMD's published peak half- and single-precision figures); FP32 = 6,912 ALUs x 2 FLOP x boost 2544 MHz = 35.17 TFLOPS ("
+     + page(*AVM, "RX 7700 XT: \"54 compute unit\", \"3.456 stream processor e 6.912 ALU\", \"un game clock di 2.171 MHz che diventa 2.544 in boost\"") + ")")
+PSC_7600XT = ("pcspecchart.com, RX 7600 XT specifications (database copy)", "https://pcspecchart.com/pc_parts/gpu/10")
+read("rx-7600-xt", "bf16", r1(2 * 2048 * 2 * 2 * 2755 / 1e6), "derived: 2 x the peak FP32 rate (RDNA3 WMMA FP16 runs at twice the dual-issue FP32 rate); FP32 = 2048 stream processors x 2 (dual issue) x 2 FLOP x boost 2755 MHz = 22.57 TFLOPS ("
+     + page(*PSC_7600XT, "RX 7600 XT \"2048 cores\", \"a boost clock reaching up to 2755 MHz\", \"16 GB of GDDR6 memory across a 128-bit bus\"")[:-len(" [read]")]
+     + "; cputronic.com and siliconcat.net list an 8 GB \"RX 7600 XT\" at 2615 MHz that is not the shipped 16 GB card: not followed) [read]")
+TT_9060 = ("TweakTown, AMD confirms Radeon RX 9060 XT, 8GB and 16GB models coming (AMD's Computex pre-brief)", "https://www.tweaktown.com/news/105296/amd-confirms-radeon-rx-9060-xt-8gb-and-16gb-models-coming/index.html")
+for i in ("rx-9060-xt-16gb", "rx-9060-xt-8gb"):
+    read(i, "bf16", r1(32 * 3130 * 512 / 1e6), "derived: CUs 32 x boost 3130 MHz x 512 FLOP/clk/CU (vector FP16, twice the dual-issue FP32 rate of 256 FLOP/clk/CU, as for the RX 9070) ("
+         + page(*TT_9060, "\"8GB or 16GB, 32 CUs, FSR 4-ready, 3.13 GHz\"") + ")")
+HWLX_W6800 = ("Hardwareluxx, AMD packt Big Navi in Radeon-Pro-Karten (Radeon Pro W6800 launch)", "https://www.hardwareluxx.de/index.php/news/hardware/grafikkarten/56343-amd-packt-big-navi-in-radeon-pro-karten.html")
+read("radeon-pro-w6800", "mem", 32, page(*HWLX_W6800, "Radeon Pro W6800: \"32 GB GDDR6X an einem 256 Bit breiten Speicherinterface\" (the card is GDDR6)"))
+read("radeon-pro-w6800", "bw", 512, page(*HWLX_W6800, "Radeon Pro W6800: \"512 GB/s an Speicherbandbreite sind die Folge\""))
+
+# Apple
+ASKG_M1 = ("askgeek.io, Apple M1 (8-core GPU) (database copy)", "https://askgeek.io/en/cpus/Apple/M1-8-core-GPU")
+read("apple-m1", "bw", 68.25, "derived: LPDDR4X at 4266 MT/s x 128-bit bus = 68.26 GB/s, which Apple's figure of 68.25 truncates ("
+     + page(*HN_M1, "\"This uses 4266 MT/s LPDDR4X SDRAM\"")[:-len(" [read]")] + "; "
+     + page(*ASKG_M1, "\"Supported memory types: LPDDR4X-4266\"; its M1 8-core GPU page gives \"Memory bus width - 128 bit\" (and a \"Memory bandwidth\" of 66.67 GB/s that 4266 MT/s x 128 bit does not give: not followed)") + ")")
+ASKG_M2 = ("askgeek.io, Apple M2 (10-core GPU) (database copy)", "https://askgeek.io/es/cpus/Apple/M2-10-core-GPU")
+read("apple-m2", "fp32", 3.6, page(*ASKG_M2, "M2 10-core \"Peak Single Precision (FP32) Performance | 3.578 TFLOPS\" at \"1398 MHz\" (FP32; no matrix units, FP16 at the same rate; Apple's own figure was not found)"))
+FXW_M2P = ("firstxw.com, MacBook with M2 Pro exposed (launch report)", "https://firstxw.com/view/308363.html")
+RG_M2P = ("radargit.com, Apple M2 Pro GPU (19-core) specs (database copy)", "https://radargit.com/2025/03/20/apple-m2-pro-gpu-19-core-benchmark-tests-and-specs/")
+read("apple-m2-pro", "fp32", 6.8, page(*FXW_M2P, "M2 Pro 19-core GPU \"with 2432 cores\", \"computing power has also increased from 5.2 TFLOPS to 6.8 TFLOPS\"")[:-len(" [read]")]
+     + "; " + page(*RG_M2P, "M2 Pro GPU (19-core) \"Boost Clock | 1398 MHz\", \"Shading Units | 2432\", \"FLOPS (FP32) | 6.8 TFLOPS\"")[:-len(" [read]")] + " (FP32; no matrix units, FP16 at the same rate) [read]")
+HMC_M2M = ("hmc-tech.com, Apple 9-core M3 vs 38-core M2 Max (database copy)", "https://hmc-tech.com/gpu/apple-9-core-m3-fl-vs-apple-38-core-m2-max")
+read("apple-m2-max", "fp32", 13.6, page(*HMC_M2M, "38-Core M2 Max \"4864 Shaders\", \"1398MHz\", \"FP32 13.6 TFLOPS\", \"FP16 13.6 TFLOPS\" (no matrix units; Apple's own figure was not found)"))
+CPUM_M1U = ("cpu-monkey.com, Apple M1 Ultra (64-GPU) (database copy)", "https://www.cpu-monkey.com/en/cpu-apple_m1_ultra_64_gpu")
+read("apple-m1-ultra", "fp32", 21, APPLE.format(url="https://www.apple.com/newsroom/2022/03/apple-unveils-m1-ultra-the-worlds-most-powerful-chip-for-a-personal-computer/")
+     + ": 21.0 TFLOPS GPU (FP32; no matrix units, FP16 at the same rate); unsettled: Apple's M1 Ultra announcement as copied by launch reports gives no TFLOPS figure, "
+     + page(*CPUM_M1U, "\"an FP32 processing performance (single precision) of 21.2 TFLOP/s\"")[:-len(" [read]")]
+     + ", and twice the M1 Max's 10.4 TF (Techworm mirror, above) is 20.8: 21.0 stays until a primary page is found")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
