@@ -965,6 +965,23 @@ read("apple-m1-ultra", "fp32", 21, APPLE.format(url="https://www.apple.com/newsr
      + page(*CPUM_M1U, "\"an FP32 processing performance (single precision) of 21.2 TFLOP/s\"")[:-len(" [read]")]
      + ", and twice the M1 Max's 10.4 TF (Techworm mirror, above) is 20.8: 21.0 stays until a primary page is found")
 
+ADB_A2000 = ("cpu-gpu.alldbin.com, GeForce RTX 2060 TU104 and RTX A2000 comparison (database copy)", "https://cpu-gpu.alldbin.com/graphics-card-comparison/GeForce-RTX-2060-TU104-and-RTX-A2000-comparison.html")
+read("rtx-a2000-6gb", "bf16", r1(26 * 1200 * 1024 / 1e6), WS1024.format(sm=26, mhz=1200, wp=GA_WP, pages=page(*ADB_A2000,
+     "RTX A2000 \"Boost clock speed\" \"1200 MHz\", \"Pipelines / CUDA cores\" \"3328\" (128 per SM, so 26 SMs), \"Maximum RAM amount\" \"6 GB\"")))
+SYS_A2000_12 = ("sysrqmts.com, NVIDIA GeForce RTX 2060 TU104 vs NVIDIA RTX A2000 12 GB (database copy)", "https://sysrqmts.com/es/gpus/compare/nvidia-geforce-rtx-2060-tu104-vs-nvidia-rtx-a2000-12-gb")
+read("rtx-a2000-12gb", "bw", 288, page(*SYS_A2000_12, "RTX A2000 12 GB \"12 Gbps effective\", \"Bus de la memoria\" \"192 bit\", \"Ancho de banda\" \"288.0 GB/s\""))
+read("rtx-a4500", "bf16", r1(56 * 1650 * 1024 / 1e6), WS1024.format(sm=56, mhz=1650, wp=GA_WP, pages=page(*CPT_A4500,
+     "RTX A4500 \"More Shading Units: 7168\" (128 per SM, so 56 SMs), \"Boost Clock\" \"1650MHz\"")[:-len(" [read]")]
+     + "; NVIDIA's datasheet figure of 189.2 TFLOPS with sparsity, halved, is the same 94.6 [read]"))
+MTP_ARC = ("Meterpreter, Intel confirms that ARC A770/A750 will be launched soon (Intel interview)", "https://meterpreter.org/intel-confirms-that-arc-a770-a750-will-be-launched-soon")
+read("arc-a770-8gb", "mem", 8, page(*MTP_ARC, "\"ARC A770 supports 8GB or 16GB video memory configuration, Limited Edition only provides a 16GB version\""))
+SC_4000ADA = ("siliconcat.net, NVIDIA RTX 4000 Ada Generation (database copy)", "https://siliconcat.net/gpu/nvidia-rtx-4000-ada-generation")
+_ada4000 = ("; unsettled: from the SM count and boost clock, " + page(*SC_4000ADA, "\"Boost Clock\" \"2175MHz\", \"Shading Units\" \"6144\", \"SM Count\" \"48\"")[:-len(" [read]")]
+            + ", 48 SMs x 2175 MHz x 1024 FLOP/clk/SM (the rate that reproduces NVIDIA's RTX 6000 Ada figure) gives 106.9 TFLOPS FP16, 213.8 FP8; NVIDIA's 327.6 corresponds to about 1.67 GHz."
+            + " The datasheet figure is kept until a primary page is re-read")
+read("rtx-4000-ada", "bf16", 81.9, f"derived: 327.6 AI TOPS (FP8 with sparsity) / 2 dense / 2 for FP16 ({NVWS})" + _ada4000)
+read("rtx-4000-ada", "fp8", 163.8, f"{NVWS}: 327.6 AI TOPS (FP8 with sparsity), halved" + _ada4000)
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
