@@ -126,7 +126,7 @@ QP = "Pascal Quadro: no tensor cores; the FP32 rate is the prefill proxy."
 for (i, n, al, mem, bw, how, fp32) in [
     ("quadro-p4000", "Quadro P4000", ["P4000"], 8, 243, "243 GB/s", 5.3),
     ("quadro-p5000", "Quadro P5000", ["P5000"], 16, 288, "288 GB/s", 8.9),
-    ("quadro-p6000", "Quadro P6000", ["P6000"], 24, 432, "432 GB/s", 12.6),
+    ("quadro-p6000", "Quadro P6000", ["P6000"], 24, 432, "432 GB/s", 12.0),
 ]:
     gpu(i, n, "NVIDIA", al + [smi(n)], mem, f"{NVQ}: {mem} GB GDDR5/GDDR5X", bw, f"{NVQ}: {how}", fp32=fp32,
         fp32_src=f"{NVQ}: {fp32} TFLOPS FP32", note=QP)
@@ -981,6 +981,28 @@ _ada4000 = ("; unsettled: from the SM count and boost clock, " + page(*SC_4000AD
             + " The datasheet figure is kept until a primary page is re-read")
 read("rtx-4000-ada", "bf16", 81.9, f"derived: 327.6 AI TOPS (FP8 with sparsity) / 2 dense / 2 for FP16 ({NVWS})" + _ada4000)
 read("rtx-4000-ada", "fp8", 163.8, f"{NVWS}: 327.6 AI TOPS (FP8 with sparsity), halved" + _ada4000)
+
+PCG_1650 = ("PC Gamer, Nvidia GeForce GTX 1650 review (specification box)", "https://pcgamer.com/au/nvidia-geforce-gtx-1650-review")
+read("gtx-1650", "mem", 4, page(*PCG_1650, "\"VRAM: 4GB GDDR5\", \"Bus width: 128-bit\", \"Bandwidth: 128GB/s\""))
+CPT_P4000 = ("cputronic.com, NVIDIA Quadro P4000 (database copy)", "https://cputronic.com/es/gpu/nvidia-quadro-p4000")
+ELP_P4000 = ("ElProCus, NVIDIA Quadro P4000: Specifications, Architecture", "https://www.elprocus.com/nvidia-quadro-p4000")
+read("quadro-p4000", "mem", 8, page(*CPT_P4000, "\"Tamaño de memoria\" \"8GB\", \"Tipo de memoria\" \"GDDR5\""))
+read("quadro-p4000", "fp32", 5.3, page(*CPT_P4000, "\"1792 unidades de sombreado\", \"un reloj de aumento de 1480MHz\", \"un rendimiento teórico de 5.304 TFLOPS\""))
+read("quadro-p4000", "bw", 243, "derived: GDDR5 at 1901 MHz (7.6 Gbps effective) x 256-bit = 243.3 GB/s ("
+     + page(*CPT_P4000, "\"el reloj de memoria de 1901MHz\"")[:-len(" [read]")] + "; " + page(*ELP_P4000, "\"GDDR5 memory – 8 GB with the GPU using a 256-bit memory interface\"") + ")")
+AT_QP = ("AnandTech (labs mirror), NVIDIA Announces Quadro Pascal Family: Quadro P6000 & P5000 (specification table)",
+         "http://labs.anandtech.com/Show/Index/10516?cPage=3&all=False&sort=0&page=1&slug=nvidia-announces-quadro-pascal-family-quadro-p6000-p5000")
+read("quadro-p5000", "bw", 288, "derived: 9 Gbps GDDR5X x 256-bit = 288 GB/s (" + page(*AT_QP, "P5000 \"Memory Clock\" \"9Gbps GDDR5X\", \"Memory Bus Width\" \"256-bit\"")[:-len(" [read]")]
+     + "; ocaholic's announcement report gives 320 GB/s, the 10 Gbps GDDR5X first assumed: not followed) [read]")
+read("quadro-p5000", "fp32", 8.9, "derived: 2560 CUDA cores x boost ~1730 MHz x 2 FLOP/clk = 8.86 TFLOPS (" + page(*AT_QP, "P5000 \"CUDA Cores\" \"2560\", \"Boost Clock\" \"~1730MHz\"") + ")")
+MTN_P6000 = ("MustTechNews, Quadro P6000, the fastest GPU by Nvidia (announcement report)", "https://www.musttechnews.com/quadro-p6000-fastest-gpu-nvidia/")
+read("quadro-p6000", "fp32", 12.0, page(*BMH_P6000, "\"3840 Cuda cores\", \"un modo boost de 1530 MHz\", \"la P6000 ofrece una potencia de cálculo de 12 TFLOPs (FP32)\"")[:-len(" [read]")]
+     + "; " + page(*MTN_P6000, "\"It promises to deliver as many as twelve teraflops of single-precision performance\"")[:-len(" [read]")]
+     + "; " + page(*AT_QP, "P6000 \"CUDA Cores\" \"3840\", \"Boost Clock\" \"~1560MHz\" (3840 x 1560 MHz x 2 = 11.98)")[:-len(" [read]")]
+     + ". Corrected from a recalled 12.6, which no page read gives [read]")
+read("quadro-rtx-6000", "bf16", r1(72 * 1770 * 1024 / 1e6), "derived: SMs 72 x boost 1770 MHz x 1024 FLOP/clk/SM (dense FP16 with FP32 accumulate, full rate on Quadro; the per-SM rate of the "
+     + TU_WP + "); SM count and boost clock from the " + page(*SYS_QR6, "Quadro RTX 6000 \"Comptage SM\" \"72\", \"Boost clock\" \"1770 MHz\"")[:-len(" [read]")]
+     + " (NVIDIA's datasheet figure is the same 130.5; Turing has no BF16) [read]")
 
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
