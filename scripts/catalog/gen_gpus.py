@@ -1004,6 +1004,23 @@ read("quadro-rtx-6000", "bf16", r1(72 * 1770 * 1024 / 1e6), "derived: SMs 72 x b
      + TU_WP + "); SM count and boost clock from the " + page(*SYS_QR6, "Quadro RTX 6000 \"Comptage SM\" \"72\", \"Boost clock\" \"1770 MHz\"")[:-len(" [read]")]
      + " (NVIDIA's datasheet figure is the same 130.5; Turing has no BF16) [read]")
 
+TOPCPU_PRO6000 = ("topcpu.net, Nvidia launches 96GB RTX 5090 model (RTX PRO 6000 Blackwell at GTC 2025)", "https://www.topcpu.net/fr/news/nvidia-launches-96gb-rtx-5090-model-with-a-whopping-price-tag-of-10000")
+_p6 = page(*TOPCPU_PRO6000, "\"188 processeurs de flux (SM)\", \"Nvidia revendique des performances jusqu'à 125 TFLOPS en virgule flottante de précision simple (FP32) et jusqu'à 4000 TOPS de calcul d'IA (basé sur la précision FP4)\" (NVIDIA's AI TOPS are FP4 with sparsity)")
+read("rtx-pro-6000-blackwell", "fp4", 2000, "4000.0 AI TOPS (FP4 with sparsity), halved: " + _p6)
+read("rtx-pro-6000-blackwell", "fp8", 1000, "derived: 4000.0 AI TOPS (FP4 with sparsity) / 2 dense / 2 for FP8 (" + _p6 + ")")
+read("rtx-pro-6000-blackwell", "bf16", 500, "derived: 4000.0 AI TOPS (FP4 with sparsity) / 2 dense / 4 for FP16 (" + _p6
+     + "); the FP16-accumulate rate: whether FP32 accumulate runs at full rate on this part was not confirmed (a database lists half)")
+AIW_NVL72 = ("AI Wiki, NVIDIA GB200 NVL72 (citing NVIDIA's product page)", "https://aiwiki.ai/wiki/nvidia_gb200_nvl72")
+HMC_GB200 = ("hmc-tech.com, NVIDIA GB200 vs NVIDIA A2 (database copy; figures per GB200 superchip of two Blackwell GPUs)", "https://hmc-tech.com/gpu/nvidia-gb200-vs-nvidia-a2")
+read("gb200", "mem", 186, "derived: 13.4 TB / 72 GPUs = 186 GB (" + page(*AIW_NVL72, "\"about 13.4 TB of unified GPU memory\" over \"72 Blackwell GPUs\"") + ")")
+read("gb200", "fp4", 10000, "derived: per superchip figure / 2 GPUs (" + page(*HMC_GB200, "GB200 \"FP4\" \"20 PFLOPS Tensor\", \"40 PFLOPS Tensor Sparse\"")[:-len(" [read]")]
+     + "; " + page(*AIW_NVL72, "\"a peak of 1.4 exaFLOPS of FP4 inference compute ... per rack\" (72 GPUs; NVIDIA's sparse figure)") + ")")
+read("gb200", "fp8", 5000, "derived: per superchip figure / 2 GPUs (" + page(*HMC_GB200, "GB200 \"FP8\" \"10 PFLOPS Tensor (FP32 Accumulate)\", \"20 PFLOPS Tensor (FP32 Accumulate) Sparse\"")[:-len(" [read]")]
+     + "; " + page(*AIW_NVL72, "\"720 petaFLOPS of FP8 training compute per rack\" (72 GPUs; NVIDIA's sparse figure)") + ")")
+read("gb200", "bf16", 2500, "derived: per superchip figure / 2 GPUs (" + page(*HMC_GB200, "GB200 \"BF16\" \"5 PFLOPS Tensor\", \"10 PFLOPS Tensor Sparse\"") + ")")
+SPH_GH200 = ("Spheron, NVIDIA GH200 Grace Hopper Superchip: Architecture and Performance Guide", "https://spheron.network/blog/nvidia-gh200-guide")
+read("gh200-96gb", "mem", 96, page(*SPH_GH200, "\"576 GB of unified, coherent memory: 96 GB of HBM3 on the GPU side and 480 GB of LPDDR5X on the CPU side\""))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
