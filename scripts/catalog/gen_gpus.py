@@ -1021,6 +1021,12 @@ read("gb200", "bf16", 2500, "derived: per superchip figure / 2 GPUs (" + page(*H
 SPH_GH200 = ("Spheron, NVIDIA GH200 Grace Hopper Superchip: Architecture and Performance Guide", "https://spheron.network/blog/nvidia-gh200-guide")
 read("gh200-96gb", "mem", 96, page(*SPH_GH200, "\"576 GB of unified, coherent memory: 96 GB of HBM3 on the GPU side and 480 GB of LPDDR5X on the CPU side\""))
 
+_q4500 = page(*ASKG_4500, "\"Pipelines - 7680\" (128 per SM, so 60 SMs), \"Impulso de la velocidad del reloj - 2580 MHz\"")
+read("rtx-4500-ada", "bf16", r1(60 * 2580 * 1024 / 1e6), WS1024.format(sm=60, mhz=2580, wp=AD_WP, pages=_q4500[:-len(" [read]")]
+     + "; NVIDIA's datasheet figure of 634.0 AI TOPS (FP8 with sparsity) / 4 is the same 158.5 [read]"))
+read("rtx-4500-ada", "fp8", r1(60 * 2580 * 2048 / 1e6), "derived: SMs 60 x boost 2580 MHz x 2048 FLOP/clk/SM (dense FP8 with FP32 accumulate, twice the FP16 rate on workstation parts; "
+     + AD_WP + "); SM count and boost clock from the " + _q4500)
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
