@@ -1027,6 +1027,9 @@ read("rtx-4500-ada", "bf16", r1(60 * 2580 * 1024 / 1e6), WS1024.format(sm=60, mh
 read("rtx-4500-ada", "fp8", r1(60 * 2580 * 2048 / 1e6), "derived: SMs 60 x boost 2580 MHz x 2048 FLOP/clk/SM (dense FP8 with FP32 accumulate, twice the FP16 rate on workstation parts; "
      + AD_WP + "); SM count and boost clock from the " + _q4500)
 
+read("rx-7900-gre", "bf16", r1(2 * 5120 * 2 * 2 * 2245 / 1e6), "derived: 2 x the peak FP32 rate (RDNA3 WMMA FP16 runs at twice the dual-issue FP32 rate); FP32 = 5120 stream processors x 2 (dual issue) x 2 FLOP x boost 2245 MHz = 45.98 TFLOPS ("
+     + page(*CN_GRE, "\"aktivních 80 CU, neboli 5120 shaderů\", \"5120 shaderů má podobnou boostovou frekvenci (2245 MHz)\"") + ")")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
