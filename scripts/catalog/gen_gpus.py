@@ -126,7 +126,7 @@ QP = "Pascal Quadro: no tensor cores; the FP32 rate is the prefill proxy."
 for (i, n, al, mem, bw, how, fp32) in [
     ("quadro-p4000", "Quadro P4000", ["P4000"], 8, 243, "243 GB/s", 5.3),
     ("quadro-p5000", "Quadro P5000", ["P5000"], 16, 288, "288 GB/s", 8.9),
-    ("quadro-p6000", "Quadro P6000", ["P6000"], 24, 432, "432 GB/s", 12.6),
+    ("quadro-p6000", "Quadro P6000", ["P6000"], 24, 432, "432 GB/s", 12.0),
 ]:
     gpu(i, n, "NVIDIA", al + [smi(n)], mem, f"{NVQ}: {mem} GB GDDR5/GDDR5X", bw, f"{NVQ}: {how}", fp32=fp32,
         fp32_src=f"{NVQ}: {fp32} TFLOPS FP32", note=QP)
@@ -904,6 +904,131 @@ ADB_A5000 = ("cpu-gpu.alldbin.com, Radeon RX 6900 XTX and RTX A5000 comparison (
 read("rtx-a5000", "mem", 24, page(*ADB_A5000, "RTX A5000 \"Maximum RAM amount\" \"24 GB\", \"Memory type\" \"GDDR6\""))
 read("rtx-a5000", "bw", 768, page(*ADB_A5000, "RTX A5000 \"Memory bus width\" \"384 Bit\", \"Memory bandwidth\" \"768.0 GB/s\""))
 read("rtx-a5000", "bf16", r1(64 * 1695 * 1024 / 1e6), WS1024.format(sm=64, mhz=1695, wp=GA_WP, pages=page(*ADB_A5000, "RTX A5000 \"Pipelines / CUDA cores\" \"8192\" (128 per SM, so 64 SMs), \"Boost clock speed\" \"1695 MHz\"")))
+
+# --- second pass (issue #30): figures re-read on a public page, and conflicts settled or explained ---
+WOLK = ("wolksoft.co copy of a Gigabyte GeForce RTX 4070 Ti review, specification table (the RTX 3070 Ti column)", "https://wolksoft.co/?p=27083")
+PRAECO = ("praeco-medii-aevi.de copy of a GeForce RTX 4070 Ti review", "https://praeco-medii-aevi.de/nvidia-geforce-rtx-4070-ti-test-verkauft-um-mit-1440p-zu-spielen-und-4k-ist-nicht-einschuechternd")
+CHAP = ("El Chapuzas Informático, Zotac lanza una GeForce RTX 3070 Ti con chip GA102", "https://elchapuzasinformatico.com/2022/10/zotac-geforce-rtx-3070-ti-con-chip-ga102-150/")
+read("rtx-3070-ti", "mem", 8, page(*WOLK, "RTX 3070 Ti \"memoria dedicada\" \"8 GB GDDR6X\""))
+read("rtx-3070-ti", "bw", 608, page(*PRAECO, "\"Beispielsweise hat die GeForce RTX 3070 Ti 608 GB/s und die RTX 3080 760 GB/s\""))
+tc_read("rtx-3070-ti", 48, 1770, GA_WP, page(*WOLK, "RTX 3070 Ti \"núcleos cuda\" \"6.144\", \"unidades de cálculo (cu)\" \"48\", \"frecuencia de reloj máxima\" \"1,77 GHz\"")[:-len(" [read]")]
+        + "; also " + page(*CHAP, "\"6.144 CUDA Cores\", \"El modelo de referencia de NVIDIA se mueve en los 290W a 1.770 MHz\""))
+# RTX 3080 Ti: only pre-launch tables were found; the figures stay [recall] and say so.
+TH_IT_3080TI = "Tom's Hardware Italia pre-launch table, 2021-03 (https://www.tomshw.it/hardware/nvidia-si-allontana-luscita-della-geforce-rtx-3080-ti/)"
+_nolaunch = "; no launch report or NVIDIA page was found when re-checking, only pre-launch tables: " + TH_IT_3080TI
+read("rtx-3080-ti", "mem", 12, f"{GF30}: 12 GB" + _nolaunch + " gives \"12GB GDDR6X\"")
+read("rtx-3080-ti", "bw", 912, f"{GF30}: 19 Gbps GDDR6X x 384-bit = 912 GB/s" + _nolaunch + " gives \"19 Gbps\", \"384-bit\", \"912.4 GBps\"")
+read("rtx-3080-ti", "bf16", r1(80 * 1665 * 512 / 1e6), TC512.format(sm=80, mhz=1665, wp=GA_WP, pages=GF30) + _nolaunch
+     + " gives \"10,496 / 10,240\" CUDA cores (10,240 = 80 SMs of 128) and \"1.665 MHz\" boost")
+
+# Tesla P100 SXM2: NVIDIA's launch overview and the launch reports say 720 GB/s (1.4 Gbps x 4096-bit);
+# the later NVLink datasheet and resellers reproducing it say 732. 732 is kept: a ceiling must not sit
+# below what the card can do, and it is the figure NVIDIA's current datasheet prints.
+MICROWAY = ("Microway, NVIDIA Tesla P100 NVLink 16GB GPU Accelerator (Pascal GP100 SXM2) Up Close", "https://www.microway.com/hpc-tech-tips/nvidia-tesla-p100-nvlink-16gb-gpu-accelerator-pascal-gp100-sxm2-close/")
+read("tesla-p100-sxm2", "bw", 732, page(*MICROWAY, "SXM2 P100: \"16GB of on-die HBM2 CoWoS GPU memory, with bandwidths up to 732GB/s\"")[:-len(" [read]")]
+     + "; NVIDIA's Tesla P100 technical overview (copy at https://www.scribd.com/document/785187805/nvidia-teslap100-techoverview) says \"Tesla P100 delivers 720 GB/s\" and "
+     + page(*T4G, "the Mezzanine column \"1.4Gbps HBM2\", \"720GB/sec\"")[:-len(" [read]")] + ": the two figures are 1.43 and 1.4 Gbps x 4096-bit; 732 is kept [read]")
+
+AVM = ("AV Magazine, AMD: arrivano le GPU Radeon RX 7700 XT e RX 7800 XT (Gamescom launch)", "https://www.avmagazine.it/news/gaming/amd-arrivano-le-gpu-radeon-rx-7700-xt-e-rx-7800-xt_20570.html")
+read("rx-7700-xt", "mem", 12, page(*AVM, "RX 7700 XT: \"12 GB di VRAM GDDR6 a 18 Gbps, un bus a 192-bit\""))
+read("rx-7700-xt", "bw", 432, "derived: 18 Gbps x 192-bit = 432 GB/s (" + page(*AVM, "RX 7700 XT: \"12 GB di VRAM GDDR6 a 18 Gbps, un bus a 192-bit\"") + ")")
+read("rx-7700-xt", "bf16", r1(2 * 6912 * 2 * 2544 / 1e6), "derived: 2 x the peak FP32 rate (RDNA3 WMMA FP16 runs at twice the dual-issue FP32 rate, the ratio of AMD's published peak half- and single-precision figures); FP32 = 6,912 ALUs x 2 FLOP x boost 2544 MHz = 35.17 TFLOPS ("
+     + page(*AVM, "RX 7700 XT: \"54 compute unit\", \"3.456 stream processor e 6.912 ALU\", \"un game clock di 2.171 MHz che diventa 2.544 in boost\"") + ")")
+PSC_7600XT = ("pcspecchart.com, RX 7600 XT specifications (database copy)", "https://pcspecchart.com/pc_parts/gpu/10")
+read("rx-7600-xt", "bf16", r1(2 * 2048 * 2 * 2 * 2755 / 1e6), "derived: 2 x the peak FP32 rate (RDNA3 WMMA FP16 runs at twice the dual-issue FP32 rate); FP32 = 2048 stream processors x 2 (dual issue) x 2 FLOP x boost 2755 MHz = 22.57 TFLOPS ("
+     + page(*PSC_7600XT, "RX 7600 XT \"2048 cores\", \"a boost clock reaching up to 2755 MHz\", \"16 GB of GDDR6 memory across a 128-bit bus\"")[:-len(" [read]")]
+     + "; cputronic.com and siliconcat.net list an 8 GB \"RX 7600 XT\" at 2615 MHz that is not the shipped 16 GB card: not followed) [read]")
+TT_9060 = ("TweakTown, AMD confirms Radeon RX 9060 XT, 8GB and 16GB models coming (AMD's Computex pre-brief)", "https://www.tweaktown.com/news/105296/amd-confirms-radeon-rx-9060-xt-8gb-and-16gb-models-coming/index.html")
+for i in ("rx-9060-xt-16gb", "rx-9060-xt-8gb"):
+    read(i, "bf16", r1(32 * 3130 * 512 / 1e6), "derived: CUs 32 x boost 3130 MHz x 512 FLOP/clk/CU (vector FP16, twice the dual-issue FP32 rate of 256 FLOP/clk/CU, as for the RX 9070) ("
+         + page(*TT_9060, "\"8GB or 16GB, 32 CUs, FSR 4-ready, 3.13 GHz\"") + ")")
+HWLX_W6800 = ("Hardwareluxx, AMD packt Big Navi in Radeon-Pro-Karten (Radeon Pro W6800 launch)", "https://www.hardwareluxx.de/index.php/news/hardware/grafikkarten/56343-amd-packt-big-navi-in-radeon-pro-karten.html")
+read("radeon-pro-w6800", "mem", 32, page(*HWLX_W6800, "Radeon Pro W6800: \"32 GB GDDR6X an einem 256 Bit breiten Speicherinterface\" (the card is GDDR6)"))
+read("radeon-pro-w6800", "bw", 512, page(*HWLX_W6800, "Radeon Pro W6800: \"512 GB/s an Speicherbandbreite sind die Folge\""))
+
+# Apple
+ASKG_M1 = ("askgeek.io, Apple M1 (8-core GPU) (database copy)", "https://askgeek.io/en/cpus/Apple/M1-8-core-GPU")
+read("apple-m1", "bw", 68.25, "derived: LPDDR4X at 4266 MT/s x 128-bit bus = 68.26 GB/s, which Apple's figure of 68.25 truncates ("
+     + page(*HN_M1, "\"This uses 4266 MT/s LPDDR4X SDRAM\"")[:-len(" [read]")] + "; "
+     + page(*ASKG_M1, "\"Supported memory types: LPDDR4X-4266\"; its M1 8-core GPU page gives \"Memory bus width - 128 bit\" (and a \"Memory bandwidth\" of 66.67 GB/s that 4266 MT/s x 128 bit does not give: not followed)") + ")")
+ASKG_M2 = ("askgeek.io, Apple M2 (10-core GPU) (database copy)", "https://askgeek.io/es/cpus/Apple/M2-10-core-GPU")
+read("apple-m2", "fp32", 3.6, page(*ASKG_M2, "M2 10-core \"Peak Single Precision (FP32) Performance | 3.578 TFLOPS\" at \"1398 MHz\" (FP32; no matrix units, FP16 at the same rate; Apple's own figure was not found)"))
+FXW_M2P = ("firstxw.com, MacBook with M2 Pro exposed (launch report)", "https://firstxw.com/view/308363.html")
+RG_M2P = ("radargit.com, Apple M2 Pro GPU (19-core) specs (database copy)", "https://radargit.com/2025/03/20/apple-m2-pro-gpu-19-core-benchmark-tests-and-specs/")
+read("apple-m2-pro", "fp32", 6.8, page(*FXW_M2P, "M2 Pro 19-core GPU \"with 2432 cores\", \"computing power has also increased from 5.2 TFLOPS to 6.8 TFLOPS\"")[:-len(" [read]")]
+     + "; " + page(*RG_M2P, "M2 Pro GPU (19-core) \"Boost Clock | 1398 MHz\", \"Shading Units | 2432\", \"FLOPS (FP32) | 6.8 TFLOPS\"")[:-len(" [read]")] + " (FP32; no matrix units, FP16 at the same rate) [read]")
+HMC_M2M = ("hmc-tech.com, Apple 9-core M3 vs 38-core M2 Max (database copy)", "https://hmc-tech.com/gpu/apple-9-core-m3-fl-vs-apple-38-core-m2-max")
+read("apple-m2-max", "fp32", 13.6, page(*HMC_M2M, "38-Core M2 Max \"4864 Shaders\", \"1398MHz\", \"FP32 13.6 TFLOPS\", \"FP16 13.6 TFLOPS\" (no matrix units; Apple's own figure was not found)"))
+CPUM_M1U = ("cpu-monkey.com, Apple M1 Ultra (64-GPU) (database copy)", "https://www.cpu-monkey.com/en/cpu-apple_m1_ultra_64_gpu")
+read("apple-m1-ultra", "fp32", 21, APPLE.format(url="https://www.apple.com/newsroom/2022/03/apple-unveils-m1-ultra-the-worlds-most-powerful-chip-for-a-personal-computer/")
+     + ": 21.0 TFLOPS GPU (FP32; no matrix units, FP16 at the same rate); unsettled: Apple's M1 Ultra announcement as copied by launch reports gives no TFLOPS figure, "
+     + page(*CPUM_M1U, "\"an FP32 processing performance (single precision) of 21.2 TFLOP/s\"")[:-len(" [read]")]
+     + ", and twice the M1 Max's 10.4 TF (Techworm mirror, above) is 20.8: 21.0 stays until a primary page is found")
+
+ADB_A2000 = ("cpu-gpu.alldbin.com, GeForce RTX 2060 TU104 and RTX A2000 comparison (database copy)", "https://cpu-gpu.alldbin.com/graphics-card-comparison/GeForce-RTX-2060-TU104-and-RTX-A2000-comparison.html")
+read("rtx-a2000-6gb", "bf16", r1(26 * 1200 * 1024 / 1e6), WS1024.format(sm=26, mhz=1200, wp=GA_WP, pages=page(*ADB_A2000,
+     "RTX A2000 \"Boost clock speed\" \"1200 MHz\", \"Pipelines / CUDA cores\" \"3328\" (128 per SM, so 26 SMs), \"Maximum RAM amount\" \"6 GB\"")))
+SYS_A2000_12 = ("sysrqmts.com, NVIDIA GeForce RTX 2060 TU104 vs NVIDIA RTX A2000 12 GB (database copy)", "https://sysrqmts.com/es/gpus/compare/nvidia-geforce-rtx-2060-tu104-vs-nvidia-rtx-a2000-12-gb")
+read("rtx-a2000-12gb", "bw", 288, page(*SYS_A2000_12, "RTX A2000 12 GB \"12 Gbps effective\", \"Bus de la memoria\" \"192 bit\", \"Ancho de banda\" \"288.0 GB/s\""))
+read("rtx-a4500", "bf16", r1(56 * 1650 * 1024 / 1e6), WS1024.format(sm=56, mhz=1650, wp=GA_WP, pages=page(*CPT_A4500,
+     "RTX A4500 \"More Shading Units: 7168\" (128 per SM, so 56 SMs), \"Boost Clock\" \"1650MHz\"")[:-len(" [read]")]
+     + "; NVIDIA's datasheet figure of 189.2 TFLOPS with sparsity, halved, is the same 94.6 [read]"))
+MTP_ARC = ("Meterpreter, Intel confirms that ARC A770/A750 will be launched soon (Intel interview)", "https://meterpreter.org/intel-confirms-that-arc-a770-a750-will-be-launched-soon")
+read("arc-a770-8gb", "mem", 8, page(*MTP_ARC, "\"ARC A770 supports 8GB or 16GB video memory configuration, Limited Edition only provides a 16GB version\""))
+SC_4000ADA = ("siliconcat.net, NVIDIA RTX 4000 Ada Generation (database copy)", "https://siliconcat.net/gpu/nvidia-rtx-4000-ada-generation")
+_ada4000 = ("; unsettled: from the SM count and boost clock, " + page(*SC_4000ADA, "\"Boost Clock\" \"2175MHz\", \"Shading Units\" \"6144\", \"SM Count\" \"48\"")[:-len(" [read]")]
+            + ", 48 SMs x 2175 MHz x 1024 FLOP/clk/SM (the rate that reproduces NVIDIA's RTX 6000 Ada figure) gives 106.9 TFLOPS FP16, 213.8 FP8; NVIDIA's 327.6 corresponds to about 1.67 GHz."
+            + " The datasheet figure is kept until a primary page is re-read")
+read("rtx-4000-ada", "bf16", 81.9, f"derived: 327.6 AI TOPS (FP8 with sparsity) / 2 dense / 2 for FP16 ({NVWS})" + _ada4000)
+read("rtx-4000-ada", "fp8", 163.8, f"{NVWS}: 327.6 AI TOPS (FP8 with sparsity), halved" + _ada4000)
+
+PCG_1650 = ("PC Gamer, Nvidia GeForce GTX 1650 review (specification box)", "https://pcgamer.com/au/nvidia-geforce-gtx-1650-review")
+read("gtx-1650", "mem", 4, page(*PCG_1650, "\"VRAM: 4GB GDDR5\", \"Bus width: 128-bit\", \"Bandwidth: 128GB/s\""))
+CPT_P4000 = ("cputronic.com, NVIDIA Quadro P4000 (database copy)", "https://cputronic.com/es/gpu/nvidia-quadro-p4000")
+ELP_P4000 = ("ElProCus, NVIDIA Quadro P4000: Specifications, Architecture", "https://www.elprocus.com/nvidia-quadro-p4000")
+read("quadro-p4000", "mem", 8, page(*CPT_P4000, "\"Tamaño de memoria\" \"8GB\", \"Tipo de memoria\" \"GDDR5\""))
+read("quadro-p4000", "fp32", 5.3, page(*CPT_P4000, "\"1792 unidades de sombreado\", \"un reloj de aumento de 1480MHz\", \"un rendimiento teórico de 5.304 TFLOPS\""))
+read("quadro-p4000", "bw", 243, "derived: GDDR5 at 1901 MHz (7.6 Gbps effective) x 256-bit = 243.3 GB/s ("
+     + page(*CPT_P4000, "\"el reloj de memoria de 1901MHz\"")[:-len(" [read]")] + "; " + page(*ELP_P4000, "\"GDDR5 memory – 8 GB with the GPU using a 256-bit memory interface\"") + ")")
+AT_QP = ("AnandTech (labs mirror), NVIDIA Announces Quadro Pascal Family: Quadro P6000 & P5000 (specification table)",
+         "http://labs.anandtech.com/Show/Index/10516?cPage=3&all=False&sort=0&page=1&slug=nvidia-announces-quadro-pascal-family-quadro-p6000-p5000")
+read("quadro-p5000", "bw", 288, "derived: 9 Gbps GDDR5X x 256-bit = 288 GB/s (" + page(*AT_QP, "P5000 \"Memory Clock\" \"9Gbps GDDR5X\", \"Memory Bus Width\" \"256-bit\"")[:-len(" [read]")]
+     + "; ocaholic's announcement report gives 320 GB/s, the 10 Gbps GDDR5X first assumed: not followed) [read]")
+read("quadro-p5000", "fp32", 8.9, "derived: 2560 CUDA cores x boost ~1730 MHz x 2 FLOP/clk = 8.86 TFLOPS (" + page(*AT_QP, "P5000 \"CUDA Cores\" \"2560\", \"Boost Clock\" \"~1730MHz\"") + ")")
+MTN_P6000 = ("MustTechNews, Quadro P6000, the fastest GPU by Nvidia (announcement report)", "https://www.musttechnews.com/quadro-p6000-fastest-gpu-nvidia/")
+read("quadro-p6000", "fp32", 12.0, page(*BMH_P6000, "\"3840 Cuda cores\", \"un modo boost de 1530 MHz\", \"la P6000 ofrece una potencia de cálculo de 12 TFLOPs (FP32)\"")[:-len(" [read]")]
+     + "; " + page(*MTN_P6000, "\"It promises to deliver as many as twelve teraflops of single-precision performance\"")[:-len(" [read]")]
+     + "; " + page(*AT_QP, "P6000 \"CUDA Cores\" \"3840\", \"Boost Clock\" \"~1560MHz\" (3840 x 1560 MHz x 2 = 11.98)")[:-len(" [read]")]
+     + ". Corrected from a recalled 12.6, which no page read gives [read]")
+read("quadro-rtx-6000", "bf16", r1(72 * 1770 * 1024 / 1e6), "derived: SMs 72 x boost 1770 MHz x 1024 FLOP/clk/SM (dense FP16 with FP32 accumulate, full rate on Quadro; the per-SM rate of the "
+     + TU_WP + "); SM count and boost clock from the " + page(*SYS_QR6, "Quadro RTX 6000 \"Comptage SM\" \"72\", \"Boost clock\" \"1770 MHz\"")[:-len(" [read]")]
+     + " (NVIDIA's datasheet figure is the same 130.5; Turing has no BF16) [read]")
+
+TOPCPU_PRO6000 = ("topcpu.net, Nvidia launches 96GB RTX 5090 model (RTX PRO 6000 Blackwell at GTC 2025)", "https://www.topcpu.net/fr/news/nvidia-launches-96gb-rtx-5090-model-with-a-whopping-price-tag-of-10000")
+_p6 = page(*TOPCPU_PRO6000, "\"188 processeurs de flux (SM)\", \"Nvidia revendique des performances jusqu'à 125 TFLOPS en virgule flottante de précision simple (FP32) et jusqu'à 4000 TOPS de calcul d'IA (basé sur la précision FP4)\" (NVIDIA's AI TOPS are FP4 with sparsity)")
+read("rtx-pro-6000-blackwell", "fp4", 2000, "4000.0 AI TOPS (FP4 with sparsity), halved: " + _p6)
+read("rtx-pro-6000-blackwell", "fp8", 1000, "derived: 4000.0 AI TOPS (FP4 with sparsity) / 2 dense / 2 for FP8 (" + _p6 + ")")
+read("rtx-pro-6000-blackwell", "bf16", 500, "derived: 4000.0 AI TOPS (FP4 with sparsity) / 2 dense / 4 for FP16 (" + _p6
+     + "); the FP16-accumulate rate: whether FP32 accumulate runs at full rate on this part was not confirmed (a database lists half)")
+AIW_NVL72 = ("AI Wiki, NVIDIA GB200 NVL72 (citing NVIDIA's product page)", "https://aiwiki.ai/wiki/nvidia_gb200_nvl72")
+HMC_GB200 = ("hmc-tech.com, NVIDIA GB200 vs NVIDIA A2 (database copy; figures per GB200 superchip of two Blackwell GPUs)", "https://hmc-tech.com/gpu/nvidia-gb200-vs-nvidia-a2")
+read("gb200", "mem", 186, "derived: 13.4 TB / 72 GPUs = 186 GB (" + page(*AIW_NVL72, "\"about 13.4 TB of unified GPU memory\" over \"72 Blackwell GPUs\"") + ")")
+read("gb200", "fp4", 10000, "derived: per superchip figure / 2 GPUs (" + page(*HMC_GB200, "GB200 \"FP4\" \"20 PFLOPS Tensor\", \"40 PFLOPS Tensor Sparse\"")[:-len(" [read]")]
+     + "; " + page(*AIW_NVL72, "\"a peak of 1.4 exaFLOPS of FP4 inference compute ... per rack\" (72 GPUs; NVIDIA's sparse figure)") + ")")
+read("gb200", "fp8", 5000, "derived: per superchip figure / 2 GPUs (" + page(*HMC_GB200, "GB200 \"FP8\" \"10 PFLOPS Tensor (FP32 Accumulate)\", \"20 PFLOPS Tensor (FP32 Accumulate) Sparse\"")[:-len(" [read]")]
+     + "; " + page(*AIW_NVL72, "\"720 petaFLOPS of FP8 training compute per rack\" (72 GPUs; NVIDIA's sparse figure)") + ")")
+read("gb200", "bf16", 2500, "derived: per superchip figure / 2 GPUs (" + page(*HMC_GB200, "GB200 \"BF16\" \"5 PFLOPS Tensor\", \"10 PFLOPS Tensor Sparse\"") + ")")
+SPH_GH200 = ("Spheron, NVIDIA GH200 Grace Hopper Superchip: Architecture and Performance Guide", "https://spheron.network/blog/nvidia-gh200-guide")
+read("gh200-96gb", "mem", 96, page(*SPH_GH200, "\"576 GB of unified, coherent memory: 96 GB of HBM3 on the GPU side and 480 GB of LPDDR5X on the CPU side\""))
+
+_q4500 = page(*ASKG_4500, "\"Pipelines - 7680\" (128 per SM, so 60 SMs), \"Impulso de la velocidad del reloj - 2580 MHz\"")
+read("rtx-4500-ada", "bf16", r1(60 * 2580 * 1024 / 1e6), WS1024.format(sm=60, mhz=2580, wp=AD_WP, pages=_q4500[:-len(" [read]")]
+     + "; NVIDIA's datasheet figure of 634.0 AI TOPS (FP8 with sparsity) / 4 is the same 158.5 [read]"))
+read("rtx-4500-ada", "fp8", r1(60 * 2580 * 2048 / 1e6), "derived: SMs 60 x boost 2580 MHz x 2048 FLOP/clk/SM (dense FP8 with FP32 accumulate, twice the FP16 rate on workstation parts; "
+     + AD_WP + "); SM count and boost clock from the " + _q4500)
+
+read("rx-7900-gre", "bf16", r1(2 * 5120 * 2 * 2 * 2245 / 1e6), "derived: 2 x the peak FP32 rate (RDNA3 WMMA FP16 runs at twice the dual-issue FP32 rate); FP32 = 5120 stream processors x 2 (dual issue) x 2 FLOP x boost 2245 MHz = 45.98 TFLOPS ("
+     + page(*CN_GRE, "\"aktivních 80 CU, neboli 5120 shaderů\", \"5120 shaderů má podobnou boostovou frekvenci (2245 MHz)\"") + ")")
 
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
