@@ -913,13 +913,9 @@ read("rtx-3070-ti", "mem", 8, page(*WOLK, "RTX 3070 Ti \"memoria dedicada\" \"8 
 read("rtx-3070-ti", "bw", 608, page(*PRAECO, "\"Beispielsweise hat die GeForce RTX 3070 Ti 608 GB/s und die RTX 3080 760 GB/s\""))
 tc_read("rtx-3070-ti", 48, 1770, GA_WP, page(*WOLK, "RTX 3070 Ti \"núcleos cuda\" \"6.144\", \"unidades de cálculo (cu)\" \"48\", \"frecuencia de reloj máxima\" \"1,77 GHz\"")[:-len(" [read]")]
         + "; also " + page(*CHAP, "\"6.144 CUDA Cores\", \"El modelo de referencia de NVIDIA se mueve en los 290W a 1.770 MHz\""))
-# RTX 3080 Ti: only pre-launch tables were found; the figures stay [recall] and say so.
+# RTX 3080 Ti: memory size, bus width, CUDA cores and boost clock re-read on a repository copy of NVIDIA's
+# spec page (third pass); the 19 Gbps memory speed is still only in pre-launch tables, so bandwidth stays [recall].
 TH_IT_3080TI = "Tom's Hardware Italia pre-launch table, 2021-03 (https://www.tomshw.it/hardware/nvidia-si-allontana-luscita-della-geforce-rtx-3080-ti/)"
-_nolaunch = "; no launch report or NVIDIA page was found when re-checking, only pre-launch tables: " + TH_IT_3080TI
-read("rtx-3080-ti", "mem", 12, f"{GF30}: 12 GB" + _nolaunch + " gives \"12GB GDDR6X\"")
-read("rtx-3080-ti", "bw", 912, f"{GF30}: 19 Gbps GDDR6X x 384-bit = 912 GB/s" + _nolaunch + " gives \"19 Gbps\", \"384-bit\", \"912.4 GBps\"")
-read("rtx-3080-ti", "bf16", r1(80 * 1665 * 512 / 1e6), TC512.format(sm=80, mhz=1665, wp=GA_WP, pages=GF30) + _nolaunch
-     + " gives \"10,496 / 10,240\" CUDA cores (10,240 = 80 SMs of 128) and \"1.665 MHz\" boost")
 
 # Tesla P100 SXM2: NVIDIA's launch overview and the launch reports say 720 GB/s (1.4 Gbps x 4096-bit);
 # the later NVLink datasheet and resellers reproducing it say 732. 732 is kept: a ceiling must not sit
@@ -1029,6 +1025,72 @@ read("rtx-4500-ada", "fp8", r1(60 * 2580 * 2048 / 1e6), "derived: SMs 60 x boost
 
 read("rx-7900-gre", "bf16", r1(2 * 5120 * 2 * 2 * 2245 / 1e6), "derived: 2 x the peak FP32 rate (RDNA3 WMMA FP16 runs at twice the dual-issue FP32 rate); FP32 = 5120 stream processors x 2 (dual issue) x 2 FLOP x boost 2245 MHz = 45.98 TFLOPS ("
      + page(*CN_GRE, "\"aktivních 80 CU, neboli 5120 shaderů\", \"5120 shaderů má podobnou boostovou frekvenci (2245 MHz)\"") + ")")
+
+# --- third pass (issue #30): repository copies of vendor spec pages that name their vendor source ---------
+def repo_copy(vendor, vendor_url, repo, path, commit=None):
+    """A vendor page read in a public repository that reproduces it and names it as its source."""
+    at = commit or "HEAD"
+    return (f"{vendor} ({vendor_url}), read in a repository copy: github.com/{repo} {path}",
+            f"https://github.com/{repo}/blob/{at}/{path}")
+
+NERULIO = "2009seungbin-stack/my-first-repo"
+NV30_3080TI = repo_copy("NVIDIA GeForce RTX 3080 Family spec page", "https://www.nvidia.com/en-us/geforce/graphics-cards/30-series/rtx-3080-3080ti/",
+                        NERULIO, "data/seed/hardware/nvidia-rtx40-30.json", "85fec8cde936939c28d9d07b3f65a1e1a5394fba")
+read("rtx-3080-ti", "mem", 12, page(*NV30_3080TI, "RTX 3080 Ti \"vram_gb\" 12, \"memory_type\" \"GDDR6X\", \"memory_bus_bits\" 384 (each fact marked OFFICIAL with that page as its source)"))
+read("rtx-3080-ti", "bw", 912, f"{GF30}: 19 Gbps GDDR6X x 384-bit = 912 GB/s; "
+     + page(*NV30_3080TI, "RTX 3080 Ti \"memory_bus_bits\" 384 (NVIDIA's spec page states no memory speed or bandwidth)")[:-len(" [read]")]
+     + "; the 19 Gbps is found only in pre-launch tables: " + TH_IT_3080TI + " gives \"19 Gbps\", \"384-bit\", \"912.4 GBps\"")
+read("rtx-3080-ti", "bf16", r1(80 * 1670 * 512 / 1e6), TC512.format(sm=80, mhz=1670, wp=GA_WP, pages=page(*NV30_3080TI,
+     "RTX 3080 Ti \"10240 CUDA cores\" (128 per SM, so 80 SMs), \"boost_clock_mhz\" 1670 (\"Founders Edition / reference boost clock (1.67 GHz)\")")[:-len(" [read]")]
+     + "; the pre-launch table (" + TH_IT_3080TI + ") gave 1.665 GHz, which NVIDIA's 1.67 rounds [read]"))
+
+NV_5000ADA_DS = ("NVIDIA RTX 5000 Ada Generation datasheet", "https://resources.nvidia.com/en-us-briefcase-for-datasheets/rtx-5000-ada-datashe")
+read("rtx-5000-ada", "bw", 576, page(*repo_copy(*NV_5000ADA_DS, "atineoSE/coding-model-seeks-gpu", "pipeline/pipeline/sources/rtx5000ada_specs.md",
+     "ff052946489e8bb55dce164802bdb7c01251fde6"), "\"Memory Interface\" \"256 bit\", \"Memory Bandwidth\" \"576GB/s\"")[:-len(" [read]")]
+     + "; also " + page(*repo_copy(*NV_5000ADA_DS, NERULIO, "data/seed/hardware/workstation.json", "e647941d74a6317f0938ed42ebbdfeb8872c2993"),
+     "rtx-5000-ada \"memory_bandwidth_gbs\" 576, \"memory_bus_bits\" 256"))
+
+V100_DS = ("NVIDIA Tesla V100 datasheet", "https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf")
+GUTS_V100 = repo_copy(*V100_DS, "cx2a/Guts", "01_warmup/README.md")
+_guts = " (\"Numerical rows of V100 Datasheet\"; a stored version of the file, the current one lists only the A100)"
+read("v100s-pcie-32gb", "mem", 32, page(*GUTS_V100, "V100S PCIe column: \"GPU Memory\" \"32 GB HBM2\"" + _guts))
+read("v100s-pcie-32gb", "bw", 1134, page(*GUTS_V100, "V100S PCIe column: \"Memory Bandwidth\" \"1134 GB/sec\"" + _guts))
+read("v100s-pcie-32gb", "bf16", 130, page(*GUTS_V100, "V100S PCIe column: \"Tensor Performance\" \"130 TFLOPS\" (FP16; Volta has no BF16)" + _guts)[:-len(" [read]")]
+     + "; also " + page(*repo_copy(*V100_DS, "Lightning-AI/pytorch-lightning", "src/lightning/fabric/utilities/throughput.py"),
+     "\"v100s-pcie\": {... torch.float16: 130e12} under a comment naming that datasheet"))
+
+A30_DS = ("NVIDIA A30 datasheet", "https://www.nvidia.com/content/dam/en-zz/Solutions/data-center/products/a30-gpu/pdf/a30-datasheet.pdf")
+TRT_A30 = repo_copy(*A30_DS, "NVIDIA/TensorRT-LLM", "tensorrt_llm/auto_parallel/cluster_info.py", "16d2467ea8e3b45d7d9555010c2ad018d006d5c1")
+_trt = " (NVIDIA's own repository; the entry is commented \"from\" that datasheet)"
+read("a30", "mem", 24, page(*TRT_A30, "\"A30\": ClusterInfo(... memory_budget_per_device=24 ...)" + _trt))
+read("a30", "bw", 933, page(*TRT_A30, "\"A30\": ClusterInfo(... memory_bw=933 ...)" + _trt))
+read("a30", "bf16", 165, page(*TRT_A30, "\"A30\": MathThroughput(... float16=165, bfloat16=165 ...): the dense rate, half the datasheet's 330 with sparsity" + _trt))
+
+GH200_DS = ("NVIDIA GH200 Grace Hopper Superchip datasheet", "https://nvdam.widen.net/s/rrgqqnpbz8/grace-datasheet-gh200-grace-hopper-superchip-3773000")
+ATI_GH200 = repo_copy(*GH200_DS, "atineoSE/coding-model-seeks-gpu", "pipeline/pipeline/sources/gh200_specs.md", "ff052946489e8bb55dce164802bdb7c01251fde6")
+_gh_bf16 = "\"BFLOAT16 Tensor Core\" \"1,979 teraFLOPS* | 990 teraFLOPS\" (* with sparsity): the dense figure; 989 is 1,979 halved and rounded down, as for the H100 SXM"
+_gh_fp8 = "\"FP8 Tensor Core\" \"3,958 teraFLOPS* | 1,979 teraFLOPS\" (* with sparsity): the dense figure"
+read("gh200-96gb", "bw", 4000, page(*ATI_GH200, "GH200 column: \"High-bandwidth memory (HBM) size\" \"96GB HBM3 | 144GB HBM3e\", \"Memory bandwidth\" \"Up to 4TB/s | Up to 4.9TB/s\" (the first figure of each pair)"))
+read("gh200-144gb", "mem", 144, page(*ATI_GH200, "GH200 column: \"High-bandwidth memory (HBM) size\" \"96GB HBM3 | 144GB HBM3e\""))
+read("gh200-144gb", "bw", 4900, page(*ATI_GH200, "GH200 column: \"Memory bandwidth\" \"Up to 4TB/s | Up to 4.9TB/s\" (the second figure, for 144GB HBM3e)"))
+for i in ("gh200-96gb", "gh200-144gb"):
+    read(i, "bf16", 989, page(*ATI_GH200, "GH200 column (one compute column for both memory options): " + _gh_bf16))
+    read(i, "fp8", 1979, page(*ATI_GH200, "GH200 column (one compute column for both memory options): " + _gh_fp8))
+
+BW_DS = ("NVIDIA Blackwell datasheet", "https://nvdam.widen.net/s/wwnsxrhm2w/blackwell-datasheet-3384703")
+read("gb200", "bw", 8000, page(*repo_copy(*BW_DS, "atineoSE/coding-model-seeks-gpu", "pipeline/pipeline/sources/gb200_specs.md", "e527ad937f71557ee8169ad342ad54a2509133d9"),
+     "\"Individual Blackwell GPU Specifications\", GB200 NVL72 (per GPU) column: \"GPU Memory | Bandwidth\" \"186 GB HBM3E | 8 TB/s\""))
+
+AMD_W7800 = repo_copy("AMD Radeon PRO W7800 specifications page", "https://www.amd.com/en/products/graphics/workstations/radeon-pro/w7800.html",
+                      NERULIO, "data/seed/hardware/workstation.json", "e647941d74a6317f0938ed42ebbdfeb8872c2993")
+read("radeon-pro-w7800", "mem", 32, page(*AMD_W7800, "radeon-pro-w7800-32gb \"vram_gb\" 32, \"memory_type\" \"GDDR6\", \"memory_bus_bits\" 256 (marked OFFICIAL, retrieved 2026-09-28)"))
+read("radeon-pro-w7800", "bw", 576, page(*AMD_W7800, "radeon-pro-w7800-32gb \"memory_bandwidth_gbs\" 576 (\"AMD 'Peak Memory Bandwidth'\"); the 48 GB W7800 is a separate card at 864 GB/s"))
+
+read("arc-a770-8gb", "bw", 512, page(*repo_copy("Intel Arc A770 Graphics (8GB) product specifications (Intel ARK)",
+     "https://www.intel.com/content/www/us/en/products/sku/227955/intel-arc-a770-graphics-8gb/specifications.html",
+     NERULIO, "data/seed/hardware/intel-arc.json", "54cc728047392dd1b0702af6d57ab732d0c2e779"),
+     "arc-a770-8gb \"memory_bandwidth_gbs\" 512, \"memory_bus_bits\" 256, \"vram_gb\" 8 (marked OFFICIAL, retrieved 2026-09-28)"))
+
 
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
