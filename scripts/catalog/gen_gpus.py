@@ -1092,6 +1092,16 @@ read("arc-a770-8gb", "bw", 512, page(*repo_copy("Intel Arc A770 Graphics (8GB) p
      "arc-a770-8gb \"memory_bandwidth_gbs\" 512, \"memory_bus_bits\" 256, \"vram_gb\" 8 (marked OFFICIAL, retrieved 2026-09-28)"))
 
 
+GEEK_QRTX = ("Geektopia, Nvidia anuncia las tres primeras Quadro RTX que usan la nueva GPU Turing (SIGGRAPH 2018 launch table)",
+             "https://geektopia.es/es/technology/2018/08/14/noticias/nvidia-anuncia-las-tres-primeras-quadro-rtx-que-usan-la-nueva-gpu-turing.html")
+SQF_QRTX = ("Squadfill (after Eurogamer), Nvidia unveils new Turing architecture and teases RTX 2080", "https://squadfill.com/2018/08/14/nvidia-unveils-new-turing-architecture-and-teases-rtx-2080")
+read("quadro-rtx-8000", "bw", 672, "derived: 14 Gbps GDDR6 x 384-bit = 672 GB/s (" + page(*GEEK_QRTX, "RTX 8000 column: \"Frec. memoria\" \"14 Gb/s GDDR6\", \"Bus memoria\" \"384 bits\", \"VRAM\" \"48 GB\"")[:-len(" [read]")]
+     + "; " + page(*SQF_QRTX, "\"The 'big chip' offering delivers 672GB/s of bandwidth\" (the 4608-core RTX 8000 and 6000)")[:-len(" [read]")]
+     + "; " + page(*BTO, "RTX 8000 column: \"メモリインターフェース\" \"384-bit\"") + ")")
+read("quadro-rtx-8000", "bf16", 130.5, "derived: the dense FP16 tensor rate is 8 times the FP32 rate on Quadro Turing (1024 against 128 FLOP/clk/SM, the per-SM rates of the "
+     + TU_WP + "): " + page(*BTO, "RTX 8000 / RTX 6000 column: \"CUDA Core\" \"4608\" (64 per SM, so 72 SMs), \"FP32\" \"16.3TFlops\"")[:-len(" [read]")]
+     + " gives 130.4; 130.5 = 72 SMs x 1770 MHz x 1024 (the boost clock read for the Quadro RTX 6000, the same TU102 configuration) is kept, inside the rounding of the 16.3 (16.25 to 16.35 gives 130.0 to 130.8); Turing has no BF16 [read]")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
