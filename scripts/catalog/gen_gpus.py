@@ -1052,7 +1052,7 @@ read("rtx-5000-ada", "bw", 576, page(*repo_copy(*NV_5000ADA_DS, "atineoSE/coding
 
 V100_DS = ("NVIDIA Tesla V100 datasheet", "https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf")
 GUTS_V100 = repo_copy(*V100_DS, "cx2a/Guts", "01_warmup/README.md")
-_guts = " (\"Numerical rows of V100 Datasheet\"; a stored version of the file, the current one lists only the A100)"
+_guts = " (\"Numerical rows of V100 Datasheet\"; a stored version of the file; another stored version, commit a983510, lists only the A100)"
 read("v100s-pcie-32gb", "mem", 32, page(*GUTS_V100, "V100S PCIe column: \"GPU Memory\" \"32 GB HBM2\"" + _guts))
 read("v100s-pcie-32gb", "bw", 1134, page(*GUTS_V100, "V100S PCIe column: \"Memory Bandwidth\" \"1134 GB/sec\"" + _guts))
 read("v100s-pcie-32gb", "bf16", 130, page(*GUTS_V100, "V100S PCIe column: \"Tensor Performance\" \"130 TFLOPS\" (FP16; Volta has no BF16)" + _guts)[:-len(" [read]")]
