@@ -1033,22 +1033,10 @@ def repo_copy(vendor, vendor_url, repo, path, commit=None):
     return (f"{vendor} ({vendor_url}), read in a repository copy: github.com/{repo} {path}",
             f"https://github.com/{repo}/blob/{at}/{path}")
 
-NERULIO = "2009seungbin-stack/my-first-repo"
-NV30_3080TI = repo_copy("NVIDIA GeForce RTX 3080 Family spec page", "https://www.nvidia.com/en-us/geforce/graphics-cards/30-series/rtx-3080-3080ti/",
-                        NERULIO, "data/seed/hardware/nvidia-rtx40-30.json", "85fec8cde936939c28d9d07b3f65a1e1a5394fba")
-read("rtx-3080-ti", "mem", 12, page(*NV30_3080TI, "RTX 3080 Ti \"vram_gb\" 12, \"memory_type\" \"GDDR6X\", \"memory_bus_bits\" 384 (each fact marked OFFICIAL with that page as its source)"))
-read("rtx-3080-ti", "bw", 912, f"{GF30}: 19 Gbps GDDR6X x 384-bit = 912 GB/s; "
-     + page(*NV30_3080TI, "RTX 3080 Ti \"memory_bus_bits\" 384 (NVIDIA's spec page states no memory speed or bandwidth)")[:-len(" [read]")]
-     + "; the 19 Gbps is found only in pre-launch tables: " + TH_IT_3080TI + " gives \"19 Gbps\", \"384-bit\", \"912.4 GBps\"")
-read("rtx-3080-ti", "bf16", r1(80 * 1670 * 512 / 1e6), TC512.format(sm=80, mhz=1670, wp=GA_WP, pages=page(*NV30_3080TI,
-     "RTX 3080 Ti \"10240 CUDA cores\" (128 per SM, so 80 SMs), \"boost_clock_mhz\" 1670 (\"Founders Edition / reference boost clock (1.67 GHz)\")")[:-len(" [read]")]
-     + "; the pre-launch table (" + TH_IT_3080TI + ") gave 1.665 GHz, which NVIDIA's 1.67 rounds [read]"))
-
 NV_5000ADA_DS = ("NVIDIA RTX 5000 Ada Generation datasheet", "https://resources.nvidia.com/en-us-briefcase-for-datasheets/rtx-5000-ada-datashe")
 read("rtx-5000-ada", "bw", 576, page(*repo_copy(*NV_5000ADA_DS, "atineoSE/coding-model-seeks-gpu", "pipeline/pipeline/sources/rtx5000ada_specs.md",
-     "ff052946489e8bb55dce164802bdb7c01251fde6"), "\"Memory Interface\" \"256 bit\", \"Memory Bandwidth\" \"576GB/s\"")[:-len(" [read]")]
-     + "; also " + page(*repo_copy(*NV_5000ADA_DS, NERULIO, "data/seed/hardware/workstation.json", "e647941d74a6317f0938ed42ebbdfeb8872c2993"),
-     "rtx-5000-ada \"memory_bandwidth_gbs\" 576, \"memory_bus_bits\" 256"))
+     "ff052946489e8bb55dce164802bdb7c01251fde6"), "\"Memory Interface\" \"256 bit\", \"Memory Bandwidth\" \"576GB/s\""))
+
 
 V100_DS = ("NVIDIA Tesla V100 datasheet", "https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf")
 GUTS_V100 = repo_copy(*V100_DS, "cx2a/Guts", "01_warmup/README.md")
@@ -1080,17 +1068,6 @@ for i in ("gh200-96gb", "gh200-144gb"):
 BW_DS = ("NVIDIA Blackwell datasheet", "https://nvdam.widen.net/s/wwnsxrhm2w/blackwell-datasheet-3384703")
 read("gb200", "bw", 8000, page(*repo_copy(*BW_DS, "atineoSE/coding-model-seeks-gpu", "pipeline/pipeline/sources/gb200_specs.md", "e527ad937f71557ee8169ad342ad54a2509133d9"),
      "\"Individual Blackwell GPU Specifications\", GB200 NVL72 (per GPU) column: \"GPU Memory | Bandwidth\" \"186 GB HBM3E | 8 TB/s\""))
-
-AMD_W7800 = repo_copy("AMD Radeon PRO W7800 specifications page", "https://www.amd.com/en/products/graphics/workstations/radeon-pro/w7800.html",
-                      NERULIO, "data/seed/hardware/workstation.json", "e647941d74a6317f0938ed42ebbdfeb8872c2993")
-read("radeon-pro-w7800", "mem", 32, page(*AMD_W7800, "radeon-pro-w7800-32gb \"vram_gb\" 32, \"memory_type\" \"GDDR6\", \"memory_bus_bits\" 256 (marked OFFICIAL, retrieved 2026-09-28)"))
-read("radeon-pro-w7800", "bw", 576, page(*AMD_W7800, "radeon-pro-w7800-32gb \"memory_bandwidth_gbs\" 576 (\"AMD 'Peak Memory Bandwidth'\"); the 48 GB W7800 is a separate card at 864 GB/s"))
-
-read("arc-a770-8gb", "bw", 512, page(*repo_copy("Intel Arc A770 Graphics (8GB) product specifications (Intel ARK)",
-     "https://www.intel.com/content/www/us/en/products/sku/227955/intel-arc-a770-graphics-8gb/specifications.html",
-     NERULIO, "data/seed/hardware/intel-arc.json", "54cc728047392dd1b0702af6d57ab732d0c2e779"),
-     "arc-a770-8gb \"memory_bandwidth_gbs\" 512, \"memory_bus_bits\" 256, \"vram_gb\" 8 (marked OFFICIAL, retrieved 2026-09-28)"))
-
 
 GEEK_QRTX = ("Geektopia, Nvidia anuncia las tres primeras Quadro RTX que usan la nueva GPU Turing (SIGGRAPH 2018 launch table)",
              "https://geektopia.es/es/technology/2018/08/14/noticias/nvidia-anuncia-las-tres-primeras-quadro-rtx-que-usan-la-nueva-gpu-turing.html")
