@@ -118,6 +118,9 @@ pub struct Ladder {
     pub block_size: u32,
     /// The tokenizer that cut a trace of blocks (its stream record); `None` for token ids.
     pub tokenizer: Option<String>,
+    /// Text prompts cut by the engine's tokenizer, and the trace's ids checked against it.
+    #[serde(default)]
+    pub tokenized: Option<crate::Tokenized>,
     pub requests: u64,
     pub conversations: u64,
     pub conversations_from: ConversationsFrom,
@@ -438,6 +441,7 @@ pub fn ladder(mut t: Trace) -> Result<Ladder, TraceError> {
         schema: SCHEMA.into(),
         block_size: bs_u32,
         tokenizer: t.stream.as_ref().map(|s| s.tokenizer.clone()),
+        tokenized: t.tokenized.clone(),
         requests: stream.len() as u64,
         conversations: conversations as u64,
         conversations_from,

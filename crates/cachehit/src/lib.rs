@@ -14,5 +14,5 @@ pub mod trace;
 pub use ladder::{ladder, placement, Cause, Gap, Ladder, ReplicaLadder, Rungs, Share, SCHEMA};
 pub use trace::{
     block_chain, block_hash, BlockId, ConversationsFrom, Counters, Record, Replica, Request,
-    Stream, Trace, TraceError,
+    Stream, Tokenized, TokenizerCheck, Trace, TraceError,
 };

@@ -114,6 +114,52 @@ pub struct Request {
     /// carries them back, can hit them.
     #[serde(default)]
     pub output_tokens: u32,
+    /// The prompt as text (a completion's), for the engine's tokenizer to cut (`headroom
+    /// cachehit --tokenizer URL`); beside `tokens`, it lets a sample of them be checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// The prompt as a chat's `messages` (OpenAI's form), likewise: the engine's chat
+    /// template applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<serde_json::Value>,
+}
+
+impl Request {
+    /// Whether the prompt is given as text (or messages) alone, with no token ids or blocks.
+    pub fn untokenized(&self) -> bool {
+        self.tokens.is_empty()
+            && self.blocks.is_none()
+            && (self.prompt.is_some() || self.messages.is_some())
+    }
+}
+
+/// Text prompts cut by the engine's own tokenizer, and the trace's own token ids checked
+/// against it on a sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tokenized {
+    /// The engine's tokenizer asked, e.g. `vLLM POST /tokenize of http://a:8000`.
+    pub endpoint: String,
+    /// Requests given as text that it cut.
+    pub requests: u64,
+    /// The trace's token ids against the engine's, on requests that gave both.
+    pub check: Option<TokenizerCheck>,
+}
+
+/// The trace's token ids against the engine's tokenizer on a sample of prompts: past the first
+/// token where the two differ, the trace's blocks are not the engine's, so the share of tokens
+/// past it bounds how much of the ladder rests on blocks the engine never cut.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenizerCheck {
+    /// Prompts sampled (evenly over the stream).
+    pub sampled: u64,
+    /// Of them, those whose ids equal the engine's.
+    pub identical: u64,
+    /// The sampled prompts' tokens, as the trace gives them.
+    pub tokens: u64,
+    /// Of them, those at or past the first difference from the engine's ids.
+    pub past_first_difference: u64,
 }
 
 /// The engine's prefix-cache counters over the trace's window (deltas since its start): tokens
@@ -136,6 +182,9 @@ pub struct Trace {
     pub replicas: Vec<Replica>,
     pub requests: Vec<Request>,
     pub counters: Vec<Counters>,
+    /// Set where text prompts were cut by the engine's tokenizer (outside this crate, which
+    /// does no I/O).
+    pub tokenized: Option<Tokenized>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -165,6 +214,11 @@ pub enum TraceError {
     UnknownCounters(String),
     #[error("request {0} has no tokens")]
     EmptyPrompt(usize),
+    #[error(
+        "request {0} gives its prompt as text: give --tokenizer URL (the engine that serves it) \
+         so that its blocks are cut as the engine cuts them"
+    )]
+    Untokenized(usize),
     #[error(
         "request {0} gives both tokens and blocks, or blocks without prompt_tokens, or more \
          blocks than its prompt_tokens fill"
@@ -375,6 +429,9 @@ impl Trace {
             }
         }
         for (index, q) in self.requests.iter().enumerate() {
+            if q.untokenized() {
+                return Err(TraceError::Untokenized(index));
+            }
             match (&q.blocks, q.prompt_tokens) {
                 (None, _) if q.tokens.is_empty() => return Err(TraceError::EmptyPrompt(index)),
                 (None, _) => {}
@@ -631,6 +688,8 @@ mod tests {
             prompt_tokens: None,
             tokens,
             output_tokens: out,
+            prompt: None,
+            messages: None,
         }
     }
 

@@ -211,6 +211,8 @@ fn run(
                     conversation: Some(format!("c{c}")),
                     tokens: conv.tokens.clone(),
                     output_tokens: 0,
+                    prompt: None,
+                    messages: None,
                     blocks: None,
                     prompt_tokens: None,
                 });

@@ -46,9 +46,16 @@ pub fn render(l: &Ladder) -> String {
         )
     };
     out.push_str(&format!(
-        "{pools}; the stream leaves {} distinct blocks, and a pool of {} holds its working set\n\n",
+        "{pools}; the stream leaves {} distinct blocks, and a pool of {} holds its working set\n",
         l.distinct_blocks, l.working_set_blocks,
     ));
+    if let Some(t) = &l.tokenizer {
+        out.push_str(&format!("Blocks cut by {t}\n"));
+    }
+    if let Some(t) = &l.tokenized {
+        out.push_str(&tokenized(t));
+    }
+    out.push('\n');
     let mut header = vec!["rung".to_string(), "fleet".to_string()];
     header.extend(l.replicas.iter().map(|r| r.name.clone()));
     let mut t = table(header);
@@ -115,6 +122,37 @@ pub fn render(l: &Ladder) -> String {
     .collect();
     if !missing.is_empty() {
         out.push_str(&format!("\nNot in this trace: {}.\n", missing.join("; ")));
+    }
+    out
+}
+
+/// What the engine's tokenizer cut, and how the trace's own ids compared with it.
+fn tokenized(t: &cachehit::Tokenized) -> String {
+    let mut out = String::new();
+    if t.requests > 0 {
+        out.push_str(&format!(
+            "{} text prompts cut by {}\n",
+            t.requests, t.endpoint
+        ));
+    }
+    if let Some(c) = &t.check {
+        let share = percent(c.past_first_difference as f64 / c.tokens.max(1) as f64);
+        if c.identical == c.sampled {
+            out.push_str(&format!(
+                "The trace's token ids equal {}'s on all {} sampled prompts\n",
+                t.endpoint, c.sampled
+            ));
+        } else {
+            out.push_str(&format!(
+                "The trace's token ids differ from {}'s on {} of {} sampled prompts: {share} of \
+                 the sampled tokens lie past the first difference, where the trace's blocks are \
+                 not the engine's (the rungs may be off by as much); cut the ids with the \
+                 engine's tokenizer, chat template included\n",
+                t.endpoint,
+                c.sampled - c.identical,
+                c.sampled
+            ));
+        }
     }
     out
 }

@@ -12,6 +12,8 @@
 //! Records are written in the order requests end, each flushed as it is written, so a killed
 //! router leaves a readable trace.
 
+pub mod tokenize;
+
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
@@ -171,6 +173,8 @@ impl Inner {
             blocks: Some(cachehit::block_chain(&tokens, self.block_size)),
             prompt_tokens: Some(u32::try_from(tokens.len()).unwrap_or(u32::MAX)),
             output_tokens: output_tokens(&x.response),
+            prompt: None,
+            messages: None,
         };
         self.write(&Record::Request(rec));
         self.recorded.fetch_add(1, Ordering::Relaxed);
@@ -551,6 +555,8 @@ mod tests {
                 blocks: Some(cachehit::block_chain(&[1, 2, 3, 4, 5, 6, 7, 8, 9], 4)),
                 prompt_tokens: Some(9),
                 output_tokens: 3,
+                prompt: None,
+                messages: None,
             }),
             Record::Counters(Counters {
                 replica: "http://a:8000".into(),

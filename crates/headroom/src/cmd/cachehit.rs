@@ -16,7 +16,8 @@ The trace is JSON lines, one record each (docs/cachehit.md has the format):
   {\"request\":{\"replica\":\"a\",\"conversation\":\"c1\",\"tokens\":[128000,9125,...],\"output_tokens\":87,
                \"t\":12.5,\"t_first\":12.61,\"t_end\":15.2}}
   {\"counters\":{\"replica\":\"a\",\"prefix_hits\":812304,\"prefix_queries\":1204118}}
-Only `tokens` is required. Token ids must be the engine's own (the prompt as the engine \
+Only `tokens` is required (or, with --tokenizer, `prompt` text or chat `messages`). Token ids \
+must be the engine's own (the prompt as the engine \
 tokenized it, chat template included): another tokenizer cuts other blocks. Without \
 `conversation` ids, a prompt that extends an earlier prompt token for token continues its \
 conversation. `output_tokens` lets a next turn hit the blocks its reply filled. The times \
@@ -49,6 +50,8 @@ Examples:
   headroom cachehit trace.jsonl
   headroom cachehit trace.jsonl --pool a=2000 --pool b=2000 --block-size 16
   headroom cachehit prompts.jsonl --block-size 16 --json | jq '.fleet.shareable'
+  headroom cachehit dataset.jsonl --tokenizer http://localhost:8000 --pool all=2900
+      (records like {\"request\":{\"messages\":[{\"role\":\"user\",\"content\":\"...\"}]}})
 
 JSON schema: docs/json/cachehit.md (headroom.cachehit/1).
 Exit codes: 0 the ladder was printed, 1 a trace could not be read (or recordings could not be \
@@ -67,6 +70,11 @@ pub struct Args {
     /// cache works per token: 1).
     #[arg(long, value_name = "TOKENS")]
     pub block_size: Option<u32>,
+    /// The engine whose tokenizer cuts prompts given as text (`prompt` or `messages` records),
+    /// e.g. http://localhost:8000: its own /tokenize, chat template included, as it cuts them.
+    /// Where a request gives token ids and text both, a sample of 64 is checked against it.
+    #[arg(long, value_name = "URL")]
+    pub tokenizer: Option<String>,
     /// Print the headroom.cachehit/1 JSON document instead of the text.
     #[arg(long)]
     pub json: bool,
@@ -92,6 +100,9 @@ pub fn run(a: Args) -> Result<Exit> {
         parts.push(part);
     }
     let mut trace = Trace::merge(parts)?;
+    if let Some(url) = &a.tokenizer {
+        tokenize(&mut trace, url)?;
+    }
     let recorded = trace.replicas.first().map(|r| r.block_size);
     let block_size = match (a.block_size, recorded) {
         (Some(b), Some(r)) if b != r => {
@@ -137,4 +148,20 @@ pub fn run(a: Args) -> Result<Exit> {
         output::emit(&render::cachehit::render(&ladder))?;
     }
     Ok(Exit::Ok)
+}
+
+/// Cuts the trace's text prompts with the engine's tokenizer at `url`, with progress on stderr
+/// when there are many.
+fn tokenize(trace: &mut Trace, url: &str) -> Result<()> {
+    let progress = |done: u64, total: u64| {
+        if total >= 1000 && (done % 1000 == 0 || done == total) {
+            eprint!("\rtokenizing prompts: {done} of {total}");
+            if done == total {
+                eprintln!();
+            }
+        }
+    };
+    super::common::runtime()?
+        .block_on(routetrace::tokenize::tokenize_trace(trace, url, progress))?;
+    Ok(())
 }

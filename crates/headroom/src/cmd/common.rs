@@ -36,3 +36,11 @@ pub fn write_page(path: &Path, html: &str) -> Result<()> {
     );
     Ok(())
 }
+
+/// A one-thread async runtime for a command's network work.
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}

@@ -14,7 +14,7 @@ use diagnose::remeasure::{self, Remeasure};
 use diagnose::RuleId;
 use std::path::PathBuf;
 
-use super::common::{db_path, now};
+use super::common::{db_path, now, runtime};
 use super::names::{catalog, Target};
 use std::time::Duration;
 
@@ -245,13 +245,6 @@ pub async fn collect_and_diagnose(req: &WindowRequest) -> Result<Report> {
     };
     let cat = catalog(req.catalog.as_deref())?;
     Ok(diagnose::judge(&recording, &req.target(), &cat)?.report)
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")
 }
 
 /// Saves the report; `remeasure_of` names the run a re-measure was taken against.

@@ -7,7 +7,7 @@ use std::io::Write;
 
 use cachehit::{Cause, Counters, Ladder, Record, Replica, Request};
 
-use crate::util::headroom;
+use crate::util::{headroom, EmulateProc};
 
 /// 61 conversations over 2 system prompts of 20 blocks, 3 turns each, sent round-robin by
 /// request to 2 replicas of 150 blocks: with an odd count each conversation changes replica at
@@ -49,6 +49,8 @@ fn planted() -> Vec<Record> {
                 output_tokens: 30,
                 blocks: None,
                 prompt_tokens: None,
+                prompt: None,
+                messages: None,
             }));
             i += 1;
             conv.extend(fresh(30));
@@ -215,4 +217,106 @@ fn mistakes_are_refused_with_what_to_do() {
         err.contains("line 2") && err.contains("unknown field `token`"),
         "{err}"
     );
+}
+
+/// A trace of chat prompts (a benchmark dataset's) is cut by the engine's own tokenizer with
+/// `--tokenizer`; ids given beside the text are checked against it on a sample: the engine's
+/// own pass, ids cut without the chat template are named as differing, with the share of tokens
+/// past the first difference. Without `--tokenizer`, text is refused with what to give.
+#[test]
+fn text_prompts_are_cut_by_the_engines_tokenizer_and_foreign_ids_are_named() {
+    let emu = EmulateProc::start(&["--speed", "50"]);
+    let system = crate::util::words(3, 120);
+    let chat = |c: u64| {
+        serde_json::json!([
+            {"role": "system", "content": system},
+            {"role": "user", "content": crate::util::words(10 + c, 40)}
+        ])
+    };
+    let request = |c: u64| Request {
+        t: None,
+        t_first: None,
+        t_end: None,
+        replica: None,
+        conversation: None,
+        tokens: Vec::new(),
+        blocks: None,
+        prompt_tokens: None,
+        output_tokens: 0,
+        prompt: None,
+        messages: Some(chat(c)),
+    };
+    let text: Vec<Record> = (0..6).map(|c| Record::Request(request(c))).collect();
+    let f = write(&text);
+    let p = f.path().to_str().unwrap();
+    let (code, _, err) = headroom(&["cachehit", p]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--tokenizer URL"), "{err}");
+
+    let l = ladder_of(p, &["--tokenizer", &emu.url]);
+    let t = l.tokenized.as_ref().expect("tokenized");
+    assert_eq!((t.requests, t.check.as_ref()), (6, None));
+    assert!(t.endpoint.contains("/tokenize"), "{t:?}");
+    // The shared system prompt repeats across the 6 prompts: shareable is well above zero.
+    assert!(l.fleet.shareable.hit_tokens > 0.0, "{:?}", l.fleet);
+
+    // The same prompts with the engine's own ids beside them: all identical.
+    let own: Vec<Vec<u32>> = (0..6)
+        .map(|c| {
+            let body = serde_json::json!({"messages": chat(c)}).to_string();
+            let (code, text) = testpeers::post_json(emu.port(), "/tokenize", &body).unwrap();
+            assert_eq!(code, 200, "{text}");
+            let v: TokenIds = serde_json::from_str(&text).unwrap();
+            v.tokens
+        })
+        .collect();
+    let with = |ids: &dyn Fn(usize) -> Vec<u32>| -> Vec<Record> {
+        (0..6)
+            .map(|c| {
+                let mut q = request(c as u64);
+                q.tokens = ids(c);
+                Record::Request(q)
+            })
+            .collect()
+    };
+    let g = write(&with(&|c| own[c].clone()));
+    let l = ladder_of(g.path().to_str().unwrap(), &["--tokenizer", &emu.url]);
+    let c = l.tokenized.and_then(|t| t.check).expect("a check");
+    assert_eq!((c.sampled, c.identical, c.past_first_difference), (6, 6, 0));
+
+    // Ids cut from the user message alone (no template, no system prompt): they differ from
+    // the first token, so every sampled token lies past the first difference.
+    let foreign: Vec<Vec<u32>> = (0..6)
+        .map(|c| {
+            let body = serde_json::json!({"prompt": crate::util::words(10 + c, 40)}).to_string();
+            let (_, text) = testpeers::post_json(emu.port(), "/tokenize", &body).unwrap();
+            serde_json::from_str::<TokenIds>(&text).unwrap().tokens
+        })
+        .collect();
+    let h = write(&with(&|c| foreign[c].clone()));
+    let hp = h.path().to_str().unwrap();
+    let l = ladder_of(hp, &["--tokenizer", &emu.url]);
+    let c = l.tokenized.and_then(|t| t.check).expect("a check");
+    assert_eq!(c.sampled, 6);
+    assert_eq!(c.identical, 0);
+    assert!(
+        c.past_first_difference > 0 && c.past_first_difference <= c.tokens,
+        "{c:?}"
+    );
+    let (code, text, _) = headroom(&["cachehit", hp, "--tokenizer", &emu.url]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("differ from") && text.contains("on 6 of 6 sampled prompts"),
+        "{text}"
+    );
+
+    // An engine that is not there is named.
+    let (code, _, err) = headroom(&["cachehit", p, "--tokenizer", "http://127.0.0.1:9"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--tokenizer http://127.0.0.1:9"), "{err}");
+}
+
+#[derive(serde::Deserialize)]
+struct TokenIds {
+    tokens: Vec<u32>,
 }
