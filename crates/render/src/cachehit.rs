@@ -39,11 +39,9 @@ pub fn render(l: &Ladder) -> String {
     let pools = if l.replicas.is_empty() {
         "no KV pool given".to_string()
     } else {
-        format!(
-            "{} replicas, {} KV blocks in all",
-            l.replicas.len(),
-            l.pool_blocks
-        )
+        let n = l.replicas.len();
+        let replicas = if n == 1 { "replica" } else { "replicas" };
+        format!("{n} {replicas}, {} KV blocks in all", l.pool_blocks)
     };
     out.push_str(&format!(
         "{pools}; the stream leaves {} distinct blocks, and a pool of {} holds its working set\n",
