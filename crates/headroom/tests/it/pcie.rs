@@ -5,11 +5,11 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use telemetry::dmon::PcieReport;
 
-use crate::util::{bin, headroom_output as run};
+use crate::util::{headroom_output as run, Headroom};
 
 fn fixture(name: &str) -> PathBuf {
     testpeers::fixture(&format!("dmon/{name}"))
@@ -111,13 +111,12 @@ fn rtx3090_gpudirect_against_the_catalogued_link() {
 
 #[test]
 fn reads_stdin() {
-    let mut child = Command::new(bin())
+    let mut child = Headroom::new()
         .args(["pcie", "-", "--link", "gen4x4", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdin_io(Stdio::piped())
+        .stdout_io(Stdio::piped())
+        .stderr_io(Stdio::piped())
+        .spawn();
     // The spec's example: a 230 MB/s peak against a ~7,900 MB/s (Gen4 x4) link, 0 at idle.
     child
         .stdin
