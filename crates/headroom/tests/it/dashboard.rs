@@ -82,11 +82,11 @@ fn store(sets: &[Capture]) -> Option<(Prometheus, tempfile::TempDir)> {
 
 /// `headroom dashboard ARGS`: the model and stderr.
 fn dashboard(args: &[&str]) -> (fleet::dashboard::Dashboard, String) {
-    let out = Headroom::new().arg("dashboard").args(args).output();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{args:?}: {err}");
-    let d = serde_json::from_slice(&out.stdout).expect("the dashboard reads back as its model");
-    (d, err)
+    let out = Headroom::cmd(&["dashboard"]).args(args).run();
+    assert!(out.success(), "{args:?}: {}", out.stderr);
+    let d =
+        serde_json::from_slice(&out.stdout_bytes).expect("the dashboard reads back as its model");
+    (d, out.stderr)
 }
 
 /// Whether `scrapes` hold `concept` under any of its engine's names: a gauge at the last

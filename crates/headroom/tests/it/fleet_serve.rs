@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 use testpeers::prometheus::{Job, Prometheus};
 
 fn rules(args: &[&str]) -> String {
-    let out = Headroom::new().arg("rules").args(args).output_ok();
-    String::from_utf8(out.stdout).expect("UTF-8")
+    Headroom::cmd(&["rules"]).args(args).stdout()
 }
 
 /// `promtool test rules` on `tests` (a unit-test file naming rules.yml in its folder).

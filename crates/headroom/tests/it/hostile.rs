@@ -241,12 +241,13 @@ fn run(args: &[&str], input: &Path, stdin: Option<&Path>) -> Run {
         .map(|a| a.replace("{}", &input.display().to_string()))
         .collect();
     let data = std::env::temp_dir().join(format!("headroom-hostile-data-{}", std::process::id()));
-    let mut child = Headroom::cmd(&args)
+    let mut cmd = Headroom::cmd(&args);
+    match stdin {
+        Some(p) => cmd.stdin_file(p),
+        None => cmd.stdin_io(Stdio::null()),
+    };
+    let mut child = cmd
         .env("XDG_DATA_HOME", &data)
-        .stdin_io(match stdin {
-            Some(p) => Stdio::from(std::fs::File::open(p).unwrap()),
-            None => Stdio::null(),
-        })
         .stdout_io(Stdio::null())
         .stderr_io(Stdio::piped())
         .spawn();

@@ -3,9 +3,7 @@
 //! against the rows by hand, the document is read back as the typed struct, and bad input fails
 //! with an error that names the input.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::Stdio;
 
 use telemetry::dmon::PcieReport;
 
@@ -111,26 +109,10 @@ fn rtx3090_gpudirect_against_the_catalogued_link() {
 
 #[test]
 fn reads_stdin() {
-    let mut child = Headroom::new()
-        .args(["pcie", "-", "--link", "gen4x4", "--json"])
-        .stdin_io(Stdio::piped())
-        .stdout_io(Stdio::piped())
-        .stderr_io(Stdio::piped())
-        .spawn();
     // The spec's example: a 230 MB/s peak against a ~7,900 MB/s (Gen4 x4) link, 0 at idle.
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"#Time gpu rxpci txpci\n#HH:MM:SS Idx MB/s MB/s\n10:00:00 0 0 0\n10:00:01 0 230 4\n10:00:02 0 0 0\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: PcieReport = serde_json::from_slice(&out.stdout).unwrap();
+    let r: PcieReport = Headroom::cmd(&["pcie", "-", "--link", "gen4x4", "--json"])
+        .stdin_bytes(&b"#Time gpu rxpci txpci\n#HH:MM:SS Idx MB/s MB/s\n10:00:00 0 0 0\n10:00:01 0 230 4\n10:00:02 0 0 0\n"[..])
+        .json();
     assert_eq!(r.input, "stdin");
     let rx = r.gpus[0].rx.as_ref().unwrap();
     assert!((rx.peak_of_ceiling.unwrap() - 0.0292).abs() < 1e-3);

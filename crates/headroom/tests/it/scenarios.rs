@@ -359,14 +359,12 @@ fn demo_lists_and_refuses_unknown_scenarios() {
     ] {
         assert!(text.contains(name), "{name} not listed");
     }
-    let out = Headroom::cmd(&["demo", "--scenario", "no-such-thing"]).run();
-    assert!(!out.success());
+    let out = Headroom::cmd(&["demo", "--scenario", "no-such-thing"]).assert_fails();
     let err = &out.stderr;
     assert!(
         err.contains("no scenario 'no-such-thing'") && err.contains("kv-pressure"),
         "{err}"
     );
-    let out = Headroom::cmd(&["emulate", "--gpu", "H100-SMX", "--port", "0"]).run();
-    assert!(!out.success());
+    let out = Headroom::cmd(&["emulate", "--gpu", "H100-SMX", "--port", "0"]).assert_fails();
     assert!(out.stderr.contains("H100-SMX"));
 }

@@ -62,7 +62,7 @@ fn gunzip(name: &str) -> Vec<u8> {
 fn json_holds_the_hand_counted_mi250_figures() {
     let f = fixture(MI250);
     let j = Headroom::cmd(&["trace"])
-        .args(&[f.to_str().unwrap(), "--json"])
+        .args([f.to_str().unwrap(), "--json"])
         .json::<TraceDoc>();
     assert_eq!(j.schema, trace::doc::SCHEMA);
     assert_eq!(j.encoding, "gzip");
@@ -127,7 +127,7 @@ fn json_holds_the_hand_counted_mi250_figures() {
 fn steps_and_tokens_give_the_window_and_the_verdict() {
     let f = fixture(MI250);
     let j = Headroom::cmd(&["trace"])
-        .args(&[
+        .args([
             f.to_str().unwrap(),
             "--json",
             "--steps",
@@ -154,7 +154,7 @@ fn steps_and_tokens_give_the_window_and_the_verdict() {
 
     // Step #2 holds no device event: the verdict has nothing to judge.
     let j = Headroom::cmd(&["trace"])
-        .args(&[f.to_str().unwrap(), "--json", "--steps", "2"])
+        .args([f.to_str().unwrap(), "--json", "--steps", "2"])
         .json::<TraceDoc>();
     assert!(j.kernels.is_empty());
     assert_eq!(j.window.unwrap().device_events_outside, 16);
@@ -163,7 +163,7 @@ fn steps_and_tokens_give_the_window_and_the_verdict() {
     // A multi-step training trace: the window leaves steps out.
     let f = fixture(V100);
     let j = Headroom::cmd(&["trace"])
-        .args(&[
+        .args([
             f.to_str().unwrap(),
             "--json",
             "--steps",
@@ -182,7 +182,7 @@ fn steps_and_tokens_give_the_window_and_the_verdict() {
 fn absent_steps_are_named() {
     let f = fixture(MI250);
     let out = Headroom::cmd(&["trace"])
-        .args(&[f.to_str().unwrap(), "--steps", "3..4"])
+        .args([f.to_str().unwrap(), "--steps", "3..4"])
         .output();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -211,12 +211,12 @@ fn steps_after_device_events_take_a_second_pass() {
     ev.extend(steps);
     let late = Temp::new("late-steps.json", &serde_json::to_vec(&kineto).unwrap());
     let out = Headroom::cmd(&["trace"])
-        .args(&[late.path(), "--json", "--steps", "1..1"])
+        .args([late.path(), "--json", "--steps", "1..1"])
         .output_ok();
     assert!(String::from_utf8_lossy(&out.stderr).contains("reading the trace twice"));
     let j = doc(&out.stdout);
     let direct = Headroom::cmd(&["trace"])
-        .args(&[
+        .args([
             fixture(MI250).to_str().unwrap(),
             "--json",
             "--steps",
@@ -250,7 +250,7 @@ fn gzip_on_standard_input() {
 fn csv_for_every_grouping() {
     let f = fixture(A100);
     let j = Headroom::cmd(&["trace"])
-        .args(&[f.to_str().unwrap(), "--json"])
+        .args([f.to_str().unwrap(), "--json"])
         .json::<TraceDoc>();
     for (by, head, rows) in [
         ("name", "rank,name,symbol,cat,total_us", j.kernels.len()),
@@ -259,7 +259,7 @@ fn csv_for_every_grouping() {
         ("device", "device,name,total_us,count,busy_us", 1),
     ] {
         let out = Headroom::cmd(&["trace"])
-            .args(&[f.to_str().unwrap(), "--csv", "--by", by])
+            .args([f.to_str().unwrap(), "--csv", "--by", by])
             .output_ok();
         let text = String::from_utf8(out.stdout).unwrap();
         let lines: Vec<&str> = text.lines().collect();
@@ -268,7 +268,7 @@ fn csv_for_every_grouping() {
         assert_eq!(lines.len() - 1, rows, "{by}");
     }
     let out = Headroom::cmd(&["trace"])
-        .args(&[f.to_str().unwrap(), "--csv", "--top", "1"])
+        .args([f.to_str().unwrap(), "--csv", "--top", "1"])
         .output();
     let text = String::from_utf8(out.stdout).unwrap();
     let row = text.lines().nth(1).unwrap();
@@ -285,7 +285,7 @@ fn csv_for_every_grouping() {
 fn human_table_shows_the_traps() {
     let f = fixture(A100);
     let out = Headroom::cmd(&["trace"])
-        .args(&[f.to_str().unwrap(), "--top", "5", "--tokens", "100"])
+        .args([f.to_str().unwrap(), "--top", "5", "--tokens", "100"])
         .output_ok();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -308,7 +308,7 @@ fn human_table_shows_the_traps() {
     assert!(text.contains("Over 100 tokens"));
 
     let out = Headroom::cmd(&["trace"])
-        .args(&[f.to_str().unwrap(), "--by", "symbol", "--top", "3"])
+        .args([f.to_str().unwrap(), "--by", "symbol", "--top", "3"])
         .output();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("by stripped symbol"));
@@ -324,7 +324,7 @@ fn truncated_trace_reports_where_it_stopped() {
     let cut = full.len() * 2 / 3;
     let t = Temp::new("cut.json", &full[..cut]);
     let out = Headroom::cmd(&["trace"])
-        .args(&[t.path(), "--json"])
+        .args([t.path(), "--json"])
         .output_ok();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("warning") && err.contains("byte"), "{err}");
@@ -342,7 +342,7 @@ fn truncated_trace_reports_where_it_stopped() {
     // The bytes before the stop are whole events.
     assert_eq!(full[off as usize], b'{');
 
-    let out = Headroom::cmd(&["trace"]).args(&[t.path()]).output();
+    let out = Headroom::cmd(&["trace"]).args([t.path()]).output();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("STOPPED EARLY"), "{text}");
 
@@ -350,7 +350,7 @@ fn truncated_trace_reports_where_it_stopped() {
     let gz = std::fs::read(fixture(A100)).unwrap();
     let t = Temp::new("cut.json.gz", &gz[..gz.len() / 2]);
     let j = Headroom::cmd(&["trace"])
-        .args(&[t.path(), "--json"])
+        .args([t.path(), "--json"])
         .json::<TraceDoc>();
     assert!(!j.complete);
     let s = j.stopped.unwrap();
@@ -360,7 +360,7 @@ fn truncated_trace_reports_where_it_stopped() {
 #[test]
 fn bad_input_is_a_clear_error() {
     let t = Temp::new("not-a-trace.txt", b"GGUF\x03\x00\x00\x00 this is not JSON");
-    let out = Headroom::cmd(&["trace"]).args(&[t.path()]).output();
+    let out = Headroom::cmd(&["trace"]).args([t.path()]).output();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -372,7 +372,7 @@ fn bad_input_is_a_clear_error() {
         "no-events.json",
         b"{\"schemaVersion\": 1, \"traceName\": \"x\"}",
     );
-    let err = String::from_utf8_lossy(&Headroom::cmd(&["trace"]).args(&[t.path()]).output().stderr)
+    let err = String::from_utf8_lossy(&Headroom::cmd(&["trace"]).args([t.path()]).output().stderr)
         .into_owned();
     assert!(
         err.contains("no \"traceEvents\"") && err.contains("schemaVersion, traceName"),
@@ -381,7 +381,7 @@ fn bad_input_is_a_clear_error() {
 
     let err = String::from_utf8_lossy(
         &Headroom::cmd(&["trace"])
-            .args(&["/nonexistent/run.pt.trace.json.gz"])
+            .args(["/nonexistent/run.pt.trace.json.gz"])
             .output()
             .stderr,
     )
@@ -389,7 +389,7 @@ fn bad_input_is_a_clear_error() {
     assert!(err.contains("/nonexistent/run.pt.trace.json.gz"), "{err}");
 
     let out = Headroom::cmd(&["trace"])
-        .args(&[fixture(MI250).to_str().unwrap(), "--steps", "x..2"])
+        .args([fixture(MI250).to_str().unwrap(), "--steps", "x..2"])
         .output();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("step number"));
@@ -397,7 +397,7 @@ fn bad_input_is_a_clear_error() {
 
 #[test]
 fn help_has_examples() {
-    let out = Headroom::cmd(&["trace"]).args(&["--help"]).output();
+    let out = Headroom::cmd(&["trace"]).args(["--help"]).output();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Examples:"));
     assert!(text.contains("--steps 3..7"));
@@ -419,7 +419,7 @@ fn first_generation_kineto_names_are_read() {
 ]}"#,
     );
     let j = Headroom::cmd(&["trace"])
-        .args(&[t.path(), "--json", "--steps", "3"])
+        .args([t.path(), "--json", "--steps", "3"])
         .json::<TraceDoc>();
     assert_eq!(j.flows.category.as_deref(), Some("async_cpu_to_gpu"));
     assert_eq!(j.flows.count, 2);

@@ -161,6 +161,7 @@ impl Headroom {
         self
     }
 
+    #[allow(dead_code)] // the builder is whole: no test runs in a folder of its own yet
     pub fn current_dir<P: AsRef<std::path::Path>>(&mut self, dir: P) -> &mut Headroom {
         self.cmd.current_dir(dir);
         self
@@ -214,15 +215,32 @@ impl Headroom {
     }
 
     /// Starts it and hands back the child (long-running commands: route, emulate, fleet --serve).
+    /// Standard input set by `stdin_bytes` is written from a thread of its own.
     pub fn spawn(&mut self) -> Child {
-        if let Some(Input::File(p)) = &self.stdin {
-            let f = std::fs::File::open(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            self.cmd.stdin(f);
-        }
+        let bytes = match self.stdin.take() {
+            Some(Input::File(p)) => {
+                let f = std::fs::File::open(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                self.cmd.stdin(f);
+                None
+            }
+            Some(Input::Bytes(b)) => {
+                self.cmd.stdin(Stdio::piped());
+                Some(b)
+            }
+            None => None,
+        };
         let line = self.command_line();
-        self.cmd
+        let mut child = self
+            .cmd
             .spawn()
-            .unwrap_or_else(|e| panic!("start {line}: {e}"))
+            .unwrap_or_else(|e| panic!("start {line}: {e}"));
+        if let Some(bytes) = bytes {
+            let mut stdin = child.stdin.take().expect("piped stdin");
+            std::thread::spawn(move || {
+                let _ = std::io::Write::write_all(&mut stdin, &bytes);
+            });
+        }
+        child
     }
 
     /// Runs it to the end: the raw output.
