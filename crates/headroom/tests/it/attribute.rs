@@ -18,7 +18,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use crate::util::bin;
+use crate::util::Headroom;
 use attribute::{CheckStatus, Report};
 
 fn here(f: &str) -> PathBuf {
@@ -126,17 +126,11 @@ fn attribute_in_background(args: Vec<String>) -> std::thread::JoinHandle<Report>
 }
 
 fn attribute(args: &[&str]) -> Report {
-    let out = Command::new(bin())
+    let out = Headroom::new()
         .arg("attribute")
         .args(args)
         .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "headroom attribute {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .output_ok();
     // The schema-doc check reads the wire format's keys; the test reads the typed document.
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let missing = testpeers::schema::undocumented(&v, "attribute.md", &[]);
@@ -371,7 +365,7 @@ fn a_real_llama_server_faults_in_every_layer_when_serving() {
 #[test]
 fn membw_json_is_documented_and_reads_back() {
     // Shape only: 48 MiB, one pass (the figures of so small a run are not the point).
-    let out = Command::new(bin())
+    let out = Headroom::new()
         .args([
             "membw",
             "--threads",
@@ -382,13 +376,7 @@ fn membw_json_is_documented_and_reads_back() {
             "1",
             "--json",
         ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .output_ok();
     // The schema-doc check reads the wire format's keys; the test reads the typed document.
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let missing = testpeers::schema::undocumented(&v, "membw.md", &[]);
@@ -401,7 +389,7 @@ fn membw_json_is_documented_and_reads_back() {
 
 #[test]
 fn ceiling_ram_measure_marks_the_bandwidth_measured() {
-    let out = Command::new(bin())
+    let out = Headroom::new()
         .args([
             "ceiling",
             "ram",
@@ -416,13 +404,7 @@ fn ceiling_ram_measure_marks_the_bandwidth_measured() {
             "0.53",
             "--json",
         ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .output_ok();
     let text = String::from_utf8_lossy(&out.stdout);
     // ceiling's document is not a typed struct yet (another change converts it); the
     // bandwidth figure's provenance is the one field this change owns.

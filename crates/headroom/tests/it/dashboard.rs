@@ -8,7 +8,7 @@
 //! against the same store, and against one holding llama.cpp's capture alone, writes panels
 //! for the engines and names found only, each resolving the same way, and reports the rest.
 
-use crate::util::{bin, openmetrics};
+use crate::util::{openmetrics, Headroom};
 use engines::prom::Exposition;
 use std::path::Path;
 use std::process::Command;
@@ -82,15 +82,11 @@ fn store(sets: &[Capture]) -> Option<(Prometheus, tempfile::TempDir)> {
 
 /// `headroom dashboard ARGS`: the model and stderr.
 fn dashboard(args: &[&str]) -> (fleet::dashboard::Dashboard, String) {
-    let out = Command::new(bin())
-        .arg("dashboard")
-        .args(args)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{args:?}: {err}");
-    let d = serde_json::from_slice(&out.stdout).expect("the dashboard reads back as its model");
-    (d, err)
+    let out = Headroom::cmd(&["dashboard"]).args(args).run();
+    assert!(out.success(), "{args:?}: {}", out.stderr);
+    let d =
+        serde_json::from_slice(&out.stdout_bytes).expect("the dashboard reads back as its model");
+    (d, out.stderr)
 }
 
 /// Whether `scrapes` hold `concept` under any of its engine's names: a gauge at the last
@@ -288,10 +284,9 @@ fn a_llamacpp_store_gets_llamacpp_panels_only_each_with_data() {
     );
 
     // Asked for an engine the store does not hold: refused, naming what was looked for.
-    let out = Command::new(bin())
+    let out = Headroom::new()
         .args(["dashboard", "--prometheus", &prom.url, "--engine", "vllm"])
-        .output()
-        .unwrap();
+        .output();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && out.stdout.is_empty(), "{err}");
     let running = engines::Engine::Vllm.def().store_names("running")[0][0];
@@ -309,8 +304,7 @@ fn the_dashboard_type_checks_against_grafanas_schema() {
     let Some(schema) = testpeers::peer("HEADROOM_GRAFANA_SCHEMA") else {
         return;
     };
-    let out = Command::new(bin()).arg("dashboard").output().unwrap();
-    assert!(out.status.success());
+    let out = Headroom::new().arg("dashboard").output_ok();
     let json = String::from_utf8(out.stdout).unwrap();
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(
@@ -352,11 +346,9 @@ fn the_dashboard_type_checks_against_grafanas_schema() {
         "the dashboard does not type-check as Grafana's Dashboard:\n{msg}"
     );
     // A restricted model (fewer panels, narrowed expressions) is the same type.
-    let out = Command::new(bin())
+    let out = Headroom::new()
         .args(["dashboard", "--engine", "llama.cpp"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+        .output_ok();
     let (ok, msg) = tsc(&String::from_utf8(out.stdout).unwrap());
     assert!(ok, "the llama.cpp dashboard does not type-check:\n{msg}");
     // The check can fail: a schema version as a string is refused.

@@ -2,7 +2,7 @@
 //! capture beside a replay, a live dcgm-exporter (one of the public DCGM bodies served by a
 //! tiny HTTP server here) beside a live emulator window, and the errors.
 
-use crate::util::{bin, headroom, EmulateProc};
+use crate::util::{headroom, EmulateProc, Headroom};
 use diagnose::gpu::SCALED_LABEL;
 use diagnose::Report;
 use engines::{RecordingHeader, ScrapeRecord};
@@ -336,11 +336,10 @@ fn live_dcgm_exporter_names_the_gpu_from_model_name() {
 #[test]
 fn clear_errors_for_missing_nvidia_smi_and_wrong_sources() {
     let empty = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(bin())
+    let out = Headroom::new()
         .args(["diagnose", "--url", "http://127.0.0.1:1", "--nvidia-smi"])
         .env("PATH", empty.path())
-        .output()
-        .unwrap();
+        .output();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("`nvidia-smi`, which is not on PATH"), "{err}");
@@ -437,7 +436,7 @@ fn nvidia_smi_run_beside_a_live_window() {
         std::env::var("PATH").unwrap_or_default()
     );
     let emu = EmulateProc::start(&["--speed", "1"]);
-    let out = std::process::Command::new(bin())
+    let out = Headroom::new()
         .args([
             "diagnose",
             "--url",
@@ -451,8 +450,7 @@ fn nvidia_smi_run_beside_a_live_window() {
             "--quiet",
         ])
         .env("PATH", path)
-        .output()
-        .unwrap();
+        .output();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     let r: Report = serde_json::from_slice(&out.stdout).unwrap();

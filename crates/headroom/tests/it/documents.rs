@@ -5,21 +5,9 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use testpeers::schema::undocumented;
+use crate::util::Headroom;
 
-fn headroom(args: &[&str]) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(args)
-        .output()
-        .expect("run headroom");
-    assert!(
-        out.status.success(),
-        "headroom {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
+use testpeers::schema::undocumented;
 
 /// Parses `bytes` as `T` and checks the page documents every key; returns the document.
 fn read_back<T: serde::de::DeserializeOwned + serde::Serialize>(bytes: &[u8], page: &str) -> T {
@@ -69,7 +57,7 @@ fn cachehit_document_reads_back() {
     lines.push(r#"{"counters":{"replica":"a","prefix_hits":16,"prefix_queries":150}}"#.into());
     lines.push(r#"{"counters":{"replica":"b","prefix_hits":16,"prefix_queries":150}}"#.into());
     std::fs::write(&path, lines.join("\n")).unwrap();
-    let out = headroom(&["cachehit", path.to_str().unwrap(), "--json"]);
+    let out = Headroom::cmd(&["cachehit", path.to_str().unwrap(), "--json"]).stdout_bytes();
     let doc: cachehit::Ladder = read_back(&out, "cachehit.md");
     assert_eq!(doc.schema, cachehit::SCHEMA);
     assert!(doc.fleet.achieved.is_some() && !doc.gaps.is_empty());
@@ -83,7 +71,8 @@ fn trace_documents_read_back() {
         "tracelens_b200_eager_trace.json.gz",
     ] {
         let t = testpeers::fixture(&format!("traces/{name}"));
-        let out = headroom(&["trace", t.to_str().unwrap(), "--json", "--tokens", "64"]);
+        let out = Headroom::cmd(&["trace", t.to_str().unwrap(), "--json", "--tokens", "64"])
+            .stdout_bytes();
         let doc: trace::doc::TraceDoc = read_back(&out, "trace.md");
         assert_eq!(doc.schema, trace::doc::SCHEMA);
         assert_eq!(
@@ -94,7 +83,8 @@ fn trace_documents_read_back() {
     }
     // A window over ProfilerSteps: the window and its steps are documented too.
     let t = testpeers::fixture("traces/hta_v100_df_index_resolver.json.gz");
-    let out = headroom(&["trace", t.to_str().unwrap(), "--json", "--steps", "3..5"]);
+    let out =
+        Headroom::cmd(&["trace", t.to_str().unwrap(), "--json", "--steps", "3..5"]).stdout_bytes();
     let doc: trace::doc::TraceDoc = read_back(&out, "trace.md");
     assert!(doc.window.is_some());
 }
@@ -104,7 +94,7 @@ fn gguf_document_reads_back() {
     let Some(model) = testpeers::peer("HEADROOM_MODEL") else {
         return;
     };
-    let out = headroom(&["gguf", &model, "--json"]);
+    let out = Headroom::cmd(&["gguf", &model, "--json"]).stdout_bytes();
     let doc: gguf::doc::GgufDoc = read_back(&out, "gguf.md");
     assert_eq!(doc.schema, gguf::doc::SCHEMA);
     // The metadata reads back with its GGUF types: the f32 epsilon stays an f32.
@@ -120,7 +110,7 @@ fn gguf_document_reads_back() {
 fn logs_document_reads_back() {
     let log = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../telemetry/tests/data/llama-server-11434-restart.log");
-    let out = headroom(&["logs", "--file", log.to_str().unwrap(), "--json"]);
+    let out = Headroom::cmd(&["logs", "--file", log.to_str().unwrap(), "--json"]).stdout_bytes();
     let doc: telemetry::doc::LogsDoc = read_back(&out, "logs.md");
     assert_eq!(doc.schema, telemetry::doc::SCHEMA);
     assert!(doc.is_final);
@@ -130,21 +120,19 @@ fn logs_document_reads_back() {
 #[test]
 fn route_documents_read_back() {
     use std::io::{BufRead, BufReader};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args([
-            "route",
-            "--listen",
-            "127.0.0.1:0",
-            "--backend",
-            "http://127.0.0.1:9",
-            "--workers",
-            "1",
-            "--json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the router");
+    let mut child = Headroom::cmd(&[
+        "route",
+        "--listen",
+        "127.0.0.1:0",
+        "--backend",
+        "http://127.0.0.1:9",
+        "--workers",
+        "1",
+        "--json",
+    ])
+    .stdout_io(Stdio::piped())
+    .stderr_io(Stdio::null())
+    .spawn();
     let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
     let listening = lines.next().expect("a line").expect("read");
     let a: router::doc::RouteDoc = read_back(listening.as_bytes(), "route.md");
@@ -203,7 +191,7 @@ fn ceiling_documents_read_back() {
         let mut args = words("ceiling --json");
         args.extend(words(line));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let doc: CeilingDoc = read_back(&headroom(&args), "ceiling.md");
+        let doc: CeilingDoc = read_back(&Headroom::cmd(&args).stdout_bytes(), "ceiling.md");
         assert_eq!(doc.schema, physics::doc::CEILING, "{line}");
         docs.push(doc);
     }
@@ -225,7 +213,8 @@ fn ceiling_documents_read_back() {
         assert!(out.is_empty(), "{line}: {out}");
     }
     if let Some(model) = testpeers::peer("HEADROOM_MODEL") {
-        let out = headroom(&["ceiling", "--gpu", "RTX-3090", "--gguf", &model, "--json"]);
+        let out = Headroom::cmd(&["ceiling", "--gpu", "RTX-3090", "--gguf", &model, "--json"])
+            .stdout_bytes();
         let doc: CeilingDoc = read_back(&out, "ceiling.md");
         assert!(doc.model_entry.is_none() && doc.ceilings.get().is_some());
     }
@@ -233,7 +222,7 @@ fn ceiling_documents_read_back() {
                --bandwidth-gbps 42 --json";
     let args = words(ram);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let doc: RamDoc = read_back(&headroom(&args), "ceiling.md");
+    let doc: RamDoc = read_back(&Headroom::cmd(&args).stdout_bytes(), "ceiling.md");
     assert_eq!(doc.schema, physics::doc::RAM);
     for wait in ["400", "0"] {
         let duty = format!(
@@ -242,11 +231,14 @@ fn ceiling_documents_read_back() {
         );
         let args = words(&duty);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let doc: DutyDoc = read_back(&headroom(&args), "ceiling.md");
+        let doc: DutyDoc = read_back(&Headroom::cmd(&args).stdout_bytes(), "ceiling.md");
         assert_eq!(doc.schema, physics::doc::DUTY);
         assert_eq!(doc.duty.gather_gbps.is_none(), wait == "0");
     }
-    let doc: ListDoc = read_back(&headroom(&["ceiling", "--list", "--json"]), "ceiling.md");
+    let doc: ListDoc = read_back(
+        &Headroom::cmd(&["ceiling", "--list", "--json"]).stdout_bytes(),
+        "ceiling.md",
+    );
     assert_eq!(doc.schema, physics::doc::LIST);
     assert!(!doc.gpus.is_empty() && !doc.models.is_empty());
 }
@@ -255,14 +247,14 @@ fn ceiling_documents_read_back() {
 fn emulate_documents_read_back() {
     use emulator::doc::{EmulateDoc, ScenariosDoc, SCHEMA, SCHEMA_SCENARIOS};
     let doc: ScenariosDoc = read_back(
-        &headroom(&["emulate", "--list-scenarios", "--json"]),
+        &Headroom::cmd(&["emulate", "--list-scenarios", "--json"]).stdout_bytes(),
         "emulate.md",
     );
     assert_eq!(doc.schema, SCHEMA_SCENARIOS);
     assert_eq!(doc.scenarios.len(), emulator::scenario::all().len());
     // The served deployment: one line, printed once it listens; --duration ends it.
     let doc: EmulateDoc = read_back(
-        &headroom(&[
+        &Headroom::cmd(&[
             "emulate",
             "--scenario",
             "kv-pressure",
@@ -271,7 +263,8 @@ fn emulate_documents_read_back() {
             "--duration",
             "1s",
             "--json",
-        ]),
+        ])
+        .stdout_bytes(),
         "emulate.md",
     );
     assert_eq!(doc.schema, SCHEMA);
@@ -290,7 +283,7 @@ fn demo_documents_read_back() {
         if http {
             args.push("--http-load");
         }
-        let out = headroom(&args);
+        let out = Headroom::cmd(&args).stdout_bytes();
         let doc: Demo = serde_json::from_slice(&out)
             .unwrap_or_else(|e| panic!("demo.md: the output does not read back: {e}"));
         // The wire format against the typed document's own printing.

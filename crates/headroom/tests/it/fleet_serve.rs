@@ -4,24 +4,14 @@
 //! them; `promtool check rules` and `promtool test rules` judge the file. The store is then
 //! stopped and started again on its port: the endpoint says it went blind, then reads again.
 
-use crate::util::{bin, EmulateProc};
+use crate::util::{EmulateProc, Headroom};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use testpeers::prometheus::{Job, Prometheus};
 
 fn rules(args: &[&str]) -> String {
-    let out = Command::new(bin())
-        .arg("rules")
-        .args(args)
-        .output()
-        .expect("run headroom rules");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
+    Headroom::cmd(&["rules"]).args(args).stdout()
 }
 
 /// `promtool test rules` on `tests` (a unit-test file naming rules.yml in its folder).
@@ -153,14 +143,13 @@ impl Drop for Serve {
 impl Serve {
     fn start(store: &str, extra: &[&str]) -> Serve {
         let port = testpeers::free_port();
-        let mut child = Command::new(bin())
+        let mut child = Headroom::new()
             .args(["fleet", "--prometheus", store, "--serve"])
             .arg(format!("127.0.0.1:{port}"))
             .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("fleet --serve starts");
+            .stdout_io(Stdio::null())
+            .stderr_io(Stdio::piped())
+            .spawn();
         let (tx, lines) = std::sync::mpsc::channel();
         let err = child.stderr.take().unwrap();
         std::thread::spawn(move || {

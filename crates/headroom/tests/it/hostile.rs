@@ -6,10 +6,10 @@
 //!
 //! Inputs cut from real files use the peers and fixtures where present (the SmolLM2 GGUF,
 //! fixtures/); the test runs without them, on its own files.
-use crate::util::bin;
+use crate::util::Headroom;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -133,20 +133,13 @@ fn history_sample() -> Vec<u8> {
     let rec = d.path().join("r.jsonl");
     std::fs::write(&rec, recording_sample()).unwrap();
     let db = d.path().join("h.sqlite");
-    let out = Command::new(bin())
-        .args(["diagnose", "--replay"])
+    Headroom::cmd(&["diagnose", "--replay"])
         .arg(&rec)
         .arg("--save")
         .arg("--db")
         .arg(&db)
-        .stdout(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .stdout_io(Stdio::null())
+        .assert_ok();
     std::fs::read(&db).unwrap()
 }
 
@@ -248,17 +241,16 @@ fn run(args: &[&str], input: &Path, stdin: Option<&Path>) -> Run {
         .map(|a| a.replace("{}", &input.display().to_string()))
         .collect();
     let data = std::env::temp_dir().join(format!("headroom-hostile-data-{}", std::process::id()));
-    let mut child = Command::new(bin())
-        .args(&args)
+    let mut cmd = Headroom::cmd(&args);
+    match stdin {
+        Some(p) => cmd.stdin_file(p),
+        None => cmd.stdin_io(Stdio::null()),
+    };
+    let mut child = cmd
         .env("XDG_DATA_HOME", &data)
-        .stdin(match stdin {
-            Some(p) => Stdio::from(std::fs::File::open(p).unwrap()),
-            None => Stdio::null(),
-        })
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout_io(Stdio::null())
+        .stderr_io(Stdio::piped())
+        .spawn();
     let err = child.stderr.take().unwrap();
     let reader = std::thread::spawn(move || {
         let mut s = String::new();
@@ -529,12 +521,10 @@ fn a_closed_stdout_never_panics() {
         vec!["gguf", gguf.to_str().unwrap()],
         vec!["ceiling", "--gpu", "H100-SXM", "--model", "llama-3.1-8b"],
     ] {
-        let mut child = Command::new(bin())
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = Headroom::cmd(&args)
+            .stdout_io(Stdio::piped())
+            .stderr_io(Stdio::piped())
+            .spawn();
         let mut out = BufReader::new(child.stdout.take().unwrap());
         let mut first = String::new();
         let _ = out.read_line(&mut first);

@@ -4,7 +4,7 @@
 //! numbers: each request's `timings` in its HTTP response, and the /metrics counters scraped at
 //! the end of each instance. The other tests need no peer.
 
-use crate::util::bin;
+use crate::util::Headroom;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -289,16 +289,10 @@ fn live_llama_server_log_matches_its_own_counters() {
     );
     drop(s2);
 
-    let out = Command::new(bin())
+    let out = Headroom::new()
         .args(["logs", "--json", "--file"])
         .arg(&log)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .output_ok();
     let doc: LogsDoc = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc.schema, telemetry::doc::SCHEMA);
     let instances = &doc.instances;
@@ -444,22 +438,11 @@ const SAMPLE: &str = "\
 0.01.576.980 I slot      release: id  1 | task 41 | stop processing: n_tokens = 74, truncated = 0
 ";
 
-fn run_stdin(args: &[&str], input: &str) -> std::process::Output {
-    let mut c = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    c.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    c.wait_with_output().unwrap()
-}
-
 #[test]
 fn stdin_json_follows_the_documented_schema() {
-    let out = run_stdin(&["logs", "--json"], SAMPLE);
-    assert!(out.status.success());
+    let out = Headroom::cmd(&["logs", "--json"])
+        .stdin_bytes(SAMPLE.as_bytes())
+        .output_ok();
     let d: LogsDoc = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(d.schema, telemetry::doc::SCHEMA);
     assert_eq!(d.source, Source::Stdin);
@@ -483,8 +466,9 @@ fn stdin_json_follows_the_documented_schema() {
 
 #[test]
 fn human_table_names_figures_and_sample_sizes() {
-    let out = run_stdin(&["logs", "--requests"], SAMPLE);
-    assert!(out.status.success());
+    let out = Headroom::cmd(&["logs", "--requests"])
+        .stdin_bytes(SAMPLE.as_bytes())
+        .output_ok();
     let s = String::from_utf8(out.stdout).unwrap();
     for want in [
         "instance 1 of 1",
@@ -507,7 +491,9 @@ Nov 30 05:42:01 gpu1 llama-server[42]: 0.10.000.100 I slot launch_slot_: id  0 |
 Nov 30 05:42:03 gpu1 llama-server[42]: 0.10.002.000 W srv          stop: cancel task, id_task = 12
 Nov 30 05:42:03 gpu1 llama-server[42]: 0.10.002.001 I slot      release: id  0 | task 12 | stop processing: n_tokens = 300, truncated = 0
 ";
-    let out = run_stdin(&["logs"], log);
+    let out = Headroom::cmd(&["logs"])
+        .stdin_bytes(log.as_bytes())
+        .output();
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(s.contains("pid 42"), "{s}");
     assert!(
@@ -519,11 +505,10 @@ Nov 30 05:42:03 gpu1 llama-server[42]: 0.10.002.001 I slot      release: id  0 |
 #[test]
 fn journal_without_journalctl_is_a_clear_error() {
     let empty = Scratch::new("path");
-    let out = Command::new(bin())
+    let out = Headroom::new()
         .args(["logs", "--journal", "llama", "--since", "-1h"])
         .env("PATH", &empty.0)
-        .output()
-        .unwrap();
+        .output();
     assert!(!out.status.success());
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("journalctl") && e.contains("--file"), "{e}");
@@ -531,20 +516,16 @@ fn journal_without_journalctl_is_a_clear_error() {
 
 #[test]
 fn missing_file_names_the_file() {
-    let out = Command::new(bin())
+    let out = Headroom::new()
         .args(["logs", "--file", "/nonexistent/server.log"])
-        .output()
-        .unwrap();
+        .output();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/server.log"));
 }
 
 #[test]
 fn help_has_examples() {
-    let out = Command::new(bin())
-        .args(["logs", "--help"])
-        .output()
-        .unwrap();
+    let out = Headroom::new().args(["logs", "--help"]).output();
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(
         s.contains("Examples:") && s.contains("journalctl -u llama"),
@@ -559,12 +540,11 @@ fn follow_prints_updates_then_the_final_report_on_ctrl_c() {
     let path = dir.0.join("server.log");
     let (first, second) = SAMPLE.split_at(SAMPLE.find("0.01.116.483").unwrap());
     std::fs::write(&path, first).unwrap();
-    let mut c = Command::new(bin())
+    let mut c = Headroom::new()
         .args(["logs", "--json", "--follow", "--file"])
         .arg(&path)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout_io(Stdio::piped())
+        .spawn();
     // A bound on the whole exchange: a hung follower is killed, and the reads below fail.
     let pid = c.id().to_string();
     std::thread::spawn(move || {
@@ -609,16 +589,10 @@ fn vllm_fixture() -> PathBuf {
 #[test]
 fn real_vllm_log_json_reads_back_and_is_documented() {
     let log = vllm_fixture();
-    let out = Command::new(bin())
+    let out = Headroom::new()
         .args(["logs", "--json", "--file"])
         .arg(&log)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .output_ok();
     // The schema-doc check reads the wire format's keys.
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let missing = testpeers::schema::undocumented(&v, "logs.md", &[]);
@@ -645,8 +619,9 @@ fn real_vllm_log_json_reads_back_and_is_documented() {
 fn real_vllm_log_human_table_and_restart_on_stdin() {
     let text = std::fs::read_to_string(vllm_fixture()).unwrap();
     let twice = format!("{text}{}", text.replace("pid=26765", "pid=31337"));
-    let out = run_stdin(&["logs"], &twice);
-    assert!(out.status.success());
+    let out = Headroom::cmd(&["logs"])
+        .stdin_bytes(twice.as_bytes())
+        .output_ok();
     let s = String::from_utf8(out.stdout).unwrap();
     for want in [
         "instance 1 of 2 · pid 26765",

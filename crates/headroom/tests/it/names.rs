@@ -2,21 +2,20 @@
 //! unknown or ambiguous `--gpu`/`--model` exits 1 with the catalog's one message, before a
 //! window, query or server starts. And no `--help` names the internal notes.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::util::{bin, headroom, EmulateProc};
+use crate::util::{headroom, EmulateProc, Headroom};
 
 /// Runs headroom and waits for it to exit, killing it past `limit`: `None` when it had to be
 /// killed (it went on to work instead of failing on the name).
 fn exits_within(args: &[&str], limit: Duration) -> Option<(i32, String)> {
-    let mut child = Command::new(bin())
+    let mut child = Headroom::new()
         .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run headroom");
+        .stdin_io(Stdio::null())
+        .stdout_io(Stdio::null())
+        .stderr_io(Stdio::piped())
+        .spawn();
     let start = Instant::now();
     loop {
         if let Some(status) = child.try_wait().expect("wait") {

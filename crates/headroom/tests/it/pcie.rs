@@ -3,13 +3,11 @@
 //! against the rows by hand, the document is read back as the typed struct, and bad input fails
 //! with an error that names the input.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 use telemetry::dmon::PcieReport;
 
-use crate::util::{bin, headroom_output as run};
+use crate::util::{headroom_output as run, Headroom};
 
 fn fixture(name: &str) -> PathBuf {
     testpeers::fixture(&format!("dmon/{name}"))
@@ -111,27 +109,10 @@ fn rtx3090_gpudirect_against_the_catalogued_link() {
 
 #[test]
 fn reads_stdin() {
-    let mut child = Command::new(bin())
-        .args(["pcie", "-", "--link", "gen4x4", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // The spec's example: a 230 MB/s peak against a ~7,900 MB/s (Gen4 x4) link, 0 at idle.
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"#Time gpu rxpci txpci\n#HH:MM:SS Idx MB/s MB/s\n10:00:00 0 0 0\n10:00:01 0 230 4\n10:00:02 0 0 0\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: PcieReport = serde_json::from_slice(&out.stdout).unwrap();
+    let r: PcieReport = Headroom::cmd(&["pcie", "-", "--link", "gen4x4", "--json"])
+        .stdin_bytes(&b"#Time gpu rxpci txpci\n#HH:MM:SS Idx MB/s MB/s\n10:00:00 0 0 0\n10:00:01 0 230 4\n10:00:02 0 0 0\n"[..])
+        .json();
     assert_eq!(r.input, "stdin");
     let rx = r.gpus[0].rx.as_ref().unwrap();
     assert!((rx.peak_of_ceiling.unwrap() - 0.0292).abs() < 1e-3);

@@ -6,10 +6,10 @@
 //! gguf JSON, the tensor table) hit the closed pipe in the second way for certain; the first way
 //! closes the pipe before the process has started up, so every write meets it.
 
-use crate::util::bin;
+use crate::util::Headroom;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 /// Waits for the child (killing it past `limit`), returns its exit code and stderr.
@@ -34,13 +34,12 @@ fn finish(mut child: Child, limit: Duration, what: &str) -> (Option<i32>, String
 }
 
 fn spawn(args: &[&str]) -> Child {
-    Command::new(bin())
+    Headroom::new()
         .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdin_io(Stdio::null())
+        .stdout_io(Stdio::piped())
+        .stderr_io(Stdio::piped())
         .spawn()
-        .expect("run headroom")
 }
 
 fn assert_quiet_exit(args: &[&str], how: &str, (code, err): (Option<i32>, String)) {
@@ -208,7 +207,7 @@ fn diagnose_replay() {
     let dir = tempfile::tempdir().expect("tempdir");
     let rec = dir.path().join("run.jsonl");
     let port = testpeers::free_port();
-    let mut emu = Command::new(bin())
+    let mut emu = Headroom::new()
         .args([
             "emulate",
             "--scenario",
@@ -219,10 +218,9 @@ fn diagnose_replay() {
             "--duration",
             "60s",
         ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the emulator");
+        .stdout_io(Stdio::null())
+        .stderr_io(Stdio::null())
+        .spawn();
     let deadline = Instant::now() + Duration::from_secs(30);
     while testpeers::get(port, "/health").is_none() {
         assert!(
@@ -232,7 +230,7 @@ fn diagnose_replay() {
         std::thread::sleep(Duration::from_millis(100));
     }
     let url = format!("http://127.0.0.1:{port}");
-    let recorded = Command::new(bin())
+    let recorded = Headroom::new()
         .args([
             "diagnose",
             "--url",
@@ -245,9 +243,8 @@ fn diagnose_replay() {
             "--record",
             s(&rec),
         ])
-        .stdout(Stdio::null())
-        .output()
-        .expect("diagnose --record");
+        .stdout_io(Stdio::null())
+        .output();
     let _ = emu.kill();
     let _ = emu.wait();
     assert!(

@@ -3,8 +3,8 @@
 //! the bytes a step reads) must come out "flat", the counterpart of llama-server's
 //! context-bound slope in tests/probe.rs.
 
+use crate::util::Headroom;
 use loadgen::probe::{DepthVerdict, ProbeDoc, ProbeReport};
-use std::process::Command;
 
 #[test]
 fn a_weight_bound_server_is_flat() {
@@ -19,7 +19,7 @@ fn a_weight_bound_server_is_flat() {
         "300",
     ]);
     let port = emu.port();
-    let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
+    let out = Headroom::new()
         .args([
             "probe",
             "depth",
@@ -35,8 +35,7 @@ fn a_weight_bound_server_is_flat() {
             "3",
             "--json",
         ])
-        .output()
-        .expect("run probe");
+        .output();
     drop(emu);
     assert!(
         out.status.success(),

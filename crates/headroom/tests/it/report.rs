@@ -14,11 +14,9 @@ use loadgen::bench_doc::BenchDoc;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
-fn headroom() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_headroom"))
-}
+use crate::util::Headroom;
+use std::time::Duration;
 
 /// Debian's chromium, or None (the test says SKIPPED; under HEADROOM_REQUIRE_PEERS=1 it fails).
 fn chromium() -> Option<PathBuf> {
@@ -348,16 +346,6 @@ fn emulate() -> (crate::util::EmulateProc, String) {
     (emu, url)
 }
 
-fn run(args: &[&str]) -> String {
-    let out = headroom().args(args).output().expect("run headroom");
-    assert!(
-        out.status.success(),
-        "headroom {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 #[test]
 fn diagnose_and_remeasure_pages_in_a_browser() {
     let Some(chrome) = chromium() else { return };
@@ -368,31 +356,34 @@ fn diagnose_and_remeasure_pages_in_a_browser() {
     // Warm-up: the scenario's load needs a minute of simulated time (3 s at 20×).
     std::thread::sleep(Duration::from_secs(4));
     let diag = d.join("diagnose.html");
-    let doc: Report = serde_json::from_str(&run(&[
-        "diagnose",
-        "--url",
-        &url,
-        "--gpu",
-        "H100-SXM",
-        "--model",
-        "llama-3.1-8b",
-        "--duration",
-        "6s",
-        "--interval",
-        "100ms",
-        "--save",
-        "--db",
-        db.to_str().unwrap(),
-        "--html",
-        diag.to_str().unwrap(),
-        "--json",
-        "--quiet",
-    ]))
+    let doc: Report = serde_json::from_str(
+        &Headroom::cmd(&[
+            "diagnose",
+            "--url",
+            &url,
+            "--gpu",
+            "H100-SXM",
+            "--model",
+            "llama-3.1-8b",
+            "--duration",
+            "6s",
+            "--interval",
+            "100ms",
+            "--save",
+            "--db",
+            db.to_str().unwrap(),
+            "--html",
+            diag.to_str().unwrap(),
+            "--json",
+            "--quiet",
+        ])
+        .stdout(),
+    )
     .unwrap();
     let points = doc.timeline.points.len();
     assert!(points >= 10, "{points} timeline points");
     let rem = d.join("remeasure.html");
-    run(&[
+    Headroom::cmd(&[
         "remeasure",
         "--db",
         db.to_str().unwrap(),
@@ -400,7 +391,8 @@ fn diagnose_and_remeasure_pages_in_a_browser() {
         rem.to_str().unwrap(),
         "--json",
         "--quiet",
-    ]);
+    ])
+    .stdout();
     drop(emu);
 
     // diagnose: five timeline plots (generation, prompt, running + waiting, KV, preemptions).
@@ -419,14 +411,15 @@ fn diagnose_and_remeasure_pages_in_a_browser() {
     // The same run from the history is the same page (the document round-trips).
     let again = d.join("again.html");
     let id = doc.saved_run_id.unwrap().to_string();
-    run(&[
+    Headroom::cmd(&[
         "report",
         &id,
         "--db",
         db.to_str().unwrap(),
         "-o",
         again.to_str().unwrap(),
-    ]);
+    ])
+    .stdout();
     assert_eq!(
         std::fs::read_to_string(&again).unwrap(),
         std::fs::read_to_string(&diag).unwrap()
@@ -437,14 +430,15 @@ fn diagnose_and_remeasure_pages_in_a_browser() {
     assert!(o.dom.contains("data-series=\"before\"") && o.dom.contains("data-series=\"after\""));
     // `report --latest` finds the remeasure run and shows it against the run it re-measured.
     let latest = d.join("latest.html");
-    run(&[
+    Headroom::cmd(&[
         "report",
         "--latest",
         "--db",
         db.to_str().unwrap(),
         "-o",
         latest.to_str().unwrap(),
-    ]);
+    ])
+    .stdout();
     assert!(std::fs::read_to_string(&latest)
         .unwrap()
         .contains("data-schema=\"headroom.remeasure/1\""));
@@ -464,26 +458,36 @@ fn bench_and_regress_pages_in_a_browser() {
     let (_emu, url) = serve();
     let bench = d.join("bench.html");
     let quick = ["--quick", "--repeats", "3", "--quiet", "--json", "--db"];
-    let first: BenchDoc = serde_json::from_str(&run(&[
-        &["bench", "--url", &url, "--label", "baseline"][..],
-        &quick[..],
-        &[db.to_str().unwrap(), "--html", bench.to_str().unwrap()],
-    ]
-    .concat()))
+    let first: BenchDoc = serde_json::from_str(
+        &Headroom::cmd(
+            &[
+                &["bench", "--url", &url, "--label", "baseline"][..],
+                &quick[..],
+                &[db.to_str().unwrap(), "--html", bench.to_str().unwrap()],
+            ]
+            .concat(),
+        )
+        .stdout(),
+    )
     .unwrap();
     let metrics = first.metrics.len();
     let o = check(&chrome, &bench, d, metrics);
     assert!(o.dom.matches("<section data-metric=").count() == metrics);
-    let second: BenchDoc = serde_json::from_str(&run(&[
-        &["bench", "--url", &url, "--label", "latest"][..],
-        &quick[..],
-        &[db.to_str().unwrap()],
-    ]
-    .concat()))
+    let second: BenchDoc = serde_json::from_str(
+        &Headroom::cmd(
+            &[
+                &["bench", "--url", &url, "--label", "latest"][..],
+                &quick[..],
+                &[db.to_str().unwrap()],
+            ]
+            .concat(),
+        )
+        .stdout(),
+    )
     .unwrap();
     let id = second.saved_run_id.flatten().unwrap().to_string();
     let reg = d.join("regress.html");
-    run(&[
+    Headroom::cmd(&[
         "report",
         &id,
         "--against",
@@ -492,12 +496,13 @@ fn bench_and_regress_pages_in_a_browser() {
         db.to_str().unwrap(),
         "-o",
         reg.to_str().unwrap(),
-    ]);
+    ])
+    .stdout();
     let o = check(&chrome, &reg, d, 1);
     assert!(o.dom.contains("noise floor"));
     // regress --html writes the same comparison.
     let reg2 = d.join("regress2.html");
-    run(&[
+    Headroom::cmd(&[
         "regress",
         "--baseline",
         "baseline",
@@ -507,7 +512,8 @@ fn bench_and_regress_pages_in_a_browser() {
         db.to_str().unwrap(),
         "--html",
         reg2.to_str().unwrap(),
-    ]);
+    ])
+    .stdout();
     assert_eq!(
         std::fs::read_to_string(&reg).unwrap(),
         std::fs::read_to_string(&reg2).unwrap()
@@ -526,17 +532,20 @@ fn a_hostile_run_renders_as_text() {
     // A real document (a short window of the emulator) with hostile strings where a server or
     // a file supplies them.
     let (emu, url) = emulate();
-    let mut doc: Report = serde_json::from_str(&run(&[
-        "diagnose",
-        "--url",
-        &url,
-        "--duration",
-        "2s",
-        "--interval",
-        "100ms",
-        "--json",
-        "--quiet",
-    ]))
+    let mut doc: Report = serde_json::from_str(
+        &Headroom::cmd(&[
+            "diagnose",
+            "--url",
+            &url,
+            "--duration",
+            "2s",
+            "--interval",
+            "100ms",
+            "--json",
+            "--quiet",
+        ])
+        .stdout(),
+    )
     .unwrap();
     drop(emu);
     doc.model = Some(HOSTILE.into());
@@ -561,14 +570,15 @@ fn a_hostile_run_renders_as_text() {
         )
         .unwrap();
     let page = d.join("hostile.html");
-    run(&[
+    Headroom::cmd(&[
         "report",
         &id.to_string(),
         "--db",
         db.to_str().unwrap(),
         "-o",
         page.to_str().unwrap(),
-    ]);
+    ])
+    .stdout();
     let o = check(&chrome, &page, d, 1);
     assert!(
         o.dom
@@ -590,13 +600,16 @@ fn trace_page_in_a_browser() {
     // one gpu_user_annotation span wrapping the step).
     let trace = testpeers::fixture("traces/tracelens_h100_owlv2.json.gz");
     let page = d.join("trace.html");
-    let doc: trace::doc::TraceDoc = serde_json::from_str(&run(&[
-        "trace",
-        trace.to_str().unwrap(),
-        "--html",
-        page.to_str().unwrap(),
-        "--json",
-    ]))
+    let doc: trace::doc::TraceDoc = serde_json::from_str(
+        &Headroom::cmd(&[
+            "trace",
+            trace.to_str().unwrap(),
+            "--html",
+            page.to_str().unwrap(),
+            "--json",
+        ])
+        .stdout(),
+    )
     .unwrap();
     // Kernels, families, categories and the annotation trap.
     let o = check(&chrome, &page, d, 4);
@@ -636,12 +649,13 @@ fn trace_page_in_a_browser() {
     )
     .unwrap();
     let page = d.join("hostile-trace.html");
-    run(&[
+    Headroom::cmd(&[
         "trace",
         hostile.to_str().unwrap(),
         "--html",
         page.to_str().unwrap(),
-    ]);
+    ])
+    .stdout();
     let o = check(&chrome, &page, d, 4);
     assert!(
         o.dom
@@ -740,12 +754,15 @@ fn probe_pages_in_a_browser() {
     let mut depth = None;
     for (probe, args, series) in probes {
         let page = d.join(format!("probe-{probe}.html"));
-        let text = run(&[
-            &["probe", probe, "--url", &url, "--json", "--quiet", "--html"][..],
-            &[page.to_str().unwrap()],
-            args,
-        ]
-        .concat());
+        let text = Headroom::cmd(
+            &[
+                &["probe", probe, "--url", &url, "--json", "--quiet", "--html"][..],
+                &[page.to_str().unwrap()],
+                args,
+            ]
+            .concat(),
+        )
+        .stdout();
         let doc: loadgen::probe::ProbeDoc = typed(&text, "probe.md", &[]);
         assert_eq!(doc.probe(), probe);
         // The page is the one the library makes from the document --json printed.
@@ -790,14 +807,15 @@ fn logs_pages_in_a_browser() {
     let mut docs = Vec::new();
     for (name, log, series) in [("llama", &llama, 4), ("vllm", &vllm, 5)] {
         let page = d.join(format!("logs-{name}.html"));
-        let text = run(&[
+        let text = Headroom::cmd(&[
             "logs",
             "--file",
             log.to_str().unwrap(),
             "--json",
             "--html",
             page.to_str().unwrap(),
-        ]);
+        ])
+        .stdout();
         let doc: telemetry::doc::LogsDoc = typed(&text, "logs.md", &[]);
         assert_eq!(std::fs::read_to_string(&page).unwrap(), report::logs(&doc));
         let o = check(&chrome, &page, d, series);

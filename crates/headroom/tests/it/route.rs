@@ -4,6 +4,7 @@
 //! streams it had started (not retried), everything else fails over; the restarted replica
 //! comes back by itself; 413 and 503 carry JSON; SIGTERM lets an open stream finish.
 //! Deterministic failure timing is tested against loopback replicas in crates/router/tests.
+use crate::util::Headroom;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -855,13 +856,12 @@ fn llama_server_native_paths_answer_through_the_router_as_directly() {
 fn route_logged(dir: &std::path::Path, name: &str, args: &[&str]) -> (Child, SocketAddr) {
     let out = dir.join(format!("{name}.out"));
     let err = dir.join(format!("{name}.err"));
-    let mut child = Command::new(crate::util::bin())
+    let mut child = Headroom::new()
         .arg("route")
         .args(args)
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
-        .expect("headroom route starts");
+        .stdout_io(std::fs::File::create(&out).unwrap())
+        .stderr_io(std::fs::File::create(&err).unwrap())
+        .spawn();
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let text = std::fs::read_to_string(&out).unwrap_or_default();
@@ -960,13 +960,13 @@ fn a_backend_password_appears_in_no_output() {
 
     // A bad URL (port out of range): refused with a message, in both modes.
     for json in [false, true] {
-        let mut cmd = Command::new(crate::util::bin());
+        let mut cmd = Headroom::new();
         cmd.args(["route", "--listen", "127.0.0.1:0", "--backend"]);
         cmd.arg(format!("http://user:{SECRET}@127.0.0.1:99999"));
         if json {
             cmd.arg("--json");
         }
-        let out = cmd.output().unwrap();
+        let out = cmd.output();
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(err.contains("port"), "the error says what is wrong: {err}");
@@ -1041,15 +1041,9 @@ fn trace_over_llama_server_cuts_blocks_by_its_template_and_leaves_the_pool_to_th
     assert!(!ba.is_empty() && bb.len() > ba.len() && bb[..ba.len()] == ba[..]);
     assert!((1..=4).contains(&a.output_tokens), "{a:?}");
     let pool = format!("{}=256", llama.url());
-    let out = std::process::Command::new(crate::util::bin())
+    let out = Headroom::new()
         .args(["cachehit", path_s, "--pool", &pool, "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .output_ok();
     let ladder: cachehit::Ladder = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((ladder.requests, ladder.conversations), (2, 1));
     assert!(ladder.fleet.shareable.hit_tokens > 0.0);

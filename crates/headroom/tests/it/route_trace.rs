@@ -1,13 +1,12 @@
 //! `headroom route --trace` in front of two emulated vLLM replicas, read back by
 //! `headroom cachehit`: the trace holds no prompt text and no credentials, and its ladder's
 //! "achieved" is the emulators' own counters while "as routed" replays them within 3 points.
-use std::process::Command;
 
 use cachehit::{Ladder, Trace};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::util::{bin, words, Chat, EmulateProc, RouteProc};
+use crate::util::{words, Chat, EmulateProc, Headroom, RouteProc};
 
 const CONVERSATIONS: usize = 6;
 const TURNS: usize = 4;
@@ -159,15 +158,9 @@ fn a_recorded_trace_holds_no_prompts_and_its_ladder_matches_the_engines_counters
         );
     }
 
-    let out = Command::new(bin())
+    let out = Headroom::new()
         .args(["cachehit", path_s, "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .output_ok();
     let ladder: Ladder = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(ladder.conversations, CONVERSATIONS as u64);
     let achieved = ladder.fleet.achieved.as_ref().expect("achieved");

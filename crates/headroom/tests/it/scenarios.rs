@@ -2,7 +2,6 @@
 //! built-in scenario on loopback, `headroom diagnose` judges it over HTTP exactly as it judges a
 //! real vLLM, and the verdict must be the one its rules require. Then `headroom demo` end to end.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use diagnose::report::{Fired, Report};
@@ -10,23 +9,15 @@ use diagnose::RuleId;
 use emulator::demo::{Demo, FixKind, LoadReport};
 use emulator::scenario::{all, Scenario};
 
-use crate::util::EmulateProc as Emulator;
-
-fn headroom() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_headroom"))
-}
+use crate::util::{EmulateProc as Emulator, Headroom};
 
 /// `emulate` and `demo` are subcommands of the binary once main.rs registers them. Until then
 /// these tests cannot run: they fail under HEADROOM_REQUIRE_PEERS=1 (CI) and say so loudly
 /// otherwise.
 fn registered() -> bool {
-    let ok = ["emulate", "demo"].iter().all(|c| {
-        headroom()
-            .args([c, "--help"])
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false)
-    });
+    let ok = ["emulate", "demo"]
+        .iter()
+        .all(|c| Headroom::cmd(&[c, "--help"]).run().success());
     if !ok {
         if std::env::var("HEADROOM_REQUIRE_PEERS").as_deref() == Ok("1") {
             panic!("`headroom emulate` / `headroom demo` are not registered in main.rs");
@@ -88,8 +79,7 @@ fn diagnose(s: &Scenario, e: &Emulator) -> Report {
 /// `flags`: pass `--gpu`, `--model` and `--engine-args`; without them diagnose has only what
 /// the server says about itself.
 fn diagnose_with(s: &Scenario, e: &Emulator, flags: bool) -> Report {
-    let mut cmd = headroom();
-    cmd.args(["diagnose", "--url", &e.url]);
+    let mut cmd = Headroom::cmd(&["diagnose", "--url", &e.url]);
     if flags {
         cmd.args(["--gpu", s.gpu, "--model", s.model])
             .args(["--engine-args", &e.doc.command_line]);
@@ -104,15 +94,9 @@ fn diagnose_with(s: &Scenario, e: &Emulator, flags: bool) -> Report {
             "--interval",
             &format!("{}ms", (s.interval_s / SPEED * 1000.0) as u64),
         ])
-        .output()
-        .expect("headroom diagnose runs");
-    assert!(
-        out.status.success(),
-        "{}: diagnose failed: {}",
-        s.name,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout)
+        .run();
+    assert!(out.success(), "{}: diagnose failed: {}", s.name, out.stderr);
+    serde_json::from_slice(&out.stdout_bytes)
         .expect("diagnose --json prints a headroom.diagnose/1 document")
 }
 
@@ -247,17 +231,11 @@ fn every_scenario_without_flags_names_no_wrong_primary() {
 
 fn demo(scenario: &str) -> (Demo, f64) {
     let t = Instant::now();
-    let out = headroom()
-        .args(["demo", "--scenario", scenario, "--json", "--quiet"])
-        .output()
-        .expect("headroom demo runs");
-    assert!(
-        out.status.success(),
-        "demo {scenario} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Headroom::cmd(&["demo", "--scenario", scenario, "--json", "--quiet"]).run();
+    assert!(out.success(), "demo {scenario} failed: {}", out.stderr);
     (
-        serde_json::from_slice(&out.stdout).expect("demo --json prints a headroom.demo/1 document"),
+        serde_json::from_slice(&out.stdout_bytes)
+            .expect("demo --json prints a headroom.demo/1 document"),
         t.elapsed().as_secs_f64(),
     )
 }
@@ -370,9 +348,9 @@ fn demo_lists_and_refuses_unknown_scenarios() {
     if !registered() {
         return;
     }
-    let out = headroom().args(["demo", "--list"]).output().unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    let out = Headroom::cmd(&["demo", "--list"]).run();
+    assert!(out.success());
+    let text = &out.stdout;
     for name in [
         "healthy",
         "kv-pressure",
@@ -381,20 +359,12 @@ fn demo_lists_and_refuses_unknown_scenarios() {
     ] {
         assert!(text.contains(name), "{name} not listed");
     }
-    let out = headroom()
-        .args(["demo", "--scenario", "no-such-thing"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let out = Headroom::cmd(&["demo", "--scenario", "no-such-thing"]).assert_fails();
+    let err = &out.stderr;
     assert!(
         err.contains("no scenario 'no-such-thing'") && err.contains("kv-pressure"),
         "{err}"
     );
-    let out = headroom()
-        .args(["emulate", "--gpu", "H100-SMX", "--port", "0"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("H100-SMX"));
+    let out = Headroom::cmd(&["emulate", "--gpu", "H100-SMX", "--port", "0"]).assert_fails();
+    assert!(out.stderr.contains("H100-SMX"));
 }

@@ -2,20 +2,20 @@
 //! unless told otherwise, and say on stderr when they are bound to an address other hosts can
 //! reach. (Redirects to another host and injected response headers are tested where the code
 //! lives: crates/engines `redirects`, crates/router `faults`.)
+use crate::util::Headroom;
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::Duration;
 
 /// Starts `headroom ARGS`, waits until a line of stdout or stderr contains `ready` (at most
 /// 60 s), stops it, and returns everything it wrote (stdout, stderr).
 fn until_ready(args: &[&str], ready: &str) -> (String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+    let mut child = Headroom::new()
         .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout_io(Stdio::piped())
+        .stderr_io(Stdio::piped())
+        .spawn();
     let (tx, rx) = mpsc::channel::<()>();
     let watch = |r: Box<dyn Read + Send>, tx: mpsc::Sender<()>, ready: String| {
         std::thread::spawn(move || {
@@ -60,12 +60,11 @@ fn the_router_listens_on_loopback_by_default_and_warns_when_public() {
     // No replica needs to answer: the router starts and probes. Port 9000 (the default) may be
     // taken on this machine; then the error names the address it tried, which is what is
     // checked.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
+    let mut child = Headroom::new()
         .args(["route", "--json", "--backend", "http://127.0.0.1:9"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout_io(Stdio::piped())
+        .stderr_io(Stdio::piped())
+        .spawn();
     let mut first = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)

@@ -4,10 +4,9 @@
 //! works with the right credentials, each refusal is named, and no secret appears in any
 //! output, document or saved file.
 
-use crate::util::bin;
+use crate::util::{Headroom, Run};
 use fleet::FleetDoc;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use testpeers::prometheus::{Prometheus, Tls, WebConfig};
 
 const USER: &str = "ops";
@@ -25,27 +24,28 @@ fn arg(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")
 }
 
-/// headroom with `args` and `env`: (exit code, stdout, stderr), every one checked for the
-/// secrets first.
+/// headroom with `args` and `env` (the store's secrets in the environment only as `env` puts
+/// them): (exit code, stdout, stderr), every one checked for the secrets first.
 fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let out = Command::new(bin())
-        .args(args)
-        .env_remove("HEADROOM_STORE_TOKEN")
-        .env_remove("HEADROOM_STORE_PASSWORD")
-        .envs(env.iter().copied())
-        .output()
-        .expect("run headroom");
-    let (o, e) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
+    let mut cmd = Headroom::cmd(args);
+    cmd.env_remove("HEADROOM_STORE_TOKEN")
+        .env_remove("HEADROOM_STORE_PASSWORD");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let Run {
+        code,
+        stdout: o,
+        stderr: e,
+        ..
+    } = cmd.run();
     for secret in [PASSWORD, "wrong-password", "tok-3e1b"] {
         assert!(
             !o.contains(secret) && !e.contains(secret),
             "{args:?} printed a secret: {o}{e}"
         );
     }
-    (out.status.code().unwrap_or(-1), o, e)
+    (code, o, e)
 }
 
 #[test]

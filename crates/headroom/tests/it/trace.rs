@@ -10,8 +10,9 @@
 
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
 use trace::doc::TraceDoc;
+
+use crate::util::Headroom;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -22,25 +23,6 @@ fn fixture(name: &str) -> PathBuf {
 const MI250: &str = "hta_mi250_minitoy_train_rocm6.2.json.gz";
 const A100: &str = "hta_a100_nccl_data.json.gz";
 const V100: &str = "hta_v100_df_index_resolver.json.gz";
-
-fn headroom(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .arg("trace")
-        .args(args)
-        .output()
-        .expect("run headroom")
-}
-
-/// The `--json` document, read back as the typed `headroom.trace/1` document.
-fn json(args: &[&str]) -> TraceDoc {
-    let out = headroom(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    doc(&out.stdout)
-}
 
 fn doc(stdout: &[u8]) -> TraceDoc {
     serde_json::from_slice(stdout).expect("--json prints one headroom.trace/1 document")
@@ -79,7 +61,9 @@ fn gunzip(name: &str) -> Vec<u8> {
 #[test]
 fn json_holds_the_hand_counted_mi250_figures() {
     let f = fixture(MI250);
-    let j = json(&[f.to_str().unwrap(), "--json"]);
+    let j = Headroom::cmd(&["trace"])
+        .args([f.to_str().unwrap(), "--json"])
+        .json::<TraceDoc>();
     assert_eq!(j.schema, trace::doc::SCHEMA);
     assert_eq!(j.encoding, "gzip");
     assert!(j.complete);
@@ -142,14 +126,16 @@ fn json_holds_the_hand_counted_mi250_figures() {
 #[test]
 fn steps_and_tokens_give_the_window_and_the_verdict() {
     let f = fixture(MI250);
-    let j = json(&[
-        f.to_str().unwrap(),
-        "--json",
-        "--steps",
-        "1..2",
-        "--tokens",
-        "4",
-    ]);
+    let j = Headroom::cmd(&["trace"])
+        .args([
+            f.to_str().unwrap(),
+            "--json",
+            "--steps",
+            "1..2",
+            "--tokens",
+            "4",
+        ])
+        .json::<TraceDoc>();
     let w = j.window.as_ref().unwrap();
     assert_eq!((w.first_step, w.last_step), (1, 2));
     // 4203669612512.740 + 49.073 - 4203669603187.439, done in decimal.
@@ -167,21 +153,25 @@ fn steps_and_tokens_give_the_window_and_the_verdict() {
     close(j.kernels[0].ms_per_token, 0.038161 / 4.0);
 
     // Step #2 holds no device event: the verdict has nothing to judge.
-    let j = json(&[f.to_str().unwrap(), "--json", "--steps", "2"]);
+    let j = Headroom::cmd(&["trace"])
+        .args([f.to_str().unwrap(), "--json", "--steps", "2"])
+        .json::<TraceDoc>();
     assert!(j.kernels.is_empty());
     assert_eq!(j.window.unwrap().device_events_outside, 16);
     assert!(j.verdict.is_none());
 
     // A multi-step training trace: the window leaves steps out.
     let f = fixture(V100);
-    let j = json(&[
-        f.to_str().unwrap(),
-        "--json",
-        "--steps",
-        "3..5",
-        "--top",
-        "3",
-    ]);
+    let j = Headroom::cmd(&["trace"])
+        .args([
+            f.to_str().unwrap(),
+            "--json",
+            "--steps",
+            "3..5",
+            "--top",
+            "3",
+        ])
+        .json::<TraceDoc>();
     assert_eq!(j.kernels.len(), 3);
     assert_eq!(j.kernels_total, 51);
     assert!(j.window.unwrap().device_events_outside > 1000);
@@ -191,7 +181,9 @@ fn steps_and_tokens_give_the_window_and_the_verdict() {
 #[test]
 fn absent_steps_are_named() {
     let f = fixture(MI250);
-    let out = headroom(&[f.to_str().unwrap(), "--steps", "3..4"]);
+    let out = Headroom::cmd(&["trace"])
+        .args([f.to_str().unwrap(), "--steps", "3..4"])
+        .output();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -218,55 +210,38 @@ fn steps_after_device_events_take_a_second_pass() {
     ev.extend(rest);
     ev.extend(steps);
     let late = Temp::new("late-steps.json", &serde_json::to_vec(&kineto).unwrap());
-    let out = headroom(&[late.path(), "--json", "--steps", "1..1"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Headroom::cmd(&["trace"])
+        .args([late.path(), "--json", "--steps", "1..1"])
+        .output_ok();
     assert!(String::from_utf8_lossy(&out.stderr).contains("reading the trace twice"));
     let j = doc(&out.stdout);
-    let direct = json(&[
-        fixture(MI250).to_str().unwrap(),
-        "--json",
-        "--steps",
-        "1..1",
-    ]);
+    let direct = Headroom::cmd(&["trace"])
+        .args([
+            fixture(MI250).to_str().unwrap(),
+            "--json",
+            "--steps",
+            "1..1",
+        ])
+        .json::<TraceDoc>();
     assert_eq!(j.kernels, direct.kernels);
     assert_eq!(j.window, direct.window);
 
     // Standard input cannot be read twice.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(["trace", "-", "--steps", "1..1"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let bytes = std::fs::read(late.path()).unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        let _ = std::io::Write::write_all(&mut stdin, &bytes);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("standard input"));
+    let out = Headroom::cmd(&["trace", "-", "--steps", "1..1"])
+        .stdin_bytes(std::fs::read(late.path()).unwrap())
+        .run();
+    assert!(!out.success());
+    assert!(out.stderr.contains("standard input"));
 }
 
 #[test]
 fn gzip_on_standard_input() {
     let gz = std::fs::read(fixture(MI250)).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(["trace", "-", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &gz).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let j = doc(&out.stdout);
+    let out = Headroom::cmd(&["trace", "-", "--json"])
+        .stdin_bytes(gz)
+        .run();
+    assert!(out.success());
+    let j = doc(&out.stdout_bytes);
     close(j.device_total_us, 149.042);
     assert_eq!(j.encoding, "gzip");
 }
@@ -274,22 +249,27 @@ fn gzip_on_standard_input() {
 #[test]
 fn csv_for_every_grouping() {
     let f = fixture(A100);
-    let j = json(&[f.to_str().unwrap(), "--json"]);
+    let j = Headroom::cmd(&["trace"])
+        .args([f.to_str().unwrap(), "--json"])
+        .json::<TraceDoc>();
     for (by, head, rows) in [
         ("name", "rank,name,symbol,cat,total_us", j.kernels.len()),
         ("symbol", "rank,symbol,cat,names,total_us", j.symbols.len()),
         ("stream", "rank,device,stream,total_us", 2),
         ("device", "device,name,total_us,count,busy_us", 1),
     ] {
-        let out = headroom(&[f.to_str().unwrap(), "--csv", "--by", by]);
-        assert!(out.status.success());
+        let out = Headroom::cmd(&["trace"])
+            .args([f.to_str().unwrap(), "--csv", "--by", by])
+            .output_ok();
         let text = String::from_utf8(out.stdout).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[0].starts_with(head), "{by}: {}", lines[0]);
         // Rows with quoted names (commas inside templates) still count as one line each.
         assert_eq!(lines.len() - 1, rows, "{by}");
     }
-    let out = headroom(&[f.to_str().unwrap(), "--csv", "--top", "1"]);
+    let out = Headroom::cmd(&["trace"])
+        .args([f.to_str().unwrap(), "--csv", "--top", "1"])
+        .output();
     let text = String::from_utf8(out.stdout).unwrap();
     let row = text.lines().nth(1).unwrap();
     let name = &j.kernels[0].name;
@@ -304,8 +284,9 @@ fn csv_for_every_grouping() {
 #[test]
 fn human_table_shows_the_traps() {
     let f = fixture(A100);
-    let out = headroom(&[f.to_str().unwrap(), "--top", "5", "--tokens", "100"]);
-    assert!(out.status.success());
+    let out = Headroom::cmd(&["trace"])
+        .args([f.to_str().unwrap(), "--top", "5", "--tokens", "100"])
+        .output_ok();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("Device time by full name (top 5 of 72"),
@@ -326,7 +307,9 @@ fn human_table_shows_the_traps() {
     assert!(text.contains("Verdict: "));
     assert!(text.contains("Over 100 tokens"));
 
-    let out = headroom(&[f.to_str().unwrap(), "--by", "symbol", "--top", "3"]);
+    let out = Headroom::cmd(&["trace"])
+        .args([f.to_str().unwrap(), "--by", "symbol", "--top", "3"])
+        .output();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("by stripped symbol"));
     assert!(
@@ -340,11 +323,9 @@ fn truncated_trace_reports_where_it_stopped() {
     let full = gunzip(A100);
     let cut = full.len() * 2 / 3;
     let t = Temp::new("cut.json", &full[..cut]);
-    let out = headroom(&[t.path(), "--json"]);
-    assert!(
-        out.status.success(),
-        "a truncated trace still gives its complete part"
-    );
+    let out = Headroom::cmd(&["trace"])
+        .args([t.path(), "--json"])
+        .output_ok();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("warning") && err.contains("byte"), "{err}");
     let j = doc(&out.stdout);
@@ -361,14 +342,16 @@ fn truncated_trace_reports_where_it_stopped() {
     // The bytes before the stop are whole events.
     assert_eq!(full[off as usize], b'{');
 
-    let out = headroom(&[t.path()]);
+    let out = Headroom::cmd(&["trace"]).args([t.path()]).output();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("STOPPED EARLY"), "{text}");
 
     // A gzip cut in the middle.
     let gz = std::fs::read(fixture(A100)).unwrap();
     let t = Temp::new("cut.json.gz", &gz[..gz.len() / 2]);
-    let j = json(&[t.path(), "--json"]);
+    let j = Headroom::cmd(&["trace"])
+        .args([t.path(), "--json"])
+        .json::<TraceDoc>();
     assert!(!j.complete);
     let s = j.stopped.unwrap();
     assert!(s.reason.contains("read error"), "{s:?}");
@@ -377,7 +360,7 @@ fn truncated_trace_reports_where_it_stopped() {
 #[test]
 fn bad_input_is_a_clear_error() {
     let t = Temp::new("not-a-trace.txt", b"GGUF\x03\x00\x00\x00 this is not JSON");
-    let out = headroom(&[t.path()]);
+    let out = Headroom::cmd(&["trace"]).args([t.path()]).output();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -389,24 +372,32 @@ fn bad_input_is_a_clear_error() {
         "no-events.json",
         b"{\"schemaVersion\": 1, \"traceName\": \"x\"}",
     );
-    let err = String::from_utf8_lossy(&headroom(&[t.path()]).stderr).into_owned();
+    let err = String::from_utf8_lossy(&Headroom::cmd(&["trace"]).args([t.path()]).output().stderr)
+        .into_owned();
     assert!(
         err.contains("no \"traceEvents\"") && err.contains("schemaVersion, traceName"),
         "{err}"
     );
 
-    let err = String::from_utf8_lossy(&headroom(&["/nonexistent/run.pt.trace.json.gz"]).stderr)
-        .into_owned();
+    let err = String::from_utf8_lossy(
+        &Headroom::cmd(&["trace"])
+            .args(["/nonexistent/run.pt.trace.json.gz"])
+            .output()
+            .stderr,
+    )
+    .into_owned();
     assert!(err.contains("/nonexistent/run.pt.trace.json.gz"), "{err}");
 
-    let out = headroom(&[fixture(MI250).to_str().unwrap(), "--steps", "x..2"]);
+    let out = Headroom::cmd(&["trace"])
+        .args([fixture(MI250).to_str().unwrap(), "--steps", "x..2"])
+        .output();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("step number"));
 }
 
 #[test]
 fn help_has_examples() {
-    let out = headroom(&["--help"]);
+    let out = Headroom::cmd(&["trace"]).args(["--help"]).output();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Examples:"));
     assert!(text.contains("--steps 3..7"));
@@ -427,7 +418,9 @@ fn first_generation_kineto_names_are_read() {
   {"ph": "X", "cat": "Memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0, "tid": 7, "ts": 730, "dur": 200, "args": {"device": 0, "stream": 7}}
 ]}"#,
     );
-    let j = json(&[t.path(), "--json", "--steps", "3"]);
+    let j = Headroom::cmd(&["trace"])
+        .args([t.path(), "--json", "--steps", "3"])
+        .json::<TraceDoc>();
     assert_eq!(j.flows.category.as_deref(), Some("async_cpu_to_gpu"));
     assert_eq!(j.flows.count, 2);
     assert_eq!(j.counts.kernel, 1);

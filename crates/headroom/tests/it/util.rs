@@ -50,20 +50,291 @@ pub fn bin() -> &'static str {
 
 /// Runs headroom with `args`: (exit code, stdout, stderr); -1 when killed by a signal.
 pub fn headroom(args: &[&str]) -> (i32, String, String) {
-    let out = headroom_output(args);
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let r = Headroom::cmd(args).run();
+    (r.code, r.stdout, r.stderr)
 }
 
 /// Runs headroom with `args` and returns its whole output.
 pub fn headroom_output(args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .output()
-        .expect("run headroom")
+    Headroom::cmd(args).output()
+}
+
+/// The one way these tests run the binary, after ripgrep's `TestCommand`: a builder (arguments,
+/// environment, directory, standard input) and finishers that either hand back what it did
+/// ([`Headroom::run`]) or assert it ([`Headroom::stdout`], [`Headroom::assert_fails`],
+/// [`Headroom::assert_exit`], [`Headroom::json`]) and on failure print the whole command line,
+/// exit code, stdout and stderr. Long-running children start with [`Headroom::spawn`].
+pub struct Headroom {
+    cmd: Command,
+    stdin: Option<Input>,
+}
+
+enum Input {
+    Bytes(Vec<u8>),
+    File(std::path::PathBuf),
+}
+
+/// What one run did: the exit code (-1 when killed by a signal) and both streams.
+#[derive(Debug)]
+pub struct Run {
+    /// The command line, for messages.
+    pub command: String,
+    pub status: std::process::ExitStatus,
+    pub code: i32,
+    /// Standard output as text (lossy) and as the bytes it printed.
+    pub stdout: String,
+    pub stdout_bytes: Vec<u8>,
+    pub stderr: String,
+}
+
+impl Run {
+    fn of(command: String, out: Output) -> Run {
+        Run {
+            command,
+            status: out.status,
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stdout_bytes: out.stdout,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    pub fn success(&self) -> bool {
+        self.status.success()
+    }
+
+    /// Everything there is to know when an assertion on this run fails.
+    pub fn report(&self) -> String {
+        format!(
+            "\n\ncommand: {}\nexit code: {}\n\nstdout:\n{}\n\nstderr:\n{}\n",
+            self.command, self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+impl Default for Headroom {
+    fn default() -> Self {
+        Headroom::new()
+    }
+}
+
+impl Headroom {
+    pub fn new() -> Headroom {
+        Headroom {
+            cmd: Command::new(bin()),
+            stdin: None,
+        }
+    }
+
+    /// `headroom ARGS...`.
+    pub fn cmd<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Headroom {
+        let mut h = Headroom::new();
+        h.args(args);
+        h
+    }
+
+    pub fn arg<S: AsRef<std::ffi::OsStr>>(&mut self, arg: S) -> &mut Headroom {
+        self.cmd.arg(arg);
+        self
+    }
+
+    pub fn args<I, S>(&mut self, args: I) -> &mut Headroom
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.cmd.args(args);
+        self
+    }
+
+    pub fn env<K: AsRef<std::ffi::OsStr>, V: AsRef<std::ffi::OsStr>>(
+        &mut self,
+        key: K,
+        value: V,
+    ) -> &mut Headroom {
+        self.cmd.env(key, value);
+        self
+    }
+
+    pub fn env_remove<K: AsRef<std::ffi::OsStr>>(&mut self, key: K) -> &mut Headroom {
+        self.cmd.env_remove(key);
+        self
+    }
+
+    #[allow(dead_code)] // the builder is whole: no test runs in a folder of its own yet
+    pub fn current_dir<P: AsRef<std::path::Path>>(&mut self, dir: P) -> &mut Headroom {
+        self.cmd.current_dir(dir);
+        self
+    }
+
+    /// Standard input: these bytes (none set: empty, as `Command::output` gives).
+    pub fn stdin_bytes(&mut self, bytes: impl Into<Vec<u8>>) -> &mut Headroom {
+        self.stdin = Some(Input::Bytes(bytes.into()));
+        self
+    }
+
+    /// Standard input: this file.
+    pub fn stdin_file<P: AsRef<std::path::Path>>(&mut self, path: P) -> &mut Headroom {
+        self.stdin = Some(Input::File(path.as_ref().to_path_buf()));
+        self
+    }
+
+    /// Where a spawned child's (or a run's) streams go; for [`Headroom::spawn`] mostly.
+    pub fn stdin_io(&mut self, io: impl Into<Stdio>) -> &mut Headroom {
+        self.cmd.stdin(io);
+        self
+    }
+
+    pub fn stdout_io(&mut self, io: impl Into<Stdio>) -> &mut Headroom {
+        self.cmd.stdout(io);
+        self
+    }
+
+    pub fn stderr_io(&mut self, io: impl Into<Stdio>) -> &mut Headroom {
+        self.cmd.stderr(io);
+        self
+    }
+
+    /// The command line as a shell would take it, for messages.
+    pub fn command_line(&self) -> String {
+        std::iter::once(self.cmd.get_program())
+            .chain(self.cmd.get_args())
+            .map(|a| {
+                let a = a.to_string_lossy();
+                if !a.is_empty()
+                    && a.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
+                {
+                    a.into_owned()
+                } else {
+                    format!("'{}'", a.replace('\'', "'\\''"))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Starts it and hands back the child (long-running commands: route, emulate, fleet --serve).
+    /// Standard input set by `stdin_bytes` is written from a thread of its own.
+    pub fn spawn(&mut self) -> Child {
+        let bytes = match self.stdin.take() {
+            Some(Input::File(p)) => {
+                let f = std::fs::File::open(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                self.cmd.stdin(f);
+                None
+            }
+            Some(Input::Bytes(b)) => {
+                self.cmd.stdin(Stdio::piped());
+                Some(b)
+            }
+            None => None,
+        };
+        let line = self.command_line();
+        let mut child = self
+            .cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {line}: {e}"));
+        if let Some(bytes) = bytes {
+            let mut stdin = child.stdin.take().expect("piped stdin");
+            std::thread::spawn(move || {
+                let _ = std::io::Write::write_all(&mut stdin, &bytes);
+            });
+        }
+        child
+    }
+
+    /// Runs it to the end: the raw output.
+    pub fn output(&mut self) -> Output {
+        let line = self.command_line();
+        match self.stdin.take() {
+            None => self.cmd.output(),
+            Some(Input::File(p)) => {
+                let f = std::fs::File::open(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                self.cmd.stdin(f).output()
+            }
+            Some(Input::Bytes(bytes)) => {
+                let mut child = self
+                    .cmd
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap_or_else(|e| panic!("start {line}: {e}"));
+                let mut stdin = child.stdin.take().expect("piped stdin");
+                // A writer of its own: a child that stops reading must not block the test.
+                let writer = std::thread::spawn(move || {
+                    let _ = std::io::Write::write_all(&mut stdin, &bytes);
+                });
+                let out = child.wait_with_output();
+                let _ = writer.join();
+                out
+            }
+        }
+        .unwrap_or_else(|e| panic!("run {line}: {e}"))
+    }
+
+    /// Runs it to the end: exit code and both streams, whatever the exit.
+    pub fn run(&mut self) -> Run {
+        let command = self.command_line();
+        Run::of(command, self.output())
+    }
+
+    /// Runs it, asserts it succeeded, and returns the raw output.
+    pub fn output_ok(&mut self) -> Output {
+        let command = self.command_line();
+        let out = self.output();
+        if !out.status.success() {
+            panic!("headroom failed{}", Run::of(command, out).report());
+        }
+        out
+    }
+
+    /// Runs it, asserts it succeeded, and returns the run.
+    pub fn assert_ok(&mut self) -> Run {
+        let r = self.run();
+        assert!(r.success(), "headroom failed{}", r.report());
+        r
+    }
+
+    /// Runs it, asserts it succeeded, and returns its stdout.
+    pub fn stdout(&mut self) -> String {
+        self.assert_ok().stdout
+    }
+
+    /// Runs it, asserts it succeeded, and returns its stdout as the bytes it printed.
+    pub fn stdout_bytes(&mut self) -> Vec<u8> {
+        self.assert_ok().stdout_bytes
+    }
+
+    /// Runs it, asserts it succeeded, and reads its stdout back as the typed document `T`.
+    pub fn json<T: serde::de::DeserializeOwned>(&mut self) -> T {
+        let r = self.assert_ok();
+        serde_json::from_slice(&r.stdout_bytes).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not one {} ({e}){}",
+                std::any::type_name::<T>(),
+                r.report()
+            )
+        })
+    }
+
+    /// Runs it and asserts it failed (any non-zero exit, or a signal); returns the run.
+    pub fn assert_fails(&mut self) -> Run {
+        let r = self.run();
+        assert!(
+            !r.success(),
+            "headroom succeeded where it should fail{}",
+            r.report()
+        );
+        r
+    }
+
+    /// Runs it and asserts its exit code is `code`; returns the run.
+    pub fn assert_exit(&mut self, code: i32) -> Run {
+        let r = self.run();
+        assert_eq!(r.code, code, "headroom exit code{}", r.report());
+        r
+    }
 }
 
 /// `headroom route --listen 127.0.0.1:0 --json` in front of `backends`, with `extra` flags; its
@@ -76,17 +347,15 @@ pub struct RouteProc {
 
 impl RouteProc {
     pub fn start<S: AsRef<str>>(backends: &[S], extra: &[&str]) -> RouteProc {
-        let mut cmd = Command::new(bin());
-        cmd.args(["route", "--listen", "127.0.0.1:0", "--json"]);
+        let mut cmd = Headroom::cmd(&["route", "--listen", "127.0.0.1:0", "--json"]);
         for b in backends {
             cmd.args(["--backend", b.as_ref()]);
         }
         let mut child = cmd
             .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("headroom route starts");
+            .stdout_io(Stdio::piped())
+            .stderr_io(Stdio::inherit())
+            .spawn();
         let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
         let mut line = String::new();
         stdout.read_line(&mut line).expect("the listening line");
@@ -144,13 +413,11 @@ pub struct EmulateProc {
 
 impl EmulateProc {
     pub fn start(args: &[&str]) -> EmulateProc {
-        let mut child = Command::new(bin())
-            .args(["emulate", "--port", "0", "--json"])
+        let mut child = Headroom::cmd(&["emulate", "--port", "0", "--json"])
             .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("headroom emulate starts");
+            .stdout_io(Stdio::piped())
+            .stderr_io(Stdio::null())
+            .spawn();
         let mut line = String::new();
         BufReader::new(child.stdout.take().expect("piped stdout"))
             .read_line(&mut line)

@@ -7,6 +7,8 @@
 //! ~2/s against thresholds of 90 % and > 0), so the two windows agree far beyond noise.
 
 use diagnose::report::Report;
+
+use crate::util::Headroom;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -63,7 +65,6 @@ fn watch_shows_the_primary_survives_resizing_and_quits_cleanly() {
     if !have_tmux() {
         return;
     }
-    let bin = env!("CARGO_BIN_EXE_headroom");
     let emu = crate::util::EmulateProc::driven("kv-pressure", "20", "180s", &[]);
     let url = emu.url.clone();
     // Warm-up: a minute of simulated time (3 s at 20×).
@@ -78,25 +79,21 @@ fn watch_shows_the_primary_survives_resizing_and_quits_cleanly() {
         "--interval",
         "100ms",
     ];
-    let out = Command::new(bin)
-        .args(["diagnose", "--url", &url, "--json", "--quiet"])
+    let doc: Report = Headroom::cmd(&["diagnose", "--url", &url, "--json", "--quiet"])
         .args(shape)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Report = serde_json::from_slice(&out.stdout).unwrap();
+        .json();
     let primary = doc.primary.expect("kv-pressure has a primary");
     let rule = primary.rule.as_str().to_string();
     let title = primary.title.clone();
 
     let t = Tmux(format!("headroom-watch-{}", std::process::id()));
+    // tmux runs it through a shell: the same command, as its line.
     let cmd = format!(
-        "{bin} watch --url {url} {} --sub-windows 3; echo WATCH-EXIT=$?; sleep 60",
-        shape.join(" ")
+        "{}; echo WATCH-EXIT=$?; sleep 60",
+        Headroom::cmd(&["watch", "--url", &url])
+            .args(shape)
+            .args(["--sub-windows", "3"])
+            .command_line()
     );
     let o = t.run(&[
         "new-session",
@@ -174,13 +171,10 @@ fn watch_shows_the_primary_survives_resizing_and_quits_cleanly() {
 /// here has nothing listening.
 #[test]
 fn watch_without_a_terminal_is_a_clear_error_not_a_panic() {
-    let out = Command::new(env!("CARGO_BIN_EXE_headroom"))
-        .args(["watch", "--url", "http://127.0.0.1:9", "--duration", "10s"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let out = Headroom::cmd(&["watch", "--url", "http://127.0.0.1:9", "--duration", "10s"])
+        .stdin_io(Stdio::null())
+        .assert_exit(1);
+    let err = &out.stderr;
     assert!(
         err.contains("terminal") && err.contains("headroom diagnose"),
         "{err}"

@@ -3,11 +3,12 @@
 //! port with nothing listening, against a tiny HTTP server serving a node exporter's
 //! exposition, and an emulated run read back through every output (JSON, text, HTML, history).
 
+use crate::util::Headroom;
 use crate::util::{headroom, EmulateProc};
 use diagnose::report::Report;
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 /// `headroom emulate --scenario NAME --drive` on a free loopback port.
@@ -23,7 +24,7 @@ fn a_server_killed_mid_window_gives_an_incomplete_verdict_and_exit_3() {
     let _g = testpeers::serial();
     let mut emu = emulate("concurrency-saturation");
     let url = emu.url.clone();
-    let diag = Command::new(crate::util::bin())
+    let diag = Headroom::new()
         .args([
             "diagnose",
             "--url",
@@ -41,10 +42,9 @@ fn a_server_killed_mid_window_gives_an_incomplete_verdict_and_exit_3() {
             "--json",
             "--quiet",
         ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout_io(Stdio::piped())
+        .stderr_io(Stdio::piped())
+        .spawn();
     std::thread::sleep(Duration::from_secs(3));
     emu.child.kill().unwrap();
     emu.child.wait().unwrap();
@@ -71,7 +71,7 @@ fn an_incomplete_window_says_so_in_the_human_form() {
     let mut emu = emulate("concurrency-saturation");
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("run.jsonl");
-    let diag = Command::new(crate::util::bin())
+    let diag = Headroom::new()
         .args([
             "diagnose",
             "--url",
@@ -82,10 +82,9 @@ fn an_incomplete_window_says_so_in_the_human_form() {
             "1s",
         ])
         .args(["--quiet", "--record", rec.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout_io(Stdio::piped())
+        .stderr_io(Stdio::piped())
+        .spawn();
     std::thread::sleep(Duration::from_secs(2));
     emu.child.kill().unwrap();
     emu.child.wait().unwrap();
