@@ -7,7 +7,7 @@ use std::io::Write;
 
 use cachehit::{Cause, Counters, Ladder, Record, Replica, Request};
 
-use crate::util::{headroom, EmulateProc};
+use crate::util::{headroom, EmulateProc, Headroom};
 
 /// 61 conversations over 2 system prompts of 20 blocks, 3 turns each, sent round-robin by
 /// request to 2 replicas of 150 blocks: with an odd count each conversation changes replica at
@@ -68,11 +68,7 @@ fn write(recs: &[Record]) -> tempfile::NamedTempFile {
 }
 
 fn ladder_of(path: &str, extra: &[&str]) -> Ladder {
-    let mut args = vec!["cachehit", path, "--json"];
-    args.extend_from_slice(extra);
-    let (code, out, err) = headroom(&args);
-    assert_eq!(code, 0, "{err}");
-    serde_json::from_str(&out).expect("a headroom.cachehit/1 document")
+    Headroom::cmd(&["cachehit", path, "--json"]).args(extra).json()
 }
 
 #[test]

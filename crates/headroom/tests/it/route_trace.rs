@@ -158,10 +158,7 @@ fn a_recorded_trace_holds_no_prompts_and_its_ladder_matches_the_engines_counters
         );
     }
 
-    let out = Headroom::new()
-        .args(["cachehit", path_s, "--json"])
-        .output_ok();
-    let ladder: Ladder = serde_json::from_slice(&out.stdout).unwrap();
+    let ladder: Ladder = Headroom::cmd(&["cachehit", path_s, "--json"]).json();
     assert_eq!(ladder.conversations, CONVERSATIONS as u64);
     let achieved = ladder.fleet.achieved.as_ref().expect("achieved");
     let (hits, queries) = (0..2).fold((0.0, 0.0), |(h, q), i| {
@@ -217,16 +214,7 @@ fn taps_behind_another_router_merge_into_one_ladder() {
     }
     let after = counters(&emus);
 
-    let out = Command::new(bin())
-        .args(["cachehit", &paths[0], &paths[1], "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let ladder: Ladder = serde_json::from_slice(&out.stdout).unwrap();
+    let ladder: Ladder = Headroom::cmd(&["cachehit", &paths[0], &paths[1], "--json"]).json();
     assert_eq!(ladder.replicas.len(), 2);
     // Each tap keys a conversation by its opening turn, as one router would.
     assert_eq!(ladder.conversations, CONVERSATIONS as u64);
