@@ -76,6 +76,8 @@ mod tests {
             },
             command: None,
             result: None,
+            figures: None,
+            ceiling: None,
             engine_counts: EngineCounts::default(),
             verdict,
             findings: outcomes
