@@ -79,7 +79,11 @@ pub fn compare(c: &check::compare::Comparison) -> String {
             show(r.a),
             show(r.b),
             r.off
-                .map(|o| format!("  {:.1} % apart (tolerance {:.0} %)", o * 100.0, r.tolerance * 100.0))
+                .map(|o| format!(
+                    "  {:.1} % apart (tolerance {:.0} %)",
+                    o * 100.0,
+                    r.tolerance * 100.0
+                ))
                 .unwrap_or_default()
         ));
     }

@@ -237,12 +237,7 @@ fn compare(a: &Args) -> Result<Exit> {
         bail!("--compare takes two saved check documents");
     };
     let (dx, dy) = (read_check(x)?, read_check(y)?);
-    let c = check::compare::compare(
-        &dx,
-        &x.display().to_string(),
-        &dy,
-        &y.display().to_string(),
-    );
+    let c = check::compare::compare(&dx, &x.display().to_string(), &dy, &y.display().to_string());
     if a.json {
         output::json(&serde_json::to_value(&c)?)?;
     } else {
