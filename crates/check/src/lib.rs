@@ -7,12 +7,17 @@
 //! `clear`, or `silent` (the data it needs is not there, and the sentence says what is missing).
 //! Every sentence states the measured value against a named threshold constant of this crate.
 
+pub mod compare;
+pub mod figures;
 mod file;
 pub mod guidellm;
+pub mod impossible;
 pub mod result;
 pub mod vllm_bench;
 
+pub use figures::ClientFigures;
 pub use guidellm::GuideLlmReport;
+pub use impossible::{DecodeCeiling, IMPOSSIBLE_MARGIN};
 pub use result::ResultError;
 pub use vllm_bench::VllmBenchResult;
 
@@ -59,6 +64,13 @@ pub struct Check {
     pub command: Option<Vec<String>>,
     /// What the tool reported; null without a result file.
     pub result: Option<ClientRun>,
+    /// The tool's latency figures (medians); null without a result file, or where its format's
+    /// latencies are not read.
+    #[serde(default)]
+    pub figures: Option<ClientFigures>,
+    /// The decode ceiling the figures were bounded by (`--gpu` and the model); null without.
+    #[serde(default)]
+    pub ceiling: Option<DecodeCeiling>,
     /// What the engine counted over the window.
     pub engine_counts: EngineCounts,
     pub verdict: Verdict,
@@ -196,6 +208,7 @@ pub enum CheckKind {
     Saturation,
     FailedRequests,
     Preemptions,
+    ImpossibleFigures,
 }
 
 impl CheckKind {
@@ -207,6 +220,7 @@ impl CheckKind {
             CheckKind::Saturation => "saturation",
             CheckKind::FailedRequests => "failed requests",
             CheckKind::Preemptions => "preemptions",
+            CheckKind::ImpossibleFigures => "impossible figures",
         }
     }
 }
@@ -251,8 +265,34 @@ pub fn judge(
     result: Option<ClientRun>,
     command: Option<Vec<String>>,
 ) -> Check {
+    judge_with(samples, report, result, command, Bounds::default())
+}
+
+/// What [`judge_with`] adds to [`judge`]: the client's latency figures and the hardware's
+/// decode ceiling, for the impossible-figures check.
+#[derive(Debug, Clone, Default)]
+pub struct Bounds {
+    pub figures: Option<ClientFigures>,
+    pub ceiling: Option<DecodeCeiling>,
+}
+
+/// [`judge`], with the figures and ceiling the impossible-figures check reads (it is silent,
+/// saying what it needs, without them).
+pub fn judge_with(
+    samples: &[Sample],
+    report: &Report,
+    result: Option<ClientRun>,
+    command: Option<Vec<String>>,
+    bounds: Bounds,
+) -> Check {
     let engine = report.engine;
-    let (counts, findings) = findings(samples, engine, result.as_ref());
+    let (counts, mut findings) = findings(samples, engine, result.as_ref());
+    findings.push(impossible::impossible(
+        samples,
+        result.as_ref(),
+        bounds.figures.as_ref(),
+        bounds.ceiling.as_ref(),
+    ));
     let verdict = if findings.iter().any(|f| f.outcome == Outcome::Fired) {
         Verdict::Invalid
     } else if findings.iter().any(|f| f.outcome == Outcome::Silent) {
@@ -276,6 +316,8 @@ pub fn judge(
         },
         command,
         result,
+        figures: bounds.figures,
+        ceiling: bounds.ceiling,
         engine_counts: counts,
         verdict,
         findings,

@@ -58,6 +58,59 @@ pub fn render(c: &Check) -> String {
     out
 }
 
+/// `headroom check --compare`: the load side by side, then the figures (or why not).
+pub fn compare(c: &check::compare::Comparison) -> String {
+    use check::compare::By;
+    let show = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.2}"));
+    let side = |s: &check::compare::Side| {
+        format!(
+            "{} ({}, {:?})",
+            s.file,
+            s.tool.as_deref().unwrap_or("no result file"),
+            s.verdict
+        )
+    };
+    let mut out = format!("A: {}\nB: {}\n\nLoad:\n", side(&c.a), side(&c.b));
+    for r in &c.load {
+        out.push_str(&format!(
+            "  {:<5} {:<42} A {:>10}  B {:>10}{}\n",
+            if r.same { "same" } else { "DIFF" },
+            r.what,
+            show(r.a),
+            show(r.b),
+            r.off
+                .map(|o| format!(
+                    "  {:.1} % apart (tolerance {:.0} %)",
+                    o * 100.0,
+                    r.tolerance * 100.0
+                ))
+                .unwrap_or_default()
+        ));
+    }
+    if !c.figures.is_empty() {
+        out.push_str("\nFigures (B against A):\n");
+        for r in &c.figures {
+            out.push_str(&format!(
+                "  {} {:<6} {:<44} A {:>10}  B {:>10} {:<5} {}\n",
+                if r.notable { "*" } else { " " },
+                match r.by {
+                    By::Client => "client",
+                    By::Server => "server",
+                },
+                r.what,
+                show(r.a),
+                show(r.b),
+                r.unit,
+                r.change
+                    .map(|x| format!("{:+.1} %", x * 100.0))
+                    .unwrap_or_else(|| "-".into())
+            ));
+        }
+    }
+    out.push_str(&format!("\n{}\n", c.summary));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,6 +129,8 @@ mod tests {
             },
             command: None,
             result: None,
+            figures: None,
+            ceiling: None,
             engine_counts: EngineCounts::default(),
             verdict,
             findings: outcomes

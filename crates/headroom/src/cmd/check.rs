@@ -2,6 +2,8 @@
 //! fact), read the tool's result file, and judge whether the run measured what it claims (the
 //! `check` crate), beside the server's own diagnosis of the same window.
 
+mod bound;
+
 use super::diagnose::live::{self, Until};
 use super::diagnose::Shape;
 use crate::output::{self, Exit};
@@ -29,6 +31,13 @@ pub use crate::args::parse_duration;
       --output kind=json,path=benchmarks.json
   # After the fact, from a window recorded with `diagnose --record` over exactly the run:
   headroom check run.json --recording run.jsonl --json
+  # Bound the figures by the hardware (as `headroom ceiling` names it):
+  headroom check run.json --recording run.jsonl --gpu H100-SXM --model llama-3.1-8b
+  headroom check run.json --recording run.jsonl --gpu none --ram-bandwidth 40 --gguf m.gguf
+  # Two runs against one server (two tools, or the same one twice): save each check, compare:
+  headroom check a.json --recording a.jsonl --json > a.check.json
+  headroom check b.json --recording b.jsonl --json > b.check.json
+  headroom check --compare a.check.json b.check.json
 
 headroom scrapes the server's /metrics once before the command starts (a wrong port ends it
 there), every --interval while it runs, and once after it exits; the command's output goes to
@@ -45,6 +54,13 @@ same window:
   failed requests            any, from the result file (vllm bench serve's `failed`,
                              GuideLLM's errored requests)
   preemptions                any, from the engine's counter
+  impossible figures         with --gpu and the model: the client's median TPOT faster than
+                             the hardware's decode floor (bytes per token ÷ bandwidth, once per
+                             step for all streams), or its output throughput above streams ×
+                             the one-stream ceiling, by more than 2× (peak bandwidth, a few
+                             percent of tokens miscounted and the embedding table keep an
+                             honest run well inside it); the engine's counted speculative
+                             tokens per step raise the ceiling
 
 Each finding prints its measured value and threshold, or why it could not judge. Below them:
 the server's own diagnosis of the window (the primary bottleneck and its fix), so a valid run
@@ -66,6 +82,15 @@ serves it from its cache after the first request (21 % of 94-token prompts, meas
 hand against llama-server with SmolLM2's template), so short prompts are judged contaminated; request_format=/v1/completions in
 --backend sends the prompt alone.
 
+--compare A B takes two saved check documents (--json) of runs against the same server. It
+first says whether they measured the same load: request rate and concurrency limit, mean prompt
+and output tokens (the engine's counts per finished request, so two tools' tokenizers do not
+matter) and request count, each within 10 % (the concurrency limit exactly). Only then does it
+set their figures side by side: the client's output and request throughput, median TTFT and
+TPOT, and the server's generated and prompt tokens and requests per second of each window,
+naming each that differs by more than 5 % (one run each side: a size, not a significance
+test). When the loads differ it names what differs and compares nothing.
+
 Exit codes: 0 judged (valid or not), 1 error (the command exited non-zero or could not start, the
 server did not answer, the result file is unreadable), 3 under 80 % of the scrapes answered.
 The JSON document is described in docs/json/check.md.")]
@@ -74,8 +99,38 @@ pub struct Args {
     #[arg(value_name = "RESULT", requires = "recording", conflicts_with = "url")]
     pub result_file: Option<PathBuf>,
     /// Base URL of the server the command loads (its /metrics is scraped).
-    #[arg(long, required_unless_present = "recording")]
+    #[arg(long, required_unless_present_any = ["recording", "compare"])]
     pub url: Option<String>,
+    /// Compare two saved check documents (`check ... --json > a.check.json`) of runs against
+    /// the same server: the load first, then the figures.
+    #[arg(long, num_args = 2, value_names = ["A", "B"],
+          conflicts_with_all = ["url", "recording", "result_file", "gpu", "model", "gguf"])]
+    pub compare: Vec<PathBuf>,
+    /// GPU the server ran on, as `headroom ceiling --gpu` names it; `none` for CPU only (with
+    /// --ram-bandwidth). With the model, bounds the client's TPOT and throughput.
+    #[arg(long, value_name = "NAME")]
+    pub gpu: Option<String>,
+    /// Catalogued model the server ran (as `headroom ceiling --model`).
+    #[arg(long, value_name = "NAME", conflicts_with = "gguf")]
+    pub model: Option<String>,
+    /// The model file the server ran (GGUF header only), instead of --model.
+    #[arg(long, value_name = "FILE")]
+    pub gguf: Option<PathBuf>,
+    /// Tensor-parallel size (as `headroom ceiling --tp`).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub tp: u32,
+    /// Weight dtype (as `headroom ceiling --dtype`).
+    #[arg(long, value_name = "DTYPE")]
+    pub dtype: Option<String>,
+    /// Weight quantization (as `headroom ceiling --quantization`: fp8, awq, Q4_K_M, bits ...).
+    #[arg(long, value_name = "NAME")]
+    pub quantization: Option<String>,
+    /// Measured host RAM bandwidth, GB/s (`headroom membw`), with --gpu none.
+    #[arg(long, value_name = "GBPS")]
+    pub ram_bandwidth: Option<f64>,
+    /// A TOML file of [[gpu]] / [[model]] entries laid over the built-in catalogs.
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
     /// Time between scrapes while the command runs.
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pub interval: Duration,
@@ -165,7 +220,47 @@ async fn observe(
     }
 }
 
+/// Reads a saved check document.
+fn read_check(p: &Path) -> Result<check::Check> {
+    let text = check::result::read_text(p)?;
+    serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{}: not a {} document (save one with `headroom check ... --json`)",
+            p.display(),
+            check::SCHEMA
+        )
+    })
+}
+
+fn compare(a: &Args) -> Result<Exit> {
+    let [x, y] = a.compare.as_slice() else {
+        bail!("--compare takes two saved check documents");
+    };
+    let (dx, dy) = (read_check(x)?, read_check(y)?);
+    let c = check::compare::compare(&dx, &x.display().to_string(), &dy, &y.display().to_string());
+    if a.json {
+        output::json(&serde_json::to_value(&c)?)?;
+    } else {
+        output::emit(&render::check::compare(&c))?;
+    }
+    Ok(Exit::Ok)
+}
+
 pub fn run(a: Args) -> Result<Exit> {
+    if !a.compare.is_empty() {
+        return compare(&a);
+    }
+    // Resolved before the run, so a misspelt GPU or model costs no benchmark.
+    let ceiling = bound::ceiling(&bound::Hardware {
+        gpu: a.gpu.as_deref(),
+        model: a.model.as_deref(),
+        gguf: a.gguf.as_deref(),
+        tp: a.tp,
+        dtype: a.dtype.as_deref(),
+        quantization: a.quantization.as_deref(),
+        ram_bandwidth: a.ram_bandwidth,
+        catalog: a.catalog.as_deref(),
+    })?;
     let (recording, result_path, command, url) = match (&a.recording, &a.url) {
         (Some(rec), _) => {
             if !a.command.is_empty() {
@@ -191,10 +286,16 @@ pub fn run(a: Args) -> Result<Exit> {
         }
         (None, None) => bail!("give --url and a command after `--`, or RESULT --recording FILE"),
     };
-    let result = match &result_path {
+    let (result, figures) = match &result_path {
         // The tool is told by the file's content, not by the command that wrote it.
-        Some(p) => Some(check::result::read(p)?),
-        None => None,
+        Some(p) => {
+            let text = check::result::read_text(p)?;
+            (
+                Some(check::result::from_text(&text, p)?),
+                check::ClientFigures::from_text(&text),
+            )
+        }
+        None => (None, None),
     };
     let duration_s = match (recording.scrapes.first(), recording.scrapes.last()) {
         (Some(a), Some(b)) => (b.t - a.t).max(0.0),
@@ -215,7 +316,13 @@ pub fn run(a: Args) -> Result<Exit> {
     let read = diagnose::read(&recording, &target);
     let samples = read.samples.clone();
     let report = diagnose::judge_samples(read, &target, &super::names::catalog(None)?)?.report;
-    let doc = check::judge(&samples, &report, result, command);
+    let doc = check::judge_with(
+        &samples,
+        &report,
+        result,
+        command,
+        check::Bounds { figures, ceiling },
+    );
     if a.json {
         output::json(&serde_json::to_value(&doc)?)?;
     } else {

@@ -286,3 +286,193 @@ fn guidellm_clean_then_warm() {
     let replayed: Check = serde_json::from_str(&out).expect("a headroom.check/1 document");
     assert_eq!(replayed.findings, clean.findings);
 }
+
+/// `vllm bench serve` against the real llama-server three ways: with its right tokenizer, with
+/// the same again on fresh prompts, and pointed at the wrong one (SmolLM2's own vocabulary
+/// without its merges: every character its own token, built here, so nothing is fetched). check
+/// names the token accounting with the client's side higher; the two clean runs compare as the
+/// same load and the wrong-tokenizer run as a different one; and the impossible-figures check,
+/// given the CPU-only ceiling of the model file, clears the clean run on any bandwidth at or
+/// above the host's and fires when told the host streams 10 MB/s.
+#[test]
+fn wrong_tokenizer_impossible_figures_and_two_runs_compared() {
+    let _serial = serial();
+    let (Some(py), Some(tokenizer), Some(model)) = (
+        peer("HEADROOM_VLLM_PY"),
+        peer("HEADROOM_VLLM_MODEL"),
+        peer("HEADROOM_MODEL"),
+    ) else {
+        return;
+    };
+    let Some(srv) = LlamaServer::start(&["-np", "4", "-c", "4096", "--metrics"]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let wrong = dir.path().join("wrong-tokenizer");
+    std::fs::create_dir(&wrong).expect("dir");
+    for f in ["config.json", "tokenizer_config.json"] {
+        std::fs::copy(format!("{tokenizer}/{f}"), wrong.join(f)).expect("copy");
+    }
+    let mut tok: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{tokenizer}/tokenizer.json")).expect("tokenizer.json"),
+    )
+    .expect("json");
+    tok["model"]["merges"] = serde_json::json!([]);
+    std::fs::write(wrong.join("tokenizer.json"), tok.to_string()).expect("write");
+    let wrong = wrong.display().to_string();
+
+    let run = |name: &str, seed: &str, tok: &str| -> (Check, String, String) {
+        let result = dir.path().join(format!("{name}.json"));
+        let record = dir.path().join(format!("{name}.jsonl"));
+        let (code, out, err) = headroom(&[
+            "check",
+            "--url",
+            &srv.url,
+            "--result",
+            &result.display().to_string(),
+            "--record",
+            &record.display().to_string(),
+            "--json",
+            "--",
+            &py,
+            "-c",
+            BENCH,
+            "--backend",
+            "openai",
+            "--base-url",
+            &srv.url,
+            "--endpoint",
+            "/v1/completions",
+            "--model",
+            "smollm2",
+            "--tokenizer",
+            tok,
+            "--dataset-name",
+            "random",
+            "--random-input-len",
+            "128",
+            "--random-output-len",
+            "16",
+            "--num-prompts",
+            "4",
+            "--seed",
+            seed,
+            "--temperature",
+            "0",
+            "--ignore-eos",
+            "--ready-check-timeout-sec",
+            "0",
+            "--save-result",
+            "--result-dir",
+            &dir.path().display().to_string(),
+            "--result-filename",
+            &format!("{name}.json"),
+        ]);
+        assert_eq!(code, 0, "headroom check: {err}");
+        let doc: Check = serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("not a headroom.check/1 document ({e}): {out}"));
+        let saved = dir.path().join(format!("{name}.check.json"));
+        std::fs::write(&saved, &out).expect("save the check");
+        (
+            doc,
+            result.display().to_string(),
+            record.display().to_string(),
+        )
+    };
+    let (clean, result, record) = run("clean", "11", &tokenizer);
+    let (again, _, _) = run("again", "12", &tokenizer);
+    let (bad, _, _) = run("wrong", "13", &wrong);
+
+    // Wrong tokenizer: vllm bench serve draws each prompt as 128 of its tokenizer's tokens, here
+    // single characters, which llama-server's real tokenizer reads as about a quarter as many
+    // (16 against 77 tokens on one English sentence, measured with both tokenizers): the
+    // client's count is several times the engine's. The clean runs are off by 0 (512 = 512, 5 of
+    // 5 runs above); the tolerance is 3 %, the effect tens of percent.
+    for d in [&clean, &again] {
+        let p = finding(d, CheckKind::PromptTokens);
+        assert_eq!(p.outcome, Outcome::Clear, "{}", p.evidence);
+    }
+    let p = finding(&bad, CheckKind::PromptTokens);
+    assert_eq!(p.outcome, Outcome::Fired, "{}", p.evidence);
+    assert!(p.measured.is_some_and(|m| m > 0.3), "{}", p.evidence);
+    assert!(
+        p.evidence.contains("the client's count is higher"),
+        "{}",
+        p.evidence
+    );
+    assert!(
+        p.evidence.contains("wrong-tokenizer"),
+        "names the tokenizer: {}",
+        p.evidence
+    );
+    assert_eq!(bad.verdict, Verdict::Invalid);
+
+    // Two runs compared: the clean pair sent the same load (rate, limit, and the engine's 128
+    // prompt and 16 output tokens per request, exact integers both times); the wrong-tokenizer
+    // run's prompts reached the engine at a fraction of the length, far outside 10 %.
+    let saved = |n: &str| {
+        dir.path()
+            .join(format!("{n}.check.json"))
+            .display()
+            .to_string()
+    };
+    let compare = |b: &str| -> check::compare::Comparison {
+        let (code, out, err) =
+            headroom(&["check", "--compare", &saved("clean"), &saved(b), "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        let missing = testpeers::schema::undocumented(&v, "check.md", &[]);
+        assert!(
+            missing.is_empty(),
+            "undocumented in docs/json/check.md: {missing:?}"
+        );
+        serde_json::from_str(&out).expect("a headroom.check.compare/1 document")
+    };
+    let same = compare("again");
+    assert!(same.same_load, "{same:#?}");
+    assert_eq!(same.figures.len(), 7);
+    let differ = compare("wrong");
+    assert!(!differ.same_load, "{differ:#?}");
+    assert!(differ.figures.is_empty());
+    assert!(
+        differ.summary.contains("mean prompt tokens (engine)"),
+        "{}",
+        differ.summary
+    );
+
+    // Impossible figures, after the fact on the clean run with the model file's CPU-only
+    // ceiling. At 100 GB/s (at or above this host's read bandwidth) the 135M Q4_1 model's floor
+    // is about 1 ms per token, against the ~50-100 ms one-thread llama-server takes: clear by
+    // far. Told the host streams 0.01 GB/s, the floor is about 9 s per token: the measured TPOT
+    // beats it by two orders of magnitude, against the 2× margin.
+    let judge = |gbps: &str| -> Check {
+        let (code, out, err) = headroom(&[
+            "check",
+            &result,
+            "--recording",
+            &record,
+            "--gpu",
+            "none",
+            "--ram-bandwidth",
+            gbps,
+            "--gguf",
+            &model,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).expect("a headroom.check/1 document")
+    };
+    let honest = judge("100");
+    let f = finding(&honest, CheckKind::ImpossibleFigures);
+    assert_eq!(f.outcome, Outcome::Clear, "{}", f.evidence);
+    assert!(honest.ceiling.is_some() && honest.figures.is_some());
+    let claimed = judge("0.01");
+    let f = finding(&claimed, CheckKind::ImpossibleFigures);
+    assert_eq!(f.outcome, Outcome::Fired, "{}", f.evidence);
+    assert!(f.measured.is_some_and(|m| m > 20.0), "{}", f.evidence);
+    assert!(f.evidence.contains("the TPOT"), "{}", f.evidence);
+    // Without the hardware it says what would make it judge.
+    let f = finding(&clean, CheckKind::ImpossibleFigures);
+    assert_eq!(f.outcome, Outcome::Silent);
+    assert!(f.evidence.contains("--gpu NAME"), "{}", f.evidence);
+}

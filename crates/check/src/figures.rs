@@ -1,0 +1,135 @@
+//! The client's latency figures from its result file, beside the counts [`crate::ClientRun`]
+//! holds: what the impossible-figures check and the comparison of two runs read. Kept apart
+//! from `ClientRun` so a tool whose latencies are not read yet still gives its counts (its
+//! figures are then null and the checks that need them say so).
+//!
+//! The names are each tool's own: vLLM 0.32's `--save-result` keys (`median_ttft_ms`,
+//! `median_tpot_ms`, `median_itl_ms`, `max_concurrent_requests` in
+//! vllm/benchmarks/serve.py), GuideLLM 0.8.1's metric distributions (`time_to_first_token_ms`,
+//! `inter_token_latency_ms`, `request_concurrency` in guidellm/benchmark/schemas). The
+//! per-stream decode time is vLLM's TPOT, (latency − TTFT) / (output tokens − 1) per request,
+//! which GuideLLM calls inter-token latency; vLLM's ITL is the gap between stream chunks.
+
+use serde::{Deserialize, Serialize};
+
+/// Latency figures of a run, as its tool states them (milliseconds; medians over requests).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientFigures {
+    /// Median time to first token.
+    pub ttft_ms: Option<f64>,
+    /// Median per-stream decode time per output token after the first (vLLM's TPOT,
+    /// GuideLLM's inter-token latency): the figure the bandwidth floor bounds.
+    pub tpot_ms: Option<f64>,
+    /// Median gap between stream chunks (vLLM's ITL); null where the tool's ITL is the TPOT.
+    pub itl_ms: Option<f64>,
+    /// Most requests the client had in flight at once, as it measured them.
+    pub max_in_flight: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct Vllm {
+    median_ttft_ms: Option<f64>,
+    median_tpot_ms: Option<f64>,
+    median_itl_ms: Option<f64>,
+    max_concurrent_requests: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct Guide {
+    benchmarks: Vec<GuideBench>,
+}
+
+#[derive(Deserialize)]
+struct GuideBench {
+    metrics: GuideMetrics,
+}
+
+#[derive(Deserialize)]
+struct GuideMetrics {
+    time_to_first_token_ms: Option<ByStatus>,
+    inter_token_latency_ms: Option<ByStatus>,
+    request_concurrency: Option<ByStatus>,
+}
+
+#[derive(Deserialize)]
+struct ByStatus {
+    successful: Option<Stats>,
+}
+
+#[derive(Deserialize)]
+struct Stats {
+    median: Option<f64>,
+    max: Option<f64>,
+}
+
+/// A positive finite figure, else none (a run of one-token outputs has a TPOT of 0).
+fn positive(x: Option<f64>) -> Option<f64> {
+    x.filter(|v| v.is_finite() && *v > 0.0)
+}
+
+fn stat(d: &Option<ByStatus>) -> Option<&Stats> {
+    d.as_ref().and_then(|d| d.successful.as_ref())
+}
+
+fn count(x: Option<f64>) -> Option<u64> {
+    positive(x).map(|v| v.round() as u64)
+}
+
+impl ClientFigures {
+    /// The figures of a result file's text (vLLM's or GuideLLM's; a GuideLLM report of one
+    /// benchmark, as check reads it); none when the text is neither or states none of them.
+    pub fn from_text(text: &str) -> Option<ClientFigures> {
+        let first = serde_json::Deserializer::from_str(text)
+            .into_iter::<serde_json::Value>()
+            .next();
+        if let Some(Ok(v)) = first {
+            if v.get("benchmarks").is_some() {
+                let g: Guide = serde_json::from_value(v).ok()?;
+                let [b] = g.benchmarks.as_slice() else {
+                    return None;
+                };
+                let m = &b.metrics;
+                return Some(ClientFigures {
+                    ttft_ms: positive(stat(&m.time_to_first_token_ms).and_then(|s| s.median)),
+                    tpot_ms: positive(stat(&m.inter_token_latency_ms).and_then(|s| s.median)),
+                    itl_ms: None,
+                    max_in_flight: count(stat(&m.request_concurrency).and_then(|s| s.max)),
+                });
+            }
+        }
+        // vllm bench serve --append-result: the last run in the file, as its counts are read.
+        let last = serde_json::Deserializer::from_str(text)
+            .into_iter::<Vllm>()
+            .map_while(Result::ok)
+            .last()?;
+        Some(ClientFigures {
+            ttft_ms: positive(last.median_ttft_ms),
+            tpot_ms: positive(last.median_tpot_ms),
+            itl_ms: positive(last.median_itl_ms),
+            max_in_flight: count(last.max_concurrent_requests),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_both_tools_real_files() {
+        let v =
+            ClientFigures::from_text(include_str!("../../../fixtures/vllm-bench-0.32/clean.json"))
+                .expect("vLLM's figures");
+        assert_eq!(v.max_in_flight, Some(4));
+        assert!((v.tpot_ms.unwrap_or(0.0) - 56.08).abs() < 0.01, "{v:?}");
+        assert!(v.ttft_ms.is_some() && v.itl_ms.is_some());
+        let g =
+            ClientFigures::from_text(include_str!("../../../fixtures/guidellm-0.8.1/clean.json"))
+                .expect("GuideLLM's figures");
+        assert_eq!(g.max_in_flight, Some(1));
+        assert!((g.tpot_ms.unwrap_or(0.0) - 21.08).abs() < 0.01, "{g:?}");
+        assert_eq!(g.itl_ms, None);
+        assert_eq!(ClientFigures::from_text("not json"), None);
+    }
+}
