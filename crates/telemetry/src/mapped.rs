@@ -157,9 +157,7 @@ mod imp {
         // SAFETY: PREVIOUS is written once, before this handler can run.
         let previous = unsafe { (*std::ptr::addr_of!(PREVIOUS)).as_ref().copied() };
         match previous {
-            Some(old)
-                if old.sa_sigaction != libc::SIG_DFL && old.sa_sigaction != libc::SIG_IGN =>
-            {
+            Some(old) if old.sa_sigaction != libc::SIG_DFL && old.sa_sigaction != libc::SIG_IGN => {
                 // SAFETY: calling the handler that was installed before ours, as it expects.
                 unsafe {
                     if old.sa_flags & libc::SA_SIGINFO != 0 {

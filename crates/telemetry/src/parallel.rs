@@ -18,10 +18,19 @@ const CHUNK: usize = 1 << 19;
 /// What the reader hands the workers: a sequence number, a buffer, and which bytes of it hold
 /// whole lines (or an overlong line's worth of lines to count and skip).
 enum Job<'m> {
-    Lines { seq: u64, buf: Vec<u8>, len: usize },
+    Lines {
+        seq: u64,
+        buf: Vec<u8>,
+        len: usize,
+    },
     /// Whole lines of a mapped file, read in place.
-    Mapped { seq: u64, lines: &'m [u8] },
-    Overlong { seq: u64 },
+    Mapped {
+        seq: u64,
+        lines: &'m [u8],
+    },
+    Overlong {
+        seq: u64,
+    },
 }
 
 struct Done {
@@ -700,7 +709,11 @@ mod tests {
             ),
             (
                 "hole-after",
-                vec![Part::Data(&big), Part::Hole(MAX_LINE + 7), Part::Data(b"\n")],
+                vec![
+                    Part::Data(&big),
+                    Part::Hole(MAX_LINE + 7),
+                    Part::Data(b"\n"),
+                ],
             ),
             (
                 "line-longer-than-a-chunk",
@@ -724,7 +737,11 @@ mod tests {
             let from = 12345;
             std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(from as u64)).unwrap();
             let (got, _) = mine_file_into(Miner::new(), f, 2, &stop).unwrap();
-            assert_eq!(got, crate::mine(&bytes[from..]).unwrap(), "{name} from {from}");
+            assert_eq!(
+                got,
+                crate::mine(&bytes[from..]).unwrap(),
+                "{name} from {from}"
+            );
             std::fs::remove_file(&path).unwrap();
         }
     }
