@@ -32,7 +32,7 @@ impl<'a> Cur<'a> {
     /// Skips spaces and tabs (printf's `%10.2f` pads with spaces).
     #[inline(always)]
     pub fn ws(&mut self) {
-        self.i = skip_blanks(self.b, self.i);
+        self.skip_while(|b| b == b' ' || b == b'\t');
     }
 
     /// Matches `s` exactly at the cursor.
@@ -288,31 +288,8 @@ pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     None
 }
 
-/// Where the run of spaces and tabs at `i` ends. printf pads numbers with runs of spaces
-/// (`%10.2f`): they are skipped a word at a time, without a branch per byte.
-#[inline(always)]
-pub(crate) fn skip_blanks(b: &[u8], mut i: usize) -> usize {
-    while let Some(w) = b.get(i..i + 8) {
-        let w = u64::from_le_bytes(w.try_into().unwrap_or_default()) ^ splat(b' ');
-        if w != 0 {
-            i += w.trailing_zeros() as usize / 8;
-            if b[i] != b'\t' {
-                return i;
-            }
-            i += 1;
-        } else {
-            i += 8;
-        }
-    }
-    while let Some(b' ' | b'\t') = b.get(i) {
-        i += 1;
-    }
-    i
-}
-
 /// Trims ASCII blanks (and a stray `\r`) from both ends.
 pub(crate) fn trim(mut b: &[u8]) -> &[u8] {
-    b = &b[skip_blanks(b, 0)..];
     while let [b' ' | b'\t' | b'\r' | b'\n', rest @ ..] = b {
         b = rest;
     }
@@ -465,21 +442,6 @@ mod tests {
         }
         assert_eq!(find_byte_within(b"\xba\xbb:x", b':', 24), Some(2));
         assert_eq!(find_byte_within(b"", b':', 24), None);
-    }
-
-    #[test]
-    fn skip_blanks_matches_a_plain_skip() {
-        let hay = b"  \t       \t x   \t\t        y \t";
-        for start in 0..hay.len() + 1 {
-            let h = &hay[..start];
-            for i in 0..h.len() + 1 {
-                let mut want = i;
-                while matches!(h.get(want), Some(b' ' | b'\t')) {
-                    want += 1;
-                }
-                assert_eq!(skip_blanks(h, i), want, "{start} {i}");
-            }
-        }
     }
 
     #[test]
