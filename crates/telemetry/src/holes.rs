@@ -43,6 +43,25 @@ impl Holes {
         None
     }
 
+    /// The read position.
+    pub fn pos(&self) -> u64 {
+        self.pos
+    }
+
+    /// Moves the read position to `at`, within the data before the next hole (bytes that
+    /// were read another way, e.g. mapped).
+    #[cfg(unix)]
+    pub fn skip_to(&mut self, at: u64) -> io::Result<()> {
+        self.set(at)?;
+        self.pos = at;
+        Ok(())
+    }
+
+    #[cfg(not(unix))]
+    pub fn skip_to(&mut self, _: u64) -> io::Result<()> {
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+
     /// `n` bytes were read from the position.
     pub fn advance(&mut self, n: usize) {
         self.pos += n as u64;

@@ -20,6 +20,7 @@ mod envelope;
 mod event;
 mod holes;
 mod ledger;
+mod mapped;
 mod parallel;
 mod prefix;
 mod record;

@@ -17,9 +17,20 @@ const CHUNK: usize = 1 << 19;
 
 /// What the reader hands the workers: a sequence number, a buffer, and which bytes of it hold
 /// whole lines (or an overlong line's worth of lines to count and skip).
-enum Job {
-    Lines { seq: u64, buf: Vec<u8>, len: usize },
-    Overlong { seq: u64 },
+enum Job<'m> {
+    Lines {
+        seq: u64,
+        buf: Vec<u8>,
+        len: usize,
+    },
+    /// Whole lines of a mapped file, read in place.
+    Mapped {
+        seq: u64,
+        lines: &'m [u8],
+    },
+    Overlong {
+        seq: u64,
+    },
 }
 
 struct Done {
@@ -54,14 +65,69 @@ pub fn mine_parallel_into<R: Read + Send>(
 /// position. The result is the same; a regular file's holes (a sparse file's unwritten
 /// ranges, found with `SEEK_HOLE`/`SEEK_DATA` as GNU grep does) are skipped unread where the
 /// line holding them is over [`MAX_LINE`] anyway: a hole holds only NUL bytes, so no newline.
+///
+/// The data before the first hole is mapped (`mmap`) and parsed in place, without the copy a
+/// `read` makes; what follows it (holes, or lines written since mining began) is read. A file
+/// emptied or cut short while mapped (logrotate's `copytruncate`) is an error that says so,
+/// not a crash (see `mapped.rs`).
 pub fn mine_file_into(
     m: Miner,
     f: std::fs::File,
     threads: usize,
     stop: &AtomicBool,
 ) -> Result<(Report, bool), Error> {
-    let holes = crate::holes::Holes::new(&f);
-    mine_chunks(m, Chunker::new(f, holes, stop), threads)
+    let mut holes = crate::holes::Holes::new(&f);
+    // The data before the first hole is mapped and read in place (no copy); reading goes on
+    // from its end (what the file grew by since, holes, or everything when mapping fails).
+    let map = match holes.as_mut() {
+        Some(h) => map_data(&f, h),
+        None => None,
+    };
+    let chunker = Chunker::new(&f, holes, stop).with_map(map.as_ref().map(MappedData::bytes));
+    let mined = mine_chunks(m, chunker, threads);
+    if let Some(map) = map.filter(MappedData::was_cut) {
+        // What was read past the file's new end came back as zeros: not the log.
+        let size = f.metadata().map_or(0, |m| m.len());
+        return Err(Error::Read {
+            offset: size.saturating_sub(map.offset),
+            source: std::io::Error::other(
+                "the file shrank while it was being read (emptied in place, as logrotate's \
+                 copytruncate does); run again on what it holds now",
+            ),
+        });
+    }
+    mined
+}
+
+/// Files smaller than this are read: mapping costs more than the copy it saves.
+const MAP_MIN: u64 = 4 * CHUNK as u64;
+
+/// A mapped file's data from the read position to the first hole, its position moved past it.
+struct MappedData {
+    map: crate::mapped::Mapped,
+    /// Where the mapping starts in the file (the read position when mining began).
+    offset: u64,
+}
+
+impl MappedData {
+    fn bytes(&self) -> &[u8] {
+        self.map.bytes()
+    }
+    fn was_cut(&self) -> bool {
+        self.map.was_cut()
+    }
+}
+
+fn map_data(f: &std::fs::File, h: &mut crate::holes::Holes) -> Option<MappedData> {
+    let len = h.before_hole().filter(|&n| n >= MAP_MIN)?;
+    let offset = h.pos();
+    let map = crate::mapped::Mapped::new(f, offset, usize::try_from(len).ok()?)?;
+    // The reader goes on where the mapping ends.
+    let end = offset.checked_add(len)?;
+    if h.skip_to(end).is_err() {
+        return None;
+    }
+    Some(MappedData { map, offset })
 }
 
 fn mine_chunks<R: Read + Send>(
@@ -141,41 +207,52 @@ fn parse_jobs<R: Read>(
                 items: vec![Item::Overlong],
                 buf: None,
             },
-            Job::Lines { seq, buf, len } => {
-                let chunk = &buf[..len];
-                let colour = memchr::memchr(0x1b, chunk).is_some();
-                let mut items = spare
-                    .lock()
-                    .ok()
-                    .and_then(|rx| rx.try_recv().ok())
-                    .unwrap_or_else(|| Vec::with_capacity(len / 64));
-                let mut start = 0;
-                let mut parse = |line: &[u8]| {
-                    if line.len() > MAX_LINE {
-                        Item::Overlong
-                    } else {
-                        Item::parse(line, colour, &mut scratch)
-                    }
-                };
-                each_newline(chunk, |nl| {
-                    items.push(parse(&chunk[start..nl]));
-                    start = nl + 1;
-                });
-                if start < len {
-                    // The input's last line, without a newline.
-                    items.push(parse(&chunk[start..]));
-                }
-                Done {
-                    seq,
-                    items,
-                    buf: Some(buf),
-                }
-            }
+            Job::Lines { seq, buf, len } => Done {
+                seq,
+                items: parse_chunk(&buf[..len], spare, &mut scratch),
+                buf: Some(buf),
+            },
+            Job::Mapped { seq, lines } => Done {
+                seq,
+                items: parse_chunk(lines, spare, &mut scratch),
+                buf: None,
+            },
         };
         if done.send(d).is_err() {
             return;
         }
     }
+}
+
+fn parse_chunk(
+    chunk: &[u8],
+    spare: &Mutex<Receiver<Vec<Item>>>,
+    scratch: &mut Vec<u8>,
+) -> Vec<Item> {
+    let len = chunk.len();
+    let colour = memchr::memchr(0x1b, chunk).is_some();
+    let mut items = spare
+        .lock()
+        .ok()
+        .and_then(|rx| rx.try_recv().ok())
+        .unwrap_or_else(|| Vec::with_capacity(len / 64));
+    let mut start = 0;
+    let mut parse = |line: &[u8]| {
+        if line.len() > MAX_LINE {
+            Item::Overlong
+        } else {
+            Item::parse(line, colour, scratch)
+        }
+    };
+    each_newline(chunk, |nl| {
+        items.push(parse(&chunk[start..nl]));
+        start = nl + 1;
+    });
+    if start < len {
+        // The input's last line, without a newline.
+        items.push(parse(&chunk[start..]));
+    }
+    items
 }
 
 /// Cuts the input into chunks of whole lines, about [`CHUNK`] bytes each. A line longer than
@@ -195,8 +272,12 @@ struct Chunker<'s, R> {
     last_nl: Option<usize>,
     /// Inside an overlong line: drop bytes until its newline.
     skipping: bool,
+    /// A mapped file's first bytes, handed out in place before anything is read; `map_pos`
+    /// is where the next chunk starts.
+    map: &'s [u8],
+    map_pos: usize,
     /// Jobs cut and not yet handed out (a read can finish an overlong line and a chunk).
-    pending: VecDeque<Job>,
+    pending: VecDeque<Job<'s>>,
     /// Once the input is over: whether `stop` ended it, or the read error.
     end: Option<Result<bool, Error>>,
 }
@@ -214,9 +295,16 @@ impl<'s, R: Read> Chunker<'s, R> {
             filled: 0,
             last_nl: None,
             skipping: false,
+            map: &[],
+            map_pos: 0,
             pending: VecDeque::new(),
             end: None,
         }
+    }
+
+    fn with_map(mut self, map: Option<&'s [u8]>) -> Self {
+        self.map = map.unwrap_or_default();
+        self
     }
 
     fn with_free(mut self, free: Receiver<Vec<u8>>) -> Self {
@@ -233,7 +321,7 @@ impl<'s, R: Read> Chunker<'s, R> {
     }
 
     /// The next chunk of lines, or `None` once the input is over (see `end`).
-    fn next_job(&mut self) -> Option<Job> {
+    fn next_job(&mut self) -> Option<Job<'s>> {
         loop {
             if let Some(job) = self.pending.pop_front() {
                 return Some(job);
@@ -241,10 +329,55 @@ impl<'s, R: Read> Chunker<'s, R> {
             if self.end.is_some() {
                 return None;
             }
+            if self.map_pos < self.map.len() {
+                if let Some(job) = self.next_mapped() {
+                    return Some(job);
+                }
+                continue;
+            }
             if let Err(e) = self.step() {
                 self.end = Some(Err(e));
             }
         }
+    }
+
+    /// The next chunk of whole lines from the mapping. At its end, the unfinished last line
+    /// goes to the buffer and reading goes on after the mapping.
+    fn next_mapped(&mut self) -> Option<Job<'s>> {
+        if self.stop.load(Ordering::Relaxed) {
+            self.end = Some(Ok(true));
+            return None;
+        }
+        let map = self.map;
+        let from = self.map_pos;
+        let to = (from + CHUNK).min(map.len());
+        // The chunk ends at the last newline in its window, or past the window at the first
+        // newline after it (a line longer than a chunk).
+        let end = memchr::memrchr(b'\n', &map[from..to])
+            .map(|p| from + p + 1)
+            .or_else(|| memchr::memchr(b'\n', &map[to..]).map(|p| to + p + 1));
+        let Some(end) = end else {
+            // No newline left: the unfinished last line is read on with what follows.
+            let tail = &map[from..];
+            self.map_pos = map.len();
+            self.offset += tail.len() as u64;
+            if tail.len() > MAX_LINE {
+                self.skipping = true;
+            } else {
+                self.buf.clear();
+                self.buf.extend_from_slice(tail);
+                self.filled = tail.len();
+            }
+            return None;
+        };
+        self.map_pos = end;
+        self.offset += (end - from) as u64;
+        let seq = self.seq;
+        self.seq += 1;
+        Some(Job::Mapped {
+            seq,
+            lines: &map[from..end],
+        })
     }
 
     /// One read: queues the jobs it completes, sets `end` when the input is over.
@@ -547,6 +680,61 @@ mod tests {
             // Read from where the file's position is (stdin after a shell's `read`).
             let mut f = std::fs::File::open(&path).unwrap();
             let from = bytes.len() / 3;
+            std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(from as u64)).unwrap();
+            let (got, _) = mine_file_into(Miner::new(), f, 2, &stop).unwrap();
+            assert_eq!(
+                got,
+                crate::mine(&bytes[from..]).unwrap(),
+                "{name} from {from}"
+            );
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_mapped_file_reads_as_its_bytes() {
+        // Over MAP_MIN, so mapped; its end is an unfinished line, or an overlong one, read on
+        // after the mapping (and a hole after data, read on through).
+        let mut big = Vec::new();
+        while big.len() < MAP_MIN as usize + 3 * CHUNK {
+            big.extend_from_slice(&sample());
+            big.push(b'\n');
+        }
+        let cases: Vec<(&str, Vec<Part>)> = vec![
+            ("plain", vec![Part::Data(&big)]),
+            ("newline-at-end", vec![Part::Data(&big), Part::Data(b"\n")]),
+            (
+                "overlong-tail",
+                vec![Part::Data(&big), Part::Data(&[b'z'; MAX_LINE + 9])],
+            ),
+            (
+                "hole-after",
+                vec![
+                    Part::Data(&big),
+                    Part::Hole(MAX_LINE + 7),
+                    Part::Data(b"\n"),
+                ],
+            ),
+            (
+                "line-longer-than-a-chunk",
+                vec![
+                    Part::Data(&[b'y'; CHUNK * 3]),
+                    Part::Data(b"\n"),
+                    Part::Data(&big),
+                ],
+            ),
+        ];
+        let stop = AtomicBool::new(false);
+        for (name, parts) in cases {
+            let (path, bytes) = sparse(name, &parts);
+            let want = crate::mine(&bytes[..]).unwrap();
+            for threads in [1, 2] {
+                let f = std::fs::File::open(&path).unwrap();
+                let (got, _) = mine_file_into(Miner::new(), f, threads, &stop).unwrap();
+                assert_eq!(got, want, "{name}, {threads} threads");
+            }
+            let mut f = std::fs::File::open(&path).unwrap();
+            let from = 12345;
             std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(from as u64)).unwrap();
             let (got, _) = mine_file_into(Miner::new(), f, 2, &stop).unwrap();
             assert_eq!(
