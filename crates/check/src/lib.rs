@@ -412,7 +412,7 @@ fn tokens(result: Option<&ClientRun>, counts: &EngineCounts, engine: Engine) -> 
             format!(
                 "; the engine finished {f:.0} requests, the result counts {client}: requests the \
                  result leaves out (vllm bench serve's ready check and --num-warmups, GuideLLM's \
-                 warm-up and cool-down, or another client) bring tokens the client did not count"
+                 warm-up and cool-down, AIPerf's --warmup-request-count, or another client) bring tokens the client did not count"
             )
         })
     });
