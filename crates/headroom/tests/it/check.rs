@@ -364,7 +364,7 @@ fn aiperf_clean_then_warm() {
 
     // Clean: AIPerf counts the prompt text with the model's own tokenizer, and the completions
     // endpoint sends that text alone, so both sides hold the same integers (measured: 256 = 256
-    // prompt tokens, cached 0, in 2 of 2 clean runs) and load on the machine moves only
+    // prompt tokens, cached 0, in 3 of 3 clean runs) and load on the machine moves only
     // timings; the tolerance is 3 %. Output tokens are not asserted: AIPerf re-tokenizes the
     // streamed text (63 against the engine's 64 on the fixture's run, 1.6 %; one token more
     // off on four 16-token replies would be 3.1 %).
