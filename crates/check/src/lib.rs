@@ -7,6 +7,7 @@
 //! `clear`, or `silent` (the data it needs is not there, and the sentence says what is missing).
 //! Every sentence states the measured value against a named threshold constant of this crate.
 
+pub mod aiperf;
 pub mod compare;
 pub mod figures;
 mod file;
@@ -15,6 +16,7 @@ pub mod impossible;
 pub mod result;
 pub mod vllm_bench;
 
+pub use aiperf::AiperfExport;
 pub use figures::ClientFigures;
 pub use guidellm::GuideLlmReport;
 pub use impossible::{DecodeCeiling, IMPOSSIBLE_MARGIN};
@@ -162,6 +164,27 @@ impl ClientRun {
             request_rate: s.rate,
             max_concurrency: s.max_concurrency.or(s.streams),
             errors: b.distinct_errors(),
+        }
+    }
+
+    /// An AIPerf summary (`profile_export_aiperf.json`). Token totals are those of the
+    /// successful requests; its failed requests are the errored ones. A warm-up phase's
+    /// requests are in neither.
+    pub fn from_aiperf(r: &AiperfExport, file: &str) -> ClientRun {
+        let phase = r.profiling();
+        ClientRun {
+            tool: aiperf::TOOL.into(),
+            file: file.to_string(),
+            duration_s: r.benchmark_duration.map_or(0.0, |d| d.avg),
+            completed: aiperf::count(r.request_count),
+            failed: Some(aiperf::count(r.error_request_count)),
+            incomplete: None,
+            input_tokens: aiperf::count(r.total_isl),
+            output_tokens: r.total_osl.map(|t| aiperf::count(Some(t))),
+            tokenizer: r.tokenizer().map(str::to_string),
+            request_rate: phase.and_then(|p| p.rate),
+            max_concurrency: phase.and_then(|p| p.concurrency),
+            errors: r.distinct_errors(),
         }
     }
 }
@@ -431,7 +454,7 @@ fn tokens(result: Option<&ClientRun>, counts: &EngineCounts, engine: Engine) -> 
             format!(
                 "; the engine finished {f:.0} requests, the result counts {client}: requests the \
                  result leaves out (vllm bench serve's ready check and --num-warmups, GuideLLM's \
-                 warm-up and cool-down, or another client) bring tokens the client did not count"
+                 warm-up and cool-down, AIPerf's --warmup-request-count, or another client) bring tokens the client did not count"
             )
         })
     });
@@ -502,7 +525,17 @@ fn tokens(result: Option<&ClientRun>, counts: &EngineCounts, engine: Engine) -> 
             pct(TOKEN_TOLERANCE),
             if fired {
                 let cause = if server > client {
-                    extra.clone().unwrap_or_default()
+                    match &extra {
+                        Some(e) => e.clone(),
+                        None if kind == CheckKind::PromptTokens && run.tool == aiperf::TOOL => {
+                            "; AIPerf counts the prompt's text with its tokenizer, and a chat \
+                             template the server wraps around it (--endpoint-type chat) is in \
+                             the engine's count alone: --use-server-token-count counts the \
+                             server's `usage` instead"
+                                .into()
+                        }
+                        None => String::new(),
+                    }
                 } else if kind == CheckKind::PromptTokens {
                     format!(
                         "; the client counts with its own tokenizer ({}): one that is not the \

@@ -2,51 +2,113 @@
 //! recognised from the content (not from the command that ran it), and turned into the
 //! [`ClientRun`] the checks judge.
 
-use crate::{guidellm, vllm_bench, ClientRun};
+use crate::{aiperf, guidellm, vllm_bench, ClientRun};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use std::path::Path;
 
 pub use crate::file::{parse_error, read_text, ResultError, MAX_RESULT_BYTES};
 
-/// Only the key that tells the formats apart: GuideLLM's report holds `benchmarks`, a vLLM
-/// result never does.
+/// Only the keys that tell the formats apart: GuideLLM's report holds `benchmarks`, AIPerf's
+/// summary `aiperf_version`; a vLLM result holds neither.
 #[derive(Deserialize)]
 struct Probe {
     benchmarks: Option<IgnoredAny>,
+    aiperf_version: Option<IgnoredAny>,
 }
 
-/// Which tool wrote `text`, from its first JSON value; vLLM's when it is not GuideLLM's (so a
-/// malformed file is reported against the format it is most often meant to be).
-fn is_guidellm(text: &str) -> bool {
-    serde_json::Deserializer::from_str(text)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    VllmBench,
+    GuideLlm,
+    Aiperf,
+}
+
+/// Which tool wrote `text`, from its first JSON value; vLLM's when it is neither GuideLLM's nor
+/// AIPerf's (so a malformed file is reported against the format it is most often meant to be).
+fn format(text: &str) -> Format {
+    let probe = serde_json::Deserializer::from_str(text)
         .into_iter::<Probe>()
         .next()
-        .and_then(Result::ok)
-        .is_some_and(|p| p.benchmarks.is_some())
+        .and_then(Result::ok);
+    match probe {
+        Some(p) if p.aiperf_version.is_some() => Format::Aiperf,
+        Some(p) if p.benchmarks.is_some() => Format::GuideLlm,
+        _ => Format::VllmBench,
+    }
 }
 
-/// Reads a result file of either tool into the run the checks judge.
+/// The AIPerf artifacts that are not its summary, by the names `aiperf profile` gives them.
+const AIPERF_OTHERS: [&str; 4] = [
+    "profile_export.jsonl",
+    "profile_export_aiperf.csv",
+    "inputs.json",
+    "profile_export_console.txt",
+];
+
+/// The file to read for `path`: itself, or for a directory AIPerf's summary in it.
+fn resolve(path: &Path) -> Result<std::borrow::Cow<'_, Path>, ResultError> {
+    if path.is_dir() {
+        let summary = path.join(aiperf::SUMMARY);
+        if summary.is_file() {
+            return Ok(summary.into());
+        }
+        return Err(ResultError::Unjudgeable {
+            path: path.display().to_string(),
+            why: format!(
+                "a directory without {}: check reads a result file (vllm bench serve \
+                 --save-result, GuideLLM's --output kind=json, AIPerf's {} or the \
+                 --artifact-dir that holds it)",
+                aiperf::SUMMARY,
+                aiperf::SUMMARY
+            ),
+        });
+    }
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if AIPERF_OTHERS.contains(&name) {
+        return Err(ResultError::Unjudgeable {
+            path: path.display().to_string(),
+            why: format!(
+                "AIPerf's {name}, not its summary: check reads {} (or the --artifact-dir \
+                 that holds it), which has the run's totals, failed count and errors",
+                aiperf::SUMMARY
+            ),
+        });
+    }
+    Ok(path.into())
+}
+
+/// Reads a result file of any of the tools into the run the checks judge; a directory is read
+/// as AIPerf's artifact directory (its `profile_export_aiperf.json`).
 pub fn read(path: &Path) -> Result<ClientRun, ResultError> {
-    let text = read_text(path)?;
-    from_text(&text, path)
+    let file = resolve(path)?;
+    let text = read_text(&file)?;
+    from_text(&text, &file)
 }
 
 /// [`read`] on text already read; `path` names the file in the run and in errors.
 pub fn from_text(text: &str, path: &Path) -> Result<ClientRun, ResultError> {
     let file = path.display().to_string();
-    if is_guidellm(text) {
-        let report = guidellm::GuideLlmReport::parse(text)
-            .map_err(|e| parse_error(path, guidellm::TOOL, Some(e)))?;
-        let bench = report.single().map_err(|why| ResultError::Unjudgeable {
-            path: file.clone(),
-            why,
-        })?;
-        Ok(ClientRun::from_guidellm(&report, bench, &file))
-    } else {
-        let r = vllm_bench::VllmBenchResult::parse(text)
-            .map_err(|e| parse_error(path, vllm_bench::TOOL, e))?;
-        Ok(ClientRun::from_vllm_bench(&r, &file))
+    match format(text) {
+        Format::Aiperf => {
+            let r = aiperf::AiperfExport::parse(text)
+                .map_err(|e| parse_error(path, aiperf::TOOL, Some(e)))?;
+            Ok(ClientRun::from_aiperf(&r, &file))
+        }
+        Format::GuideLlm => {
+            let report = guidellm::GuideLlmReport::parse(text)
+                .map_err(|e| parse_error(path, guidellm::TOOL, Some(e)))?;
+            let bench = report.single().map_err(|why| ResultError::Unjudgeable {
+                path: file.clone(),
+                why,
+            })?;
+            Ok(ClientRun::from_guidellm(&report, bench, &file))
+        }
+        Format::VllmBench => {
+            let r = vllm_bench::VllmBenchResult::parse(text)
+                .map_err(|e| parse_error(path, vllm_bench::TOOL, e))?;
+            Ok(ClientRun::from_vllm_bench(&r, &file))
+        }
     }
 }
 
@@ -56,6 +118,7 @@ mod tests {
 
     const VLLM: &str = include_str!("../../../fixtures/vllm-bench-0.32/clean.json");
     const GUIDELLM: &str = include_str!("../../../fixtures/guidellm-0.8.1/clean.json");
+    const AIPERF: &str = include_str!("../../../fixtures/aiperf-0.13.0/clean.json");
 
     #[test]
     fn the_tool_is_told_by_the_content() {
@@ -107,5 +170,55 @@ mod tests {
             from_text(" ", Path::new("e.json")),
             Err(ResultError::Empty { .. })
         ));
+    }
+
+    #[test]
+    fn aiperf_is_told_by_the_content() {
+        let a = from_text(AIPERF, Path::new("profile_export_aiperf.json")).expect("reads");
+        assert_eq!(a.tool, aiperf::TOOL);
+        assert_eq!((a.completed, a.failed, a.incomplete), (4, Some(0), None));
+        assert_eq!((a.input_tokens, a.output_tokens), (256, Some(63)));
+        assert_eq!(a.tokenizer.as_deref(), Some("smollm2-135m-hf"));
+        assert_eq!((a.request_rate, a.max_concurrency), (None, Some(1)));
+        assert!(a.duration_s > 0.0);
+        assert!(a.errors.is_empty());
+    }
+
+    #[test]
+    fn aiperf_artifact_directory_is_read_by_its_summary() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let e = read(dir.path()).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("a directory without profile_export_aiperf.json"),
+            "{e}"
+        );
+        std::fs::write(dir.path().join(aiperf::SUMMARY), AIPERF).expect("write");
+        let a = read(dir.path()).expect("the directory reads");
+        assert_eq!(a.tool, aiperf::TOOL);
+        assert!(a.file.ends_with(aiperf::SUMMARY), "{}", a.file);
+        let jsonl = dir.path().join("profile_export.jsonl");
+        std::fs::write(&jsonl, "{}\n").expect("write");
+        let e = read(&jsonl).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("AIPerf's profile_export.jsonl, not its summary: check reads profile_export_aiperf.json"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_broken_aiperf_summary_names_its_format() {
+        let broken = AIPERF.replacen(
+            "\"aiperf_version\": \"0.13.0\"",
+            "\"aiperf_version\": 13",
+            1,
+        );
+        assert_ne!(broken, AIPERF);
+        let e = from_text(&broken, Path::new("a.json")).unwrap_err();
+        assert!(
+            e.to_string().starts_with("a.json: not a AIPerf 0.13 file"),
+            "{e}"
+        );
     }
 }

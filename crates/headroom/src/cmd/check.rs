@@ -29,6 +29,11 @@ pub use crate::args::parse_duration;
       --profile kind=synchronous --constraint kind=max_requests,count=100 \\
       --data kind=synthetic_text,prompt_tokens=256,output_tokens=128 \\
       --output kind=json,path=benchmarks.json
+  # AIPerf (0.13): the result is its --artifact-dir (or the profile_export_aiperf.json in it):
+  headroom check --url http://127.0.0.1:8080 --result artifacts -- \\
+    aiperf profile --model M --url http://127.0.0.1:8080 --endpoint-type completions \\
+      --streaming --tokenizer M --synthetic-input-tokens-mean 256 --output-tokens-mean 128 \\
+      --request-count 100 --concurrency 4 --artifact-dir artifacts
   # After the fact, from a window recorded with `diagnose --record` over exactly the run:
   headroom check run.json --recording run.jsonl --json
   # Bound the figures by the hardware (as `headroom ceiling` names it):
@@ -52,7 +57,7 @@ same window:
                              (a second run with the same --seed replays the first one's prompts)
   saturation                 waiting ≥ running in most scrapes, or a queue that grew by 2 or more
   failed requests            any, from the result file (vllm bench serve's `failed`,
-                             GuideLLM's errored requests)
+                             GuideLLM's and AIPerf's errored requests)
   preemptions                any, from the engine's counter
   impossible figures         with --gpu and the model: the client's median TPOT faster than
                              the hardware's decode floor (bytes per token ÷ bandwidth, once per
@@ -81,6 +86,13 @@ default endpoint is chat, whose template puts one preamble before every prompt: 
 serves it from its cache after the first request (21 % of 94-token prompts, measured once by
 hand against llama-server with SmolLM2's template), so short prompts are judged contaminated; request_format=/v1/completions in
 --backend sends the prompt alone.
+
+AIPerf writes a directory of artifacts; check reads its summary, profile_export_aiperf.json
+(given the directory, it reads that file; given the per-request profile_export.jsonl or the CSV,
+it names the file to give). AIPerf's prompt count (ISL) is its tokenizer's count of the prompt
+text: with --endpoint-type chat the server's template is in the engine's count alone, and check
+names it (--use-server-token-count makes AIPerf count the server's `usage`). Its synthetic
+prompts are seeded by --random-seed: the same run twice replays them.
 
 --compare A B takes two saved check documents (--json) of runs against the same server. It
 first says whether they measured the same load: request rate and concurrency limit, mean prompt
@@ -134,8 +146,8 @@ pub struct Args {
     /// Time between scrapes while the command runs.
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pub interval: Duration,
-    /// The result file the command writes (vllm bench serve --save-result, or GuideLLM's
-    /// --output kind=json,path=FILE), read after it exits.
+    /// The result file the command writes (vllm bench serve --save-result, GuideLLM's
+    /// --output kind=json,path=FILE, or AIPerf's --artifact-dir), read after it exits.
     #[arg(long, value_name = "FILE", conflicts_with = "recording")]
     pub result: Option<PathBuf>,
     /// Write every scrape of the run to this JSONL file (replayable with --recording).
