@@ -6,7 +6,9 @@
 //! The names are each tool's own: vLLM 0.32's `--save-result` keys (`median_ttft_ms`,
 //! `median_tpot_ms`, `median_itl_ms`, `max_concurrent_requests` in
 //! vllm/benchmarks/serve.py), GuideLLM 0.8.1's metric distributions (`time_to_first_token_ms`,
-//! `inter_token_latency_ms`, `request_concurrency` in guidellm/benchmark/schemas). The
+//! `inter_token_latency_ms`, `request_concurrency` in guidellm/benchmark/schemas), AIPerf
+//! 0.13.0's summary metrics (`time_to_first_token`, `inter_token_latency`,
+//! `inter_chunk_latency`, each with its `p50`). The
 //! per-stream decode time is vLLM's TPOT, (latency − TTFT) / (output tokens − 1) per request,
 //! which GuideLLM calls inter-token latency; vLLM's ITL is the gap between stream chunks.
 
@@ -57,6 +59,19 @@ struct ByStatus {
     successful: Option<Stats>,
 }
 
+/// AIPerf 0.13's summary (`profile_export_aiperf.json`): each metric's percentiles.
+#[derive(Deserialize)]
+struct Aiperf {
+    time_to_first_token: Option<Percentiles>,
+    inter_token_latency: Option<Percentiles>,
+    inter_chunk_latency: Option<Percentiles>,
+}
+
+#[derive(Deserialize)]
+struct Percentiles {
+    p50: Option<f64>,
+}
+
 #[derive(Deserialize)]
 struct Stats {
     median: Option<f64>,
@@ -84,6 +99,18 @@ impl ClientFigures {
             .into_iter::<serde_json::Value>()
             .next();
         if let Some(Ok(v)) = first {
+            if v.get("aiperf_version").is_some() {
+                // AIPerf's inter-token latency is vLLM's TPOT, per request; its inter-chunk
+                // latency vLLM's ITL. Its in-flight count is not in the summary.
+                let a: Aiperf = serde_json::from_value(v).ok()?;
+                let p50 = |m: &Option<Percentiles>| positive(m.as_ref().and_then(|m| m.p50));
+                return Some(ClientFigures {
+                    ttft_ms: p50(&a.time_to_first_token),
+                    tpot_ms: p50(&a.inter_token_latency),
+                    itl_ms: p50(&a.inter_chunk_latency),
+                    max_in_flight: None,
+                });
+            }
             if v.get("benchmarks").is_some() {
                 let g: Guide = serde_json::from_value(v).ok()?;
                 let [b] = g.benchmarks.as_slice() else {
@@ -130,6 +157,13 @@ mod tests {
         assert_eq!(g.max_in_flight, Some(1));
         assert!((g.tpot_ms.unwrap_or(0.0) - 21.08).abs() < 0.01, "{g:?}");
         assert_eq!(g.itl_ms, None);
+        let a =
+            ClientFigures::from_text(include_str!("../../../fixtures/aiperf-0.13.0/clean.json"))
+                .expect("AIPerf's figures");
+        assert!((a.tpot_ms.unwrap_or(0.0) - 162.194).abs() < 0.01, "{a:?}");
+        assert!((a.ttft_ms.unwrap_or(0.0) - 2752.042).abs() < 0.01, "{a:?}");
+        assert!((a.itl_ms.unwrap_or(0.0) - 156.050).abs() < 0.01, "{a:?}");
+        assert_eq!(a.max_in_flight, None);
         assert_eq!(ClientFigures::from_text("not json"), None);
     }
 }

@@ -68,7 +68,9 @@ fn write(recs: &[Record]) -> tempfile::NamedTempFile {
 }
 
 fn ladder_of(path: &str, extra: &[&str]) -> Ladder {
-    Headroom::cmd(&["cachehit", path, "--json"]).args(extra).json()
+    Headroom::cmd(&["cachehit", path, "--json"])
+        .args(extra)
+        .json()
 }
 
 #[test]
