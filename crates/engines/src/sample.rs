@@ -149,6 +149,23 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// The prefix cache's running totals (tokens served from it, prompt tokens looked up):
+    /// vLLM's hits and queries; else, as SGLang and llama.cpp count, cached prompt tokens against
+    /// prompt tokens (the cached ones added back where the engine's prompt counter leaves them
+    /// out). `None` where the engine exports neither pair.
+    pub fn prefix_cache_tokens(&self) -> Option<(f64, f64)> {
+        if let (Some(h), Some(q)) = (self.prefix_hits, self.prefix_queries) {
+            return Some((h, q));
+        }
+        let (cached, prompt) = (self.cached_prompt_tokens?, self.prompt_tokens?);
+        let looked_up = if self.engine.def().prompt_tokens_exclude_cached {
+            prompt + cached
+        } else {
+            prompt
+        };
+        Some((cached, looked_up))
+    }
+
     /// A sample with every metric unread (`None`), to be filled by an adapter.
     pub fn empty(t: f64, engine: Engine) -> Sample {
         Sample {

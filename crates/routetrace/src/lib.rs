@@ -265,8 +265,13 @@ pub fn output_tokens(c: &Capture) -> u32 {
 
 /// A replica's prefix-cache (hits, queries) counters, as its engine's adapter reads them.
 async fn prefix_counters(scraper: &Scraper) -> Option<(f64, f64)> {
-    let s = scraper.scrape_metrics().await.ok()?.parsed.sample;
-    Some((s.prefix_hits?, s.prefix_queries?))
+    scraper
+        .scrape_metrics()
+        .await
+        .ok()?
+        .parsed
+        .sample
+        .prefix_cache_tokens()
 }
 
 /// What the recorder did, for the report at the end.
@@ -499,9 +504,7 @@ async fn side(url: &str, name: &str, notes: &mut Vec<String>) -> Side {
              headroom cachehit"
         ));
     }
-    side.baseline = sample
-        .as_ref()
-        .and_then(|s| Some((s.prefix_hits?, s.prefix_queries?)));
+    side.baseline = sample.as_ref().and_then(|s| s.prefix_cache_tokens());
     side.scraper = scraper;
     side
 }

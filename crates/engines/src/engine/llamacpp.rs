@@ -291,6 +291,17 @@ llamacpp:n_busy_slots_per_decode 1
     }
 
     #[test]
+    fn the_prefix_cache_looked_up_the_cached_tokens_too() {
+        // llama.cpp's prompt counter leaves the cached tokens out: they are added back.
+        let mut s = crate::Sample::empty(0.0, crate::Engine::LlamaCpp);
+        s.prompt_tokens = Some(360.0);
+        s.cached_prompt_tokens = Some(640.0);
+        assert_eq!(s.prefix_cache_tokens(), Some((640.0, 1000.0)));
+        s.cached_prompt_tokens = None;
+        assert_eq!(s.prefix_cache_tokens(), None);
+    }
+
+    #[test]
     fn generation_moves_while_a_slot_decodes_and_no_request_ends() {
         // Two scrapes of one slot decoding through a window: tokens_predicted_total does not
         // move (no request ended), the decode calls do, one busy slot each.

@@ -246,6 +246,8 @@ sglang:queue_time_seconds_sum{model_name="qwen",tp_rank="1"} 2.0
             (s.cached_prompt_tokens, s.requests_finished),
             (Some(2000.0), Some(77.0))
         );
+        // SGLang's prompt counter holds its cached tokens: the cache looked up all of them.
+        assert_eq!(s.prefix_cache_tokens(), Some((2000.0, 12345.0)));
         assert_eq!(s.ttft.as_ref().map(|h| (h.count, h.sum)), Some((77.0, 9.2)));
         let q = s.queue_time.unwrap();
         assert_eq!(q.buckets, vec![(1.0, 5.0), (f64::INFINITY, 6.0)]);
