@@ -4,6 +4,7 @@
 
 mod bound;
 
+use super::common::runtime;
 use super::diagnose::live::{self, Until};
 use super::diagnose::Shape;
 use crate::output::{self, Exit};
@@ -162,13 +163,6 @@ pub struct Args {
     /// The benchmark command and its arguments, after `--`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")
 }
 
 fn shape(url: Option<String>, interval: Duration, duration_s: f64) -> Shape {

@@ -16,6 +16,81 @@ from vllm.benchmarks.serve import add_cli_args, main
 from vllm.utils.argparse_utils import FlexibleArgumentParser
 p = FlexibleArgumentParser(); add_cli_args(p); main(p.parse_args(sys.argv[1:]))";
 
+/// One `vllm bench serve` run (random prompts of `input` tokens by `tokenizer`, 16 out, greedy)
+/// under `headroom check --url`, against the llama-server at `url`.
+struct VllmBench<'a> {
+    url: &'a str,
+    py: &'a str,
+    dir: &'a std::path::Path,
+    tokenizer: &'a str,
+}
+
+impl VllmBench<'_> {
+    /// (the check, its JSON text, the result file, the recording).
+    fn run(
+        &self,
+        name: &str,
+        seed: &str,
+        prompts: &str,
+        input: &str,
+    ) -> (Check, String, String, String) {
+        let result = self.dir.join(format!("{name}.json")).display().to_string();
+        let record = self.dir.join(format!("{name}.jsonl")).display().to_string();
+        let dir = self.dir.display().to_string();
+        let file = format!("{name}.json");
+        let (code, out, err) = headroom(&[
+            "check",
+            "--url",
+            self.url,
+            "--result",
+            &result,
+            "--record",
+            &record,
+            "--json",
+            "--",
+            self.py,
+            "-c",
+            BENCH,
+            "--backend",
+            "openai",
+            "--base-url",
+            self.url,
+            "--endpoint",
+            "/v1/completions",
+            "--model",
+            "smollm2",
+            "--tokenizer",
+            self.tokenizer,
+            "--dataset-name",
+            "random",
+            "--random-input-len",
+            input,
+            "--random-output-len",
+            "16",
+            "--num-prompts",
+            prompts,
+            "--seed",
+            seed,
+            "--temperature",
+            "0",
+            "--ignore-eos",
+            // No ready check: it would send the first prompt once more, outside the result.
+            "--ready-check-timeout-sec",
+            "0",
+            "--save-result",
+            "--result-dir",
+            &dir,
+            "--result-filename",
+            &file,
+        ]);
+        assert_eq!(code, 0, "headroom check: {err}");
+        let doc: Check = serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("not a headroom.check/1 document ({e}): {out}"));
+        assert_eq!(doc.schema, check::SCHEMA);
+        (doc, out, result, record)
+    }
+}
+
 fn finding(doc: &Check, k: CheckKind) -> &check::Finding {
     doc.findings
         .iter()
@@ -35,70 +110,21 @@ fn vllm_bench_serve_clean_warm_and_saturated() {
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");
-    // (name, seed, prompts, prompt tokens)
-    let run = |name: &str, seed: &str, prompts: &str, input: &str| -> (Check, String, String) {
-        let result = dir.path().join(format!("{name}.json"));
-        let record = dir.path().join(format!("{name}.jsonl"));
-        let (code, out, err) = headroom(&[
-            "check",
-            "--url",
-            &srv.url,
-            "--result",
-            &result.display().to_string(),
-            "--record",
-            &record.display().to_string(),
-            "--json",
-            "--",
-            &py,
-            "-c",
-            BENCH,
-            "--backend",
-            "openai",
-            "--base-url",
-            &srv.url,
-            "--endpoint",
-            "/v1/completions",
-            "--model",
-            "smollm2",
-            "--tokenizer",
-            &tokenizer,
-            "--dataset-name",
-            "random",
-            "--random-input-len",
-            input,
-            "--random-output-len",
-            "16",
-            "--num-prompts",
-            prompts,
-            "--seed",
-            seed,
-            "--temperature",
-            "0",
-            "--ignore-eos",
-            // No ready check: it would send the first prompt once more, outside the result.
-            "--ready-check-timeout-sec",
-            "0",
-            "--save-result",
-            "--result-dir",
-            &dir.path().display().to_string(),
-            "--result-filename",
-            &format!("{name}.json"),
-        ]);
-        assert_eq!(code, 0, "headroom check: {err}");
-        let doc: Check = serde_json::from_str(&out)
-            .unwrap_or_else(|e| panic!("not a headroom.check/1 document ({e}): {out}"));
-        assert_eq!(doc.schema, check::SCHEMA);
+    let run = |name: &str, seed: &str, prompts: &str, input: &str| {
+        let bench = VllmBench {
+            url: &srv.url,
+            py: &py,
+            dir: dir.path(),
+            tokenizer: &tokenizer,
+        };
+        let (doc, out, result, record) = bench.run(name, seed, prompts, input);
         let v: serde_json::Value = serde_json::from_str(&out).expect("json");
         let missing = testpeers::schema::undocumented(&v, "check.md", &[]);
         assert!(
             missing.is_empty(),
             "undocumented in docs/json/check.md: {missing:?}"
         );
-        (
-            doc,
-            result.display().to_string(),
-            record.display().to_string(),
-        )
+        (doc, result, record)
     };
 
     // Clean: prompt tokens are integers both sides count with the same tokenizer (measured
@@ -321,63 +347,17 @@ fn wrong_tokenizer_impossible_figures_and_two_runs_compared() {
     std::fs::write(wrong.join("tokenizer.json"), tok.to_string()).expect("write");
     let wrong = wrong.display().to_string();
 
-    let run = |name: &str, seed: &str, tok: &str| -> (Check, String, String) {
-        let result = dir.path().join(format!("{name}.json"));
-        let record = dir.path().join(format!("{name}.jsonl"));
-        let (code, out, err) = headroom(&[
-            "check",
-            "--url",
-            &srv.url,
-            "--result",
-            &result.display().to_string(),
-            "--record",
-            &record.display().to_string(),
-            "--json",
-            "--",
-            &py,
-            "-c",
-            BENCH,
-            "--backend",
-            "openai",
-            "--base-url",
-            &srv.url,
-            "--endpoint",
-            "/v1/completions",
-            "--model",
-            "smollm2",
-            "--tokenizer",
-            tok,
-            "--dataset-name",
-            "random",
-            "--random-input-len",
-            "128",
-            "--random-output-len",
-            "16",
-            "--num-prompts",
-            "4",
-            "--seed",
-            seed,
-            "--temperature",
-            "0",
-            "--ignore-eos",
-            "--ready-check-timeout-sec",
-            "0",
-            "--save-result",
-            "--result-dir",
-            &dir.path().display().to_string(),
-            "--result-filename",
-            &format!("{name}.json"),
-        ]);
-        assert_eq!(code, 0, "headroom check: {err}");
-        let doc: Check = serde_json::from_str(&out)
-            .unwrap_or_else(|e| panic!("not a headroom.check/1 document ({e}): {out}"));
+    let run = |name: &str, seed: &str, tok: &str| {
+        let bench = VllmBench {
+            url: &srv.url,
+            py: &py,
+            dir: dir.path(),
+            tokenizer: tok,
+        };
+        let (doc, out, result, record) = bench.run(name, seed, "4", "128");
         let saved = dir.path().join(format!("{name}.check.json"));
         std::fs::write(&saved, &out).expect("save the check");
-        (
-            doc,
-            result.display().to_string(),
-            record.display().to_string(),
-        )
+        (doc, result, record)
     };
     let (clean, result, record) = run("clean", "11", &tokenizer);
     let (again, _, _) = run("again", "12", &tokenizer);
