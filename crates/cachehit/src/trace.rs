@@ -726,6 +726,7 @@ mod tests {
             }],
             requests: vec![req(vec![1], 0)],
             counters: vec![],
+            tokenized: None,
         };
         t.requests[0].replica = Some("b".into());
         let e = t.validate().unwrap_err().to_string();

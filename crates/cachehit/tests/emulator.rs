@@ -275,6 +275,7 @@ fn run(
             replicas,
             requests,
             counters,
+            tokenized: None,
         },
         hits,
         queries,
