@@ -10,7 +10,7 @@
 //! both windows have them: both runs are measured by the same server's tokenizer, whatever each
 //! client counts with. When the loads differ the figures are not compared.
 
-use crate::{Check, Verdict};
+use crate::{Check, ClientRun, EngineCounts, Verdict};
 use serde::{Deserialize, Serialize};
 
 pub const SCHEMA: &str = "headroom.check.compare/1";
@@ -116,34 +116,29 @@ fn load_row(what: &str, a: Option<f64>, b: Option<f64>, tolerance: f64) -> LoadR
     }
 }
 
-/// Per-request means of the load: (prompt length, output length, requests), the engine's where
-/// both windows have its counters, else the client's.
-fn lengths(c: &Check, engine_side: bool) -> (Option<f64>, Option<f64>, Option<f64>) {
-    if engine_side {
-        let e = &c.engine_counts;
-        let n = e.requests_finished.filter(|n| *n > 0.0);
-        return (
-            e.prompt_tokens.zip(n).map(|(p, n)| p / n),
-            e.generation_tokens.zip(n).map(|(g, n)| g / n),
-            n,
-        );
+/// One load figure of both runs: the engine's count where both windows have it (two tools'
+/// tokenizers then do not enter), else the client's; and which it is.
+fn by_engine_else_client(
+    a: &Check,
+    b: &Check,
+    engine: fn(&EngineCounts) -> Option<f64>,
+    client: fn(&ClientRun) -> Option<f64>,
+) -> (Option<f64>, Option<f64>, &'static str) {
+    let (ea, eb) = (engine(&a.engine_counts), engine(&b.engine_counts));
+    if ea.is_some() && eb.is_some() {
+        return (ea, eb, "engine");
     }
-    match &c.result {
-        Some(r) if r.completed > 0 => {
-            let n = r.completed as f64;
-            (
-                Some(r.input_tokens as f64 / n),
-                r.output_tokens.map(|o| o as f64 / n),
-                Some((r.completed + r.failed.unwrap_or(0)) as f64),
-            )
-        }
-        _ => (None, None, None),
-    }
+    let c = |x: &Check| x.result.as_ref().and_then(client);
+    (c(a), c(b), "client")
 }
 
-fn has_engine_lengths(c: &Check) -> bool {
-    let e = &c.engine_counts;
-    e.prompt_tokens.is_some() && e.generation_tokens.is_some() && e.requests_finished.is_some()
+/// `total` per request of `n`, each side.
+fn per_request(
+    total: (Option<f64>, Option<f64>),
+    n: (Option<f64>, Option<f64>),
+) -> (Option<f64>, Option<f64>) {
+    let mean = |t: Option<f64>, n: Option<f64>| t.zip(n.filter(|n| *n > 0.0)).map(|(t, n)| t / n);
+    (mean(total.0, n.0), mean(total.1, n.1))
 }
 
 fn per_s(x: Option<f64>, s: f64) -> Option<f64> {
@@ -197,10 +192,30 @@ fn pct(x: f64) -> String {
 
 /// Compares two judged runs: `a` and `b` with the files they were read from.
 pub fn compare(a: &Check, a_file: &str, b: &Check, b_file: &str) -> Comparison {
-    let engine_side = has_engine_lengths(a) && has_engine_lengths(b);
-    let by = if engine_side { "engine" } else { "client" };
-    let (pa, oa, na) = lengths(a, engine_side);
-    let (pb, ob, nb) = lengths(b, engine_side);
+    // Requests: the engine's finished requests, else the client's completed (the means'
+    // denominator) and all it sent (the row).
+    let (na, nb, n_by) =
+        by_engine_else_client(a, b, |e| e.requests_finished, |r| Some(r.completed as f64));
+    let (pa, pb, p_by) =
+        by_engine_else_client(a, b, |e| e.prompt_tokens, |r| Some(r.input_tokens as f64));
+    let (oa, ob, o_by) = by_engine_else_client(
+        a,
+        b,
+        |e| e.generation_tokens,
+        |r| r.output_tokens.map(|o| o as f64),
+    );
+    let (pa, pb) = per_request((pa, pb), (na, nb));
+    let (oa, ob) = per_request((oa, ob), (na, nb));
+    let sent = |c: &Check| {
+        c.result
+            .as_ref()
+            .map(|r| (r.completed + r.failed.unwrap_or(0)) as f64)
+    };
+    let (ra, rb) = if n_by == "engine" {
+        (na, nb)
+    } else {
+        (sent(a), sent(b))
+    };
     let rate = |c: &Check| c.result.as_ref().and_then(|r| r.request_rate);
     let conc = |c: &Check| {
         c.result
@@ -217,18 +232,18 @@ pub fn compare(a: &Check, a_file: &str, b: &Check, b_file: &str) -> Comparison {
         ),
         load_row("concurrency limit", conc(a), conc(b), 0.0),
         load_row(
-            &format!("mean prompt tokens ({by})"),
+            &format!("mean prompt tokens ({p_by})"),
             pa,
             pb,
             LOAD_TOLERANCE,
         ),
         load_row(
-            &format!("mean output tokens ({by})"),
+            &format!("mean output tokens ({o_by})"),
             oa,
             ob,
             LOAD_TOLERANCE,
         ),
-        load_row(&format!("requests ({by})"), na, nb, LOAD_TOLERANCE),
+        load_row(&format!("requests ({n_by})"), ra, rb, LOAD_TOLERANCE),
     ];
     let same_load = load.iter().all(|r| r.same);
     let side = |c: &Check, file: &str| Side {
@@ -326,7 +341,7 @@ pub fn compare(a: &Check, a_file: &str, b: &Check, b_file: &str) -> Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ClientFigures, ClientRun, EngineCounts, Window};
+    use crate::{ClientFigures, Window};
 
     /// A judged run: `rate` req/s, 100 requests of `prompt` prompt and 128 output tokens over
     /// `secs`, median TTFT and TPOT as given.
@@ -401,6 +416,31 @@ mod tests {
             c.summary
         );
         assert!(!c.summary.contains("TTFT"), "{}", c.summary);
+    }
+
+    #[test]
+    fn each_load_figure_is_the_engines_where_both_windows_have_it() {
+        // llama.cpp-like: no finished-request counter; prompt tokens still the engine's, per
+        // the client's completed requests. The client's prompt count (another tokenizer) is 4×
+        // off on b and does not enter.
+        let mut a = doc("vllm bench serve 0.32", Some(2.0), 256, 50.0, 40.0);
+        let mut b = doc("vllm bench serve 0.32", Some(2.0), 256, 50.0, 40.0);
+        b.result.as_mut().expect("result").input_tokens *= 4;
+        for c in [&mut a, &mut b] {
+            c.engine_counts.requests_finished = None;
+        }
+        let c = compare(&a, "a.json", &b, "b.json");
+        let whats: Vec<&str> = c.load.iter().map(|r| r.what.as_str()).collect();
+        assert_eq!(
+            whats[2..],
+            [
+                "mean prompt tokens (engine)",
+                "mean output tokens (engine)",
+                "requests (client)"
+            ]
+        );
+        assert_eq!(c.load[2].a, Some(257.0));
+        assert!(c.same_load, "{c:#?}");
     }
 
     #[test]

@@ -46,8 +46,9 @@ const AIPERF_OTHERS: [&str; 4] = [
     "profile_export_console.txt",
 ];
 
-/// The file to read for `path`: itself, or for a directory AIPerf's summary in it.
-fn resolve(path: &Path) -> Result<std::borrow::Cow<'_, Path>, ResultError> {
+/// The file to read for `path`: itself, or for a directory AIPerf's summary in it; AIPerf's
+/// other artifacts are refused with the file to give.
+pub fn resolve(path: &Path) -> Result<std::borrow::Cow<'_, Path>, ResultError> {
     if path.is_dir() {
         let summary = path.join(aiperf::SUMMARY);
         if summary.is_file() {

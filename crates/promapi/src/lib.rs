@@ -17,6 +17,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+/// What a 400 over plain HTTP most likely means.
+const TLS_HINT: &str = "the store may speak TLS: try https:// instead of http://";
+
 #[derive(Debug, thiserror::Error)]
 pub enum PromError {
     #[error("{url}: {msg}{}", hint.map(|h| format!("\n  {h}")).unwrap_or_default())]
@@ -237,7 +240,7 @@ impl Prometheus {
                 *msg = format!("HTTP {code}, then {msg}");
                 // Go's TLS servers answer a plain-HTTP request with 400 and drop the connection.
                 if code == 400 && url.starts_with("http://") {
-                    *hint = Some("the store may speak TLS: try https:// instead of http://");
+                    *hint = Some(TLS_HINT);
                 }
             }
             err
@@ -329,6 +332,15 @@ fn envelope<T: serde::de::DeserializeOwned>(
             return Err(PromError::Decode {
                 url: url.to_string(),
                 msg: e.to_string(),
+            })
+        }
+        // Go's TLS servers answer a plain-HTTP request with 400 (and a body, when the
+        // connection lasts long enough to read it).
+        Err(_) if code == 400 && url.starts_with("http://") => {
+            return Err(PromError::Http {
+                url: url.to_string(),
+                msg: format!("HTTP 400: {}", body.chars().take(300).collect::<String>()),
+                hint: Some(TLS_HINT),
             })
         }
         Err(_) => {

@@ -154,7 +154,7 @@ pub fn run(a: Args) -> Result<Exit> {
 /// when there are many.
 fn tokenize(trace: &mut Trace, url: &str) -> Result<()> {
     let progress = |done: u64, total: u64| {
-        if total >= 1000 && (done % 1000 == 0 || done == total) {
+        if total >= 1000 && (done.is_multiple_of(1000) || done == total) {
             eprint!("\rtokenizing prompts: {done} of {total}");
             if done == total {
                 eprintln!();

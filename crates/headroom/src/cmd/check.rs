@@ -295,9 +295,11 @@ pub fn run(a: Args) -> Result<Exit> {
     let (result, figures) = match &result_path {
         // The tool is told by the file's content, not by the command that wrote it.
         Some(p) => {
-            let text = check::result::read_text(p)?;
+            // An AIPerf --artifact-dir is read by its summary.
+            let file = check::result::resolve(p)?;
+            let text = check::result::read_text(&file)?;
             (
-                Some(check::result::from_text(&text, p)?),
+                Some(check::result::from_text(&text, &file)?),
                 check::ClientFigures::from_text(&text),
             )
         }

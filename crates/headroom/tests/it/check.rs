@@ -519,6 +519,11 @@ fn aiperf_clean_then_warm() {
             &artifacts.display().to_string(),
             "--ui-type",
             "none",
+            // A fresh connection per request: a pooled one that llama-server had just closed
+            // failed 1 of 4 requests once under load (ServerDisconnectedError), which is the
+            // client's artefact, not the run's.
+            "--connection-reuse-strategy",
+            "never",
             "--no-server-metrics",
             "--no-gpu-telemetry",
         ]);

@@ -209,7 +209,7 @@ fn taps_behind_another_router_merge_into_one_ladder() {
     let taps: Vec<RouteProc> = emus
         .iter()
         .zip(&paths)
-        .map(|(e, p)| RouteProc::start(&[e.url.clone()], &["--trace", p]))
+        .map(|(e, p)| RouteProc::start(std::slice::from_ref(&e.url), &["--trace", p]))
         .collect();
     let tap_urls: Vec<String> = taps.iter().map(|t| format!("http://{}", t.addr)).collect();
     let front = RouteProc::start(&tap_urls, &["--policy", "round-robin"]);
