@@ -96,6 +96,25 @@ pub fn render(l: &Ladder) -> String {
             ));
         }
     }
+    let policies: Vec<String> = l
+        .replicas
+        .iter()
+        .map(|r| format!("{}: {}", r.name, r.policy))
+        .collect();
+    if !policies.is_empty() {
+        out.push_str(&format!("\nCaches replayed as: {}.\n", policies.join("; ")));
+    }
+    for r in &l.replicas {
+        if !r.counters_created_late.is_empty() {
+            out.push_str(&format!(
+                "Achieved on {} reads {} as 0 at the start: the engine created the counter \
+                 since (SGLang creates its cached-token counter at its first hit), in the same \
+                 process.\n",
+                r.name,
+                r.counters_created_late.join(" and ")
+            ));
+        }
+    }
     let missing: Vec<&str> = [
         (
             l.replicas.is_empty(),
