@@ -294,6 +294,7 @@ fn as_blocks(t: &Trace) -> Trace {
         block_size: BS as u32,
         tokenizer: "the emulator's".into(),
         origin_unix: None,
+        key: None,
     });
     for q in &mut out.requests {
         q.blocks = Some(cachehit::block_chain(&q.tokens, BS as u32));

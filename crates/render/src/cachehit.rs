@@ -32,8 +32,9 @@ pub fn render(l: &Ladder) -> String {
             "inferred: a prompt that extends an earlier one continues it"
         }
     };
+    let tokens = if l.block_size == 1 { "token" } else { "tokens" };
     out.push_str(&format!(
-        "Prefix-cache hit-rate ladder: {} requests, {} conversations ({from}), blocks of {} tokens\n",
+        "Prefix-cache hit-rate ladder: {} requests, {} conversations ({from}), blocks of {} {tokens}\n",
         l.requests, l.conversations, l.block_size,
     ));
     let pools = if l.replicas.is_empty() {
