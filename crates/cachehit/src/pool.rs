@@ -15,7 +15,7 @@
 //! - **llama.cpp**: `n` slots, each holding the tokens of its last request and nothing else
 //!   ([`Slots`]). A request takes the idle slot whose tokens share the longest prefix with its
 //!   prompt, if that prefix is more than `--slot-prompt-similarity` of the prompt (0.1 by default
-//!   in common/common.h at b7xxx; 0 turns it off); else the idle slot least recently used
+//!   in common/common.h; 0 turns it off); else the idle slot least recently used
 //!   (`get_available_slot` in tools/server/server-context.cpp). It reuses the common prefix of
 //!   that slot's tokens and its prompt. llama.cpp's host-memory prompt cache (`--cache-ram`,
 //!   which saves a slot's prompt before it is overwritten) is not replayed: run the server with
