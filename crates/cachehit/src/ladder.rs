@@ -11,10 +11,13 @@
 //! | as routed        | the replicas' own pools, the router's own choices            |
 //! | achieved         | nothing: the engines' counters                               |
 //!
-//! The replays are LRU over blocks, the order in which vLLM's free queue and SGLang's radix
-//! tree evict. A running request holds its blocks (they fill the pool and cannot be evicted);
-//! when it ends they join the queue deepest first, so its root is the most recent, as vLLM
-//! frees a request's blocks in reverse.
+//! Each replica's cache is replayed with its engine's policy (crate::pool): LRU over blocks for
+//! vLLM (and an engine the trace does not name), LRU over pages for SGLang's radix tree (which
+//! evicts least recently used leaves: the same order), slots that keep their last request for
+//! llama.cpp. The capacity-bound rung's one pool takes the first replica's policy. A running
+//! request holds its blocks (they fill the pool and cannot be evicted); when it ends they join
+//! the queue deepest first, so its root is the most recent, as vLLM frees a request's blocks in
+//! reverse.
 //!
 //! Time: "as routed" replays the configuration the trace observed, so it uses the trace's own
 //! times where every request has them (admission at the first token, release at the end). The
@@ -34,7 +37,8 @@ use std::collections::BinaryHeap;
 use serde::{Deserialize, Serialize};
 
 use crate::lru::Lru;
-use crate::trace::{prepare, ConversationsFrom, Prepared, Trace, TraceError};
+use crate::pool::{Engine, Pool, Slots, LLAMACPP_SLOT_SIMILARITY};
+use crate::trace::{prepare, ConversationsFrom, Prepared, Replica, Trace, TraceError};
 
 /// Hit tokens over prompt tokens.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -77,7 +81,14 @@ pub struct Rungs {
 pub struct ReplicaLadder {
     pub name: String,
     pub num_blocks: u64,
+    /// How its cache was replayed: its engine's policy (crate::pool).
+    #[serde(default)]
+    pub policy: String,
     pub requests: u64,
+    /// Counters read as 0 at the window's start because the engine created them since (its
+    /// counters record's `created_late`): the achieved rung assumes so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters_created_late: Vec<String>,
     /// Over this replica's own stream: shareable with an unbounded cache, capacity-bound with
     /// its pool (equal to its as-routed rung).
     pub rungs: Rungs,
@@ -152,9 +163,9 @@ pub const SMALL_POINTS: f64 = 1.0;
 fn replay(
     stream: &[Prepared],
     bs: f64,
-    pools: &mut [Lru],
+    pools: &mut [Pool],
     timed: bool,
-    mut place: impl FnMut(usize, &Prepared, &[Lru]) -> usize,
+    mut place: impl FnMut(usize, &Prepared, &[Pool]) -> usize,
 ) -> Vec<Share> {
     let timed = timed && stream.iter().all(|q| q.span.is_some());
     let mut order: Vec<usize> = (0..stream.len()).collect();
@@ -170,11 +181,6 @@ fn replay(
     let mut shares = vec![Share::default(); pools.len()];
     // Requests still running: (end, index, pool), earliest end first.
     let mut running: BinaryHeap<Reverse<(Time, usize, usize)>> = BinaryHeap::new();
-    let end = |pools: &mut [Lru], q: &Prepared, r: usize| {
-        for h in q.blocks.iter().rev() {
-            pools[r].unpin(*h);
-        }
-    };
     for i in order {
         let q = &stream[i];
         if let (true, Some((t, _))) = (timed, q.span) {
@@ -183,22 +189,20 @@ fn replay(
                     break;
                 }
                 running.pop();
-                end(pools, &stream[j], r);
+                pools[r].release(j, &stream[j].blocks);
             }
         }
         let r = place(i, q, pools);
-        let hit = pools[r].leading(&q.blocks[..q.lookup]);
+        let units = q.prompt_tokens as f64 / bs;
+        let hit = pools[r].admit(i, &q.blocks[..q.lookup], &q.blocks, units);
         shares[r].add(hit as f64 * bs, q.prompt_tokens as f64);
-        for h in &q.blocks {
-            pools[r].pin(*h);
-        }
         match (timed, q.span) {
             (true, Some((_, e))) => running.push(Reverse((Time(e), i, r))),
-            _ => end(pools, q, r),
+            _ => pools[r].release(i, &q.blocks),
         }
     }
     while let Some(Reverse((_, j, r))) = running.pop() {
-        end(pools, &stream[j], r);
+        pools[r].release(j, &stream[j].blocks);
     }
     shares
 }
@@ -227,7 +231,47 @@ fn total(shares: &[Share]) -> Share {
 }
 
 fn one_pool(stream: &[Prepared], bs: f64, capacity: usize) -> Share {
-    replay(stream, bs, &mut [Lru::new(capacity)], false, |_, _, _| 0)[0]
+    replay(
+        stream,
+        bs,
+        &mut [Pool::Lru(Lru::new(capacity))],
+        false,
+        |_, _, _| 0,
+    )[0]
+}
+
+/// Each replica's cache, empty, with its engine's policy (crate::pool).
+fn pools(replicas: &[Replica]) -> Vec<Pool> {
+    replicas.iter().map(pool).collect()
+}
+
+fn pool(r: &Replica) -> Pool {
+    match r.engine {
+        Some(Engine::LlamaCpp) => Pool::Slots(Slots::new(
+            r.slots.unwrap_or(1) as usize,
+            r.slot_similarity.unwrap_or(LLAMACPP_SLOT_SIMILARITY),
+        )),
+        _ => Pool::Lru(Lru::new(
+            usize::try_from(r.num_blocks).unwrap_or(usize::MAX),
+        )),
+    }
+}
+
+/// All the replicas' caches as one, with the first one's policy: their blocks (or slots)
+/// together.
+fn fleet_pool(replicas: &[Replica]) -> Pool {
+    match replicas.first() {
+        None => Pool::Lru(Lru::new(usize::MAX)),
+        Some(first) => pool(&Replica {
+            num_blocks: replicas
+                .iter()
+                .fold(0u64, |a, r| a.saturating_add(r.num_blocks)),
+            slots: first
+                .slots
+                .map(|_| replicas.iter().map(|r| r.slots.unwrap_or(1)).sum()),
+            ..first.clone()
+        }),
+    }
 }
 
 /// The best placement a router could make at the observed balance: a conversation stays where
@@ -237,12 +281,12 @@ fn one_pool(stream: &[Prepared], bs: f64, capacity: usize) -> Share {
 fn reachable(
     stream: &[Prepared],
     bs: f64,
-    caps: &[usize],
+    replicas: &[Replica],
     targets: &[f64],
 ) -> (Vec<Share>, Vec<usize>) {
-    let mut pools: Vec<Lru> = caps.iter().map(|c| Lru::new(*c)).collect();
+    let mut pools = pools(replicas);
     let mut home: Vec<Option<usize>> = Vec::new();
-    let mut sent = vec![0u64; caps.len()];
+    let mut sent = vec![0u64; replicas.len()];
     let mut placed = vec![0; stream.len()];
     let mut n = 0u64;
     let shares = replay(stream, bs, &mut pools, false, |i, q, pools| {
@@ -306,16 +350,8 @@ pub fn placement(t: &Trace) -> Result<Vec<usize>, TraceError> {
     }
     let bs = t.replicas[0].block_size as usize;
     let (stream, _, _) = prepare(t, bs);
-    let caps = capacities(t);
-    let (_, targets) = balance(&stream, caps.len());
-    Ok(reachable(&stream, bs as f64, &caps, &targets).1)
-}
-
-fn capacities(t: &Trace) -> Vec<usize> {
-    t.replicas
-        .iter()
-        .map(|r| usize::try_from(r.num_blocks).unwrap_or(usize::MAX))
-        .collect()
+    let (_, targets) = balance(&stream, t.replicas.len());
+    Ok(reachable(&stream, bs as f64, &t.replicas, &targets).1)
 }
 
 /// The ladder of a trace: every rung the trace allows, and the gaps between them.
@@ -346,20 +382,24 @@ pub fn ladder(mut t: Trace) -> Result<Ladder, TraceError> {
         requests: Vec::new(),
         ..t
     };
-    let caps = capacities(&t);
+    let n = t.replicas.len();
     let pool_blocks: u64 = t.replicas.iter().map(|r| r.num_blocks).sum();
 
     // The pool that never evicts ends holding every distinct block the stream fills.
-    let mut unbounded = [Lru::new(usize::MAX)];
+    let mut unbounded = [Pool::Lru(Lru::new(usize::MAX))];
     let shareable = replay(&stream, bsf, &mut unbounded, false, |_, _, _| 0)[0];
-    let distinct_blocks = unbounded[0].len() as u64;
-    drop(unbounded);
-    let fleet_cap = if caps.is_empty() {
-        usize::MAX
-    } else {
-        caps.iter().fold(0usize, |a, c| a.saturating_add(*c))
+    let distinct_blocks = match &unbounded[0] {
+        Pool::Lru(l) => l.len() as u64,
+        Pool::Slots(_) => 0,
     };
-    let capacity_bound = one_pool(&stream, bsf, fleet_cap);
+    drop(unbounded);
+    let capacity_bound = replay(
+        &stream,
+        bsf,
+        &mut [fleet_pool(&t.replicas)],
+        false,
+        |_, _, _| 0,
+    )[0];
 
     // The working set: bisect the pool size (LRU hits grow with capacity, as a stack algorithm).
     let goal = shareable.rate() - WORKING_SET_POINTS / 100.0;
@@ -374,28 +414,28 @@ pub fn ladder(mut t: Trace) -> Result<Ladder, TraceError> {
     }
     let working_set_blocks = lo as u64;
 
-    let (routed, targets) = balance(&stream, caps.len());
-    let reach = (!caps.is_empty()).then(|| reachable(&stream, bsf, &caps, &targets).0);
+    let (routed, targets) = balance(&stream, n);
+    let reach = (n > 0).then(|| reachable(&stream, bsf, &t.replicas, &targets).0);
     let as_routed: Option<Vec<Share>> = routed.then(|| {
-        let mut pools: Vec<Lru> = caps.iter().map(|c| Lru::new(*c)).collect();
+        let mut pools = pools(&t.replicas);
         replay(&stream, bsf, &mut pools, true, |_, q, _| {
             q.replica.unwrap_or(0)
         })
     });
     // The last counters record of a replica is its delta over the trace (a recorder may
     // append a running delta as it goes).
-    let achieved: Vec<Option<Share>> = t
+    let last_counters: Vec<Option<&crate::Counters>> = t
         .replicas
         .iter()
-        .map(|r| {
-            t.counters
-                .iter()
-                .rev()
-                .find(|c| c.replica == r.name)
-                .map(|c| Share {
-                    hit_tokens: c.prefix_hits,
-                    prompt_tokens: c.prefix_queries,
-                })
+        .map(|r| t.counters.iter().rev().find(|c| c.replica == r.name))
+        .collect();
+    let achieved: Vec<Option<Share>> = last_counters
+        .iter()
+        .map(|c| {
+            c.map(|c| Share {
+                hit_tokens: c.prefix_hits,
+                prompt_tokens: c.prefix_queries,
+            })
         })
         .collect();
     let fleet_achieved = (!achieved.is_empty() && achieved.iter().all(Option::is_some))
@@ -403,7 +443,7 @@ pub fn ladder(mut t: Trace) -> Result<Ladder, TraceError> {
 
     // Each replica's own stream with a cache that never evicts: one pass, a pool per replica.
     let own_shareable: Option<Vec<Share>> = routed.then(|| {
-        let mut pools: Vec<Lru> = caps.iter().map(|_| Lru::new(usize::MAX)).collect();
+        let mut pools: Vec<Pool> = (0..n).map(|_| Pool::Lru(Lru::new(usize::MAX))).collect();
         replay(&stream, bsf, &mut pools, false, |_, q, _| {
             q.replica.unwrap_or(0)
         })
@@ -417,7 +457,11 @@ pub fn ladder(mut t: Trace) -> Result<Ladder, TraceError> {
             ReplicaLadder {
                 name: rep.name.clone(),
                 num_blocks: rep.num_blocks,
+                policy: rep.engine.unwrap_or(Engine::Vllm).policy().to_string(),
                 requests: stream.iter().filter(|q| q.replica == Some(r)).count() as u64,
+                counters_created_late: last_counters[r]
+                    .map(|c| c.created_late.clone())
+                    .unwrap_or_default(),
                 rungs: Rungs {
                     shareable: own_shareable.as_ref().map(|v| v[r]).unwrap_or_default(),
                     capacity_bound: routed_r.unwrap_or_default(),
@@ -436,7 +480,7 @@ pub fn ladder(mut t: Trace) -> Result<Ladder, TraceError> {
         as_routed: as_routed.as_deref().map(total),
         achieved: fleet_achieved,
     };
-    let gaps = gaps(&fleet, bs_u32, pool_blocks, working_set_blocks, caps.len());
+    let gaps = gaps(&fleet, bs_u32, pool_blocks, working_set_blocks, n);
     Ok(Ladder {
         schema: SCHEMA.into(),
         block_size: bs_u32,
@@ -515,4 +559,88 @@ fn gaps(f: &Rungs, bs: u32, pool: u64, working_set: u64, n: usize) -> Vec<Gap> {
     out.retain(|g| g.points.abs() >= SMALL_POINTS);
     out.sort_by(|a, b| b.points.total_cmp(&a.points));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::Request;
+
+    fn req(tokens: Vec<u32>, replica: &str) -> Request {
+        Request {
+            t: None,
+            t_first: None,
+            t_end: None,
+            replica: Some(replica.into()),
+            conversation: None,
+            tokens,
+            blocks: None,
+            prompt_tokens: None,
+            output_tokens: 0,
+            prompt: None,
+            messages: None,
+        }
+    }
+
+    fn replica(engine: Engine, num_blocks: u64, block_size: u32, slots: Option<u32>) -> Replica {
+        Replica {
+            name: "a".into(),
+            num_blocks,
+            block_size,
+            engine: Some(engine),
+            slots,
+            slot_similarity: None,
+        }
+    }
+
+    fn routed(t: Trace) -> Share {
+        ladder(t).unwrap().fleet.as_routed.unwrap()
+    }
+
+    #[test]
+    fn sglang_reuses_every_token_of_a_prefix_and_evicts_the_least_recent_leaf() {
+        // Pages of 1 token, a pool of 12 tokens. A = 1..=8 (8 tokens), B = 1..=5 then 20, 21
+        // (shares 5 tokens with A), C = A again.
+        let a: Vec<u32> = (1..=8).collect();
+        let b: Vec<u32> = vec![1, 2, 3, 4, 5, 20, 21];
+        let t = Trace {
+            replicas: vec![replica(Engine::Sglang, 12, 1, None)],
+            requests: vec![req(a.clone(), "a"), req(b, "a"), req(a, "a")],
+            ..Trace::default()
+        };
+        // A misses; B hits its 5 shared tokens (token-granular, not whole blocks), inserts 20
+        // and 21: 10 tokens held. C hits 7 (its last token is always computed): A's leaf 6..8
+        // was not evicted (10 ≤ 12).
+        assert_eq!(routed(t.clone()).hit_tokens, 12.0);
+        // A pool of 8 tokens: B's 2 new tokens push out A's least recent leaf tokens (8, then
+        // 7; the shared path 1..5 is newer, stamped by B's match): C hits 1..6 only.
+        let mut small = t.clone();
+        small.replicas[0].num_blocks = 8;
+        assert_eq!(routed(small).hit_tokens, 5.0 + 6.0);
+        // The same stream in vLLM's blocks of 4: B hits one block (4 tokens) of its 5.
+        let mut vllm = t;
+        vllm.replicas[0] = replica(Engine::Vllm, 3, 4, None);
+        assert_eq!(routed(vllm).hit_tokens, 4.0 + 4.0);
+    }
+
+    #[test]
+    fn llama_cpp_reuses_only_what_its_slot_kept() {
+        // One slot: A, B (unrelated), A again: B overwrote A's slot, the third request misses.
+        let a: Vec<u32> = (1..=10).collect();
+        let b: Vec<u32> = (50..=60).collect();
+        let t = Trace {
+            replicas: vec![replica(Engine::LlamaCpp, 0, 1, Some(1))],
+            requests: vec![req(a.clone(), "a"), req(b, "a"), req(a, "a")],
+            ..Trace::default()
+        };
+        let l = ladder(t.clone()).unwrap();
+        assert_eq!(l.fleet.as_routed.unwrap().hit_tokens, 0.0);
+        // An unbounded cache would have hit A's 9 reusable tokens again.
+        assert_eq!(l.fleet.shareable.hit_tokens, 9.0);
+        assert_eq!(l.replicas[0].policy, "slots, each keeping its last request");
+        // Two slots: B takes the other one (A's shares nothing: LRU), A finds its slot.
+        let mut two = t;
+        two.replicas[0].slots = Some(2);
+        assert_eq!(routed(two).hit_tokens, 9.0);
+    }
 }

@@ -9,10 +9,12 @@
 pub mod hash;
 pub mod ladder;
 mod lru;
+pub mod pool;
 pub mod trace;
 
 pub use ladder::{ladder, placement, Cause, Gap, Ladder, ReplicaLadder, Rungs, Share, SCHEMA};
+pub use pool::Engine;
 pub use trace::{
-    block_chain, block_hash, BlockId, ConversationsFrom, Counters, Record, Replica, Request,
-    Stream, Tokenized, TokenizerCheck, Trace, TraceError,
+    block_chain, block_chain_keyed, block_hash, key_fingerprint, BlockId, ConversationsFrom,
+    Counters, Record, Replica, Request, Stream, Tokenized, TokenizerCheck, Trace, TraceError,
 };

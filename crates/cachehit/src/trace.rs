@@ -46,6 +46,12 @@ pub struct Stream {
     /// replica behind another router) are merged on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin_unix: Option<f64>,
+    /// Where the chains start from a secret key instead of 0 ([`block_chain_keyed`]): a
+    /// fingerprint of the key (16 hex digits), never the key. Blocks of a few tokens could be
+    /// found again by trying the vocabulary; keyed, they cannot. Recordings merge only with the
+    /// same key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 /// A block's chain hash, written as 16 hex digits (a JSON number above 2^53 loses digits in
@@ -76,6 +82,16 @@ pub struct Replica {
     pub name: String,
     pub num_blocks: u64,
     pub block_size: u32,
+    /// The engine (`vllm`, `sglang`, `llama.cpp`), whose cache policy the replays follow
+    /// (crate::pool); absent, vLLM's LRU over blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<crate::pool::Engine>,
+    /// llama.cpp: its slots (`--parallel`, `total_slots` of /props).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<u32>,
+    /// llama.cpp: `--slot-prompt-similarity` (0.1 where not given, its default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot_similarity: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -171,6 +187,12 @@ pub struct Counters {
     pub replica: String,
     pub prefix_hits: f64,
     pub prefix_queries: f64,
+    /// Counters the engine did not export yet when the window began, read as 0 there
+    /// (`prefix_hits`, `prefix_queries`): SGLang creates `sglang:cached_tokens_total` at its
+    /// first cache hit. The recorder assumes so only when the engine is the same process at
+    /// both ends (its start time, or its other counters did not go back).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created_late: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -251,6 +273,11 @@ pub enum TraceError {
     MergeNoClock(String),
     #[error("{0}: request {1} has no arrival time (t): several recordings are merged by time")]
     MergeUntimed(String, usize),
+    #[error(
+        "{0} and {1} hashed their blocks with different keys (or one with none): give both taps \
+         the same HEADROOM_TRACE_KEY"
+    )]
+    MergeKey(String, String),
     #[error("replica {0:?} is described differently in {1} and {2}")]
     MergeReplica(String, String, String),
 }
@@ -304,8 +331,16 @@ impl Trace {
             return Ok(parts.remove(0).1);
         }
         let mut cut: Option<(String, u32)> = None;
+        let mut key: Option<(String, Option<String>)> = None;
         for (name, t) in &parts {
             if let Some(st) = &t.stream {
+                match &key {
+                    Some((n0, k0)) if *k0 != st.key => {
+                        return Err(TraceError::MergeKey(n0.clone(), name.clone()))
+                    }
+                    None => key = Some((name.clone(), st.key.clone())),
+                    _ => {}
+                }
                 match &cut {
                     Some((n0, b0)) if *b0 != st.block_size => {
                         return Err(TraceError::MergeBlockSize(
@@ -377,6 +412,7 @@ impl Trace {
             block_size,
             tokenizer: tokenizers.join("; "),
             origin_unix: zero.is_finite().then_some(zero),
+            key: key.and_then(|(_, k)| k),
         });
         out.requests
             .sort_by(|a, b| a.t.unwrap_or_default().total_cmp(&b.t.unwrap_or_default()));
@@ -487,14 +523,29 @@ pub fn block_hash(parent: u64, tokens: &[u32]) -> u64 {
 /// The chain hashes of a prompt's full blocks, root first: what a trace of blocks holds in
 /// place of the token ids (the partly filled last block is left out).
 pub fn block_chain(tokens: &[u32], block_size: u32) -> Vec<BlockId> {
-    chain(tokens, block_size.max(1) as usize)
+    block_chain_keyed(tokens, block_size, 0)
+}
+
+/// [`block_chain`] from a secret `key` in place of the root's parent: without the key, a chain
+/// of short blocks cannot be matched against guessed tokens.
+pub fn block_chain_keyed(tokens: &[u32], block_size: u32, key: u64) -> Vec<BlockId> {
+    chain_from(tokens, block_size.max(1) as usize, key)
         .into_iter()
         .map(BlockId)
         .collect()
 }
 
+/// The fingerprint a stream record gives of its key: equal keys, equal fingerprints.
+pub fn key_fingerprint(key: u64) -> String {
+    format!("{:016x}", block_hash(block_hash(key, &[]), &[0x6b6579]))
+}
+
 fn chain(tokens: &[u32], bs: usize) -> Vec<u64> {
-    let mut parent = 0u64;
+    chain_from(tokens, bs, 0)
+}
+
+fn chain_from(tokens: &[u32], bs: usize, root: u64) -> Vec<u64> {
+    let mut parent = root;
     tokens
         .chunks_exact(bs)
         .map(|c| {
@@ -723,6 +774,9 @@ mod tests {
                 name: "a".into(),
                 num_blocks: 4,
                 block_size: 16,
+                engine: None,
+                slots: None,
+                slot_similarity: None,
             }],
             requests: vec![req(vec![1], 0)],
             counters: vec![],
@@ -736,6 +790,9 @@ mod tests {
             name: "c".into(),
             num_blocks: 4,
             block_size: 32,
+            engine: None,
+            slots: None,
+            slot_similarity: None,
         });
         assert!(matches!(t.validate(), Err(TraceError::MixedBlockSize(_))));
     }
@@ -781,11 +838,15 @@ mod tests {
                 block_size: 4,
                 tokenizer: format!("vLLM POST /tokenize of {name}"),
                 origin_unix: origin,
+                key: None,
             }),
             replicas: vec![Replica {
                 name: name.into(),
                 num_blocks: 10,
                 block_size: 4,
+                engine: None,
+                slots: None,
+                slot_similarity: None,
             }],
             requests: times
                 .iter()
@@ -800,6 +861,7 @@ mod tests {
                 replica: name.into(),
                 prefix_hits: 4.0,
                 prefix_queries: 10.0,
+                created_late: Vec::new(),
             }],
             ..Trace::default()
         };

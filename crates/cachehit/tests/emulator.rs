@@ -252,6 +252,9 @@ fn run(
             name: format!("r{r}"),
             num_blocks: *b as u64,
             block_size: BS as u32,
+            engine: None,
+            slots: None,
+            slot_similarity: None,
         })
         .collect();
     let counters = engines
@@ -261,6 +264,7 @@ fn run(
             replica: format!("r{r}"),
             prefix_hits: e.metrics().prefix_hits,
             prefix_queries: e.metrics().prefix_queries,
+            created_late: Vec::new(),
         })
         .collect();
     let (hits, queries) = engines.iter().fold((0.0, 0.0), |(h, q), e| {
@@ -290,6 +294,7 @@ fn as_blocks(t: &Trace) -> Trace {
         block_size: BS as u32,
         tokenizer: "the emulator's".into(),
         origin_unix: None,
+        key: None,
     });
     for q in &mut out.requests {
         q.blocks = Some(cachehit::block_chain(&q.tokens, BS as u32));

@@ -32,8 +32,9 @@ pub fn render(l: &Ladder) -> String {
             "inferred: a prompt that extends an earlier one continues it"
         }
     };
+    let tokens = if l.block_size == 1 { "token" } else { "tokens" };
     out.push_str(&format!(
-        "Prefix-cache hit-rate ladder: {} requests, {} conversations ({from}), blocks of {} tokens\n",
+        "Prefix-cache hit-rate ladder: {} requests, {} conversations ({from}), blocks of {} {tokens}\n",
         l.requests, l.conversations, l.block_size,
     ));
     let pools = if l.replicas.is_empty() {
@@ -93,6 +94,25 @@ pub fn render(l: &Ladder) -> String {
                 g.points,
                 g.why,
                 g.fix
+            ));
+        }
+    }
+    let policies: Vec<String> = l
+        .replicas
+        .iter()
+        .map(|r| format!("{}: {}", r.name, r.policy))
+        .collect();
+    if !policies.is_empty() {
+        out.push_str(&format!("\nCaches replayed as: {}.\n", policies.join("; ")));
+    }
+    for r in &l.replicas {
+        if !r.counters_created_late.is_empty() {
+            out.push_str(&format!(
+                "Achieved on {} reads {} as 0 at the start: the engine created the counter \
+                 since (SGLang creates its cached-token counter at its first hit), in the same \
+                 process.\n",
+                r.name,
+                r.counters_created_late.join(" and ")
             ));
         }
     }

@@ -35,6 +35,11 @@ pub const DEFAULT_BLOCK_SIZE: u32 = 16;
 pub const COUNTERS_EVERY: Duration = Duration::from_secs(10);
 /// Requests waiting for their token ids; past it they are dropped (and counted).
 pub const QUEUE: usize = 1024;
+/// Blocks cut shorter than this (SGLang's pages of 1 token, llama.cpp's slots, matched per
+/// token) are hashed from a secret key: a block of a few tokens could otherwise be found again
+/// by trying the vocabulary. Taps whose recordings are merged share the key through
+/// `HEADROOM_TRACE_KEY` (any text); without it each recording draws its own.
+pub const KEYED_UNDER: u32 = 16;
 /// How long the end waits for the queue to empty.
 const DRAIN: Duration = Duration::from_secs(60);
 
@@ -81,15 +86,21 @@ struct Side {
     block_size: Option<u32>,
     /// The KV pool in blocks, where the engine reports it.
     num_blocks: Option<u64>,
+    /// The engine, whose cache policy the ladder replays.
+    engine: Option<cachehit::Engine>,
+    /// llama.cpp's slots.
+    slots: Option<u32>,
     scraper: Option<Scraper>,
-    /// Prefix-cache (hits, queries) at the start.
-    baseline: Option<(f64, f64)>,
+    /// The counters at the start.
+    baseline: Option<Reading>,
 }
 
 struct Inner {
     writer: Mutex<Writer<std::io::BufWriter<std::fs::File>>>,
     origin: Instant,
     block_size: u32,
+    /// The chains' root where they are keyed (blocks under [`KEYED_UNDER`] tokens), else 0.
+    key: u64,
     sides: Vec<Side>,
     recorded: AtomicU64,
     dropped: AtomicU64,
@@ -113,19 +124,14 @@ impl Inner {
     /// Appends each replica's counters since the start.
     async fn counters(&self) {
         for s in &self.sides {
-            let (Some(scraper), Some((h0, q0))) = (&s.scraper, s.baseline) else {
+            let (Some(scraper), Some(b)) = (&s.scraper, &s.baseline) else {
                 continue;
             };
-            let Some((h, q)) = prefix_counters(scraper).await else {
+            let Ok(now) = scraper.scrape_metrics().await else {
                 continue;
             };
-            // A counter that went back means the engine restarted: the delta is unknown.
-            if h >= h0 && q >= q0 {
-                self.write(&Record::Counters(Counters {
-                    replica: s.name.clone(),
-                    prefix_hits: h - h0,
-                    prefix_queries: q - q0,
-                }));
+            if let Some(c) = since(b, &Reading::of(&now), &s.name) {
+                self.write(&Record::Counters(c));
             }
         }
     }
@@ -170,7 +176,11 @@ impl Inner {
             replica: Some(side.name.clone()),
             conversation: x.conversation.map(|k| format!("{k:016x}")),
             tokens: Vec::new(),
-            blocks: Some(cachehit::block_chain(&tokens, self.block_size)),
+            blocks: Some(cachehit::block_chain_keyed(
+                &tokens,
+                self.block_size,
+                self.key,
+            )),
             prompt_tokens: Some(u32::try_from(tokens.len()).unwrap_or(u32::MAX)),
             output_tokens: output_tokens(&x.response),
             prompt: None,
@@ -263,15 +273,115 @@ pub fn output_tokens(c: &Capture) -> u32 {
         .unwrap_or(0)
 }
 
-/// A replica's prefix-cache (hits, queries) counters, as its engine's adapter reads them.
-async fn prefix_counters(scraper: &Scraper) -> Option<(f64, f64)> {
-    scraper
-        .scrape_metrics()
-        .await
-        .ok()?
-        .parsed
-        .sample
-        .prefix_cache_tokens()
+/// The chains' secret root: from `text` (HEADROOM_TRACE_KEY) where given, else drawn at random.
+fn trace_key(text: Option<&str>) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let k = match text {
+        Some(t) => cachehit::block_hash(
+            0x6865_6164_726f_6f6d,
+            &t.bytes().map(u32::from).collect::<Vec<_>>(),
+        ),
+        None => std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish(),
+    };
+    k.max(1)
+}
+
+/// A replica's prefix-cache counters as one scrape read them, each where the engine exports
+/// it, and what tells one process from a restarted one.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Reading {
+    /// Tokens served from the prefix cache.
+    hits: Option<f64>,
+    /// Prompt tokens looked up.
+    queries: Option<f64>,
+    /// `process_start_time_seconds`, where exported.
+    started: Option<f64>,
+    /// Counters that only grow within one process: prompt tokens, generated tokens, finished
+    /// requests.
+    others: [Option<f64>; 3],
+}
+
+impl Reading {
+    fn of(s: &engines::Scrape) -> Reading {
+        let x = &s.parsed.sample;
+        let (hits, queries) = match x.prefix_cache_tokens() {
+            Some((h, q)) => (Some(h), Some(q)),
+            None if x.prefix_hits.is_some() || x.prefix_queries.is_some() => {
+                (x.prefix_hits, x.prefix_queries)
+            }
+            // SGLang and llama.cpp count cached prompt tokens against prompt tokens; a counter
+            // not yet created has counted nothing.
+            None => {
+                let cached = x.cached_prompt_tokens;
+                let looked_up = x.prompt_tokens.map(|p| {
+                    if x.engine.def().prompt_tokens_exclude_cached {
+                        p + cached.unwrap_or(0.0)
+                    } else {
+                        p
+                    }
+                });
+                (cached, looked_up)
+            }
+        };
+        Reading {
+            hits,
+            queries,
+            started: s
+                .parsed
+                .exposition
+                .series("process_start_time_seconds")
+                .next()
+                .map(|p| p.value),
+            others: [x.prompt_tokens, x.generation_tokens, x.requests_finished],
+        }
+    }
+}
+
+/// The counters record of `replica` from `b` (the start) to `now`: `None` where the engine
+/// restarted between them (its start time moved, or a counter went back) or does not export
+/// both counters now. A counter present now but absent at the start is one the engine created
+/// since (SGLang creates `sglang:cached_tokens_total` at its first cache hit): it counted from
+/// 0, which is assumed, and said in `created_late`, only where the same process is proven (the
+/// same start time, or another counter present at both ends that did not go back).
+fn since(b: &Reading, now: &Reading, replica: &str) -> Option<Counters> {
+    let (h, q) = (now.hits?, now.queries?);
+    let mut both = b
+        .others
+        .iter()
+        .zip(&now.others)
+        .chain([(&b.hits, &now.hits), (&b.queries, &now.queries)])
+        .filter_map(|(x, y)| Some((*x.as_ref()?, *y.as_ref()?)))
+        .peekable();
+    let same_process = match (b.started, now.started) {
+        (Some(x), Some(y)) => x == y,
+        _ => both.peek().is_some() && both.all(|(x, y)| y >= x),
+    };
+    if !same_process {
+        return None;
+    }
+    let mut created_late = Vec::new();
+    let mut start = |v: Option<f64>, name: &str| {
+        v.unwrap_or_else(|| {
+            created_late.push(name.to_string());
+            0.0
+        })
+    };
+    let (h0, q0) = (
+        start(b.hits, "prefix_hits"),
+        start(b.queries, "prefix_queries"),
+    );
+    // A counter that went back means the engine restarted: the delta is unknown.
+    if h < h0 || q < q0 {
+        return None;
+    }
+    Some(Counters {
+        replica: replica.to_string(),
+        prefix_hits: h - h0,
+        prefix_queries: q - q0,
+        created_late,
+    })
 }
 
 /// What the recorder did, for the report at the end.
@@ -328,6 +438,11 @@ impl Recorder {
             .first()
             .and_then(|s| s.block_size)
             .unwrap_or(DEFAULT_BLOCK_SIZE);
+        let key = if block_size < KEYED_UNDER {
+            trace_key(std::env::var("HEADROOM_TRACE_KEY").ok().as_deref())
+        } else {
+            0
+        };
         let tokenizer = sides
             .iter()
             .filter_map(|s| {
@@ -348,6 +463,7 @@ impl Recorder {
             block_size,
             tokenizer,
             origin_unix,
+            key: (key != 0).then(|| cachehit::key_fingerprint(key)),
         }))?;
         for s in &sides {
             if let (Some(bs), Some(blocks)) = (s.block_size, s.num_blocks) {
@@ -355,17 +471,27 @@ impl Recorder {
                     name: s.name.clone(),
                     num_blocks: blocks,
                     block_size: bs,
+                    engine: s.engine,
+                    slots: s.slots,
+                    // llama.cpp does not say its --slot-prompt-similarity: the ladder takes
+                    // its default.
+                    slot_similarity: None,
                 }))?;
             }
         }
         for s in &sides {
-            if s.baseline.is_some() {
+            // A counter the engine has not created yet gets its record at the first tick.
+            if s.baseline
+                .as_ref()
+                .is_some_and(|b| b.hits.is_some() && b.queries.is_some())
+            {
                 // The delta since the start, zero now: a replica that serves nothing still
                 // has counters for the ladder.
                 w.write(&Record::Counters(Counters {
                     replica: s.name.clone(),
                     prefix_hits: 0.0,
                     prefix_queries: 0.0,
+                    created_late: Vec::new(),
                 }))?;
             }
         }
@@ -373,6 +499,7 @@ impl Recorder {
             writer: Mutex::new(w),
             origin,
             block_size,
+            key,
             sides,
             recorded: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
@@ -462,6 +589,8 @@ async fn side(url: &str, name: &str, notes: &mut Vec<String>) -> Side {
         tokenizer: None,
         block_size: None,
         num_blocks: None,
+        engine: None,
+        slots: None,
         scraper: None,
         baseline: None,
     };
@@ -483,10 +612,11 @@ async fn side(url: &str, name: &str, notes: &mut Vec<String>) -> Side {
         ));
     }
     let scraper = Scraper::new(url, Duration::from_secs(10)).ok();
-    let sample = match &scraper {
-        Some(s) => s.scrape_metrics().await.ok().map(|s| s.parsed.sample),
+    let scrape = match &scraper {
+        Some(s) => s.scrape_metrics().await.ok(),
         None => None,
     };
+    let sample = scrape.as_ref().map(|s| &s.parsed.sample);
     let pool = sample
         .as_ref()
         .map(|s| EngineConfig::from_cache_config_labels(&s.config_labels));
@@ -498,13 +628,46 @@ async fn side(url: &str, name: &str, notes: &mut Vec<String>) -> Side {
         .as_ref()
         .and_then(|c| c.num_gpu_blocks.as_ref())
         .map(|k| k.value);
+    side.engine = sample.map(|s| match s.engine {
+        engines::Engine::Vllm => cachehit::Engine::Vllm,
+        engines::Engine::Sglang => cachehit::Engine::Sglang,
+        engines::Engine::LlamaCpp => cachehit::Engine::LlamaCpp,
+        _ => cachehit::Engine::Other,
+    });
+    match (side.engine, &scraper) {
+        // SGLang's radix tree holds pages of --page-size tokens (1 by default, which
+        // /get_server_info gives) in a pool of max_total_num_tokens tokens.
+        (Some(cachehit::Engine::Sglang), Some(scr)) => {
+            let page = match scr.get_json("/get_server_info").await {
+                Ok(v) => v.get("page_size").and_then(|p| p.as_u64()).unwrap_or(1),
+                Err(_) => 1,
+            }
+            .max(1);
+            side.block_size = u32::try_from(page).ok();
+            side.num_blocks = sample
+                .and_then(|s| s.kv_capacity_tokens)
+                .map(|t| (t / page as f64).floor() as u64);
+        }
+        // llama.cpp's slots each keep their last request, matched per token.
+        (Some(cachehit::Engine::LlamaCpp), Some(scr)) => {
+            if let Ok(p) = scr.props().await {
+                side.slots = p.total_slots.and_then(|n| u32::try_from(n).ok());
+                side.block_size = Some(1);
+                side.num_blocks = side
+                    .slots
+                    .zip(p.n_ctx_per_slot)
+                    .map(|(n, c)| u64::from(n) * c);
+            }
+        }
+        _ => {}
+    }
     if side.num_blocks.is_none() || side.block_size.is_none() {
         notes.push(format!(
             "{name} reports no KV pool (blocks and block size): give --pool {name}=BLOCKS to \
              headroom cachehit"
         ));
     }
-    side.baseline = sample.as_ref().and_then(|s| s.prefix_cache_tokens());
+    side.baseline = scrape.as_ref().map(Reading::of);
     side.scraper = scraper;
     side
 }
@@ -542,11 +705,15 @@ mod tests {
                 block_size: 4,
                 tokenizer: "vLLM POST /tokenize of http://a:8000".into(),
                 origin_unix: Some(1.8e9),
+                key: None,
             }),
             Record::Replica(Replica {
                 name: "http://a:8000".into(),
                 num_blocks: 10,
                 block_size: 4,
+                engine: None,
+                slots: None,
+                slot_similarity: None,
             }),
             Record::Request(Request {
                 t: Some(0.5),
@@ -565,6 +732,7 @@ mod tests {
                 replica: "http://a:8000".into(),
                 prefix_hits: 4.0,
                 prefix_queries: 9.0,
+                created_late: Vec::new(),
             }),
         ];
         for (i, r) in recs.iter().enumerate() {
@@ -582,6 +750,95 @@ mod tests {
             t.requests[0].blocks.as_ref().unwrap()[0],
             BlockId(cachehit::block_hash(0, &[1, 2, 3, 4]))
         );
+    }
+
+    #[test]
+    fn a_hit_counter_created_after_the_start_counts_from_zero_in_the_same_process() {
+        // SGLang before its first hit: prompt tokens, no cached tokens.
+        let start = Reading {
+            hits: None,
+            queries: Some(100.0),
+            started: None,
+            others: [Some(100.0), Some(8.0), Some(1.0)],
+        };
+        let end = Reading {
+            hits: Some(640.0),
+            queries: Some(1100.0),
+            started: None,
+            others: [Some(1100.0), Some(48.0), Some(6.0)],
+        };
+        let c = since(&start, &end, "a").unwrap();
+        assert_eq!((c.prefix_hits, c.prefix_queries), (640.0, 1000.0));
+        assert_eq!(c.created_late, ["prefix_hits"]);
+        // A restart in between: the prompt counter went back, nothing is assumed.
+        let restarted = Reading {
+            queries: Some(90.0),
+            others: [Some(90.0), Some(4.0), Some(1.0)],
+            ..end.clone()
+        };
+        assert_eq!(since(&start, &restarted, "a"), None);
+        // The process start time decides where the engine exports it.
+        let (s0, s1) = (Some(1.7e9), Some(1.7e9 + 60.0));
+        let a = Reading {
+            started: s0,
+            ..start.clone()
+        };
+        assert!(since(
+            &a,
+            &Reading {
+                started: s0,
+                ..end.clone()
+            },
+            "a"
+        )
+        .is_some());
+        assert_eq!(
+            since(
+                &a,
+                &Reading {
+                    started: s1,
+                    ..end.clone()
+                },
+                "a"
+            ),
+            None
+        );
+        // Nothing to tell one process from another: no assumption.
+        let bare = Reading {
+            hits: None,
+            queries: None,
+            started: None,
+            others: [None; 3],
+        };
+        let later = Reading {
+            others: [None; 3],
+            ..end.clone()
+        };
+        assert_eq!(since(&bare, &later, "a"), None);
+        // Both present at both ends: the plain delta, nothing assumed.
+        let c = since(
+            &Reading {
+                hits: Some(40.0),
+                ..start
+            },
+            &end,
+            "a",
+        )
+        .unwrap();
+        assert_eq!((c.prefix_hits, c.created_late.len()), (600.0, 0));
+    }
+
+    #[test]
+    fn a_key_given_is_the_same_in_every_tap_and_a_keyed_chain_hides_its_tokens() {
+        let k = trace_key(Some("shared"));
+        assert_eq!(k, trace_key(Some("shared")));
+        assert_ne!(k, trace_key(Some("other")));
+        assert_ne!(trace_key(None), trace_key(None));
+        let tokens = [7, 8, 9];
+        let keyed = cachehit::block_chain_keyed(&tokens, 1, k);
+        assert_eq!(keyed, cachehit::block_chain_keyed(&tokens, 1, k));
+        // Unkeyed, one token's block is a hash anyone can compute from the token.
+        assert_ne!(keyed[0], BlockId(cachehit::block_hash(0, &[7])));
     }
 
     #[test]

@@ -23,13 +23,27 @@ tokenized it, chat template included): another tokenizer cuts other blocks. With
 conversation. `output_tokens` lets a next turn hit the blocks its reply filled. The times \
 (any clock, seconds) let the as-routed rung hold each request's blocks while it ran.
 
-The rungs, each a replay of the same stream over LRU block pools:
+The rungs, each a replay of the same stream over each replica's cache, with its engine's policy:
   shareable        one cache that never evicts: what any cache could hit
   capacity-bound   one pool of all the replicas' blocks together
   reachable        each replica its own pool, each conversation kept on one replica, placed
                    where its prefix is cached, at the balance observed
   as routed        each replica its own pool, the router's own choices
   achieved         the engines' own prefix-cache counters over the same window
+The policies (a replica record's `engine`; `headroom route --trace` writes it): vLLM (and an \
+engine not named), LRU over blocks of its block size (vllm/v1/core/block_pool.py); SGLang, its \
+radix tree over pages (1 token by default) in max_total_num_tokens, least recently used leaves \
+evicted first (python/sglang/srt/mem_cache/radix_cache.py); llama.cpp, `slots` slots each \
+keeping its last request, a request taking the idle slot sharing the longest prefix if over \
+`slot_similarity` of its prompt (default 0.1), else the least recently used \
+(tools/server/server-context.cpp, get_available_slot; its --cache-ram prompt cache is not \
+replayed: run it with --cache-ram 0). The capacity-bound rung's one pool takes the first \
+replica's policy.
+
+The achieved rung reads each replica's last counters record. A counter the engine created \
+after the recording began (SGLang's cached-token counter appears at its first hit) is read as 0 \
+at the start where the engine was the same process; the output says so.
+
 Each gap between two rungs has one cause (workload, capacity, split, routing, engine), printed \
 with its size in points and its fix. Held against a simulated engine's real block pool in six \
 scenarios, every rung came within 1.9 points of what that configuration really hit.
@@ -67,7 +81,7 @@ pub struct Args {
     #[arg(long, value_name = "NAME=BLOCKS")]
     pub pool: Vec<String>,
     /// Tokens per KV block, for replicas given by --pool (vLLM's default is 16; SGLang's radix
-    /// cache works per token: 1).
+    /// cache works per page, 1 token by default: 1, with the pool in tokens).
     #[arg(long, value_name = "TOKENS")]
     pub block_size: Option<u32>,
     /// The engine whose tokenizer cuts prompts given as text (`prompt` or `messages` records),
@@ -120,11 +134,16 @@ pub fn run(a: Args) -> Result<Exit> {
         let num_blocks: u64 = blocks.trim().parse().with_context(|| {
             format!("--pool {p}: BLOCKS must be a whole number of KV blocks (NAME=BLOCKS)")
         })?;
+        // The engine a recording named stays: it picks the replay's policy.
+        let was = trace.replicas.iter().find(|r| r.name == name).cloned();
         trace.replicas.retain(|r| r.name != name);
         trace.replicas.push(Replica {
             name,
             num_blocks,
             block_size,
+            engine: was.as_ref().and_then(|r| r.engine),
+            slots: was.as_ref().and_then(|r| r.slots),
+            slot_similarity: was.as_ref().and_then(|r| r.slot_similarity),
         });
     }
     if a.block_size.is_none() && recorded.is_none() && !trace.replicas.is_empty() {

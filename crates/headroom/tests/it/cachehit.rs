@@ -21,6 +21,9 @@ fn planted() -> Vec<Record> {
                 name: n.to_string(),
                 num_blocks: 150,
                 block_size: 16,
+                engine: None,
+                slots: None,
+                slot_similarity: None,
             })
         })
         .collect();
@@ -85,6 +88,7 @@ fn each_planted_loss_is_named_in_order_with_its_fix() {
             replica: r.name.clone(),
             prefix_hits: s.hit_tokens / 2.0,
             prefix_queries: s.prompt_tokens,
+            created_late: Vec::new(),
         }));
     }
     let f = write(&recs);
