@@ -4,6 +4,7 @@
 use crate::get;
 use std::path::PathBuf;
 use std::process::{Child, Command};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// A server process group on a loopback port; the whole group is stopped when dropped.
@@ -108,5 +109,71 @@ impl Drop for GroupServer {
             .args(["-s", "KILL", "--", &group])
             .status();
         let _ = self.child.wait();
+    }
+}
+
+/// Stops the server held in `slot` when the test binary exits: a server in a static is never
+/// dropped, and its process group would outlive the binary. Registered once per slot, with
+/// libc's `atexit` (libtest returns from main, or calls `exit(101)` when a test failed; both
+/// run it). A binary killed by a signal leaves it running, as it leaves any test's server.
+pub(crate) fn stop_at_exit(slot: &'static Mutex<Option<GroupServer>>) {
+    static SLOTS: Mutex<Vec<&'static Mutex<Option<GroupServer>>>> = Mutex::new(Vec::new());
+    static REGISTER: std::sync::Once = std::sync::Once::new();
+    extern "C" fn stop_all() {
+        let slots = match SLOTS.lock() {
+            Ok(v) => v.clone(),
+            Err(e) => e.into_inner().clone(),
+        };
+        for slot in slots {
+            // A slot still lent (a test thread alive at exit) is left: its lender drops it.
+            let server = match slot.try_lock() {
+                Ok(mut g) => g.take(),
+                Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner().take(),
+                Err(std::sync::TryLockError::WouldBlock) => None,
+            };
+            drop(server);
+        }
+    }
+    extern "C" {
+        fn atexit(f: extern "C" fn()) -> std::os::raw::c_int;
+    }
+    REGISTER.call_once(|| {
+        // SAFETY: `stop_all` is a plain function that lives as long as the program.
+        unsafe {
+            atexit(stop_all);
+        }
+    });
+    let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    if !slots.iter().any(|s| std::ptr::eq(*s, slot)) {
+        slots.push(slot);
+    }
+}
+
+/// A server starting on a thread of its own, so that a test can work (or start another) while
+/// it starts: a vLLM or SGLang start is a minute or more of mostly one-core Python. Dropped
+/// before [`Starting::wait`] (a test that panicked first), it waits for the start and stops
+/// the server, so nothing outlives the test.
+pub struct Starting<T: Send + 'static>(Option<std::thread::JoinHandle<T>>);
+
+impl<T: Send + 'static> Starting<T> {
+    /// Runs `start` (a `vllm::start` or `sglang::start` call) on a new thread.
+    pub fn spawn(start: impl FnOnce() -> T + Send + 'static) -> Starting<T> {
+        Starting(Some(std::thread::spawn(start)))
+    }
+
+    /// The started server; a panic on the starting thread (a start that failed) is raised here.
+    pub fn wait(mut self) -> T {
+        let handle = self.0.take().expect("waited once");
+        handle
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e))
+    }
+}
+
+impl<T: Send + 'static> Drop for Starting<T> {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            let _ = handle.join();
+        }
     }
 }

@@ -66,10 +66,50 @@ pub fn fixture(relative: &str) -> PathBuf {
 }
 
 /// Live servers run one at a time within a test binary: two llama-servers on 2 cores starve
-/// each other's threads.
-pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+/// each other's threads. A test that starts no engine (emulators, a backfilled Prometheus)
+/// does not take it, so it runs beside the live one.
+///
+/// With `HEADROOM_SERIAL_TIMES=FILE` each release appends a line to FILE: the test (its
+/// thread's name), how long it waited for the lock and how long it held it. libtest's own
+/// per-test times count the wait, so these are the figures that add up to a run's length.
+pub fn serial() -> Serial {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+    let asked = Instant::now();
+    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    Serial {
+        _guard: guard,
+        asked,
+        got: Instant::now(),
+    }
+}
+
+/// The live-server lock, held until dropped (see [`serial`]).
+pub struct Serial {
+    _guard: std::sync::MutexGuard<'static, ()>,
+    asked: Instant,
+    got: Instant,
+}
+
+impl Drop for Serial {
+    fn drop(&mut self) {
+        let Some(path) = std::env::var_os("HEADROOM_SERIAL_TIMES") else {
+            return;
+        };
+        let line = format!(
+            "{} waited {:.1} s held {:.1} s\n",
+            std::thread::current().name().unwrap_or("?"),
+            (self.got - self.asked).as_secs_f64(),
+            self.got.elapsed().as_secs_f64()
+        );
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = f.write_all(line.as_bytes());
+        }
+    }
 }
 
 /// A free loopback port (bound, then released).

@@ -8,8 +8,10 @@
 //! where a flag must change.
 
 use crate::group::GroupServer;
-use crate::{free_port, peer};
-use std::time::Duration;
+use crate::load::series_sum;
+use crate::{free_port, get, peer};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// The name the model is served under.
 pub const SERVED_MODEL: &str = "smollm2-135m";
@@ -20,7 +22,9 @@ pub type VllmServer = GroupServer;
 
 /// Start vLLM with `args` added to the defaults (`--max-model-len 2048 --dtype bfloat16
 /// --enforce-eager`, a 1 GiB KV cache unless `kv_gib` says otherwise); waits at most
-/// 300 s for `/health`. None after a loud skip when the peer is missing.
+/// 600 s for `/health` (30 s on a quiet machine; two starts at a load of 11-15, a release build
+/// beside them, were still short of healthy at 300 s on 2026-12-06, as SGLang's are at 600 s).
+/// None after a loud skip when the peer is missing.
 pub fn start(args: &[&str], kv_gib: Option<&str>) -> Option<VllmServer> {
     start_on(free_port(), args, kv_gib)
 }
@@ -61,6 +65,70 @@ pub fn start_on(port: u16, args: &[&str], kv_gib: Option<&str>) -> Option<VllmSe
         port,
         argv,
         &env,
-        Duration::from_secs(300),
+        Duration::from_secs(600),
     ))
+}
+
+/// The flags of the vLLM a test binary shares (see [`shared`]): vLLM's defaults, its prefix
+/// cache named on (it is vLLM 0.32's default; named so that `bench` and `regress` read it from
+/// the command line) and `usage.prompt_tokens_details` in every answer.
+pub const SHARED_ARGS: [&str; 2] = ["--enable-prefix-caching", "--enable-prompt-tokens-details"];
+
+static SHARED: Mutex<Option<VllmServer>> = Mutex::new(None);
+
+/// The shared vLLM, borrowed by one test at a time; derefs to the server.
+pub struct Shared(MutexGuard<'static, Option<VllmServer>>);
+
+impl std::ops::Deref for Shared {
+    type Target = VllmServer;
+    fn deref(&self) -> &VllmServer {
+        self.0
+            .as_ref()
+            .expect("the shared vLLM is started before it is lent")
+    }
+}
+
+/// One vLLM started with [`SHARED_ARGS`] the first time a test asks, then lent to every test
+/// that asks for these settings (a start costs 30-90 s, several minutes on a loaded machine),
+/// and stopped when the test binary exits. A test takes it under `serial()` and gets it idle:
+/// nothing running or waiting by vLLM's own gauges. Its counters and prefix cache carry what
+/// earlier tests did, so a test reads differences of counters and salts what must miss. None
+/// after a loud skip when the peer is missing.
+pub fn shared() -> Option<Shared> {
+    let mut g = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    let alive = g
+        .as_ref()
+        .is_some_and(|s| get(s.port, "/health").is_some_and(|(code, _)| code == 200));
+    if !alive {
+        // A server that died under an earlier test is stopped (its group) before a new one.
+        *g = None;
+        let srv = start(&SHARED_ARGS, None)?;
+        crate::group::stop_at_exit(&SHARED);
+        *g = Some(srv);
+    }
+    let srv = g.as_ref().expect("just started");
+    wait_idle(srv.port, Duration::from_secs(180));
+    Some(Shared(g))
+}
+
+/// Waits (at most `limit`) until vLLM's gauges read nothing running and nothing waiting: the
+/// requests an earlier test's clients had in flight have ended.
+fn wait_idle(port: u16, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    loop {
+        let load = get(port, "/metrics").and_then(|(_, body)| {
+            Some(
+                series_sum(&body, "vllm:num_requests_running")?
+                    + series_sum(&body, "vllm:num_requests_waiting")?,
+            )
+        });
+        if load == Some(0.0) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the shared vLLM is still busy after {limit:?} (running + waiting {load:?})"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
 }

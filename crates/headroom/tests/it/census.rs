@@ -54,7 +54,8 @@ fn census_of(
 
 #[test]
 fn a_day_of_history_gives_each_planted_shape() {
-    let _serial = testpeers::serial();
+    // No engine: a backfilled store and what it planted, so no serial() (it runs beside the
+    // live test of the moment) and nothing measured here depends on the machine's load.
     let Some((p, end)) = backfilled_day() else {
         return;
     };
@@ -186,7 +187,9 @@ fn emulate(scenario: &str, extra: &[&str]) -> EmulateProc {
 
 #[test]
 fn live_emulator_replicas_through_prometheus_and_one_scrape() {
-    let _serial = testpeers::serial();
+    // No engine: two emulators (a modelled step clock, a few requests a second) and a store, so
+    // no serial(): it runs beside the live test of the moment, and its 205 s of scraping leave
+    // the live tests' queue. What is asserted is an ordering with a 3x margin (below).
     if testpeers::prometheus::binary().is_none() {
         return;
     }

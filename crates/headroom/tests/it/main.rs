@@ -1,6 +1,7 @@
 //! headroom's integration tests: one binary (one link, one set of shared helpers in util.rs);
 //! a module per command or peer. Live servers take `testpeers::serial()`, so across modules
-//! only one runs at a time.
+//! only one runs at a time; a test that starts no engine (emulators, a backfilled store) takes
+//! no lock and runs beside it.
 
 mod attribute;
 mod bench;

@@ -121,7 +121,10 @@ fn fleet_and_census_read_a_real_vllm_through_prometheus() {
     if testpeers::prometheus::binary().is_none() {
         return;
     }
-    let Some(vllm) = testpeers::vllm::start(&[], None) else {
+    // The binary's shared vLLM (vLLM's defaults with the prefix cache named on, as it is by
+    // default, and cached-token details in answers): the referee reads differences of its
+    // counters over the window, so what earlier tests served does not enter.
+    let Some(vllm) = testpeers::vllm::shared() else {
         return;
     };
     let port = vllm.port;
@@ -134,17 +137,20 @@ fn fleet_and_census_read_a_real_vllm_through_prometheus() {
     };
     prom.wait_targets_up(1, Duration::from_secs(60));
 
+    let served_before = testpeers::get(port, "/metrics")
+        .and_then(|(_, body)| series_sum(&body, "vllm:request_success_total"))
+        .unwrap_or(0.0);
     let load = Load::with_prompt(port, SERVED_MODEL, CLIENTS, 48, shared_prefix);
     let stop = Arc::new(AtomicBool::new(false));
     let burst = bursts(port, stop.clone());
-    // The window opens on an engine that has served requests (at most 180 s), and the store
-    // holds a few scrapes of it.
+    // The window opens on an engine that has served requests of this load (at most 180 s),
+    // and the store holds a few scrapes of it.
     let deadline = Instant::now() + Duration::from_secs(180);
     loop {
         let done = testpeers::get(port, "/metrics")
             .and_then(|(_, body)| series_sum(&body, "vllm:request_success_total"))
             .unwrap_or(0.0);
-        if done >= CLIENTS as f64 {
+        if done >= served_before + CLIENTS as f64 {
             break;
         }
         assert!(

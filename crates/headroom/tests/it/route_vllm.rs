@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use std::io::Write;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
+use testpeers::group::Starting;
 use testpeers::load::series_sum;
 use testpeers::vllm::{self, SERVED_MODEL};
 
@@ -91,10 +92,13 @@ fn hit_rate(d: &[(f64, f64); 2]) -> f64 {
 #[test]
 fn live_route_shape_over_two_vllm_replicas_hits_where_round_robin_misses() {
     let _g = testpeers::serial();
+    // Both replicas start at once: a start is mostly one core's Python, and the test runs both
+    // anyway.
+    let b = Starting::spawn(|| vllm::start(&["--enable-prefix-caching"], None));
     let Some(a) = vllm::start(&["--enable-prefix-caching"], None) else {
         return;
     };
-    let Some(b) = vllm::start(&["--enable-prefix-caching"], None) else {
+    let Some(b) = b.wait() else {
         return;
     };
     let ports = [a.port, b.port];

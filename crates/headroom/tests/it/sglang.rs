@@ -10,6 +10,7 @@ use crate::util::headroom;
 use diagnose::{BoundaryKind, Report, RuleId};
 use engines::Engine;
 use std::time::Duration;
+use testpeers::group::Starting;
 use testpeers::load::{series_sum, Load};
 use testpeers::sglang::{self, SERVED_MODEL};
 
@@ -254,6 +255,11 @@ fn live_sglang_probes_bench_and_regress_between_two_settings() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h.sqlite");
     let db = db.to_str().unwrap();
+    // The second server starts while the first is probed: a start is one to several minutes of
+    // mostly one core's Python, and nothing asserted on the first is a speed.
+    let second = Starting::spawn(|| {
+        sglang::start(&["--enable-cache-report", "--max-running-requests", "1"])
+    });
     {
         let Some(srv) = sglang::start(&["--enable-cache-report"]) else {
             return;
@@ -344,8 +350,7 @@ fn live_sglang_probes_bench_and_regress_between_two_settings() {
         }
     }
     {
-        let Some(srv) = sglang::start(&["--enable-cache-report", "--max-running-requests", "1"])
-        else {
+        let Some(srv) = second.wait() else {
             return;
         };
         crate::bench::bench(&srv.url, "sglang one seat", db, 1);

@@ -11,6 +11,7 @@ use diagnose::remeasure::Remeasure;
 use diagnose::{Report, RuleId};
 use engines::Engine;
 use std::time::Duration;
+use testpeers::group::Starting;
 use testpeers::load::{series_sum, Load};
 use testpeers::vllm::{self, SERVED_MODEL};
 
@@ -201,7 +202,9 @@ fn light_load_is_no_false_alarm(srv: &vllm::VllmServer) {
 #[test]
 fn live_vllm_is_read_light_load_is_no_false_alarm_and_throughput_is_its_own_counter() {
     let _g = testpeers::serial();
-    let Some(srv) = vllm::start(&[], None) else {
+    // The binary's shared vLLM: vLLM's defaults but for two flags that change nothing read here
+    // (its prefix cache named on, as it is by default, and cached-token details in answers).
+    let Some(srv) = vllm::shared() else {
         return;
     };
     light_load_is_no_false_alarm(&srv);
@@ -677,14 +680,19 @@ fn live_vllm_probes_bench_and_regress_between_two_settings() {
     use loadgen::probe::prefix::{RunKind, VerdictBasis};
     use loadgen::probe::{CacheVerdict, ProbeReport};
     let _g = testpeers::serial();
+    // The second server starts while the first is probed: a start is a minute or more of
+    // mostly one core's Python, and nothing asserted on the first is a speed.
+    let second = Starting::spawn(|| {
+        vllm::start(&["--max-num-seqs", "1", "--no-enable-prefix-caching"], None)
+    });
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h.sqlite");
     let db = db.to_str().unwrap();
     {
-        let Some(srv) = vllm::start(
-            &["--enable-prefix-caching", "--enable-prompt-tokens-details"],
-            None,
-        ) else {
+        // The binary's shared vLLM (vllm::SHARED_ARGS are these two flags): its counters and
+        // cache carry earlier tests' requests, so what is read is differences of counters, and
+        // every probe prompt is salted from its first token.
+        let Some(srv) = vllm::shared() else {
             return;
         };
 
@@ -813,8 +821,7 @@ fn live_vllm_probes_bench_and_regress_between_two_settings() {
         }
     }
     {
-        let Some(srv) = vllm::start(&["--max-num-seqs", "1", "--no-enable-prefix-caching"], None)
-        else {
+        let Some(srv) = second.wait() else {
             return;
         };
         // Without --enable-prompt-tokens-details vLLM sends no cached count: the probe falls
