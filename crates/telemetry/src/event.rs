@@ -193,7 +193,7 @@ fn slot_line(rest: &[u8]) -> Parsed {
     }
 }
 
-fn slot_ids(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
+pub(crate) fn slot_ids(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
     // Word at a time: the function name is at most 12 bytes away, too close for SIMD to pay.
     let colon = find_byte_within(rest, b':', 24)?;
     let mut c = Cur::new(&rest[colon + 1..]);
@@ -391,6 +391,19 @@ fn json_str<'a>(b: &'a [u8], key: &[u8]) -> Option<Cow<'a, [u8]>> {
 
 /// The message text of a line, after any slot/srv/function prefix (trimmed).
 pub(crate) fn message(msg: &[u8]) -> Option<Event> {
+    message_inline(msg)
+}
+
+/// [`message`] written straight into `out` (a parsed line's slot in its chunk's vector): the
+/// event is stored once, where it stays, instead of being built on the stack and copied
+/// through each caller (each copy reloads what was just stored, which stalls the core).
+#[inline(never)]
+pub(crate) fn message_into(msg: &[u8], out: &mut Option<Event>) {
+    *out = message_inline(msg);
+}
+
+#[inline(always)]
+fn message_inline(msg: &[u8]) -> Option<Event> {
     let mut c = Cur::new(msg);
     match msg.first()? {
         b'p' => {
