@@ -236,10 +236,7 @@ impl Item {
                         if msg.is_empty() {
                             *event = Some(Event::TimingHeader);
                         } else {
-                            event::message_into(msg, event);
-                            if event.is_none() {
-                                *event = Some(Event::TaskSeen);
-                            }
+                            event::slot_message_into(msg, event);
                         }
                     }
                     return;
