@@ -193,7 +193,57 @@ fn slot_line(rest: &[u8]) -> Parsed {
     }
 }
 
-fn slot_ids(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
+pub(crate) fn slot_ids(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
+    match slot_ids_fixed(rest) {
+        Some(ids) => Some(ids),
+        None => slot_ids_any(rest),
+    }
+}
+
+/// [`slot_ids`] where printf's field widths put them: `%12.*s: id %2d | task ` is 27 bytes, the
+/// colon at 12 and the slot id in the two columns before ` | task `. `None` when the line
+/// differs in any way (`slot_ids_any` reads it then); where this returns the ids, they are
+/// what `slot_ids_any` reads.
+#[inline(always)]
+fn slot_ids_fixed(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
+    let h: &[u8; 27] = rest.get(..27)?.try_into().ok()?;
+    if h[12] != b':'
+        || &h[13..17] != b" id "
+        || &h[19..27] != b" | task "
+        || h[..12].contains(&b':')
+    {
+        return None;
+    }
+    let ones = h[18].wrapping_sub(b'0');
+    let tens = match h[17] {
+        b' ' => 0,
+        c => c.wrapping_sub(b'0'),
+    };
+    if ones > 9 || tens > 9 {
+        return None;
+    }
+    let slot = u32::from(tens) * 10 + u32::from(ones);
+    let t = &rest[27..];
+    let neg = t.first() == Some(&b'-');
+    let from = usize::from(neg);
+    let mut i = from;
+    let mut task = 0u64;
+    // Up to 18 digits: no overflow; longer ids are `slot_ids_any`'s.
+    while let Some(d) = t.get(i).map(|c| c.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+        task = task * 10 + u64::from(d);
+        i += 1;
+        if i - from > 18 {
+            return None;
+        }
+    }
+    if i == from || t.get(i..i + 2) != Some(b" |") {
+        return None;
+    }
+    Some((slot, (!neg).then_some(task), &t[i + 2..]))
+}
+
+/// [`slot_ids`] of any spacing.
+fn slot_ids_any(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
     // Word at a time: the function name is at most 12 bytes away, too close for SIMD to pay.
     let colon = find_byte_within(rest, b':', 24)?;
     let mut c = Cur::new(&rest[colon + 1..]);
@@ -391,6 +441,23 @@ fn json_str<'a>(b: &'a [u8], key: &[u8]) -> Option<Cow<'a, [u8]>> {
 
 /// The message text of a line, after any slot/srv/function prefix (trimmed).
 pub(crate) fn message(msg: &[u8]) -> Option<Event> {
+    message_inline(msg)
+}
+
+/// A slot line's event (its message, or [`Event::TaskSeen`]) written straight into `out` (the
+/// line's place in its chunk's vector): stored once, where it stays, instead of being built
+/// on the stack and copied through each caller (each copy reloads what was just stored, which
+/// stalls the core).
+#[inline(never)]
+pub(crate) fn slot_message_into(msg: &[u8], out: &mut Option<Event>) {
+    *out = Some(match message_inline(msg) {
+        Some(e) => e,
+        None => Event::TaskSeen,
+    });
+}
+
+#[inline(always)]
+fn message_inline(msg: &[u8]) -> Option<Event> {
     let mut c = Cur::new(msg);
     match msg.first()? {
         b'p' => {

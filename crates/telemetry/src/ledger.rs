@@ -215,6 +215,37 @@ pub(crate) enum Item {
 }
 
 impl Item {
+    /// [`Item::parse`] into `out`, a slot of the chunk's vector. llama.cpp's slot lines (most
+    /// lines of a busy server's log) are written field by field where they stay; the rest are
+    /// parsed by [`Item::parse`] and moved in.
+    #[inline(always)]
+    pub(crate) fn parse_into(line: &[u8], colour: bool, scratch: &mut Vec<u8>, out: &mut Item) {
+        if !colour {
+            let stripped = prefix::strip(line);
+            // No vLLM prefix starts with `s`, and a body that starts with a printing byte is
+            // not blank: this is what `parse` would find.
+            if let Some(rest) = stripped.body.strip_prefix(b"slot ") {
+                if let Some((slot, task, msg)) = event::slot_ids(rest) {
+                    *out = Item::Line {
+                        pid: stripped.pid,
+                        scope: Scope::Slot { slot, task },
+                        event: None,
+                    };
+                    if let Item::Line { event, .. } = out {
+                        let msg = trim(msg);
+                        if msg.is_empty() {
+                            *event = Some(Event::TimingHeader);
+                        } else {
+                            event::slot_message_into(msg, event);
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+        *out = Item::parse(line, colour, scratch);
+    }
+
     pub(crate) fn parse(line: &[u8], colour: bool, scratch: &mut Vec<u8>) -> Item {
         let line = if colour && memchr::memchr(0x1b, line).is_some() {
             prefix::strip_ansi(line, scratch);

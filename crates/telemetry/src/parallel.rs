@@ -4,7 +4,7 @@
 //! part that needs order, and the cheapest). The result is identical to [`crate::mine`].
 
 use crate::ledger::{Item, Miner, MAX_LINE};
-use crate::scan::each_newline;
+use crate::scan::each_line_end;
 use crate::{Error, Report};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Read;
@@ -230,27 +230,28 @@ fn parse_chunk(
     scratch: &mut Vec<u8>,
 ) -> Vec<Item> {
     let len = chunk.len();
-    let colour = memchr::memchr(0x1b, chunk).is_some();
     let mut items = spare
         .lock()
         .ok()
         .and_then(|rx| rx.try_recv().ok())
         .unwrap_or_else(|| Vec::with_capacity(len / 64));
     let mut start = 0;
-    let mut parse = |line: &[u8]| {
-        if line.len() > MAX_LINE {
-            Item::Overlong
-        } else {
-            Item::parse(line, colour, scratch)
+    // Each line is parsed into its place in `items` (see `Item::parse_into`).
+    let mut parse = |line: &[u8], colour: bool| {
+        items.push(Item::Overlong);
+        if line.len() <= MAX_LINE {
+            if let Some(out) = items.last_mut() {
+                Item::parse_into(line, colour, scratch, out);
+            }
         }
     };
-    each_newline(chunk, |nl| {
-        items.push(parse(&chunk[start..nl]));
+    each_line_end(chunk, |nl, esc| {
+        parse(&chunk[start..nl], esc);
         start = nl + 1;
     });
     if start < len {
-        // The input's last line, without a newline.
-        items.push(parse(&chunk[start..]));
+        // The input's last line, without a newline (`parse` looks for colour codes in it).
+        parse(&chunk[start..], true);
     }
     items
 }

@@ -404,3 +404,46 @@ fn every_prefix_of_a_real_line_parses_without_panic() {
         }
     }
 }
+
+#[test]
+fn slot_ids_at_printf_widths_read_as_any_spacing_does() {
+    let funcs = [
+        "print_timing",
+        "  launch_slot_",
+        "     release",
+        "a:b_c_d_e_fg",
+        "get_availabl",
+    ];
+    let ids = ["  0", "  7", " 12", "123", " -1", "  x", "\t3", " 05"];
+    let tasks = [
+        "17",
+        "-1",
+        "- 1",
+        " 17",
+        "123456789012345678",
+        "1234567890123456789",
+        "",
+        "18446744073709551615",
+        "007",
+        "-",
+        "9x",
+    ];
+    let tails = [" | msg", " |", "| msg", " | ", "  | msg", " |x"];
+    let mut n = 0;
+    for f in funcs {
+        for id in ids {
+            for t in tasks {
+                for tail in tails {
+                    let rest = format!("{f:>12}: id{id} | task {t}{tail}");
+                    let any = slot_ids_any(rest.as_bytes());
+                    if let Some(fixed) = slot_ids_fixed(rest.as_bytes()) {
+                        assert_eq!(Some(fixed), any, "{rest:?}");
+                        n += 1;
+                    }
+                    assert_eq!(slot_ids(rest.as_bytes()), any, "{rest:?}");
+                }
+            }
+        }
+    }
+    assert!(n > 50, "the fixed-width path read {n} lines");
+}
