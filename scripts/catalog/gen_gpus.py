@@ -1079,6 +1079,14 @@ read("quadro-rtx-8000", "bf16", 130.5, "derived: the dense FP16 tensor rate is 8
      + TU_WP + "): " + page(*BTO, "RTX 8000 / RTX 6000 column: \"CUDA Core\" \"4608\" (64 per SM, so 72 SMs), \"FP32\" \"16.3TFlops\"")[:-len(" [read]")]
      + " gives 130.4; 130.5 = 72 SMs x 1770 MHz x 1024 (the boost clock read for the Quadro RTX 6000, the same TU102 configuration) is kept, inside the rounding of the 16.3 (16.25 to 16.35 gives 130.0 to 130.8); Turing has no BF16 [read]")
 
+# --- fourth pass (issue #30): the figures still "[recall]" read on a public page; conflicts noted ---------
+GKL_B300 = ("Glenn K. Lockwood, B300 notes (citing NVIDIA)", "https://glennklockwood.com/garden/processors/B300")
+FM_B300 = ("FiberMall, NVIDIA HGX B300 NVL16 (NVIDIA's HGX specification table)", "https://fibermall.com/blog/?p=17161")
+read("b300", "bf16", 2250, page(*GKL_B300, "\"The HGX variant of B300 has similar performance to B200\": \"FP16 | 2250 | 4500\", \"BF16 | 2250 | 4500\" (matrix dense | sparse TFLOPS)")[:-len(" [read]")]
+     + "; " + page(*FM_B300, "HGX B300 \"FP16/BF16 Tensor Core*\" \"36 PFLOPS\" (* with sparsity) for 8 GPU packages: 4.5 per GPU, halved"))
+read("b300", "fp8", 4500, page(*GKL_B300, "\"FP8 | 4500 | 9000\" (matrix dense | sparse TFLOPS)")[:-len(" [read]")]
+     + "; " + page(*FM_B300, "HGX B300 \"FP8/FP6 Tensor Core*\" \"72 PFLOPS\" (* with sparsity) for 8 GPU packages: 9 per GPU, halved"))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
