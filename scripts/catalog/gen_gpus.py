@@ -1087,6 +1087,19 @@ read("b300", "bf16", 2250, page(*GKL_B300, "\"The HGX variant of B300 has simila
 read("b300", "fp8", 4500, page(*GKL_B300, "\"FP8 | 4500 | 9000\" (matrix dense | sparse TFLOPS)")[:-len(" [read]")]
      + "; " + page(*FM_B300, "HGX B300 \"FP8/FP6 Tensor Core*\" \"72 PFLOPS\" (* with sparsity) for 8 GPU packages: 9 per GPU, halved"))
 
+ROCM_SPECS = ("AMD ROCm documentation, AMD GPU specifications (https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html), "
+              "read in its source: github.com/ROCm/rocm-docs docs/reference/gpu-specs.rst",
+              "https://github.com/ROCm/rocm-docs/blob/2b48ffc7c7df6af2687bf2c54062d939ee503c60/docs/reference/gpu-specs.rst")
+read("mi50-32gb", "mem", 32, page(*ROCM_SPECS, "Instinct table, row \"MI50 (32GB)\": \"GCN5.1\", \"gfx906\", VRAM (GiB) \"32\", Compute Units \"60\" (and a separate \"MI50 (16GB)\" row with \"16\")"))
+read("radeon-pro-w7800", "mem", 32, page(*ROCM_SPECS, "Radeon PRO table, row \"Radeon PRO W7800\": \"RDNA3\", \"gfx1100\", VRAM (GiB) \"32\", Compute Units \"70\" (the \"Radeon PRO W7800 48GB\" is a separate row)"))
+HF_W7800 = ("Hugging Face hardware list, AMD PRO W7800 (database copy)", "https://huggingface.co/hardware/pro-w7800")
+HF_W7900 = ("Hugging Face hardware list, AMD PRO W7900 (database copy)", "https://huggingface.co/hardware/pro-w7900")
+
+read("radeon-pro-w7800", "bf16", 90.5, page(*HF_W7800, "\"PRO W7800\", \"TFLOPS 90.5\" (AMD's peak half-precision figure; the page's \"Memory 48GB\" is the W7800 48GB, the same 70 CUs)")[:-len(" [read]")]
+     + "; consistent with " + page(*ROCM_SPECS, "\"Radeon PRO W7800\": Compute Units \"70\": 70 CUs x 512 FP16 FLOP/clk/CU (RDNA3, twice the dual-issue FP32 rate) gives 90.5 at a 2.525 GHz boost clock (a clock neither page states)"))
+read("radeon-pro-w7900", "bf16", 122.6, page(*HF_W7900, "\"PRO W7900\", \"Memory 48GB\", \"TFLOPS 122.6\" (AMD's peak half-precision figure)")[:-len(" [read]")]
+     + "; consistent with " + page(*ROCM_SPECS, "\"Radeon PRO W7900\": VRAM (GiB) \"48\", Compute Units \"96\": 96 CUs x 512 FP16 FLOP/clk/CU (RDNA3, twice the dual-issue FP32 rate) gives 122.6 at a 2.495 GHz boost clock (a clock neither page states)"))
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
