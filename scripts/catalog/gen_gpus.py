@@ -1100,6 +1100,10 @@ read("radeon-pro-w7800", "bf16", 90.5, page(*HF_W7800, "\"PRO W7800\", \"TFLOPS 
 read("radeon-pro-w7900", "bf16", 122.6, page(*HF_W7900, "\"PRO W7900\", \"Memory 48GB\", \"TFLOPS 122.6\" (AMD's peak half-precision figure)")[:-len(" [read]")]
      + "; consistent with " + page(*ROCM_SPECS, "\"Radeon PRO W7900\": VRAM (GiB) \"48\", Compute Units \"96\": 96 CUs x 512 FP16 FLOP/clk/CU (RDNA3, twice the dual-issue FP32 rate) gives 122.6 at a 2.495 GHz boost clock (a clock neither page states)"))
 
+NBC_M3MAX = ("Notebookcheck, Apple M3 Max 40-Core GPU vs M1 Pro 14-Core GPU vs M3 Max 30-Core GPU (GPU comparison)",
+             "https://www.notebookcheck.net/M3-Max-40-Core-GPU-vs-M1-Pro-14-Core-GPU-vs-M3-Max-30-Core-GPU_11636_10965_12034.247598.0.html")
+apple("apple-m3-max-30c", "mem", 96, *NBC_M3MAX, "\"The Apple M3 Max 30-Core GPU ... offers 30 of the 40 cores\", \"The graphics card can access up to 96 GB LPDDR5-6400\" (the 40-core part: \"up to 128 GB\")")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
