@@ -1104,6 +1104,10 @@ NBC_M3MAX = ("Notebookcheck, Apple M3 Max 40-Core GPU vs M1 Pro 14-Core GPU vs M
              "https://www.notebookcheck.net/M3-Max-40-Core-GPU-vs-M1-Pro-14-Core-GPU-vs-M3-Max-30-Core-GPU_11636_10965_12034.247598.0.html")
 apple("apple-m3-max-30c", "mem", 96, *NBC_M3MAX, "\"The Apple M3 Max 30-Core GPU ... offers 30 of the 40 cores\", \"The graphics card can access up to 96 GB LPDDR5-6400\" (the 40-core part: \"up to 128 GB\")")
 
+SYS_A2 = ("sysrqmts.com, NVIDIA A10 PCIe vs NVIDIA A2 (database copy)", "https://sysrqmts.com/vi/gpus/compare/nvidia-a10-pcie-vs-nvidia-a2")
+read("a2", "bw", 200, "derived: 12.5 Gbps GDDR6 x 128-bit = 200 GB/s (NVIDIA's datasheet figure; the page's 200.1 is its 1563 MHz memory clock rounded up) ("
+     + page(*SYS_A2, "A2 column: \"xung nhịp bộ nhớ\" \"1563 MHz 12.5 Gbps effective\", \"Bộ nhớ Bus\" \"128 bit\", \"Băng thông\" \"200.1 GB/s\"") + ")")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
