@@ -995,7 +995,7 @@ MTN_P6000 = ("MustTechNews, Quadro P6000, the fastest GPU by Nvidia (announcemen
 read("quadro-p6000", "fp32", 12.0, page(*BMH_P6000, "\"3840 Cuda cores\", \"un modo boost de 1530 MHz\", \"la P6000 ofrece una potencia de cálculo de 12 TFLOPs (FP32)\"")[:-len(" [read]")]
      + "; " + page(*MTN_P6000, "\"It promises to deliver as many as twelve teraflops of single-precision performance\"")[:-len(" [read]")]
      + "; " + page(*AT_QP, "P6000 \"CUDA Cores\" \"3840\", \"Boost Clock\" \"~1560MHz\" (3840 x 1560 MHz x 2 = 11.98)")[:-len(" [read]")]
-     + ". Corrected from a recalled 12.6, which no page read gives [read]")
+     + ". Corrected from an earlier 12.6 written from memory, which no page read gives [read]")
 read("quadro-rtx-6000", "bf16", r1(72 * 1770 * 1024 / 1e6), "derived: SMs 72 x boost 1770 MHz x 1024 FLOP/clk/SM (dense FP16 with FP32 accumulate, full rate on Quadro; the per-SM rate of the "
      + TU_WP + "); SM count and boost clock from the " + page(*SYS_QR6, "Quadro RTX 6000 \"Comptage SM\" \"72\", \"Boost clock\" \"1770 MHz\"")[:-len(" [read]")]
      + " (NVIDIA's datasheet figure is the same 130.5; Turing has no BF16) [read]")
