@@ -995,7 +995,7 @@ MTN_P6000 = ("MustTechNews, Quadro P6000, the fastest GPU by Nvidia (announcemen
 read("quadro-p6000", "fp32", 12.0, page(*BMH_P6000, "\"3840 Cuda cores\", \"un modo boost de 1530 MHz\", \"la P6000 ofrece una potencia de cálculo de 12 TFLOPs (FP32)\"")[:-len(" [read]")]
      + "; " + page(*MTN_P6000, "\"It promises to deliver as many as twelve teraflops of single-precision performance\"")[:-len(" [read]")]
      + "; " + page(*AT_QP, "P6000 \"CUDA Cores\" \"3840\", \"Boost Clock\" \"~1560MHz\" (3840 x 1560 MHz x 2 = 11.98)")[:-len(" [read]")]
-     + ". Corrected from a recalled 12.6, which no page read gives [read]")
+     + ". Corrected from an earlier 12.6 written from memory, which no page read gives [read]")
 read("quadro-rtx-6000", "bf16", r1(72 * 1770 * 1024 / 1e6), "derived: SMs 72 x boost 1770 MHz x 1024 FLOP/clk/SM (dense FP16 with FP32 accumulate, full rate on Quadro; the per-SM rate of the "
      + TU_WP + "); SM count and boost clock from the " + page(*SYS_QR6, "Quadro RTX 6000 \"Comptage SM\" \"72\", \"Boost clock\" \"1770 MHz\"")[:-len(" [read]")]
      + " (NVIDIA's datasheet figure is the same 130.5; Turing has no BF16) [read]")
@@ -1078,6 +1078,35 @@ read("quadro-rtx-8000", "bw", 672, "derived: 14 Gbps GDDR6 x 384-bit = 672 GB/s 
 read("quadro-rtx-8000", "bf16", 130.5, "derived: the dense FP16 tensor rate is 8 times the FP32 rate on Quadro Turing (1024 against 128 FLOP/clk/SM, the per-SM rates of the "
      + TU_WP + "): " + page(*BTO, "RTX 8000 / RTX 6000 column: \"CUDA Core\" \"4608\" (64 per SM, so 72 SMs), \"FP32\" \"16.3TFlops\"")[:-len(" [read]")]
      + " gives 130.4; 130.5 = 72 SMs x 1770 MHz x 1024 (the boost clock read for the Quadro RTX 6000, the same TU102 configuration) is kept, inside the rounding of the 16.3 (16.25 to 16.35 gives 130.0 to 130.8); Turing has no BF16 [read]")
+
+# --- fourth pass (issue #30): the figures still "[recall]" read on a public page; conflicts noted ---------
+GKL_B300 = ("Glenn K. Lockwood, B300 notes (citing NVIDIA)", "https://glennklockwood.com/garden/processors/B300")
+FM_B300 = ("FiberMall, NVIDIA HGX B300 NVL16 (NVIDIA's HGX specification table)", "https://fibermall.com/blog/?p=17161")
+read("b300", "bf16", 2250, page(*GKL_B300, "\"The HGX variant of B300 has similar performance to B200\": \"FP16 | 2250 | 4500\", \"BF16 | 2250 | 4500\" (matrix dense | sparse TFLOPS)")[:-len(" [read]")]
+     + "; " + page(*FM_B300, "HGX B300 \"FP16/BF16 Tensor Core*\" \"36 PFLOPS\" (* with sparsity) for 8 GPU packages: 4.5 per GPU, halved"))
+read("b300", "fp8", 4500, page(*GKL_B300, "\"FP8 | 4500 | 9000\" (matrix dense | sparse TFLOPS)")[:-len(" [read]")]
+     + "; " + page(*FM_B300, "HGX B300 \"FP8/FP6 Tensor Core*\" \"72 PFLOPS\" (* with sparsity) for 8 GPU packages: 9 per GPU, halved"))
+
+ROCM_SPECS = ("AMD ROCm documentation, AMD GPU specifications (https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html), "
+              "read in its source: github.com/ROCm/rocm-docs docs/reference/gpu-specs.rst",
+              "https://github.com/ROCm/rocm-docs/blob/2b48ffc7c7df6af2687bf2c54062d939ee503c60/docs/reference/gpu-specs.rst")
+read("mi50-32gb", "mem", 32, page(*ROCM_SPECS, "Instinct table, row \"MI50 (32GB)\": \"GCN5.1\", \"gfx906\", VRAM (GiB) \"32\", Compute Units \"60\" (and a separate \"MI50 (16GB)\" row with \"16\")"))
+read("radeon-pro-w7800", "mem", 32, page(*ROCM_SPECS, "Radeon PRO table, row \"Radeon PRO W7800\": \"RDNA3\", \"gfx1100\", VRAM (GiB) \"32\", Compute Units \"70\" (the \"Radeon PRO W7800 48GB\" is a separate row)"))
+HF_W7800 = ("Hugging Face hardware list, AMD PRO W7800 (database copy)", "https://huggingface.co/hardware/pro-w7800")
+HF_W7900 = ("Hugging Face hardware list, AMD PRO W7900 (database copy)", "https://huggingface.co/hardware/pro-w7900")
+
+read("radeon-pro-w7800", "bf16", 90.5, page(*HF_W7800, "\"PRO W7800\", \"TFLOPS 90.5\" (AMD's peak half-precision figure; the page's \"Memory 48GB\" is the W7800 48GB, the same 70 CUs)")[:-len(" [read]")]
+     + "; consistent with " + page(*ROCM_SPECS, "\"Radeon PRO W7800\": Compute Units \"70\": 70 CUs x 512 FP16 FLOP/clk/CU (RDNA3, twice the dual-issue FP32 rate) gives 90.5 at a 2.525 GHz boost clock (a clock neither page states)"))
+read("radeon-pro-w7900", "bf16", 122.6, page(*HF_W7900, "\"PRO W7900\", \"Memory 48GB\", \"TFLOPS 122.6\" (AMD's peak half-precision figure)")[:-len(" [read]")]
+     + "; consistent with " + page(*ROCM_SPECS, "\"Radeon PRO W7900\": VRAM (GiB) \"48\", Compute Units \"96\": 96 CUs x 512 FP16 FLOP/clk/CU (RDNA3, twice the dual-issue FP32 rate) gives 122.6 at a 2.495 GHz boost clock (a clock neither page states)"))
+
+NBC_M3MAX = ("Notebookcheck, Apple M3 Max 40-Core GPU vs M1 Pro 14-Core GPU vs M3 Max 30-Core GPU (GPU comparison)",
+             "https://www.notebookcheck.net/M3-Max-40-Core-GPU-vs-M1-Pro-14-Core-GPU-vs-M3-Max-30-Core-GPU_11636_10965_12034.247598.0.html")
+apple("apple-m3-max-30c", "mem", 96, *NBC_M3MAX, "\"The Apple M3 Max 30-Core GPU ... offers 30 of the 40 cores\", \"The graphics card can access up to 96 GB LPDDR5-6400\" (the 40-core part: \"up to 128 GB\")")
+
+SYS_A2 = ("sysrqmts.com, NVIDIA A10 PCIe vs NVIDIA A2 (database copy)", "https://sysrqmts.com/vi/gpus/compare/nvidia-a10-pcie-vs-nvidia-a2")
+read("a2", "bw", 200, "derived: 12.5 Gbps GDDR6 x 128-bit = 200 GB/s (NVIDIA's datasheet figure; the page's 200.1 is its 1563 MHz memory clock rounded up) ("
+     + page(*SYS_A2, "A2 column: \"xung nhịp bộ nhớ\" \"1563 MHz 12.5 Gbps effective\", \"Bộ nhớ Bus\" \"128 bit\", \"Băng thông\" \"200.1 GB/s\"") + ")")
 
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
