@@ -149,7 +149,9 @@ fn figures(c: &Check) -> Vec<(&'static str, By, &'static str, Option<f64>)> {
     let r = c.result.as_ref();
     let d = r.map(|r| r.duration_s).unwrap_or(0.0);
     let f = c.figures.as_ref();
-    let w = c.window.duration_s;
+    // Per second of the span the server was busy: the whole window would also count each
+    // tool's start-up and exit, which differ far more between tools than their loads do.
+    let w = c.window.busy_s.unwrap_or(0.0);
     vec![
         (
             "output throughput",
@@ -166,19 +168,19 @@ fn figures(c: &Check) -> Vec<(&'static str, By, &'static str, Option<f64>)> {
         ("median TTFT", By::Client, "ms", f.and_then(|f| f.ttft_ms)),
         ("median TPOT", By::Client, "ms", f.and_then(|f| f.tpot_ms)),
         (
-            "generated tokens per second of the window",
+            "generated tokens per busy second",
             By::Server,
             "tok/s",
             per_s(c.engine_counts.generation_tokens, w),
         ),
         (
-            "prompt tokens per second of the window",
+            "prompt tokens per busy second",
             By::Server,
             "tok/s",
             per_s(c.engine_counts.prompt_tokens, w),
         ),
         (
-            "requests finished per second of the window",
+            "requests finished per busy second",
             By::Server,
             "req/s",
             per_s(c.engine_counts.requests_finished, w),
@@ -355,6 +357,7 @@ mod tests {
                 end: Some(secs + 1.0),
                 duration_s: secs + 1.0,
                 scrapes: 10,
+                busy_s: Some(secs),
             },
             command: None,
             result: Some(ClientRun {

@@ -91,6 +91,13 @@ pub struct Window {
     pub duration_s: f64,
     /// Scrapes that answered.
     pub scrapes: usize,
+    /// Seconds the server was busy with the run: from the scrape before the first that saw work
+    /// (a request running or waiting, or a token or request counter moving) to the last that
+    /// saw it. The window also holds the tool's start-up and exit, which differ between tools;
+    /// this span does not, to within one scrape interval at each end. Null when no scrape saw
+    /// work (or in documents written before it was recorded).
+    #[serde(default)]
+    pub busy_s: Option<f64>,
 }
 
 /// A load generator's run, as its result file states it.
@@ -336,6 +343,7 @@ pub fn judge_with(
                 _ => 0.0,
             },
             scrapes: samples.len(),
+            busy_s: busy_span(samples),
         },
         command,
         result,
@@ -375,6 +383,30 @@ fn increase(samples: &[Sample], f: impl Fn(&Sample) -> Option<f64>) -> Option<f6
         return None;
     }
     Some(vals.windows(2).map(|w| (w[1] - w[0]).max(0.0)).sum())
+}
+
+/// [`Window::busy_s`]: a scrape saw work when a request was running or waiting at it, or when a
+/// token or request counter moved since the scrape before (llama.cpp credits its counters at a
+/// request's end, and its gauges may be missing).
+fn busy_span(samples: &[Sample]) -> Option<f64> {
+    let moved = |a: &Sample, b: &Sample, f: fn(&Sample) -> Option<f64>| {
+        f(a).zip(f(b)).is_some_and(|(x, y)| y > x)
+    };
+    let busy = |i: usize| {
+        let s = &samples[i];
+        let queued = s.running.is_some_and(|r| r > 0.0) || s.waiting.is_some_and(|w| w > 0.0);
+        queued
+            || (i > 0 && {
+                let p = &samples[i - 1];
+                moved(p, s, |s| s.prompt_tokens)
+                    || moved(p, s, |s| s.generation_tokens)
+                    || moved(p, s, |s| s.generation_tokens_credited)
+                    || moved(p, s, |s| s.requests_finished)
+            })
+    };
+    let first = (0..samples.len()).find(|&i| busy(i))?;
+    let last = (0..samples.len()).rev().find(|&i| busy(i))?;
+    Some((samples[last].t - samples[first.saturating_sub(1)].t).max(0.0))
 }
 
 fn counts(samples: &[Sample], engine: Engine) -> EngineCounts {

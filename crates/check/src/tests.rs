@@ -235,3 +235,27 @@ fn without_a_result_or_samples_every_check_is_silent_and_says_why() {
         assert!(!x.evidence.is_empty());
     }
 }
+
+#[test]
+fn the_busy_span_runs_from_the_scrape_before_work_to_the_last_that_saw_it() {
+    // Idle at 0-2, running at 3-5, the counters credited at 6 (nothing running any more), idle
+    // at 7-9: busy from t = 2 (the scrape before the first that saw work) to t = 6.
+    let mut rows = vec![(0.0, 0.0, 0.0, 0.0, 0.0); 10];
+    for r in &mut rows[3..6] {
+        r.3 = 1.0;
+    }
+    for r in &mut rows[6..] {
+        *r = (100.0, 0.0, 40.0, 0.0, 0.0);
+    }
+    assert_eq!(busy_span(&llama(&rows)), Some(4.0));
+    // Without gauges, the counters alone: moves at 4 and 6 give 3 to 6.
+    let mut s = llama(&rows);
+    for x in &mut s {
+        x.running = None;
+        x.waiting = None;
+    }
+    s[4].prompt_tokens = Some(50.0);
+    assert_eq!(busy_span(&s), Some(3.0));
+    // No work at all: no span.
+    assert_eq!(busy_span(&llama(&[(5.0, 0.0, 1.0, 0.0, 0.0); 4])), None);
+}

@@ -19,8 +19,13 @@ pub fn render(c: &Check) -> String {
         Verdict::Valid => "valid: every check judged, none fired".into(),
         Verdict::PartlyJudged => "valid where judged: none fired, some could not judge".into(),
     };
+    let busy = c
+        .window
+        .busy_s
+        .map(|b| format!(" (server busy {b:.1} s)"))
+        .unwrap_or_default();
     out.push_str(&format!(
-        "Check of the {tool} against {} at {}, {:.1} s window, {} scrapes\n{verdict}\n\n",
+        "Check of the {tool} against {} at {}, {:.1} s window{busy}, {} scrapes\n{verdict}\n\n",
         c.engine.name(),
         c.url.as_deref().unwrap_or("-"),
         c.window.duration_s,
@@ -126,6 +131,7 @@ mod tests {
                 end: Some(12.0),
                 duration_s: 12.0,
                 scrapes: 13,
+                busy_s: Some(10.0),
             },
             command: None,
             result: None,
