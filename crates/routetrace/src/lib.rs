@@ -638,9 +638,20 @@ async fn side(url: &str, name: &str, notes: &mut Vec<String>) -> Side {
         // SGLang's radix tree holds pages of --page-size tokens (1 by default, which
         // /get_server_info gives) in a pool of max_total_num_tokens tokens.
         (Some(cachehit::Engine::Sglang), Some(scr)) => {
-            let page = match scr.get_json("/get_server_info").await {
-                Ok(v) => v.get("page_size").and_then(|p| p.as_u64()).unwrap_or(1),
-                Err(_) => 1,
+            let info = scr
+                .get_json("/get_server_info")
+                .await
+                .ok()
+                .and_then(|v| serde_json::from_value::<SglangServerInfo>(v).ok());
+            let page = match info {
+                Some(i) => i.page_size.unwrap_or(1),
+                None => {
+                    notes.push(format!(
+                        "{name}: SGLang's /get_server_info gave no page size; its radix tree is \
+                         replayed at SGLang's default page of 1 token"
+                    ));
+                    1
+                }
             }
             .max(1);
             side.block_size = u32::try_from(page).ok();
@@ -670,6 +681,13 @@ async fn side(url: &str, name: &str, notes: &mut Vec<String>) -> Side {
     side.baseline = scrape.as_ref().map(Reading::of);
     side.scraper = scraper;
     side
+}
+
+/// What the tap reads of SGLang's `GET /get_server_info` (its server arguments; `page_size`
+/// is `--page-size`, absent in versions before paged radix caches).
+#[derive(serde::Deserialize)]
+struct SglangServerInfo {
+    page_size: Option<u64>,
 }
 
 #[cfg(test)]
