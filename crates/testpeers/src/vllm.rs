@@ -91,10 +91,11 @@ impl std::ops::Deref for Shared {
 /// One vLLM started with [`SHARED_ARGS`] the first time a test asks, then lent to every test
 /// that asks for these settings (a start costs 30-90 s, several minutes on a loaded machine),
 /// and stopped when the test binary exits. A test takes it under `serial()` and gets it idle:
-/// nothing running or waiting by vLLM's own gauges. Its counters and prefix cache carry what
+/// the gauges `in_flight` names (vLLM's running and waiting; the names are the caller's, as
+/// engine metric names live in the engines crate) sum to 0. Its counters and prefix cache carry what
 /// earlier tests did, so a test reads differences of counters and salts what must miss. None
 /// after a loud skip when the peer is missing.
-pub fn shared() -> Option<Shared> {
+pub fn shared(in_flight: &[&str]) -> Option<Shared> {
     let mut g = SHARED.lock().unwrap_or_else(|e| e.into_inner());
     let alive = g
         .as_ref()
@@ -107,20 +108,20 @@ pub fn shared() -> Option<Shared> {
         *g = Some(srv);
     }
     let srv = g.as_ref().expect("just started");
-    wait_idle(srv.port, Duration::from_secs(180));
+    wait_idle(srv.port, in_flight, Duration::from_secs(180));
     Some(Shared(g))
 }
 
-/// Waits (at most `limit`) until vLLM's gauges read nothing running and nothing waiting: the
-/// requests an earlier test's clients had in flight have ended.
-fn wait_idle(port: u16, limit: Duration) {
+/// Waits (at most `limit`) until the gauges `in_flight` names sum to 0 (nothing running and
+/// nothing waiting): the requests an earlier test's clients had in flight have ended.
+fn wait_idle(port: u16, in_flight: &[&str], limit: Duration) {
     let deadline = Instant::now() + limit;
     loop {
         let load = get(port, "/metrics").and_then(|(_, body)| {
-            Some(
-                series_sum(&body, "vllm:num_requests_running")?
-                    + series_sum(&body, "vllm:num_requests_waiting")?,
-            )
+            in_flight
+                .iter()
+                .map(|name| series_sum(&body, name))
+                .sum::<Option<f64>>()
         });
         if load == Some(0.0) {
             return;

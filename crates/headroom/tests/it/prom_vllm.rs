@@ -124,7 +124,7 @@ fn fleet_and_census_read_a_real_vllm_through_prometheus() {
     // The binary's shared vLLM (vLLM's defaults with the prefix cache named on, as it is by
     // default, and cached-token details in answers): the referee reads differences of its
     // counters over the window, so what earlier tests served does not enter.
-    let Some(vllm) = testpeers::vllm::shared() else {
+    let Some(vllm) = testpeers::vllm::shared(crate::util::VLLM_IN_FLIGHT) else {
         return;
     };
     let port = vllm.port;

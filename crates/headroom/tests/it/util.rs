@@ -549,3 +549,6 @@ pub fn census_history(dir: &std::path::Path, span_s: u64) -> (std::path::PathBuf
     );
     (om, end)
 }
+
+/// vLLM's gauges of requests in flight, which `testpeers::vllm::shared` waits to read 0.
+pub const VLLM_IN_FLIGHT: &[&str] = &["vllm:num_requests_running", "vllm:num_requests_waiting"];

@@ -204,7 +204,7 @@ fn live_vllm_is_read_light_load_is_no_false_alarm_and_throughput_is_its_own_coun
     let _g = testpeers::serial();
     // The binary's shared vLLM: vLLM's defaults but for two flags that change nothing read here
     // (its prefix cache named on, as it is by default, and cached-token details in answers).
-    let Some(srv) = vllm::shared() else {
+    let Some(srv) = vllm::shared(crate::util::VLLM_IN_FLIGHT) else {
         return;
     };
     light_load_is_no_false_alarm(&srv);
@@ -692,7 +692,7 @@ fn live_vllm_probes_bench_and_regress_between_two_settings() {
         // The binary's shared vLLM (vllm::SHARED_ARGS are these two flags): its counters and
         // cache carry earlier tests' requests, so what is read is differences of counters, and
         // every probe prompt is salted from its first token.
-        let Some(srv) = vllm::shared() else {
+        let Some(srv) = vllm::shared(crate::util::VLLM_IN_FLIGHT) else {
             return;
         };
 
