@@ -276,7 +276,7 @@ if [ "${HEADROOM_SKIP_INFERENCE_PERF:-0}" != 1 ] && [ ! -f "$inference_perf_venv
   done
   if [ -z "$ipy" ]; then
     log "inference-perf $INFERENCE_PERF_VERSION needs Python 3.12 or newer and none was found \
-(name one in HEADROOM_PYTHON312): left out, its tests skip"
+(name one in HEADROOM_PYTHON312): left out, its test skips, or fails under HEADROOM_REQUIRE_PEERS=1"
     return 0
   fi
   log "inference-perf $INFERENCE_PERF_VERSION venv with $ipy (790 MB)"
