@@ -105,7 +105,7 @@ to give). Its token totals are the server's `usage` where the server sends one. 
 states no tokenizer, rate or concurrency (config.yaml holds them), so --compare cannot set an
 inference-perf run's load beside another's by those. Its random prompts are seeded by
 load.base_seed: the same config twice replays them. Against llama-server a request sent on a
-pooled connection the server had closed fails at once ("Server disconnected", never reaching a
+pooled connection the server had closed fails at once ('Server disconnected', never reaching a
 slot: 1 of 4 requests on 3 of 5 runs at concurrency 1) and is judged as failed;
 load.request_retries: 1 sends it again (4 of 4 on two runs, the engine's counts exact).
 
