@@ -606,10 +606,9 @@ fn aiperf_clean_then_warm() {
 #[test]
 fn inference_perf_clean_then_warm() {
     let _serial = serial();
-    let (Some(iperf), Some(tokenizer)) = (
-        peer("HEADROOM_INFERENCE_PERF"),
-        peer("HEADROOM_VLLM_MODEL"),
-    ) else {
+    let (Some(iperf), Some(tokenizer)) =
+        (peer("HEADROOM_INFERENCE_PERF"), peer("HEADROOM_VLLM_MODEL"))
+    else {
         return;
     };
     let Some(srv) = LlamaServer::start(&["-np", "4", "-c", "4096", "--metrics"]) else {
@@ -673,8 +672,16 @@ fn inference_perf_clean_then_warm() {
     // fixture's run) and load on the machine moves only timings; the tolerance is 3 %.
     let (clean, reports, record) = run("clean");
     let r = clean.result.as_ref().expect("the summary was read");
-    assert_eq!(r.tool, check::inference_perf::TOOL, "told by the file's content");
-    assert!(r.file.ends_with(check::inference_perf::SUMMARY), "{}", r.file);
+    assert_eq!(
+        r.tool,
+        check::inference_perf::TOOL,
+        "told by the file's content"
+    );
+    assert!(
+        r.file.ends_with(check::inference_perf::SUMMARY),
+        "{}",
+        r.file
+    );
     assert_eq!((r.completed, r.failed), (4, Some(0)));
     for k in [
         CheckKind::PromptTokens,
