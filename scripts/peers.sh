@@ -16,7 +16,8 @@
 #                        load generator, the third tool `headroom check` reads
 #   HEADROOM_INFERENCE_PERF  inference-perf (the console script) of a venv with PyPI's
 #                        inference-perf 0.7.0 (kubernetes-sigs), the fourth tool `headroom check`
-#                        reads; it needs Python 3.12 or newer (absent when none is found)
+#                        reads; it needs Python 3.12 or newer: where none is found,
+#                        HEADROOM_INFERENCE_PERF_UNAVAILABLE says so instead
 #   HEADROOM_GRAFANA_SCHEMA  a folder with npm's @grafana/schema (Grafana's published dashboard
 #                        types) and typescript: `headroom dashboard`'s output is type-checked there
 # and, from Debian when missing: sysbench and likwid (membw's bandwidth peers), linux-perf
@@ -274,9 +275,14 @@ if [ "${HEADROOM_SKIP_INFERENCE_PERF:-0}" != 1 ] && [ ! -f "$inference_perf_venv
       ipy="$c"; break
     fi
   done
+  rm -f "$cache/inference-perf-unavailable"
   if [ -z "$ipy" ]; then
+    # Not a missing install but a machine that cannot host it: the test says so and skips,
+    # even under HEADROOM_REQUIRE_PEERS=1 (no registry this project reaches ships a Python).
     log "inference-perf $INFERENCE_PERF_VERSION needs Python 3.12 or newer and none was found \
-(name one in HEADROOM_PYTHON312): left out, its test skips, or fails under HEADROOM_REQUIRE_PEERS=1"
+(name one in HEADROOM_PYTHON312): left out, its test skips saying so"
+    echo "inference-perf $INFERENCE_PERF_VERSION needs Python 3.12 or newer; none on this machine \
+(name one in HEADROOM_PYTHON312)" > "$cache/inference-perf-unavailable"
     return 0
   fi
   log "inference-perf $INFERENCE_PERF_VERSION venv with $ipy (790 MB)"
@@ -362,4 +368,8 @@ if [ "${HEADROOM_SKIP_AIPERF:-0}" != 1 ]; then
 fi
 if [ "${HEADROOM_SKIP_INFERENCE_PERF:-0}" != 1 ] && [ -f "$inference_perf_venv/.complete" ]; then
   echo "export HEADROOM_INFERENCE_PERF='$inference_perf_venv/bin/inference-perf'"
+fi
+if [ "${HEADROOM_SKIP_INFERENCE_PERF:-0}" != 1 ] && [ ! -f "$inference_perf_venv/.complete" ] \
+    && [ -f "$cache/inference-perf-unavailable" ]; then
+  echo "export HEADROOM_INFERENCE_PERF_UNAVAILABLE='$(cat "$cache/inference-perf-unavailable")'"
 fi

@@ -606,6 +606,12 @@ fn aiperf_clean_then_warm() {
 #[test]
 fn inference_perf_clean_then_warm() {
     let _serial = serial();
+    // A machine without Python 3.12 cannot host the peer at all (scripts/peers.sh says why):
+    // skipped loudly, under HEADROOM_REQUIRE_PEERS=1 too; a missing install still fails there.
+    if let Ok(why) = std::env::var("HEADROOM_INFERENCE_PERF_UNAVAILABLE") {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
     let (Some(iperf), Some(tokenizer)) =
         (peer("HEADROOM_INFERENCE_PERF"), peer("HEADROOM_VLLM_MODEL"))
     else {
