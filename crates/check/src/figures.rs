@@ -8,7 +8,9 @@
 //! vllm/benchmarks/serve.py), GuideLLM 0.8.1's metric distributions (`time_to_first_token_ms`,
 //! `inter_token_latency_ms`, `request_concurrency` in guidellm/benchmark/schemas), AIPerf
 //! 0.13.0's summary metrics (`time_to_first_token`, `inter_token_latency`,
-//! `inter_chunk_latency`, each with its `p50`). The
+//! `inter_chunk_latency`, each with its `p50`), inference-perf 0.7.0's lifecycle summary
+//! (`time_to_first_token`, `time_per_output_token`, `inter_token_latency`, each with its
+//! `median`, in seconds). The
 //! per-stream decode time is vLLM's TPOT, (latency − TTFT) / (output tokens − 1) per request,
 //! which GuideLLM calls inter-token latency; vLLM's ITL is the gap between stream chunks.
 
@@ -111,6 +113,25 @@ impl ClientFigures {
                     max_in_flight: None,
                 });
             }
+            if v.get("load_summary").is_some() {
+                // inference-perf's TPOT is vLLM's, per request; its inter-token latency is
+                // over every gap between chunks, vLLM's ITL. Seconds in the file. Its
+                // in-flight count is not in the summary.
+                let r = crate::InferencePerfSummary::parse(&v.to_string()).ok()?;
+                let l = r.successes.latency.as_ref();
+                let ms = |f: fn(
+                    &crate::inference_perf::Latency,
+                )
+                    -> Option<&crate::inference_perf::Distribution>| {
+                    crate::InferencePerfSummary::median_ms(l.and_then(f))
+                };
+                return Some(ClientFigures {
+                    ttft_ms: ms(|l| l.time_to_first_token.as_ref()),
+                    tpot_ms: ms(|l| l.time_per_output_token.as_ref()),
+                    itl_ms: ms(|l| l.inter_token_latency.as_ref()),
+                    max_in_flight: None,
+                });
+            }
             if v.get("benchmarks").is_some() {
                 let g: Guide = serde_json::from_value(v).ok()?;
                 let [b] = g.benchmarks.as_slice() else {
@@ -164,6 +185,19 @@ mod tests {
         assert!((a.ttft_ms.unwrap_or(0.0) - 2752.042).abs() < 0.01, "{a:?}");
         assert!((a.itl_ms.unwrap_or(0.0) - 156.050).abs() < 0.01, "{a:?}");
         assert_eq!(a.max_in_flight, None);
+        // inference-perf's medians, in seconds in the file: TTFT 0.7459580720023951, TPOT
+        // 0.026558240749970236, ITL 0.025448110998695483.
+        let i = ClientFigures::from_text(include_str!(
+            "../../../fixtures/inference-perf-0.7.0/clean.json"
+        ))
+        .expect("inference-perf's figures");
+        assert!(
+            (i.ttft_ms.unwrap_or(0.0) - 745.958072).abs() < 1e-3,
+            "{i:?}"
+        );
+        assert!((i.tpot_ms.unwrap_or(0.0) - 26.558241).abs() < 1e-3, "{i:?}");
+        assert!((i.itl_ms.unwrap_or(0.0) - 25.448111).abs() < 1e-3, "{i:?}");
+        assert_eq!(i.max_in_flight, None);
         assert_eq!(ClientFigures::from_text("not json"), None);
     }
 }

@@ -13,6 +13,7 @@ pub mod figures;
 mod file;
 pub mod guidellm;
 pub mod impossible;
+pub mod inference_perf;
 pub mod result;
 pub mod vllm_bench;
 
@@ -20,6 +21,7 @@ pub use aiperf::AiperfExport;
 pub use figures::ClientFigures;
 pub use guidellm::GuideLlmReport;
 pub use impossible::{DecodeCeiling, IMPOSSIBLE_MARGIN};
+pub use inference_perf::InferencePerfSummary;
 pub use result::ResultError;
 pub use vllm_bench::VllmBenchResult;
 
@@ -191,6 +193,25 @@ impl ClientRun {
             tokenizer: r.tokenizer().map(str::to_string),
             request_rate: phase.and_then(|p| p.rate),
             max_concurrency: phase.and_then(|p| p.concurrency),
+            errors: r.distinct_errors(),
+        }
+    }
+
+    /// An inference-perf lifecycle summary. Its tokenizer, rate and concurrency are in the
+    /// report folder's `config.yaml`, not in the summary: null here.
+    pub fn from_inference_perf(r: &InferencePerfSummary, file: &str) -> ClientRun {
+        ClientRun {
+            tool: inference_perf::TOOL.into(),
+            file: file.to_string(),
+            duration_s: r.benchmark_time_seconds,
+            completed: r.successes.count,
+            failed: Some(r.failures.count),
+            incomplete: None,
+            input_tokens: r.input_tokens(),
+            output_tokens: r.output_tokens(),
+            tokenizer: None,
+            request_rate: None,
+            max_concurrency: None,
             errors: r.distinct_errors(),
         }
     }

@@ -2,7 +2,7 @@
 //! recognised from the content (not from the command that ran it), and turned into the
 //! [`ClientRun`] the checks judge.
 
-use crate::{aiperf, guidellm, vllm_bench, ClientRun};
+use crate::{aiperf, guidellm, inference_perf, vllm_bench, ClientRun};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use std::path::Path;
@@ -10,11 +10,12 @@ use std::path::Path;
 pub use crate::file::{parse_error, read_text, ResultError, MAX_RESULT_BYTES};
 
 /// Only the keys that tell the formats apart: GuideLLM's report holds `benchmarks`, AIPerf's
-/// summary `aiperf_version`; a vLLM result holds neither.
+/// summary `aiperf_version`, inference-perf's `load_summary`; a vLLM result holds none.
 #[derive(Deserialize)]
 struct Probe {
     benchmarks: Option<IgnoredAny>,
     aiperf_version: Option<IgnoredAny>,
+    load_summary: Option<IgnoredAny>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,10 +23,11 @@ enum Format {
     VllmBench,
     GuideLlm,
     Aiperf,
+    InferencePerf,
 }
 
-/// Which tool wrote `text`, from its first JSON value; vLLM's when it is neither GuideLLM's nor
-/// AIPerf's (so a malformed file is reported against the format it is most often meant to be).
+/// Which tool wrote `text`, from its first JSON value; vLLM's when it is none of the others
+/// (so a malformed file is reported against the format it is most often meant to be).
 fn format(text: &str) -> Format {
     let probe = serde_json::Deserializer::from_str(text)
         .into_iter::<Probe>()
@@ -33,6 +35,7 @@ fn format(text: &str) -> Format {
         .and_then(Result::ok);
     match probe {
         Some(p) if p.aiperf_version.is_some() => Format::Aiperf,
+        Some(p) if p.load_summary.is_some() => Format::InferencePerf,
         Some(p) if p.benchmarks.is_some() => Format::GuideLlm,
         _ => Format::VllmBench,
     }
@@ -46,26 +49,45 @@ const AIPERF_OTHERS: [&str; 4] = [
     "profile_export_console.txt",
 ];
 
-/// The file to read for `path`: itself, or for a directory AIPerf's summary in it; AIPerf's
-/// other artifacts are refused with the file to give.
+/// The file to read for `path`: itself, or for a directory the summary in it (AIPerf's
+/// artifact directory, inference-perf's report folder); the tools' other files are refused with
+/// the file to give.
 pub fn resolve(path: &Path) -> Result<std::borrow::Cow<'_, Path>, ResultError> {
     if path.is_dir() {
-        let summary = path.join(aiperf::SUMMARY);
-        if summary.is_file() {
-            return Ok(summary.into());
+        for name in [aiperf::SUMMARY, inference_perf::SUMMARY] {
+            let summary = path.join(name);
+            if summary.is_file() {
+                return Ok(summary.into());
+            }
         }
         return Err(ResultError::Unjudgeable {
             path: path.display().to_string(),
             why: format!(
-                "a directory without {}: check reads a result file (vllm bench serve \
+                "a directory without {} or {}: check reads a result file (vllm bench serve \
                  --save-result, GuideLLM's --output kind=json, AIPerf's {} or the \
-                 --artifact-dir that holds it)",
+                 --artifact-dir that holds it, inference-perf's {} or the report folder that \
+                 holds it)",
                 aiperf::SUMMARY,
-                aiperf::SUMMARY
+                inference_perf::SUMMARY,
+                aiperf::SUMMARY,
+                inference_perf::SUMMARY
             ),
         });
     }
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let inference_perf_other = inference_perf::OTHERS.contains(&name)
+        || (name.starts_with("inference-perf") && name.ends_with(".yaml"));
+    if inference_perf_other {
+        return Err(ResultError::Unjudgeable {
+            path: path.display().to_string(),
+            why: format!(
+                "inference-perf's {name}, not its summary: check reads {} (or the report \
+                 folder that holds it), which has the run's span, token totals, failed count \
+                 and errors",
+                inference_perf::SUMMARY
+            ),
+        });
+    }
     if AIPERF_OTHERS.contains(&name) {
         return Err(ResultError::Unjudgeable {
             path: path.display().to_string(),
@@ -80,7 +102,8 @@ pub fn resolve(path: &Path) -> Result<std::borrow::Cow<'_, Path>, ResultError> {
 }
 
 /// Reads a result file of any of the tools into the run the checks judge; a directory is read
-/// as AIPerf's artifact directory (its `profile_export_aiperf.json`).
+/// as AIPerf's artifact directory (its `profile_export_aiperf.json`) or inference-perf's report
+/// folder (its `summary_lifecycle_metrics.json`).
 pub fn read(path: &Path) -> Result<ClientRun, ResultError> {
     let file = resolve(path)?;
     let text = read_text(&file)?;
@@ -95,6 +118,11 @@ pub fn from_text(text: &str, path: &Path) -> Result<ClientRun, ResultError> {
             let r = aiperf::AiperfExport::parse(text)
                 .map_err(|e| parse_error(path, aiperf::TOOL, Some(e)))?;
             Ok(ClientRun::from_aiperf(&r, &file))
+        }
+        Format::InferencePerf => {
+            let r = inference_perf::InferencePerfSummary::parse(text)
+                .map_err(|e| parse_error(path, inference_perf::TOOL, Some(e)))?;
+            Ok(ClientRun::from_inference_perf(&r, &file))
         }
         Format::GuideLlm => {
             let report = guidellm::GuideLlmReport::parse(text)
@@ -120,6 +148,7 @@ mod tests {
     const VLLM: &str = include_str!("../../../fixtures/vllm-bench-0.32/clean.json");
     const GUIDELLM: &str = include_str!("../../../fixtures/guidellm-0.8.1/clean.json");
     const AIPERF: &str = include_str!("../../../fixtures/aiperf-0.13.0/clean.json");
+    const INFERENCE_PERF: &str = include_str!("../../../fixtures/inference-perf-0.7.0/clean.json");
 
     #[test]
     fn the_tool_is_told_by_the_content() {
@@ -183,6 +212,56 @@ mod tests {
         assert_eq!((a.request_rate, a.max_concurrency), (None, Some(1)));
         assert!(a.duration_s > 0.0);
         assert!(a.errors.is_empty());
+    }
+
+    #[test]
+    fn inference_perf_is_told_by_the_content() {
+        let r =
+            from_text(INFERENCE_PERF, Path::new("summary_lifecycle_metrics.json")).expect("reads");
+        assert_eq!(r.tool, inference_perf::TOOL);
+        assert_eq!((r.completed, r.failed, r.incomplete), (4, Some(0), None));
+        assert_eq!((r.input_tokens, r.output_tokens), (256, Some(64)));
+        // The summary states no tokenizer, rate or concurrency (they are in config.yaml).
+        assert_eq!(r.tokenizer, None);
+        assert_eq!((r.request_rate, r.max_concurrency), (None, None));
+        assert!((r.duration_s - 4.534171569001046).abs() < 1e-12);
+        assert!(r.errors.is_empty());
+        let d = from_text(
+            include_str!("../../../fixtures/inference-perf-0.7.0/disconnect.json"),
+            Path::new("d.json"),
+        )
+        .expect("reads");
+        assert_eq!((d.completed, d.failed), (3, Some(1)));
+        assert_eq!(d.errors, vec!["Connection Error: Server disconnected"]);
+    }
+
+    #[test]
+    fn inference_perf_report_folder_is_read_by_its_summary() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join(inference_perf::SUMMARY), INFERENCE_PERF).expect("write");
+        let r = read(dir.path()).expect("the folder reads");
+        assert_eq!(r.tool, inference_perf::TOOL);
+        assert!(r.file.ends_with(inference_perf::SUMMARY), "{}", r.file);
+        for other in [
+            "config.yaml",
+            "validation.json",
+            "inference-perf.partial.stage_0.yaml",
+        ] {
+            let path = dir.path().join(other);
+            std::fs::write(&path, "{}").expect("write");
+            let e = read(&path).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("not its summary: check reads summary_lifecycle_metrics.json"),
+                "{e}"
+            );
+        }
+        let broken = INFERENCE_PERF.replacen("\"successes\"", "\"successes_\"", 1);
+        let e = from_text(&broken, Path::new("b.json")).unwrap_err();
+        assert!(
+            e.to_string().contains("inference-perf 0.7") && e.to_string().contains("successes"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub use crate::args::parse_duration;
     aiperf profile --model M --url http://127.0.0.1:8080 --endpoint-type completions \\
       --streaming --tokenizer M --synthetic-input-tokens-mean 256 --output-tokens-mean 128 \\
       --request-count 100 --concurrency 4 --artifact-dir artifacts
+  # inference-perf (0.7): the result is its report folder, the config's fixed
+  # storage.local_storage.path (or the summary_lifecycle_metrics.json in it):
+  headroom check --url http://127.0.0.1:8080 --result reports -- inference-perf -c config.yml
   # After the fact, from a window recorded with `diagnose --record` over exactly the run:
   headroom check run.json --recording run.jsonl --json
   # Bound the figures by the hardware (as `headroom ceiling` names it):
@@ -58,7 +61,7 @@ same window:
                              (a second run with the same --seed replays the first one's prompts)
   saturation                 waiting ≥ running in most scrapes, or a queue that grew by 2 or more
   failed requests            any, from the result file (vllm bench serve's `failed`,
-                             GuideLLM's and AIPerf's errored requests)
+                             GuideLLM's, AIPerf's and inference-perf's errored requests)
   preemptions                any, from the engine's counter
   impossible figures         with --gpu and the model: the client's median TPOT faster than
                              the hardware's decode floor (bytes per token ÷ bandwidth, once per
@@ -94,6 +97,17 @@ it names the file to give). AIPerf's prompt count (ISL) is its tokenizer's count
 text: with --endpoint-type chat the server's template is in the engine's count alone, and check
 names it (--use-server-token-count makes AIPerf count the server's `usage`). Its synthetic
 prompts are seeded by --random-seed: the same run twice replays them.
+
+inference-perf writes a report folder (storage.local_storage.path in its config; give it a
+fixed path, not the default's {timestamp}); check reads its summary_lifecycle_metrics.json
+(given the folder, it reads that file; given config.yaml or validation.json, it names the file
+to give). Its token totals are the server's `usage` where the server sends one. The summary
+states no tokenizer, rate or concurrency (config.yaml holds them), so --compare cannot set an
+inference-perf run's load beside another's by those. Its random prompts are seeded by
+load.base_seed: the same config twice replays them. Against llama-server a request sent on a
+pooled connection the server had closed fails at once ('Server disconnected', never reaching a
+slot: 1 of 4 requests on 3 of 5 runs at concurrency 1) and is judged as failed;
+load.request_retries: 1 sends it again (4 of 4 on two runs, the engine's counts exact).
 
 --compare A B takes two saved check documents (--json) of runs against the same server. It
 first says whether they measured the same load: request rate and concurrency limit, mean prompt
@@ -148,7 +162,8 @@ pub struct Args {
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pub interval: Duration,
     /// The result file the command writes (vllm bench serve --save-result, GuideLLM's
-    /// --output kind=json,path=FILE, or AIPerf's --artifact-dir), read after it exits.
+    /// --output kind=json,path=FILE, AIPerf's --artifact-dir, or inference-perf's report
+    /// folder), read after it exits.
     #[arg(long, value_name = "FILE", conflicts_with = "recording")]
     pub result: Option<PathBuf>,
     /// Write every scrape of the run to this JSONL file (replayable with --recording).
@@ -295,7 +310,8 @@ pub fn run(a: Args) -> Result<Exit> {
     let (result, figures) = match &result_path {
         // The tool is told by the file's content, not by the command that wrote it.
         Some(p) => {
-            // An AIPerf --artifact-dir is read by its summary.
+            // An AIPerf --artifact-dir or an inference-perf report folder is read by its
+            // summary.
             let file = check::result::resolve(p)?;
             let text = check::result::read_text(&file)?;
             (

@@ -602,3 +602,140 @@ fn aiperf_clean_then_warm() {
         "{err}"
     );
 }
+
+#[test]
+fn inference_perf_clean_then_warm() {
+    let _serial = serial();
+    // A machine without Python 3.12 cannot host the peer at all (scripts/peers.sh says why):
+    // skipped loudly, under HEADROOM_REQUIRE_PEERS=1 too; a missing install still fails there.
+    if let Ok(why) = std::env::var("HEADROOM_INFERENCE_PERF_UNAVAILABLE") {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    let (Some(iperf), Some(tokenizer)) =
+        (peer("HEADROOM_INFERENCE_PERF"), peer("HEADROOM_VLLM_MODEL"))
+    else {
+        return;
+    };
+    let Some(srv) = LlamaServer::start(&["-np", "4", "-c", "4096", "--metrics"]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    // One inference-perf run (about 15 s on 2 cores under load, most of it its start-up) under
+    // `headroom check`, its report folder given as the result; the config is the fixture's
+    // (fixtures/inference-perf-0.7.0/config.yml): text completions, streamed, random prompts
+    // of 64 tokens and 16 output tokens, 4 requests at concurrency 1, base_seed 42, one
+    // worker), with one retry: a request sent on a pooled connection llama-server had closed
+    // fails at once ("Server disconnected", never reaching a slot; 1 of 4 requests on 3 of 5
+    // runs without the retry), the client's artefact, not the run's. inference-perf retries
+    // only failures from before a response began, so the engine's counts stay exact (256
+    // and 64 on both runs with the retry, each of which retried once).
+    let run = |name: &str| -> (Check, String, String) {
+        let reports = dir.path().join(name);
+        let record = dir.path().join(format!("{name}.jsonl"));
+        let config = dir.path().join(format!("{name}.yml"));
+        let yaml = format!(
+            "load:\n  type: concurrent\n  base_seed: 42\n  num_workers: 1\n  request_retries: 1\n  stages:\n  \
+             - num_requests: 4\n    concurrency_level: 1\napi:\n  type: completion\n  \
+             streaming: true\nserver:\n  type: vllm\n  model_name: smollm2\n  base_url: {}\n  \
+             ignore_eos: true\ntokenizer:\n  pretrained_model_name_or_path: {tokenizer}\n\
+             data:\n  type: random\n  input_distribution: {{min: 64, max: 64, mean: 64, \
+             std_dev: 0}}\n  output_distribution: {{min: 16, max: 16, mean: 16, std_dev: 0}}\n\
+             storage:\n  local_storage:\n    path: {}\n",
+            srv.url,
+            reports.display()
+        );
+        std::fs::write(&config, yaml).expect("write the config");
+        let (code, out, err) = headroom(&[
+            "check",
+            "--url",
+            &srv.url,
+            "--result",
+            &reports.display().to_string(),
+            "--record",
+            &record.display().to_string(),
+            "--json",
+            "--",
+            "env",
+            // The tokenizer is a local folder: nothing is fetched from a hub.
+            "HF_HUB_OFFLINE=1",
+            &iperf,
+            "-c",
+            &config.display().to_string(),
+        ]);
+        assert_eq!(code, 0, "headroom check: {err}");
+        let doc: Check = serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("not a headroom.check/1 document ({e}): {out}"));
+        (
+            doc,
+            reports.display().to_string(),
+            record.display().to_string(),
+        )
+    };
+
+    // Clean: inference-perf's token totals are the server's `usage`, so both sides hold the
+    // same integers (measured: 256 = 256 prompt and 64 = 64 output tokens, cached 0, on the
+    // fixture's run) and load on the machine moves only timings; the tolerance is 3 %.
+    let (clean, reports, record) = run("clean");
+    let r = clean.result.as_ref().expect("the summary was read");
+    assert_eq!(
+        r.tool,
+        check::inference_perf::TOOL,
+        "told by the file's content"
+    );
+    assert!(
+        r.file.ends_with(check::inference_perf::SUMMARY),
+        "{}",
+        r.file
+    );
+    assert_eq!((r.completed, r.failed), (4, Some(0)));
+    for k in [
+        CheckKind::PromptTokens,
+        CheckKind::OutputTokens,
+        CheckKind::CacheContamination,
+        CheckKind::FailedRequests,
+    ] {
+        let f = finding(&clean, k);
+        assert_eq!(f.outcome, Outcome::Clear, "{k:?}: {}", f.evidence);
+    }
+    assert_eq!(finding(&clean, CheckKind::PromptTokens).measured, Some(0.0));
+
+    // Warm: the same base_seed makes the same four prompts, and the slots still hold them.
+    // Measured: 252 of 256 prompt tokens (98.4 %) from the cache, against 0 on the clean run
+    // and the 10 % threshold (n = 1 pair, fixtures/inference-perf-0.7.0, the same 98.4 % as
+    // GuideLLM's and AIPerf's seeded pairs): far beyond noise (llama.cpp reuses a slot's cache
+    // by prompt similarity, which timing does not change).
+    let (warm, _, _) = run("warm");
+    let cache = finding(&warm, CheckKind::CacheContamination);
+    assert_eq!(cache.outcome, Outcome::Fired, "{}", cache.evidence);
+    assert!(
+        cache.measured.is_some_and(|s| s > 0.5),
+        "{}",
+        cache.evidence
+    );
+    assert_eq!(warm.verdict, Verdict::Invalid);
+
+    // After the fact, from the clean run's recording and its summary file: the same findings.
+    let summary = std::path::Path::new(&reports).join(check::inference_perf::SUMMARY);
+    let (code, out, err) = headroom(&[
+        "check",
+        &summary.display().to_string(),
+        "--recording",
+        &record,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let replayed: Check = serde_json::from_str(&out).expect("a headroom.check/1 document");
+    assert_eq!(replayed.findings, clean.findings);
+
+    // The config it wrote beside the summary is not the summary: the error names the file.
+    let config = std::path::Path::new(&reports).join("config.yaml");
+    let (code, _, err) = headroom(&[
+        "check",
+        &config.display().to_string(),
+        "--recording",
+        &record,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("summary_lifecycle_metrics.json"), "{err}");
+}
