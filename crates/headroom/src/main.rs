@@ -53,9 +53,9 @@ enum Command {
     Diagnose(cmd::diagnose::Args),
     /// After the fix: the same window again, compared with the saved run.
     Remeasure(cmd::diagnose::RemeasureArgs),
-    /// Run a load generator (GuideLLM, AIPerf, vllm bench serve) under observation and judge
-    /// whether its figures are the server's: token accounting, cache, queue, impossible figures,
-    /// failures, and the server's diagnosis.
+    /// Run a load generator (GuideLLM, AIPerf, inference-perf, vllm bench serve) under
+    /// observation and judge whether its figures are the server's: token accounting, cache,
+    /// queue, impossible figures, failures, and the server's diagnosis.
     Check(cmd::check::Args),
     /// Why the prefix-cache hit rate is low: the hit-rate ladder of a request stream, each gap
     /// with its cause (workload, capacity, routing, engine) and fix.
