@@ -566,7 +566,30 @@ fn aiperf_clean_then_warm() {
     // far beyond noise (llama.cpp reuses a slot's cache by prompt similarity, which timing
     // does not change).
     let (warm, _, _) = run("warm");
-    let cache = finding(&warm, CheckKind::CacheContamination);
+    // The per-request records are not the summary: the error names the file to give.
+    warm_replayed_and_refused(
+        &clean,
+        &warm,
+        &std::path::Path::new(&artifacts).join(check::aiperf::SUMMARY),
+        &record,
+        &std::path::Path::new(&artifacts).join("profile_export.jsonl"),
+        "check reads profile_export_aiperf.json",
+    );
+}
+
+/// The tail every seeded pair shares: the warm run fires cache contamination (over half its
+/// prompt tokens from the cache) and is invalid; after the fact, the clean run's `summary` and
+/// `record` give the same findings; a `wrong` file of the tool's is refused, its error holding
+/// `names`.
+fn warm_replayed_and_refused(
+    clean: &Check,
+    warm: &Check,
+    summary: &std::path::Path,
+    record: &str,
+    wrong: &std::path::Path,
+    names: &str,
+) {
+    let cache = finding(warm, CheckKind::CacheContamination);
     assert_eq!(cache.outcome, Outcome::Fired, "{}", cache.evidence);
     assert!(
         cache.measured.is_some_and(|s| s > 0.5),
@@ -575,32 +598,20 @@ fn aiperf_clean_then_warm() {
     );
     assert_eq!(warm.verdict, Verdict::Invalid);
 
-    // After the fact, from the clean run's recording and its summary file: the same findings.
-    let summary = std::path::Path::new(&artifacts).join(check::aiperf::SUMMARY);
     let (code, out, err) = headroom(&[
         "check",
         &summary.display().to_string(),
         "--recording",
-        &record,
+        record,
         "--json",
     ]);
     assert_eq!(code, 0, "{err}");
     let replayed: Check = serde_json::from_str(&out).expect("a headroom.check/1 document");
     assert_eq!(replayed.findings, clean.findings);
 
-    // The per-request records are not the summary: the error names the file to give.
-    let records = std::path::Path::new(&artifacts).join("profile_export.jsonl");
-    let (code, _, err) = headroom(&[
-        "check",
-        &records.display().to_string(),
-        "--recording",
-        &record,
-    ]);
+    let (code, _, err) = headroom(&["check", &wrong.display().to_string(), "--recording", record]);
     assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains("check reads profile_export_aiperf.json"),
-        "{err}"
-    );
+    assert!(err.contains(names), "{err}");
 }
 
 #[test]
@@ -706,36 +717,13 @@ fn inference_perf_clean_then_warm() {
     // GuideLLM's and AIPerf's seeded pairs): far beyond noise (llama.cpp reuses a slot's cache
     // by prompt similarity, which timing does not change).
     let (warm, _, _) = run("warm");
-    let cache = finding(&warm, CheckKind::CacheContamination);
-    assert_eq!(cache.outcome, Outcome::Fired, "{}", cache.evidence);
-    assert!(
-        cache.measured.is_some_and(|s| s > 0.5),
-        "{}",
-        cache.evidence
-    );
-    assert_eq!(warm.verdict, Verdict::Invalid);
-
-    // After the fact, from the clean run's recording and its summary file: the same findings.
-    let summary = std::path::Path::new(&reports).join(check::inference_perf::SUMMARY);
-    let (code, out, err) = headroom(&[
-        "check",
-        &summary.display().to_string(),
-        "--recording",
-        &record,
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let replayed: Check = serde_json::from_str(&out).expect("a headroom.check/1 document");
-    assert_eq!(replayed.findings, clean.findings);
-
     // The config it wrote beside the summary is not the summary: the error names the file.
-    let config = std::path::Path::new(&reports).join("config.yaml");
-    let (code, _, err) = headroom(&[
-        "check",
-        &config.display().to_string(),
-        "--recording",
+    warm_replayed_and_refused(
+        &clean,
+        &warm,
+        &std::path::Path::new(&reports).join(check::inference_perf::SUMMARY),
         &record,
-    ]);
-    assert_eq!(code, 1, "{err}");
-    assert!(err.contains("summary_lifecycle_metrics.json"), "{err}");
+        &std::path::Path::new(&reports).join("config.yaml"),
+        "summary_lifecycle_metrics.json",
+    );
 }
