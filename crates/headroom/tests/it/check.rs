@@ -228,7 +228,7 @@ fn guidellm_clean_then_warm() {
     // completions, not chat: the chat template's shared preamble alone is served from the cache
     // on every request after the first (78 of 376 prompt tokens, 21 %, measured on four chat
     // requests), which is the contamination check working, not a clean run.
-    let run = |name: &str| -> (Check, String, String) {
+    let run = |name: &str, seed: u32| -> (Check, String, String) {
         let result = dir.path().join(format!("{name}.json"));
         let record = dir.path().join(format!("{name}.jsonl"));
         let output = format!("kind=json,path={}", result.display());
@@ -255,6 +255,8 @@ fn guidellm_clean_then_warm() {
             "kind=max_requests,count=4",
             "--data",
             "kind=synthetic_text,prompt_tokens=64,output_tokens=16",
+            "--seed",
+            &format!("kind=static,value={seed}"),
             "--tokenizer",
             &tokenizer,
             "--output",
@@ -274,7 +276,39 @@ fn guidellm_clean_then_warm() {
     // Clean: GuideLLM counts the tokens the server reports in `usage`, so both sides hold the
     // same integers (measured: 256 = 256 prompt and 64 = 64 output tokens, cached 0), and load
     // on the machine moves only timings; the tolerance is 3 %.
-    let (clean, result, record) = run("clean");
+    //
+    // GuideLLM 0.8.1 at times closes its benchmark with the last request still in flight: the
+    // server serves it and the report leaves it out (its own `scheduler_state` then says 3
+    // processed, 1 processing; seen in CI and in BENCHMARKS.md's two-tools arm). That run is
+    // not clean, and check must say so: the engine's counts are a request higher (llama-server
+    // counts no finished requests, so check cannot name the request itself). Each attempt
+    // sends fresh prompts (its own seed), so a retry is as cold as the first.
+    let mut attempts = Vec::new();
+    let (clean, result, record, seed) = loop {
+        let seed = 42 + attempts.len() as u32;
+        let (doc, result, record) = run(&format!("clean{seed}"), seed);
+        let r = doc.result.as_ref().expect("the report was read");
+        if r.completed == 4 {
+            break (doc, result, record, seed);
+        }
+        assert_eq!((r.completed, r.failed, r.incomplete), (3, Some(0), Some(0)));
+        for k in [CheckKind::PromptTokens, CheckKind::OutputTokens] {
+            let f = finding(&doc, k);
+            assert_eq!(f.outcome, Outcome::Fired, "{k:?}: {}", f.evidence);
+            // A quarter of the tokens (one request of four) against the 3 % tolerance.
+            assert!(
+                f.evidence.contains("the engine's count is higher"),
+                "{k:?} names the side the report left short: {}",
+                f.evidence
+            );
+        }
+        assert_eq!(doc.verdict, Verdict::Invalid);
+        attempts.push(seed);
+        assert!(
+            attempts.len() < 3,
+            "GuideLLM dropped its last request on seeds {attempts:?}"
+        );
+    };
     let r = clean.result.as_ref().expect("the report was read");
     assert_eq!(r.tool, check::guidellm::TOOL, "told by the file's content");
     assert_eq!((r.completed, r.failed, r.incomplete), (4, Some(0), Some(0)));
@@ -291,12 +325,11 @@ fn guidellm_clean_then_warm() {
     assert_eq!(finding(&clean, CheckKind::PromptTokens).measured, Some(0.0));
     assert_ne!(clean.verdict, Verdict::Invalid, "{:?}", clean.findings);
 
-    // Warm: GuideLLM's synthetic data is seeded (42 unless --seed says otherwise), so the same
-    // run sends the same four prompts, and the slots still hold them. Measured: 252 of 256
+    // Warm: GuideLLM's synthetic data is seeded, so the same seed sends the same four prompts, and the slots still hold them. Measured: 252 of 256
     // prompt tokens (98.4 %) from the cache, against 0 on the clean run and the 10 % threshold:
     // far beyond noise (llama.cpp reuses a slot's cache by prompt similarity, which timing
     // does not change).
-    let (warm, _, _) = run("warm");
+    let (warm, _, _) = run("warm", seed);
     let cache = finding(&warm, CheckKind::CacheContamination);
     assert_eq!(cache.outcome, Outcome::Fired, "{}", cache.evidence);
     assert!(
@@ -475,7 +508,7 @@ fn aiperf_clean_then_warm() {
     // AIPerf's ISL counts the prompt's text without the template, so a chat run is rightly
     // judged on both counts. The tokenizer is a local folder, read without HF_HUB_OFFLINE
     // (AIPerf 0.13.0 looks a local folder up in the hub cache under it, and fails).
-    let run = |name: &str| -> (Check, String, String) {
+    let run = |name: &str, seed: u32| -> (Check, String, String) {
         let artifacts = dir.path().join(name);
         let record = dir.path().join(format!("{name}.jsonl"));
         let (code, out, err) = headroom(&[
@@ -565,7 +598,7 @@ fn aiperf_clean_then_warm() {
     // and the 10 % threshold (n = 1 pair by hand, the same 98.4 % as GuideLLM's seeded pair):
     // far beyond noise (llama.cpp reuses a slot's cache by prompt similarity, which timing
     // does not change).
-    let (warm, _, _) = run("warm");
+    let (warm, _, _) = run("warm", seed);
     // The per-request records are not the summary: the error names the file to give.
     warm_replayed_and_refused(
         &clean,
@@ -641,7 +674,7 @@ fn inference_perf_clean_then_warm() {
     // runs without the retry), the client's artefact, not the run's. inference-perf retries
     // only failures from before a response began, so the engine's counts stay exact (256
     // and 64 on both runs with the retry, each of which retried once).
-    let run = |name: &str| -> (Check, String, String) {
+    let run = |name: &str, seed: u32| -> (Check, String, String) {
         let reports = dir.path().join(name);
         let record = dir.path().join(format!("{name}.jsonl"));
         let config = dir.path().join(format!("{name}.yml"));
@@ -716,7 +749,7 @@ fn inference_perf_clean_then_warm() {
     // and the 10 % threshold (n = 1 pair, fixtures/inference-perf-0.7.0, the same 98.4 % as
     // GuideLLM's and AIPerf's seeded pairs): far beyond noise (llama.cpp reuses a slot's cache
     // by prompt similarity, which timing does not change).
-    let (warm, _, _) = run("warm");
+    let (warm, _, _) = run("warm", seed);
     // The config it wrote beside the summary is not the summary: the error names the file.
     warm_replayed_and_refused(
         &clean,
