@@ -15,4 +15,39 @@ if [ "${HEADROOM_TEST_TIMES:-0}" = 1 ]; then
   export HEADROOM_SERIAL_TIMES="$PWD/target/serial-times.txt"
   mkdir -p target && : >"$HEADROOM_SERIAL_TIMES"
 fi
-cargo test --workspace --release --no-fail-fast "$@"
+# Arguments (a crate, a filter): cargo's own run, as given.
+if [ "$#" -gt 0 ]; then
+  exec cargo test --workspace --release --no-fail-fast "$@"
+fi
+
+# Two live lanes. Live tests run one at a time within a test process (testpeers::serial), and
+# they set the suite's length. The vLLM and SGLang tests of the headroom `it` binary run in a
+# second process of that binary, beside the rest: their fixed windows and engine start-ups then
+# overlap the llama-server and Prometheus tests' instead of following them. Each lane still runs
+# its live tests one at a time; llama-server runs on one thread, the Python engines on their
+# own, and every live test's effect was sized on a machine loaded far beyond one more engine.
+cargo test --workspace --release --no-run
+it=$(cargo test -p headroom --test it --release --no-run 2>&1 |
+  sed -n 's/.*Executable tests\/it\/main.rs (\(.*\))$/\1/p')
+[ -x "$it" ] || { echo "test.sh: the headroom it binary was not found" >&2; exit 1; }
+mapfile -t python_lane < <("$it" --list --format terse 2>/dev/null |
+  sed -n -E 's/^((prom_vllm|route_vllm|sglang|vllm)::[^ ]*): test$/\1/p')
+runner=()
+if [ "${HEADROOM_TEST_TIMES:-0}" = 1 ]; then runner=("$PWD/scripts/timed-test-runner"); fi
+lane_log=target/python-lane.log
+echo "test.sh: ${#python_lane[@]} vLLM and SGLang tests run beside the rest (their output: $lane_log, printed at the end)" >&2
+(cd crates/headroom && "${runner[@]}" "$it" --exact "${python_lane[@]}") >"$lane_log" 2>&1 &
+lane=$!
+skip=()
+for t in "${python_lane[@]}"; do skip+=(--skip "$t"); done
+rc=0
+cargo test --workspace --release --no-fail-fast -- --exact "${skip[@]}" || rc=$?
+lane_rc=0
+wait "$lane" || lane_rc=$?
+echo "test.sh: the vLLM and SGLang lane (headroom it, ${#python_lane[@]} tests):"
+cat "$lane_log"
+if [ "$lane_rc" -ne 0 ]; then
+  echo "test.sh: the vLLM and SGLang lane failed (exit $lane_rc)" >&2
+  rc=1
+fi
+exit "$rc"

@@ -118,6 +118,9 @@ pub struct TokenCounter {
     client: Client,
     model: Option<String>,
     api: Option<Api>,
+    /// The engine discovery named: SGLang serves vLLM's `/tokenize` dialect, and the label
+    /// names the engine that answered, not the dialect's author.
+    engine: Option<Engine>,
     basis: CountBasis,
     /// /tokenize calls made through this counter and its clones (what prompt sizing costs).
     calls: std::sync::Arc<std::sync::atomic::AtomicU64>,
@@ -135,6 +138,7 @@ impl TokenCounter {
             client: client.clone(),
             model: info.model.clone(),
             api: None,
+            engine: info.engine,
             basis: CountBasis::Default {
                 chars_per_token: DEFAULT_CHARS_PER_TOKEN,
             },
@@ -150,7 +154,7 @@ impl TokenCounter {
                     counter.basis = CountBasis::Tokenizer {
                         endpoint: match api {
                             Api::LlamaCpp => "llama.cpp POST /tokenize".into(),
-                            Api::Vllm => "vLLM POST /tokenize".into(),
+                            Api::Vllm => format!("{} POST /tokenize", counter.dialect_server()),
                         },
                     };
                     return Ok(counter);
@@ -185,6 +189,7 @@ impl TokenCounter {
             client: client.clone(),
             model: None,
             api: None,
+            engine: None,
             basis: CountBasis::Default { chars_per_token },
             calls: Default::default(),
         }
@@ -226,10 +231,18 @@ impl TokenCounter {
     }
 
     /// The server's tokenize endpoint(s), when it has one: token ids can be asked for.
-    pub fn endpoint(&self) -> Option<&'static str> {
+    pub fn endpoint(&self) -> Option<String> {
         match self.api? {
-            Api::LlamaCpp => Some("llama.cpp POST /apply-template + POST /tokenize"),
-            Api::Vllm => Some("vLLM POST /tokenize"),
+            Api::LlamaCpp => Some("llama.cpp POST /apply-template + POST /tokenize".into()),
+            Api::Vllm => Some(format!("{} POST /tokenize", self.dialect_server())),
+        }
+    }
+
+    /// Who answers vLLM's `/tokenize` dialect here: SGLang where discovery said so, else vLLM.
+    fn dialect_server(&self) -> &'static str {
+        match self.engine {
+            Some(Engine::Sglang) => Engine::Sglang.name(),
+            _ => Engine::Vllm.name(),
         }
     }
 
