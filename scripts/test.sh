@@ -32,6 +32,11 @@ it=$(cargo test -p headroom --test it --release --no-run 2>&1 |
 [ -x "$it" ] || { echo "test.sh: the headroom it binary was not found" >&2; exit 1; }
 mapfile -t python_lane < <("$it" --list --format terse 2>/dev/null |
   sed -n -E 's/^((prom_vllm|route_vllm|sglang|vllm)::[^ ]*): test$/\1/p')
+if [ "${#python_lane[@]}" -eq 0 ]; then
+  # Without names the lane's process would run every test a second time.
+  echo "test.sh: no vLLM or SGLang test listed by $it" >&2
+  exit 1
+fi
 runner=()
 if [ "${HEADROOM_TEST_TIMES:-0}" = 1 ]; then runner=("$PWD/scripts/timed-test-runner"); fi
 lane_log=target/python-lane.log
