@@ -285,7 +285,7 @@ fn memory_number(w: &str) -> Option<f64> {
 }
 
 /// The device part of a line a llama.cpp backend prints when it lists its devices, as users
-/// paste it: the name after `ggml_vulkan: 0 =`, `Device 0:`, `Vulkan0:`, `GPU name:` or
+/// paste it: the name after `ggml_vulkan: 0 =` (older builds: `ggml_vulkan: Using`), `Device 0:`, `Vulkan0:`, `GPU name:` or
 /// `found device:`, or the name column of SYCL's device table; cut at the first `|` (Vulkan's
 /// `| uma: 0 | fp16: 1 ...`) and the first `,` (CUDA's `, compute capability 8.6, VMM: yes`,
 /// ROCm's `, gfx1100 (0x1100)`), without parenthesised words (`(RADV NAVI31)`, `(radv)`,
@@ -304,7 +304,12 @@ pub fn device_part(line: &str) -> (String, Option<f64>) {
     });
     // The name follows the last of these markers (all ASCII, so byte offsets agree).
     let mut start = 0;
-    for marker in ["gpu name:", "found device:", "picking default device:"] {
+    for marker in [
+        "gpu name:",
+        "found device:",
+        "picking default device:",
+        "ggml_vulkan: using ",
+    ] {
         if let Some(i) = lower.find(marker) {
             start = start.max(i + marker.len());
         }
