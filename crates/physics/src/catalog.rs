@@ -331,9 +331,8 @@ pub fn device_part(line: &str) -> (String, Option<f64>) {
         tail.split('|')
             .map(str::trim)
             .find(|f| {
-                !f.is_empty()
-                    && !f.chars().all(|c| c.is_ascii_digit())
-                    && !(f.starts_with('[') && f.ends_with(']'))
+                let bracketed = f.starts_with('[') && f.ends_with(']');
+                !f.is_empty() && !f.chars().all(|c| c.is_ascii_digit()) && !bracketed
             })
             .unwrap_or("")
     } else {
