@@ -341,6 +341,7 @@ for (i, n, al, mem, bw, how, fp32) in [
     ("arc-a750", "Arc A750 8GB", ["A750", "Arc A750", "Intel Arc A750 Graphics"], 8, 512, "16 Gbps x 256-bit = 512 GB/s", 17.2),
     ("arc-a580", "Arc A580 8GB", ["A580", "Arc A580"], 8, 512, "16 Gbps x 256-bit = 512 GB/s", 12.3),
     ("arc-a380", "Arc A380 6GB", ["A380", "Arc A380"], 6, 186, "15.5 Gbps x 96-bit = 186 GB/s", 4.1),
+    ("arc-a310", "Arc A310 4GB", ["A310", "Arc A310", "Intel Arc A310 Graphics"], 4, 124, "15.5 Gbps x 64-bit = 124 GB/s", 3.1),
 ]:
     gpu(i, n, "Intel", al, mem, f"{INTEL}: {mem} GB GDDR6", bw, f"{INTEL}: {how}",
         fp32=fp32, fp32_src=f"derived: Xe-cores x 128 FP32 lanes x 2 FLOP x graphics clock = {fp32} TFLOPS ({INTEL})",
@@ -525,6 +526,13 @@ read("arc-a580", "mem", 8, page(*SVET_ARC, "A580: \"Paměť má kapacitu 8 GB\""
 read("arc-a580", "bw", 512, page(*SVET_ARC, "A580: \"256bitovou sběrnicí a vysokou propustností 512 GB/s\""))
 read("arc-a380", "mem", 6, page(*SVET_ARC, "A380: \"6 GB paměti GDDR6\""))
 read("arc-a380", "bw", 186, page(*SVET_ARC, "A380: \"datová propustnost má činit 186 GB/s\""))
+# Arc A310 (issue #30: seen in a llama-bench Vulkan device line). Intel's own page was not among
+# the pages found; PurePC's launch table gives Intel's figures, and a database copy agrees.
+PUREPC_A310 = ("PurePC, Intel ARC A310 - nowa desktopowa karta graficzna Xe-HPG (launch article)", "https://www.purepc.pl/intel-arc-a310-nowa-desktopowa-karta-graficzna-xe-hpg-przeznaczona-do-podstawowych-zadan")
+FPSB_A310 = ("fpsbench.com, Intel Arc A310 vs Iris Xe MAX Graphics (database copy)", "https://fpsbench.com/compare/gpu/intel-iris-xe-max-graphics-vs-intel-arc-a310")
+read("arc-a310", "mem", 4, page(*PUREPC_A310, "\"Całość współpracuje z 4 GB pamięci GDDR6 (15,5 Gbps), która oparta jest na skromnej 64-bitowej magistrali\""))
+read("arc-a310", "bw", 124, page(*PUREPC_A310, "table row \"Przepustowość 186 GB/s 124 GB/s\" (A380, A310)")
+     + "; also " + page(*FPSB_A310, "A310 \"Memory Bus 64 bit\", \"Bandwidth 124.0 GB/s\""))
 TCMD = ("TechCommand, The new Intel Arc B580 and B570 graphics are now official", "https://www.techcommand.uk/the-new-intel-arc-b580-and-b570-graphics-are-now-official-price-and-specifications/")
 read("arc-b580", "mem", 12, page(*TCMD, "Arc B580: \"12 GB of memory\""))
 read("arc-b570", "mem", 10, page(*TCMD, "Arc B570: \"10 GB of GDDR memory\""))
@@ -742,6 +750,8 @@ for i, n, xe, mhz in [("arc-a770-16gb", "A770", 32, 2100), ("arc-a770-8gb", "A77
                       ("arc-a580", "A580", 24, 1700), ("arc-a380", "A380", 8, 2000)]:
     read(i, "fp32", r1(xe * 128 * 2 * mhz / 1e6), f"derived: {xe} Xe-cores x 128 FP32 lanes x 2 FLOP x graphics clock {mhz} MHz = {r1(xe * 128 * 2 * mhz / 1e6)} TFLOPS ("
          + page(*SVET_ARC, f"{n}: \"{xe} Xe-Core\", clock \"{mhz} MHz\"") + ")")
+read("arc-a310", "fp32", r1(6 * 128 * 2 * 2000 / 1e6), "derived: 6 Xe-cores x 128 FP32 lanes x 2 FLOP x graphics clock 2000 MHz = 3.1 TFLOPS ("
+     + page(*PUREPC_A310, "\"z zaledwie 6 blokami Xe\", \"Karta graficzna powinna pracować z maksymalnym taktowaniem 2000 MHz\" (the page adds that 2100 MHz is also quoted; the database copy lists 1750 MHz: the higher clock keeps the ceiling an upper bound)") + ")")
 GM_6800XT = ("gpu-monkey.com, AMD Radeon RX 6800 XT (database copy)", "https://www.gpu-monkey.com/en/gpu-amd_radeon_rx_6800_xt")
 read("rx-6800-xt", "fp32", 20.7, page(*GM_6800XT, "\"a theoretical FP32 computing power of 20.74 TFLOPS is achieved\""))
 FPSB_6900 = ("fpsbench.com, AMD Radeon RX 6900 XT vs RX Vega 56 (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-rx-6900-xt-vs-amd-radeon-rx-vega-56")

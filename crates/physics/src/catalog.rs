@@ -9,10 +9,15 @@
 //! A wrong card is worse than no card: `M40` taken as an A100 40GB prints a ceiling 5x too
 //! high. So a name never matches by substring or by nearness. For GPUs:
 //!
-//! - [`normalize_gpu`]: take the part after the last `/`; lower-case; drop spaces, `-` and
-//!   `_`; drop the vendor and brand words `nvidia`, `geforce`, `amd`, `radeon`, `intel`,
-//!   `apple`, `tesla`, `quadro`, `instinct`, `arc` where they stand as whole words; cut a
-//!   trailing memory size (`12gb`, `24 GB`, `80GiB`, `16G`) off and keep it apart.
+//! - [`normalize_gpu`]: take the device part of a pasted llama.cpp device line
+//!   ([`device_part`]: `ggml_vulkan: 0 = AMD Radeon RX 7900 XT (RADV NAVI31) (radv) | uma: 0`
+//!   and `Device 0: NVIDIA GeForce RTX 3060, compute capability 8.6` give the card's name);
+//!   take the part after the last `/`; lower-case; drop spaces, `-` and `_`; drop the vendor
+//!   and brand words `nvidia`, `geforce`, `amd`, `radeon`, `intel`, `apple`, `tesla`, `quadro`,
+//!   `instinct`, `arc`, `graphics` where they stand as whole words; cut a trailing memory size
+//!   (`12gb`, `24 GB`, `80GiB`, `16G`) off and keep it apart. A laptop part (`Laptop GPU`,
+//!   `Mobile`, `Max-Q`) keeps those words, so it never becomes the desktop card, and its miss
+//!   says so. A `VRAM: 12288 MiB` in the line picks between variants of one printed name.
 //! - An entry answers to a name when the name's key equals one of its keys (its id, name and
 //!   aliases, each normalised the same way, their own memory sizes cut off) and, when the
 //!   name ended with a memory size, the entry's `memory_gib` equals it (within 0.5).
@@ -187,12 +192,26 @@ pub enum LookupError {
     },
     /// No entry answers to the name. `suggestions` are near names ("Name (figures)"), which
     /// are other entries, never this one.
-    #[error("{kind} '{query}' is not in the catalog{}", near_names(.suggestions))]
+    #[error(
+        "{kind} '{query}' is not in the catalog{}{}",
+        laptop_note(kind, query),
+        near_names(.suggestions)
+    )]
     NotFound {
         kind: &'static str,
         query: String,
         suggestions: Vec<String>,
     },
+}
+
+/// A laptop part is never taken as the desktop card of the same number: say so.
+fn laptop_note(kind: &str, query: &str) -> &'static str {
+    if kind == "GPU" && is_laptop_name(query) {
+        " (a laptop part: the desktop card of the same number has more cores or a wider, \
+         faster memory bus, so it is a different entry)"
+    } else {
+        ""
+    }
 }
 
 fn near_names(s: &[String]) -> String {
@@ -227,8 +246,9 @@ pub struct Catalog {
 
 /// Vendor and brand words dropped from GPU names wherever they stand as whole words:
 /// `NVIDIA GeForce RTX 3090` and `RTX 3090` are one name.
-pub const GPU_BRAND_WORDS: [&str; 10] = [
+pub const GPU_BRAND_WORDS: [&str; 11] = [
     "nvidia", "geforce", "amd", "radeon", "intel", "apple", "tesla", "quadro", "instinct", "arc",
+    "graphics",
 ];
 
 /// A GPU name in matching form: the key, and the memory size the name ended with.
@@ -237,6 +257,9 @@ pub struct GpuName {
     pub key: String,
     /// GiB (the marketing "GB" of these parts is the GiB count), when the name ended with one.
     pub memory_gib: Option<f64>,
+    /// GiB the driver reported (`VRAM: 12288 MiB` in a pasted device line): a little under the
+    /// marketed size, so it tells an 8 GB variant from a 12 GB one without naming either.
+    pub reported_gib: Option<f64>,
 }
 
 /// A name's words: the part after the last `/`, lower-cased, split at spaces, `-` and `_`.
@@ -261,13 +284,144 @@ fn memory_number(w: &str) -> Option<f64> {
     w.parse().ok().filter(|v: &f64| *v > 0.0)
 }
 
-/// The GPU matching rule's normal form. Take the part after the last `/`; lower-case; split
-/// at spaces, `-` and `_`; drop the whole words in [`GPU_BRAND_WORDS`]; a trailing memory
-/// size (`12gb`, `24 GB`, `80GiB`, `16G`) is cut off and kept apart; the rest, joined, is the
-/// key. `NVIDIA GeForce RTX 3090 24GB` → (`rtx3090`, 24); `Tesla V100-SXM2-32GB` →
-/// (`v100sxm2`, 32); `A10G` → (`a10g`, none).
+/// The device part of a line a llama.cpp backend prints when it lists its devices, as users
+/// paste it: the name after `ggml_vulkan: 0 =` (older builds: `ggml_vulkan: Using`), `Device 0:`, `Vulkan0:`, `GPU name:` or
+/// `found device:`, or the name column of SYCL's device table; cut at the first `|` (Vulkan's
+/// `| uma: 0 | fp16: 1 ...`) and the first `,` (CUDA's `, compute capability 8.6, VMM: yes`,
+/// ROCm's `, gfx1100 (0x1100)`), without parenthesised words (`(RADV NAVI31)`, `(radv)`,
+/// `(NVIDIA)`, `(AMD proprietary driver)`, `(R)`, `(TM)`) but for a GPU core count. Also the `VRAM: 12288 MiB` that
+/// recent CUDA and ROCm builds print, in GiB. A bare name comes back unchanged.
+pub fn device_part(line: &str) -> (String, Option<f64>) {
+    let lower = line.to_ascii_lowercase();
+    let vram = lower.find("vram:").and_then(|i| {
+        let rest = lower[i + 5..].trim_start();
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let mib: f64 = digits.parse().ok()?;
+        rest[digits.len()..]
+            .trim_start()
+            .starts_with("mib")
+            .then_some(mib / 1024.0)
+    });
+    // The name follows the last of these markers (all ASCII, so byte offsets agree).
+    let mut start = 0;
+    for marker in [
+        "gpu name:",
+        "found device:",
+        "picking default device:",
+        "ggml_vulkan: using ",
+    ] {
+        if let Some(i) = lower.find(marker) {
+            start = start.max(i + marker.len());
+        }
+    }
+    if let Some(i) = lower.find("ggml_vulkan:") {
+        if let Some(j) = lower[i..].find(" = ") {
+            start = start.max(i + j + 3);
+        }
+    }
+    for prefix in ["device ", "vulkan", "cuda", "rocm", "sycl"] {
+        if let Some(i) = numbered_label(&lower, prefix) {
+            start = start.max(i);
+        }
+    }
+    let tail = &line[start..];
+    // SYCL's table row: `| 0| [level_zero:gpu:0]| Intel Arc A770 Graphics| 12.55| ...`; any
+    // other line: the part before the first `|`.
+    let field = if tail.trim_start().starts_with('|') {
+        tail.split('|')
+            .map(str::trim)
+            .find(|f| {
+                let bracketed = f.starts_with('[') && f.ends_with(']');
+                !f.is_empty() && !f.chars().all(|c| c.is_ascii_digit()) && !bracketed
+            })
+            .unwrap_or("")
+    } else {
+        tail.split('|').next().unwrap_or("").trim()
+    };
+    let field = field.split(',').next().unwrap_or("");
+    // Brackets are driver and die decorations, except a GPU core count (`Apple M3 Max
+    // (30-core GPU)`), which tells variants apart and is kept as words.
+    let mut out = String::new();
+    let mut group = String::new();
+    let mut depth = 0usize;
+    for c in field.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                if depth == 1 {
+                    group.clear();
+                }
+            }
+            ')' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 && group.to_ascii_lowercase().contains("-core") {
+                    out.push(' ');
+                    out.push_str(&group);
+                    out.push(' ');
+                }
+            }
+            _ if depth == 0 => out.push(c),
+            _ => group.push(c),
+        }
+    }
+    let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Recent Metal builds print `GPU name:   MTL0 (Apple M5 Max)`: the name is the bracket.
+    let is_mtl = out
+        .strip_prefix("MTL")
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    if is_mtl {
+        if let (Some(a), Some(b)) = (field.find('('), field.rfind(')')) {
+            if a < b {
+                return (field[a + 1..b].trim().to_string(), vram);
+            }
+        }
+    }
+    (out, vram)
+}
+
+/// Where the name starts after a `Device 0:` / `Vulkan0:` style label at the start of the
+/// line or after whitespace, if there is one.
+fn numbered_label(lower: &str, prefix: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(k) = lower[from..].find(prefix) {
+        let i = from + k;
+        from = i + prefix.len();
+        if i > 0 && !lower[..i].ends_with(|c: char| c.is_whitespace() || c == ':') {
+            continue;
+        }
+        let rest = &lower[i + prefix.len()..];
+        let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
+        if digits > 0 && rest[digits..].starts_with(':') {
+            return Some(i + prefix.len() + digits + 1);
+        }
+    }
+    None
+}
+
+/// Words that mark a laptop part, which is a different card from the desktop one of the same
+/// number (fewer cores, a narrower or slower memory bus).
+const LAPTOP_WORDS: [&str; 4] = ["laptop", "mobile", "maxq", "max-q"];
+
+/// Whether a GPU name names a laptop part (`RTX 4090 Laptop GPU`, `Quadro P5000 Max-Q`).
+pub fn is_laptop_name(name: &str) -> bool {
+    let (part, _) = device_part(name);
+    let lower = part.to_lowercase();
+    lower
+        .split(|c: char| c.is_whitespace() || c == '_')
+        .any(|w| LAPTOP_WORDS.contains(&w))
+        || lower.contains("max-q")
+}
+
+/// The GPU matching rule's normal form. Take the device part of a pasted llama.cpp device line
+/// ([`device_part`]); take the part after the last `/`; lower-case; split at spaces, `-` and
+/// `_`; drop the whole words in [`GPU_BRAND_WORDS`]; a trailing memory size (`12gb`, `24 GB`,
+/// `80GiB`, `16G`) is cut off and kept apart; the rest, joined, is the key.
+/// `NVIDIA GeForce RTX 3090 24GB` → (`rtx3090`, 24); `Tesla V100-SXM2-32GB` → (`v100sxm2`,
+/// 32); `A10G` → (`a10g`, none); `ggml_vulkan: 0 = AMD Radeon RX 7900 XT (RADV NAVI31) (radv)
+/// | uma: 0` → (`rx7900xt`, none).
 pub fn normalize_gpu(name: &str) -> GpuName {
-    let mut w: Vec<String> = words(name)
+    let (part, reported_gib) = device_part(name);
+    let mut w: Vec<String> = words(&part)
         .into_iter()
         .filter(|w| !GPU_BRAND_WORDS.contains(&w.as_str()))
         .collect();
@@ -284,6 +438,7 @@ pub fn normalize_gpu(name: &str) -> GpuName {
     GpuName {
         key: w.concat(),
         memory_gib,
+        reported_gib,
     }
 }
 
@@ -333,12 +488,14 @@ impl Named for Gpu {
     }
     fn answers_to(&self, query: &str) -> bool {
         let q = normalize_gpu(query);
+        let size = self.memory_gib.value;
         !q.key.is_empty()
             && self.keys().contains(&q.key)
-            && match q.memory_gib {
-                Some(m) => (m - self.memory_gib.value).abs() <= 0.5,
-                None => true,
-            }
+            && q.memory_gib.is_none_or(|m| (m - size).abs() <= 0.5)
+            // A driver's report is the size less what it keeps back: within 15% under it.
+            && q
+                .reported_gib
+                .is_none_or(|r| r <= size + 0.5 && r >= size * 0.85)
     }
     fn describe(&self) -> String {
         format!(
@@ -1418,6 +1575,120 @@ mod tests {
         assert_eq!(n("H100 80GB HBM3"), ("h10080gbhbm3".into(), None));
         assert_eq!(normalize("meta-llama/Llama-3.1-8B"), "llama3.18b");
         assert_eq!(normalize("llama3.1:8b"), "llama3.18b");
+    }
+
+    /// fixtures/scoreboards/device_names.toml: names exactly as llama.cpp prints them in device
+    /// lines users paste publicly. Each, bare or as the whole pasted line, resolves to its own
+    /// entry, to an ambiguity naming exactly its variants, or to nothing: never a neighbour.
+    #[test]
+    fn printed_device_names_resolve_to_their_own_entry() {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Row {
+            printed: String,
+            line: String,
+            backend: String,
+            source: String,
+            expect: String,
+            #[serde(default)]
+            among: Vec<String>,
+            #[serde(default)]
+            note: Option<String>,
+        }
+        #[derive(Deserialize)]
+        struct File {
+            name: Vec<Row>,
+        }
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/scoreboards/device_names.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file: File = toml::from_str(&text).unwrap();
+        let c = cat();
+        let mut failures = Vec::new();
+        for row in &file.name {
+            assert!(
+                ["CUDA", "ROCm", "Vulkan", "Metal", "SYCL"].contains(&row.backend.as_str()),
+                "{}: backend {}",
+                row.printed,
+                row.backend
+            );
+            assert!(row.source.starts_with("https://"), "{}", row.source);
+            if row.expect == "none" {
+                assert!(
+                    row.note.is_some(),
+                    "{}: say why it is not catalogued",
+                    row.printed
+                );
+            }
+            for q in [&row.printed, &row.line] {
+                let got = c.gpu(q);
+                let ok = match (row.expect.as_str(), &got) {
+                    ("none", Err(LookupError::NotFound { .. })) => true,
+                    ("ambiguous", Err(LookupError::Ambiguous { candidates, .. })) => {
+                        candidates.len() == row.among.len()
+                            && row.among.iter().all(|id| {
+                                c.gpus
+                                    .iter()
+                                    .any(|g| &g.id == id && candidates.contains(&g.describe()))
+                            })
+                    }
+                    (id, Ok(f)) => f.entry.id == id,
+                    _ => false,
+                };
+                if !ok {
+                    failures.push(format!("{q:?}: expected {}, got {got:?}", row.expect));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        // A laptop part says why its desktop namesake is not it.
+        let e = c
+            .gpu("NVIDIA GeForce RTX 4090 Laptop GPU")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a laptop part"), "{e}");
+    }
+
+    #[test]
+    fn pasted_device_lines_reduce_to_the_device_name() {
+        let d = |s: &str| device_part(s);
+        assert_eq!(
+            d("ggml_vulkan: 0 = AMD Radeon RX 7900 XT (RADV NAVI31) (radv) | uma: 0 | fp16: 1"),
+            ("AMD Radeon RX 7900 XT".into(), None)
+        );
+        assert_eq!(
+            d("  Device 0: NVIDIA GeForce RTX 3060, compute capability 8.6, VMM: yes"),
+            ("NVIDIA GeForce RTX 3060".into(), None)
+        );
+        let (n, v) = d("Device 0: AMD Radeon RX 6700 XT, gfx1030 (0x1030), VMM: no, Wave Size: 32, VRAM: 12272 MiB");
+        assert_eq!(n, "AMD Radeon RX 6700 XT");
+        assert!((v.unwrap() - 11.98).abs() < 0.01);
+        assert_eq!(
+            d("ggml_metal_device_init: GPU name:   Apple M2 Max").0,
+            "Apple M2 Max"
+        );
+        assert_eq!(
+            d("ggml_metal_init: found device: Apple M1 Pro").0,
+            "Apple M1 Pro"
+        );
+        assert_eq!(d("GPU name:   MTL0 (Apple M5 Max)").0, "Apple M5 Max");
+        assert_eq!(
+            d("| 0|[level_zero:gpu:0]|     Intel(R) Arc(TM) A770 Graphics|  1.3|  512|").0,
+            "Intel Arc A770 Graphics"
+        );
+        assert_eq!(d("RTX 3090").0, "RTX 3090");
+        // A reported VRAM picks between variants that print one name, and only a size the
+        // driver could report for the part: 12 GB tells the 3060s apart, 24 GB fits neither.
+        let c = cat();
+        let line = |mib: u32| {
+            format!("Device 0: NVIDIA GeForce RTX 3060, compute capability 8.6, VMM: yes, VRAM: {mib} MiB")
+        };
+        assert_eq!(c.gpu(&line(12044)).unwrap().entry.id, "rtx-3060-12gb");
+        assert_eq!(c.gpu(&line(7971)).unwrap().entry.id, "rtx-3060-8gb");
+        assert!(matches!(
+            c.gpu(&line(24000)),
+            Err(LookupError::NotFound { .. })
+        ));
     }
 
     /// The load check's promise: every entry's id and name name exactly that entry.

@@ -165,3 +165,52 @@ fn help_cites_no_internal_notes() {
     // The top level, its 20 commands, and the nested ones (ceiling ram/duty, probe depth ...).
     assert!(seen > 24, "only {seen} help pages found");
 }
+
+/// A device line as llama.cpp prints it, pasted whole as `--gpu`, names its card; a laptop
+/// part is not its desktop namesake and says so; a name two variants print asks which.
+#[test]
+fn pasted_llama_cpp_device_lines_name_their_card() {
+    let (code, out, err) = crate::util::headroom(&[
+        "ceiling",
+        "--gpu",
+        "ggml_vulkan: 0 = AMD Radeon RX 7900 XT (RADV NAVI31) (radv) | uma: 0 | fp16: 1 | warp size: 64",
+        "--model",
+        "llama-3.1-8b",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Radeon RX 7900 XT"), "{out}");
+    let (code, out, err) = crate::util::headroom(&[
+        "ceiling",
+        "--gpu",
+        "NVIDIA GeForce RTX 3090",
+        "--model",
+        "llama-3.1-8b",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("GeForce RTX 3090"), "{out}");
+    let (code, out, err) = crate::util::headroom(&[
+        "ceiling",
+        "--gpu",
+        "Device 0: NVIDIA GeForce RTX 4090 Laptop GPU, compute capability 8.9, VMM: yes",
+        "--model",
+        "llama-3.1-8b",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains("is not in the catalog (a laptop part"),
+        "{err}"
+    );
+    let (code, _, err) = crate::util::headroom(&[
+        "ceiling",
+        "--gpu",
+        "Device 0: NVIDIA GeForce RTX 3060, compute capability 8.6, VMM: yes",
+        "--model",
+        "llama-3.1-8b",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("is ambiguous: GeForce RTX 3060 12GB (12 GiB")
+            && err.contains("GeForce RTX 3060 8GB (8 GiB"),
+        "{err}"
+    );
+}
