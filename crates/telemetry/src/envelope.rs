@@ -207,6 +207,29 @@ impl EnvelopeAcc {
     }
 }
 
+/// Below this many values in all, [`dists`] stays on the calling thread: a thread costs more
+/// than the selection it would take over.
+const PARALLEL_DISTS_MIN: usize = 1 << 16;
+
+/// [`Dist::of`] each of `vs`, on a thread each when they are large (the result is the same).
+fn dists<const N: usize>(vs: [Vec<f64>; N]) -> [Option<Dist>; N] {
+    if vs.iter().map(Vec::len).sum::<usize>() < PARALLEL_DISTS_MIN {
+        return vs.map(Dist::of);
+    }
+    std::thread::scope(|s| {
+        let mut vs = vs.into_iter();
+        let first = vs.next();
+        let others: Vec<_> = vs.map(|v| s.spawn(move || Dist::of(v))).collect();
+        let first = first.and_then(Dist::of);
+        let mut out = std::iter::once(first).chain(
+            others
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
+        );
+        std::array::from_fn(|_| out.next().flatten())
+    })
+}
+
 /// The envelope of `inst`: `acc` holds the requests already folded (none when the miner kept
 /// them all), `inst.requests` the ones after them, which are folded here in order.
 pub(crate) fn summarise(mut inst: Instance, mut acc: EnvelopeAcc) -> InstanceReport {
@@ -237,8 +260,10 @@ pub(crate) fn summarise(mut inst: Instance, mut acc: EnvelopeAcc) -> InstanceRep
     totals.prompt_ms = round3(totals.prompt_ms);
     totals.gen_ms = round3(totals.gen_ms);
 
-    let decode = Dist::of(decode);
-    let prompt_tps = Dist::of(prompt_rates);
+    // The three large distributions (a value per request each) are selected on three threads:
+    // after the last line this is all that is left, and one core would do it alone.
+    let graphs_n = graphs.len();
+    let [decode, prompt_tps, graphs_dist] = dists([decode, prompt_rates, graphs]);
     let at_longest = prompts.iter().map(|p| p.0).max().map(|longest| {
         let band = prompts
             .iter()
@@ -264,10 +289,10 @@ pub(crate) fn summarise(mut inst: Instance, mut acc: EnvelopeAcc) -> InstanceRep
         rate_pooled: (generated > 0).then(|| accepted as f64 / generated as f64),
         mean_len: Dist::of(mean_lens),
     });
-    let graphs_reused = (!graphs.is_empty()).then(|| GraphsReused {
-        n: graphs.len(),
+    let graphs_reused = (graphs_n > 0).then(|| GraphsReused {
+        n: graphs_n,
         nonzero: graphs_nonzero,
-        median: Dist::of(graphs).map_or(0.0, |d| d.median),
+        median: graphs_dist.map_or(0.0, |d| d.median),
     });
     let prefix_cache = PrefixCache {
         lcp_selections: inst.lcp_selections,

@@ -207,11 +207,7 @@ pub(crate) fn slot_ids(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
 #[inline(always)]
 fn slot_ids_fixed(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
     let h: &[u8; 27] = rest.get(..27)?.try_into().ok()?;
-    if h[12] != b':'
-        || &h[13..17] != b" id "
-        || &h[19..27] != b" | task "
-        || h[..12].contains(&b':')
-    {
+    if h[12] != b':' || &h[13..17] != b" id " || &h[19..27] != b" | task " || has_colon(h) {
         return None;
     }
     let ones = h[18].wrapping_sub(b'0');
@@ -226,20 +222,72 @@ fn slot_ids_fixed(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
     let t = &rest[27..];
     let neg = t.first() == Some(&b'-');
     let from = usize::from(neg);
-    let mut i = from;
-    let mut task = 0u64;
-    // Up to 18 digits: no overflow; longer ids are `slot_ids_any`'s.
-    while let Some(d) = t.get(i).map(|c| c.wrapping_sub(b'0')).filter(|&d| d <= 9) {
-        task = task * 10 + u64::from(d);
-        i += 1;
-        if i - from > 18 {
-            return None;
+    let (mut i, mut task) = match digits8(&t[from..]) {
+        Some((n, v)) => (from + n, v),
+        None => (from, 0u64),
+    };
+    // Eight digits or more (or fewer than 8 bytes left): a byte at a time. Up to 18 digits: no
+    // overflow; longer ids are `slot_ids_any`'s.
+    if i == from {
+        while let Some(d) = t.get(i).map(|c| c.wrapping_sub(b'0')).filter(|&d| d <= 9) {
+            task = task * 10 + u64::from(d);
+            i += 1;
+            if i - from > 18 {
+                return None;
+            }
         }
     }
     if i == from || t.get(i..i + 2) != Some(b" |") {
         return None;
     }
     Some((slot, (!neg).then_some(task), &t[i + 2..]))
+}
+
+/// Whether the 12 bytes of printf's `%12.*s` function name hold a colon (word at a time).
+#[inline(always)]
+fn has_colon(h: &[u8; 27]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let a = u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]);
+    // The last four bytes, and four zero bytes (not a colon).
+    let b = u64::from(u32::from_le_bytes([h[8], h[9], h[10], h[11]]));
+    // A byte is zero after the XOR exactly where it was a colon; the test for a zero byte
+    // (`(x - 0x01…) & !x & 0x80…`) is exact about whether there is one.
+    let zero = |x: u64| {
+        let x = x ^ (ONES * u64::from(b':'));
+        x.wrapping_sub(ONES) & !x & HIGH != 0
+    };
+    zero(a) || zero(b)
+}
+
+/// The run of decimal digits at the start of `t` and its value, read 8 bytes at a time, when
+/// it is shorter than 8 digits and `t` holds 8 bytes; `None` otherwise (read a byte at a time
+/// then). `Some((0, 0))` when `t` starts with no digit.
+#[inline(always)]
+fn digits8(t: &[u8]) -> Option<(usize, u64)> {
+    const LOW: u64 = 0x0F0F_0F0F_0F0F_0F0F;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let w: [u8; 8] = t.get(..8)?.try_into().ok()?;
+    // The first byte in the lowest: each byte minus '0' (no borrow: XOR), then a byte is a
+    // digit exactly when its high nibble is 0 and its low nibble + 6 stays under 16.
+    let a = u64::from_le_bytes(w) ^ 0x3030_3030_3030_3030;
+    let not_digit = (a & !LOW) | (((a & LOW) + 0x0606_0606_0606_0606) & 0x1010_1010_1010_1010);
+    // The high bit of every byte that is not a digit (no carry crosses a byte).
+    let marks = (((not_digit & !HIGH) + !HIGH) | not_digit) & HIGH;
+    if marks == 0 {
+        return None;
+    }
+    let n = (marks.trailing_zeros() / 8) as usize;
+    if n == 0 {
+        return Some((0, 0));
+    }
+    // The n digits into the top bytes, zeros (leading zeros) below them; then pairs, fours and
+    // eights of digits are combined by multiplication (the most significant in the lowest byte).
+    let v = (a & LOW) << (8 * (8 - n));
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8) & 0x00FF_00FF_00FF_00FF;
+    let v = v.wrapping_mul(100).wrapping_add(v >> 16) & 0x0000_FFFF_0000_FFFF;
+    let v = v.wrapping_mul(10000).wrapping_add(v >> 32) & 0xFFFF_FFFF;
+    Some((n, v))
 }
 
 /// [`slot_ids`] of any spacing.
@@ -569,14 +617,35 @@ fn message_inline(msg: &[u8]) -> Option<Event> {
                     return None;
                 };
                 let similarity = match by {
-                    SlotSelection::Lcp => {
-                        dec_after(msg, b"sim_best =").or_else(|| dec_after(msg, b"similarity ="))
-                    }
+                    // llama.cpp's own wording first: where it is, its `sim_best =` is the
+                    // message's first (what the search below finds), read without a search.
+                    SlotSelection::Lcp => c
+                        .lit(b" similarity, f_sim_best =")
+                        .then(|| c.dec())
+                        .flatten()
+                        .or_else(|| {
+                            dec_after(msg, b"sim_best =")
+                                .or_else(|| dec_after(msg, b"similarity ="))
+                        }),
                     _ => None,
                 };
                 return Some(Event::Selected { by, similarity });
             }
             if c.lit(b"stop processing") {
+                // llama.cpp's own wording first (`stop processing: n_tokens = N, truncated =
+                // N`): where it is, its `n_tokens =` and `truncated =` are the first ones the
+                // searches below would find, read without searching.
+                let mut f = c;
+                if f.lit(b": n_tokens =") {
+                    if let Some(n) = f.uint() {
+                        if f.lit(b", truncated =") {
+                            return Some(Event::Stop {
+                                n_tokens: Some(n),
+                                truncated: f.int().map(|v| v != 0),
+                            });
+                        }
+                    }
+                }
                 let n_tokens =
                     uint_after(msg, b"n_tokens =").or_else(|| uint_after(msg, b"n_past ="));
                 let truncated = if c.find(b"truncated =") {

@@ -412,6 +412,8 @@ fn slot_ids_at_printf_widths_read_as_any_spacing_does() {
         "  launch_slot_",
         "     release",
         "a:b_c_d_e_fg",
+        "abcdefg:ijkl",
+        "abcdefghij:k",
         "get_availabl",
     ];
     let ids = ["  0", "  7", " 12", "123", " -1", "  x", "\t3", " 05"];
@@ -427,6 +429,16 @@ fn slot_ids_at_printf_widths_read_as_any_spacing_does() {
         "007",
         "-",
         "9x",
+        "1",
+        "12345",
+        "1234567",
+        "12345678",
+        "123456789",
+        "-12",
+        "-1234567",
+        "-12345678",
+        "5/1",
+        "0:",
     ];
     let tails = [" | msg", " |", "| msg", " | ", "  | msg", " |x"];
     let mut n = 0;
@@ -446,4 +458,102 @@ fn slot_ids_at_printf_widths_read_as_any_spacing_does() {
         }
     }
     assert!(n > 50, "the fixed-width path read {n} lines");
+}
+
+#[test]
+fn digits_read_eight_at_a_time_read_as_one_at_a_time() {
+    let mut n = 0;
+    for lead in ["", "0", "00", "9", "4711", "1234567", "99999999", "x", "-"] {
+        for stop in ["", " ", "|", "/", ":", "@", "a", "\x00", "\u{7f}", "\u{e9}"] {
+            for tail in ["", "x", "abcdefgh"] {
+                let t = format!("{lead}{stop}{tail}");
+                let t = t.as_bytes();
+                let digits = t.iter().take_while(|b| b.is_ascii_digit()).count();
+                let value = t[..digits]
+                    .iter()
+                    .fold(0u64, |v, b| v * 10 + u64::from(b - b'0'));
+                match digits8(t) {
+                    Some(got) => {
+                        assert_eq!(got, (digits, value), "{t:?}");
+                        n += 1;
+                    }
+                    None => assert!(digits >= 8 || t.len() < 8, "{t:?}"),
+                }
+            }
+        }
+    }
+    assert!(n > 80, "{n}");
+    for b in 0..=255u8 {
+        let t = [b, b' ', b' ', b' ', b' ', b' ', b' ', b' '];
+        let want = b.is_ascii_digit().then(|| (1, u64::from(b - b'0')));
+        assert_eq!(digits8(&t), Some(want.unwrap_or((0, 0))), "{b}");
+    }
+}
+
+#[test]
+fn stop_and_selection_lines_read_as_the_searches_do() {
+    // llama.cpp's wording is read in place; any other wording by searching, with the same result.
+    let stop = |n: Option<u64>, t: Option<bool>| {
+        Some(Event::Stop {
+            n_tokens: n,
+            truncated: t,
+        })
+    };
+    for (msg, want) in [
+        (
+            "stop processing: n_tokens = 50, truncated = 0",
+            stop(Some(50), Some(false)),
+        ),
+        (
+            "stop processing: n_tokens = 7, truncated = -1",
+            stop(Some(7), Some(true)),
+        ),
+        (
+            "stop processing: n_tokens = 7, truncated = x",
+            stop(Some(7), None),
+        ),
+        (
+            "stop processing: n_tokens = x, truncated = 1",
+            stop(None, Some(true)),
+        ),
+        (
+            "stop processing: n_tokens = 9,  truncated = 1",
+            stop(Some(9), Some(true)),
+        ),
+        (
+            "stop processing: n_past = 9, truncated = 0",
+            stop(Some(9), Some(false)),
+        ),
+        ("stop processing: n_tokens = 3", stop(Some(3), None)),
+    ] {
+        assert_eq!(message(msg.as_bytes()), want, "{msg}");
+    }
+    let lcp = |s: Option<f64>| {
+        Some(Event::Selected {
+            by: SlotSelection::Lcp,
+            similarity: s,
+        })
+    };
+    for (msg, want) in [
+        (
+            "selected slot by LCP similarity, f_sim_best = 1.000 (> 0.100 thold), f_keep = 0.780",
+            lcp(Some(1.0)),
+        ),
+        (
+            "selected slot by LCP similarity, f_sim_best = x, similarity = 0.5",
+            lcp(Some(0.5)),
+        ),
+        (
+            "selected slot by lcs similarity, sim_best = 0.25",
+            lcp(Some(0.25)),
+        ),
+        (
+            "selected slot by LCP similarity, f_sim_best = nan",
+            lcp(Some(f64::NAN)),
+        ),
+    ] {
+        let got = message(msg.as_bytes());
+        // NaN is not equal to itself: compare the printed form.
+        assert_eq!(format!("{got:?}"), format!("{want:?}"), "{msg}");
+    }
 }
