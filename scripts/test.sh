@@ -30,6 +30,7 @@ cargo test --workspace --release --no-run
 it=$(cargo test -p headroom --test it --release --no-run 2>&1 |
   sed -n 's/.*Executable tests\/it\/main.rs (\(.*\))$/\1/p')
 [ -x "$it" ] || { echo "test.sh: the headroom it binary was not found" >&2; exit 1; }
+it="$PWD/$it" # the lane runs in the crate's folder, as cargo runs a test binary
 mapfile -t python_lane < <("$it" --list --format terse 2>/dev/null |
   sed -n -E 's/^((prom_vllm|route_vllm|sglang|vllm)::[^ ]*): test$/\1/p')
 if [ "${#python_lane[@]}" -eq 0 ]; then
