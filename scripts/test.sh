@@ -27,10 +27,12 @@ fi
 # its live tests one at a time; llama-server runs on one thread, the Python engines on their
 # own, and every live test's effect was sized on a machine loaded far beyond one more engine.
 cargo test --workspace --release --no-run
-it=$(cargo test -p headroom --test it --release --no-run 2>&1 |
-  sed -n 's/.*Executable tests\/it\/main.rs (\(.*\))$/\1/p')
+# The binary the workspace's run would run (built with the workspace's features; `-p headroom`
+# would build another): the built artifacts, asked again (nothing is rebuilt).
+it=$(cargo test --workspace --release --no-run --message-format=json 2>/dev/null |
+  grep '"reason":"compiler-artifact"' | grep '/crates/headroom#' | grep '"test":true' |
+  grep '"name":"it"' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' || true)
 [ -x "$it" ] || { echo "test.sh: the headroom it binary was not found" >&2; exit 1; }
-it="$PWD/$it" # the lane runs in the crate's folder, as cargo runs a test binary
 mapfile -t python_lane < <("$it" --list --format terse 2>/dev/null |
   sed -n -E 's/^((prom_vllm|route_vllm|sglang|vllm)::[^ ]*): test$/\1/p')
 if [ "${#python_lane[@]}" -eq 0 ]; then
