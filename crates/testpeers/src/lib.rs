@@ -67,7 +67,9 @@ pub fn fixture(relative: &str) -> PathBuf {
 
 /// Live servers run one at a time within a test binary: two llama-servers on 2 cores starve
 /// each other's threads. A test that starts no engine (emulators, a backfilled Prometheus)
-/// does not take it, so it runs beside the live one.
+/// does not take it, so it runs beside the live one. The lock is the process's: scripts/test.sh
+/// runs the `it` binary's vLLM and SGLang tests in a second process (a second lane), whose one
+/// live test at a time runs beside this one's.
 ///
 /// With `HEADROOM_SERIAL_TIMES=FILE` each release appends a line to FILE: the test (its
 /// thread's name), how long it waited for the lock and how long it held it. libtest's own
