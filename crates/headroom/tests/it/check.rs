@@ -326,8 +326,8 @@ fn guidellm_clean_then_warm() {
     assert_eq!(finding(&clean, CheckKind::PromptTokens).measured, Some(0.0));
     assert_ne!(clean.verdict, Verdict::Invalid, "{:?}", clean.findings);
 
-    // Warm: GuideLLM's synthetic data is seeded, so the same seed sends the same four prompts, and the slots still hold them. Measured: 252 of 256
-    // prompt tokens (98.4 %) from the cache, against 0 on the clean run and the 10 % threshold:
+    // Warm: GuideLLM's synthetic data is seeded, so the same seed sends the same four prompts,
+    // and the slots still hold them. Measured: 252 of 256 prompt tokens (98.4 %) from the cache, against 0 on the clean run and the 10 % threshold:
     // far beyond noise (llama.cpp reuses a slot's cache by prompt similarity, which timing
     // does not change).
     let (warm, _, _) = run("warm", seed);
