@@ -327,9 +327,9 @@ fn guidellm_clean_then_warm() {
     assert_ne!(clean.verdict, Verdict::Invalid, "{:?}", clean.findings);
 
     // Warm: GuideLLM's synthetic data is seeded, so the same seed sends the same four prompts,
-    // and the slots still hold them. Measured: 252 of 256 prompt tokens (98.4 %) from the cache, against 0 on the clean run and the 10 % threshold:
-    // far beyond noise (llama.cpp reuses a slot's cache by prompt similarity, which timing
-    // does not change).
+    // and the slots still hold them. Measured: 252 of 256 prompt tokens (98.4 %) from the
+    // cache, against 0 on the clean run and the 10 % threshold: far beyond noise (llama.cpp
+    // reuses a slot's cache by prompt similarity, which timing does not change).
     let (warm, _, _) = run("warm", seed);
     let cache = finding(&warm, CheckKind::CacheContamination);
     assert_eq!(cache.outcome, Outcome::Fired, "{}", cache.evidence);
