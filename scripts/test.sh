@@ -26,10 +26,9 @@ fi
 # overlap the llama-server and Prometheus tests' instead of following them. Each lane still runs
 # its live tests one at a time; llama-server runs on one thread, the Python engines on their
 # own, and every live test's effect was sized on a machine loaded far beyond one more engine.
-cargo test --workspace --release --no-run
-# The binary the workspace's run would run (built with the workspace's features; `-p headroom`
-# would build another): the built artifacts, asked again (nothing is rebuilt).
-it=$(cargo test --workspace --release --no-run --message-format=json 2>/dev/null |
+# One build; its artifact messages name the binary the workspace's run runs (built with the
+# workspace's features: `-p headroom` would build another). Diagnostics stay human, on stderr.
+it=$(cargo test --workspace --release --no-run --message-format=json-render-diagnostics |
   grep '"reason":"compiler-artifact"' | grep '/crates/headroom#' | grep '"test":true' |
   grep '"name":"it"' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' || true)
 [ -x "$it" ] || { echo "test.sh: the headroom it binary was not found" >&2; exit 1; }

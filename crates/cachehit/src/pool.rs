@@ -5,21 +5,21 @@
 //!   block size).
 //! - **SGLang**: a radix tree over tokens (pages of `--page-size` tokens, 1 by default), whose
 //!   eviction pops the least recently accessed *leaf* until enough tokens are free
-//!   (`RadixCache.evict` in sgl-project/sglang's python/sglang/srt/mem_cache/radix_cache.py: a heap of leaves by
-//!   `last_access_time`, a parent pushed once its last child goes). A match stamps every node on
-//!   its path (`_match_prefix_helper`), so a node is never older than its children: evicting
-//!   leaves oldest first is evicting pages oldest first, the deepest first among equals, which
-//!   is the [`Lru`] below over pages, with the pool `max_total_num_tokens` tokens. (The tree
-//!   frees a whole leaf node, a run of tokens inserted together, where the replay frees pages
-//!   one by one: it may keep a few pages SGLang dropped.)
+//!   (`RadixCache.evict` in sgl-project/sglang's python/sglang/srt/mem_cache/radix_cache.py: a heap
+//!   of leaves by `last_access_time`, a parent pushed once its last child goes). A match stamps
+//!   every node on its path (`_match_prefix_helper`), so a node is never older than its children:
+//!   evicting leaves oldest first is evicting pages oldest first, the deepest first among equals,
+//!   which is the [`Lru`] below over pages, with the pool `max_total_num_tokens` tokens. (The tree
+//!   frees a whole leaf node, a run of tokens inserted together, where the replay frees pages one
+//!   by one: it may keep a few pages SGLang dropped.)
 //! - **llama.cpp**: `n` slots, each holding the tokens of its last request and nothing else
 //!   ([`Slots`]). A request takes the idle slot whose tokens share the longest prefix with its
 //!   prompt, if that prefix is more than `--slot-prompt-similarity` of the prompt (0.1 by default
 //!   in llama.cpp's common/common.h; 0 turns it off); else the idle slot least recently used
-//!   (`get_available_slot` in ggml-org/llama.cpp's tools/server/server-context.cpp). It reuses the common prefix of
-//!   that slot's tokens and its prompt. llama.cpp's host-memory prompt cache (`--cache-ram`,
-//!   which saves a slot's prompt before it is overwritten) is not replayed: run the server with
-//!   `--cache-ram 0` for the rung to be its cache.
+//!   (`get_available_slot` in ggml-org/llama.cpp's tools/server/server-context.cpp). It reuses the
+//!   common prefix of that slot's tokens and its prompt. llama.cpp's host-memory prompt cache
+//!   (`--cache-ram`, which saves a slot's prompt before it is overwritten) is not replayed: run the
+//!   server with `--cache-ram 0` for the rung to be its cache.
 
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +50,8 @@ impl Engine {
     }
 }
 
-/// llama.cpp's `--slot-prompt-similarity` where the server does not say (ggml-org/llama.cpp, common/common.h).
+/// llama.cpp's `--slot-prompt-similarity` where the server does not say (ggml-org/llama.cpp,
+/// common/common.h).
 pub const LLAMACPP_SLOT_SIMILARITY: f64 = 0.1;
 
 /// One replica's cache in a replay.

@@ -285,12 +285,13 @@ fn memory_number(w: &str) -> Option<f64> {
 }
 
 /// The device part of a line a llama.cpp backend prints when it lists its devices, as users
-/// paste it: the name after `ggml_vulkan: 0 =` (older builds: `ggml_vulkan: Using`), `Device 0:`, `Vulkan0:`, `GPU name:` or
-/// `found device:`, or the name column of SYCL's device table; cut at the first `|` (Vulkan's
-/// `| uma: 0 | fp16: 1 ...`) and the first `,` (CUDA's `, compute capability 8.6, VMM: yes`,
-/// ROCm's `, gfx1100 (0x1100)`), without parenthesised words (`(RADV NAVI31)`, `(radv)`,
-/// `(NVIDIA)`, `(AMD proprietary driver)`, `(R)`, `(TM)`) but for a GPU core count. Also the `VRAM: 12288 MiB` that
-/// recent CUDA and ROCm builds print, in GiB. A bare name comes back unchanged.
+/// paste it: the name after `ggml_vulkan: 0 =` (older builds: `ggml_vulkan: Using`), `Device 0:`,
+/// `Vulkan0:`, `GPU name:` or `found device:`, or the name column of SYCL's device table; cut at
+/// the first `|` (Vulkan's `| uma: 0 | fp16: 1 ...`) and the first `,` (CUDA's `, compute
+/// capability 8.6, VMM: yes`, ROCm's `, gfx1100 (0x1100)`), without parenthesised words
+/// (`(RADV NAVI31)`, `(radv)`, `(NVIDIA)`, `(AMD proprietary driver)`, `(R)`, `(TM)`) but for a
+/// GPU core count. Also the `VRAM: 12288 MiB` that recent CUDA and ROCm builds print, in GiB. A
+/// bare name comes back unchanged.
 pub fn device_part(line: &str) -> (String, Option<f64>) {
     let lower = line.to_ascii_lowercase();
     let vram = lower.find("vram:").and_then(|i| {

@@ -92,9 +92,9 @@ impl std::ops::Deref for Shared {
 /// that asks for these settings (a start costs 30-90 s, several minutes on a loaded machine),
 /// and stopped when the test binary exits. A test takes it under `serial()` and gets it idle:
 /// the gauges `in_flight` names (vLLM's running and waiting; the names are the caller's, as
-/// engine metric names live in the engines crate) sum to 0. Its counters and prefix cache carry what
-/// earlier tests did, so a test reads differences of counters and salts what must miss. None
-/// after a loud skip when the peer is missing.
+/// engine metric names live in the engines crate) sum to 0. Its counters and prefix cache carry
+/// what earlier tests did, so a test reads differences of counters and salts what must miss.
+/// None after a loud skip when the peer is missing.
 pub fn shared(in_flight: &[&str]) -> Option<Shared> {
     let mut g = SHARED.lock().unwrap_or_else(|e| e.into_inner());
     let alive = g

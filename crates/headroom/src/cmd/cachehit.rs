@@ -31,14 +31,15 @@ The rungs, each a replay of the same stream over each replica's cache, with its 
   as routed        each replica its own pool, the router's own choices
   achieved         the engines' own prefix-cache counters over the same window
 The policies (a replica record's `engine`; `headroom route --trace` writes it): vLLM (and an \
-engine not named), LRU over blocks of its block size (vllm-project/vllm, vllm/v1/core/block_pool.py); SGLang, its \
-radix tree over pages (1 token by default) in max_total_num_tokens, least recently used leaves \
-evicted first (sgl-project/sglang, python/sglang/srt/mem_cache/radix_cache.py); llama.cpp, `slots` slots each \
-keeping its last request, a request taking the idle slot sharing the longest prefix if over \
+engine not named), LRU over blocks of its block size (vllm-project/vllm, \
+vllm/v1/core/block_pool.py); SGLang, its radix tree over pages (1 token by default) in \
+max_total_num_tokens, least recently used leaves evicted first (sgl-project/sglang, \
+python/sglang/srt/mem_cache/radix_cache.py); llama.cpp, `slots` slots each keeping its last \
+request, a request taking the idle slot sharing the longest prefix if over \
 `slot_similarity` of its prompt (default 0.1), else the least recently used \
-(ggml-org/llama.cpp, tools/server/server-context.cpp, get_available_slot; its --cache-ram prompt cache is not \
-replayed: run it with --cache-ram 0). The capacity-bound rung's one pool takes the first \
-replica's policy.
+(ggml-org/llama.cpp, tools/server/server-context.cpp, get_available_slot; its --cache-ram \
+prompt cache is not replayed: run it with --cache-ram 0). The capacity-bound rung's one pool \
+takes the first replica's policy.
 
 The achieved rung reads each replica's last counters record. A counter the engine created \
 after the recording began (SGLang's cached-token counter appears at its first hit) is read as 0 \
