@@ -468,8 +468,11 @@ trait Named {
     fn id(&self) -> &str;
     fn name(&self) -> &str;
     fn aliases(&self) -> &[String];
-    /// Whether `query` names this entry.
-    fn answers_to(&self, query: &str) -> bool;
+    /// A name in the form entries are matched in.
+    type Query;
+    fn query(name: &str) -> Self::Query;
+    /// Whether `q` names this entry, whose [`Named::keys`] are `keys`.
+    fn answers(&self, q: &Self::Query, keys: &[String]) -> bool;
     /// The entry's name with the figures that tell it from its neighbours.
     fn describe(&self) -> String;
     /// The keys, for suggestions.
@@ -487,11 +490,14 @@ impl Named for Gpu {
     fn aliases(&self) -> &[String] {
         &self.aliases
     }
-    fn answers_to(&self, query: &str) -> bool {
-        let q = normalize_gpu(query);
+    type Query = GpuName;
+    fn query(name: &str) -> GpuName {
+        normalize_gpu(name)
+    }
+    fn answers(&self, q: &GpuName, keys: &[String]) -> bool {
         let size = self.memory_gib.value;
         !q.key.is_empty()
-            && self.keys().contains(&q.key)
+            && keys.contains(&q.key)
             && q.memory_gib.is_none_or(|m| (m - size).abs() <= 0.5)
             // A driver's report is the size less what it keeps back: within 15% under it.
             && q
@@ -524,9 +530,12 @@ impl Named for Model {
     fn aliases(&self) -> &[String] {
         &self.aliases
     }
-    fn answers_to(&self, query: &str) -> bool {
-        let q = normalize(query);
-        !q.is_empty() && self.keys().contains(&q)
+    type Query = String;
+    fn query(name: &str) -> String {
+        normalize(name)
+    }
+    fn answers(&self, q: &String, keys: &[String]) -> bool {
+        !q.is_empty() && keys.contains(q)
     }
     fn describe(&self) -> String {
         if self.params_active < self.params_total {
@@ -549,10 +558,39 @@ impl Named for Model {
     }
 }
 
+/// Entries with their keys normalized once: matching a name against all of them is then one
+/// normalization and string comparisons (normalizing every key per query made loading the
+/// catalog, which checks every name against every entry, take a second of CPU).
+struct Keyed<'a, T> {
+    entries: &'a [T],
+    keys: Vec<Vec<String>>,
+}
+
+impl<'a, T: Named> Keyed<'a, T> {
+    fn new(entries: &'a [T]) -> Self {
+        Keyed {
+            entries,
+            keys: entries.iter().map(Named::keys).collect(),
+        }
+    }
+
+    /// The entries `name` names.
+    fn answering(&self, name: &str) -> Vec<&'a T> {
+        let q = T::query(name);
+        self.entries
+            .iter()
+            .zip(&self.keys)
+            .filter(|(e, keys)| e.answers(&q, keys))
+            .map(|(e, _)| e)
+            .collect()
+    }
+}
+
 /// The matching rule: exactly one entry answers to the name, or the name is ambiguous (every
 /// candidate listed) or unknown (near names listed as other entries). Never a substring.
 fn lookup<'a, T: Named>(entries: &'a [T], query: &str) -> Result<Found<'a, T>, LookupError> {
-    let matching = |q: &str| -> Vec<&'a T> { entries.iter().filter(|e| e.answers_to(q)).collect() };
+    let keyed = Keyed::new(entries);
+    let matching = |q: &str| keyed.answering(q);
     let ambiguous = |found: &[&T]| LookupError::Ambiguous {
         kind: T::KIND,
         query: query.to_string(),
@@ -739,9 +777,10 @@ impl Catalog {
                 id: e.id().to_string(),
                 message,
             };
+            let keyed = Keyed::new(entries);
             for (i, e) in entries.iter().enumerate() {
                 for own in [e.id(), e.name()] {
-                    let answering: Vec<&T> = entries.iter().filter(|x| x.answers_to(own)).collect();
+                    let answering = keyed.answering(own);
                     if answering.len() != 1 || !std::ptr::eq(answering[0], e) {
                         let others: Vec<&str> = answering
                             .iter()
@@ -757,7 +796,12 @@ impl Catalog {
                         ));
                     }
                 }
-                if let Some(a) = e.aliases().iter().find(|a| !entries[i].answers_to(a)) {
+                let own_keys = &keyed.keys[i];
+                if let Some(a) = e
+                    .aliases()
+                    .iter()
+                    .find(|a| !e.answers(&T::query(a), own_keys))
+                {
                     return Err(invalid(
                         e,
                         format!("alias '{a}' does not name it (a memory size that differs?)"),

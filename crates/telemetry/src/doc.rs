@@ -61,4 +61,17 @@ impl LogsDoc {
             warnings: report.warnings,
         }
     }
+
+    /// The document as pretty JSON (the `--json` form), serialized here rather than by the
+    /// caller: this crate is built optimized and the command-line crate is not (Cargo.toml's
+    /// profile), and a mined log's document runs to hundreds of MB.
+    pub fn to_json_pretty(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(self)
+    }
+
+    /// The document as one line of JSON (the updates of `--follow`), serialized here for the
+    /// same reason as [`LogsDoc::to_json_pretty`].
+    pub fn to_json_line(&self) -> serde_json::Result<String> {
+        serde_json::to_string(self)
+    }
 }

@@ -455,9 +455,11 @@ fn print_final(args: &Args, source: &Source, report: Report, interrupted: bool) 
         let doc = LogsDoc::new(source.clone(), true, interrupted, report);
         if args.follow {
             // One document per line, like the updates before it.
-            output::line(serde_json::to_string(&doc)?)?;
+            output::line(doc.to_json_line()?)?;
         } else {
-            output::json(&doc)?;
+            let mut s = doc.to_json_pretty()?;
+            s.push('\n');
+            output::emit(&s)?;
         }
         return Ok(Exit::Ok);
     }
@@ -473,7 +475,7 @@ fn print_final(args: &Args, source: &Source, report: Report, interrupted: bool) 
 fn print_update(args: &Args, source: &Source, report: Report) -> Result<()> {
     if args.json {
         let doc = LogsDoc::new(source.clone(), false, false, report);
-        return output::line(serde_json::to_string(&doc)?);
+        return output::line(doc.to_json_line()?);
     }
     output::emit(&render::logs::update(&report))
 }
