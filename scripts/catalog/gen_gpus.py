@@ -370,6 +370,9 @@ for (i, n, al, mem, bw, url, fp32) in [
     ("apple-m4-max-32c", "Apple M4 Max (32-core GPU)", ["M4 Max", "M4 Max 32-core GPU", "M4 Max 32c"], 36, 410, "https://www.apple.com/macbook-pro/specs/", None),
     ("apple-m4-max-40c", "Apple M4 Max (40-core GPU)", ["M4 Max", "M4 Max 40-core GPU", "M4 Max 40c"], 128, 546, "https://www.apple.com/newsroom/2024/10/apple-introduces-m4-pro-and-m4-max/", None),
     ("apple-m5", "Apple M5", ["M5"], 32, 153, "https://www.apple.com/newsroom/2025/10/apple-unleashes-m5-the-next-big-leap-in-ai-performance-for-apple-silicon/", None),
+    # No bare "M5 Max" alias: a 32-core M5 Max exists, whose bandwidth no page found states, so the
+    # printed name "Apple M5 Max" is unknown (never taken as the 40-core part).
+    ("apple-m5-max-40c", "Apple M5 Max (40-core GPU)", ["M5 Max 40-core GPU", "M5 Max 40c"], 128, 614, "https://www.macrumors.com/2026/03/03/apple-unveils-macbook-pro-with-m5-pro-and-m5-max-chips-with-neural-accelerators/", None),
 ]:
     s = APPLE.format(url=url)
     kw = {}
@@ -584,6 +587,16 @@ apple("apple-m4-pro", "bw", 273, *TMORAN, "M4 Pro: \"273GB/s bandwidth\"")
 GB_M4M = ("GameBastion (Wccftech copy), Apple's M4 Max is the first non-Ultra chip past 500GB/s", "https://gamebastion.com/n/apple-s-m4-max-is-the-first-non-ultra/474547")
 apple("apple-m4-max-40c", "mem", 128, *GB_M4M, "\"configured with up to a 16-core CPU and a 40-core GPU ... up to 128GB of unified RAM\"")
 apple("apple-m4-max-40c", "bw", 546, *GB_M4M, "\"which Apple claims has a bandwidth of 546GB/s\"")
+HF_M4MAX = ("Hugging Face dataset Yinxing/LLM_Dataset, MacPro.txt (a copy of a Japanese launch report on the M4 Pro/M4 Max MacBook Pro)",
+            "https://huggingface.co/datasets/Yinxing/LLM_Dataset/blob/main/MacPro.txt")
+apple("apple-m4-max-32c", "mem", 36, *HF_M4MAX, "\"M4 Maxは、14コアCPU/32コアGPUと16コアCPU/40コアCPUの2種類で、前者がメモリ36GBのみ、後者が最大128GBまで\" (the 14-core CPU / 32-core GPU M4 Max comes with 36 GB only; the 40-core up to 128 GB)")
+MR_M5MAX = ("MacRumors, Apple unveils MacBook Pro with M5 Pro and M5 Max chips (2026-03-03, from Apple's press release)",
+            "https://www.macrumors.com/2026/03/03/apple-unveils-macbook-pro-with-m5-pro-and-m5-max-chips-with-neural-accelerators/")
+LOWYAT_M5MAX = ("Lowyat.NET, Apple M5 Pro and M5 Max (source: Apple press release)", "https://www.lowyat.net/2026/385170/apple-m5-pro-m5-max")
+apple("apple-m5-max-40c", "mem", 128, *MR_M5MAX, "\"M5 Pro features up to 20 GPU cores, while M5 Max doubles that to 40\", \"M5 Max retains its 128GB ceiling\"")
+read("apple-m5-max-40c", "bw", 614, page(*MR_M5MAX, "\"M5 Max retains its 128GB ceiling but raises bandwidth to 614GB/s\"")[:-len(" [read]")]
+     + "; " + page(*LOWYAT_M5MAX, "\"the M5 Max, it gets a maximum of 40 GPU cores, supporting up to 128GB of unified memory and 614GB/s of memory bandwidth\"")
+     + " (Apple's \"up to\" figure, the 40-core part; the 32-core M5 Max is not catalogued)")
 
 SCAN = ("Scan TekSpek, NVIDIA GeForce RTX 3060 Ti, specification table", "https://www.scan.co.uk/tekspek/gpu-graphics/nvidia-geforce-rtx-3060ti")
 for i, n, mem, bus, gbps, bw in [
@@ -966,10 +979,11 @@ read("apple-m2-pro", "fp32", 6.8, page(*FXW_M2P, "M2 Pro 19-core GPU \"with 2432
 HMC_M2M = ("hmc-tech.com, Apple 9-core M3 vs 38-core M2 Max (database copy)", "https://hmc-tech.com/gpu/apple-9-core-m3-fl-vs-apple-38-core-m2-max")
 read("apple-m2-max", "fp32", 13.6, page(*HMC_M2M, "38-Core M2 Max \"4864 Shaders\", \"1398MHz\", \"FP32 13.6 TFLOPS\", \"FP16 13.6 TFLOPS\" (no matrix units; Apple's own figure was not found)"))
 CPUM_M1U = ("cpu-monkey.com, Apple M1 Ultra (64-GPU) (database copy)", "https://www.cpu-monkey.com/en/cpu-apple_m1_ultra_64_gpu")
-read("apple-m1-ultra", "fp32", 21, APPLE.format(url="https://www.apple.com/newsroom/2022/03/apple-unveils-m1-ultra-the-worlds-most-powerful-chip-for-a-personal-computer/")
-     + ": 21.0 TFLOPS GPU (FP32; no matrix units, FP16 at the same rate); unsettled: Apple's M1 Ultra announcement as copied by launch reports gives no TFLOPS figure, "
-     + page(*CPUM_M1U, "\"an FP32 processing performance (single precision) of 21.2 TFLOP/s\"")[:-len(" [read]")]
-     + ", and twice the M1 Max's 10.4 TF (Techworm mirror, above) is 20.8: 21.0 stays until a primary page is found")
+TECHID_M1U = ("Techidence, Apple M1 Ultra: the most powerful Apple chip stands out with 20 CPU cores and 64 GPU cores (launch report)",
+              "https://techidence.com/apple-m1-ultra-the-most-powerful-apple-chip-stands-out-with-20-cpu-cores-and-64-gpu-cores/")
+read("apple-m1-ultra", "fp32", 21, page(*TECHID_M1U, "\"It incorporates 20 CPU cores, 64 cores for graphics, and has a power of 21 TFLOPS\" (FP32; no matrix units, FP16 at the same rate)")[:-len(" [read]")]
+     + "; " + page(*CPUM_M1U, "\"an FP32 processing performance (single precision) of 21.2 TFLOP/s\"")[:-len(" [read]")]
+     + "; twice the M1 Max's 10.4 TF (Techworm mirror, above) is 20.8 [read]")
 
 ADB_A2000 = ("cpu-gpu.alldbin.com, GeForce RTX 2060 TU104 and RTX A2000 comparison (database copy)", "https://cpu-gpu.alldbin.com/graphics-card-comparison/GeForce-RTX-2060-TU104-and-RTX-A2000-comparison.html")
 read("rtx-a2000-6gb", "bf16", r1(26 * 1200 * 1024 / 1e6), WS1024.format(sm=26, mhz=1200, wp=GA_WP, pages=page(*ADB_A2000,
