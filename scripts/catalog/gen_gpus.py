@@ -327,6 +327,24 @@ gpu("radeon-pro-w7800", "Radeon PRO W7800 32GB", "AMD", ["W7800", "PRO W7800"], 
     bf16=90.5, bf16_src=f"{AMD_PRO}: peak half precision (FP16) 90.5 TFLOPS", note=RDNA3)
 gpu("radeon-pro-w7900", "Radeon PRO W7900 48GB", "AMD", ["W7900", "PRO W7900"], 48, f"{AMD_PRO}: 48 GB GDDR6", 864, f"{AMD_PRO}: 864 GB/s",
     bf16=122.6, bf16_src=f"{AMD_PRO}: peak half precision (FP16) 122.6 TFLOPS", note=RDNA3)
+# Strix Halo's iGPU (Ryzen AI Max 390/395): llama.cpp's ROCm backend prints "Radeon 8060S Graphics", RADV
+# "Radeon 8060S Graphics (RADV STRIX_HALO)"; RADV's "AMD Radeon Graphics (RADV GFX1151)" names the 8050S too.
+SH_STRIX = ("svethardware.cz, AMD představuje Ryzen AI Max (Strix Halo) s až 16 jádry a GPU se 40 CU (CES 2025 launch report)",
+            "https://www.svethardware.cz/amd-predstavuje-ryzen-ai-max-strix-halo-s-az-16-jadry-a-gpu-se-40-cu/61477")
+TH_STRIX = ("Tom's Hardware, Mysterious AMD Ryzen AI MAX+ Pro 395 Strix Halo APU emerges on Geekbench (pre-launch report)",
+            "https://tomshardware.com/pc-components/cpus/mysterious-amd-ryzen-ai-max-pro-395-strix-halo-apu-emerges-on-geekbench-processor-expected-to-officially-debut-at-ces-2025")
+def _q(t, quote):
+    return f"{t[0]} ({t[1]}): {quote}"
+gpu("radeon-8060s", "Radeon 8060S (Ryzen AI Max 390 and 395)", "AMD",
+    ["Radeon 8060S", "Radeon 8060S Graphics", "Ryzen AI Max+ 395", "Ryzen AI Max 390", "Strix Halo"],
+    128, _q(TH_STRIX, "Ryzen AI Max+ Pro 395 \"is paired with 64GB of RAM, going as high as 128GB per shipping manifests\"")
+    + "; on one machine llama.cpp's ROCm line reads \"Radeon 8060S Graphics, gfx1151 (0x1151) ... VRAM: 126976 MiB\" (124 GiB; https://github.com/ggml-org/llama.cpp/pull/21344) [read]",
+    256, _q(SH_STRIX, "Ryzen AI Max+ 395 with \"GPU Radeon 8060S\": \"Využívat lze paměti LPDDR5x-8000 ... je zde 256bitové rozhraní\", \"činí paměťová propustnost 256 GB/s\"") + " [read]",
+    bf16=59.4, bf16_src="derived: 40 CUs x 2900 MHz x 512 FP16 FLOP/clk/CU (the RDNA3 WMMA rate, which RDNA 3.5 keeps) = 59.4 TFLOPS ("
+    + _q(SH_STRIX, "\"GPU Radeon 8060S s architekturou RDNA 3.5, které má 40 CU\", \"GPU běží na velmi vysoké frekvenci 2900 MHz\"") + " [read])",
+    note="Strix Halo iGPU on unified LPDDR5X: the memory figure is the largest configuration; the GPU gets what the firmware and driver assign "
+         "(llama.cpp's ROCm line prints it as VRAM). The Radeon 8050S (32 CUs, Ryzen AI Max 385) is not catalogued, so RADV's generic "
+         "\"AMD Radeon Graphics (RADV GFX1151)\" stays unknown.")
 
 # --- Intel Arc ---------------------------------------------------------------------------------------
 for (i, n, al, mem, bw, how, tops) in [
@@ -827,6 +845,14 @@ read("rtx-pro-4500-blackwell", "mem", 32, page(*TVS_PRO, "\"the RTX Pro 4500 shi
 read("rtx-pro-4500-blackwell", "bw", 896, page(*TVS_PRO, "\"896 GB/s of peak memory bandwidth versus 672 GB/s on the 4000\""))
 read("rtx-pro-4000-blackwell", "mem", 24, page(*TVS_PRO, "\"the RTX Pro 4000 offers 24GB across a narrower 192-bit bus\""))
 read("rtx-pro-4000-blackwell", "bw", 672, page(*TVS_PRO, "\"896 GB/s of peak memory bandwidth versus 672 GB/s on the 4000\""))
+SH_PRO5000 = ("svethardware.cz, Nvidia uvedla 72GB verzi karty RTX PRO 5000 (2025-10-22)", "https://www.svethardware.cz/nvidia-uvedla-72gb-verzi-karty-rtx-pro-5000/62241")
+PEP_PRO5000 = ("pepelac.news, NVIDIA RTX PRO 5000 Blackwell: versión de 72 GB ya oficial (2025-12-20)", "https://pepelac.news/es/ampposts/id16857-nvidia-rtx-pro-5000-blackwell-version-72-gb-ya-oficial")
+_pro5000 = (page(*SH_PRO5000, "the 48 GB card and the new 72 GB one: \"Samotné GPU má 14080 CUDA jader\", \"výkon dosahuje 2064 AI TOPS\", \"65 TFLOPS v FP32\"")[:-len(" [read]")]
+            + "; " + page(*PEP_PRO5000, "\"Ambas variantes se basan en la arquitectura Blackwell con 14.080 núcleos CUDA\", \"NVIDIA habla de hasta 65 TFLOPS en FP32 ... además de 2.064 AI TOPS\"")[:-len(" [read]")]
+            + "; NVIDIA's AI TOPS are FP4 with sparsity (4000 for the RTX PRO 6000, above); the 2142 recalled earlier was not found on any page [read]")
+read("rtx-pro-5000-blackwell", "bf16", 258.0, "derived: 2064 AI TOPS (FP4 with sparsity) / 2 dense / 4 for FP16; the FP16-accumulate rate: whether FP32 accumulate runs at full rate on this part was not confirmed (a database lists half) (" + _pro5000 + ")")
+read("rtx-pro-5000-blackwell", "fp8", 516.0, "derived: 2064 AI TOPS (FP4 with sparsity) / 2 dense / 2 for FP8 (" + _pro5000 + ")")
+read("rtx-pro-5000-blackwell", "fp4", 1032.0, "2064 AI TOPS (FP4 with sparsity), halved: " + _pro5000)
 BMH_P6000 = ("BenchmarkHardware, NVIDIA Quadro P6000 y P5000", "https://benchmarkhardware.com/?p=101867")
 read("quadro-p6000", "mem", 24, page(*BMH_P6000, "\"la P6000 ofrece 24GB VRAM GDDR5X\""))
 read("quadro-p6000", "bw", 432, page(*BMH_P6000, "\"una interfaz bus de 384 bits y con 432GB/s de banda ancha\""))
