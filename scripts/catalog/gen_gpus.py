@@ -1021,6 +1021,9 @@ read("rtx-a4500", "bf16", r1(56 * 1650 * 1024 / 1e6), WS1024.format(sm=56, mhz=1
      + "; NVIDIA's datasheet figure of 189.2 TFLOPS with sparsity, halved, is the same 94.6 [read]"))
 MTP_ARC = ("Meterpreter, Intel confirms that ARC A770/A750 will be launched soon (Intel interview)", "https://meterpreter.org/intel-confirms-that-arc-a770-a750-will-be-launched-soon")
 read("arc-a770-8gb", "mem", 8, page(*MTP_ARC, "\"ARC A770 supports 8GB or 16GB video memory configuration, Limited Edition only provides a 16GB version\""))
+WF_A770 = ("WinFuture, Intel Arc A770 im Test (ASRock Arc A770 Phantom Gaming OC, the 8 GB card)", "https://winfuture.de/videos/Hardware/Intel-Arc-A770-im-Test-Noch-keine-Konkurrenz-fuer-Nvidia-und-AMD-24708.html")
+read("arc-a770-8gb", "bw", 512, "derived: a 2000 MHz GDDR6 memory clock is 16 Gbps per pin (GDDR6 moves 8 bits per pin per clock), x 256-bit / 8 = 512 GB/s ("
+     + page(*WF_A770, "\"Die Intel Arc A770 ist mit 32 sogenannten Xe-Cores\", \"Der 8 GB große GDDR6-Videospeicher taktet mit 2000 MHz und ist an einem 256-Bit-Interface angebunden\"") + ")")
 SC_4000ADA = ("siliconcat.net, NVIDIA RTX 4000 Ada Generation (database copy)", "https://siliconcat.net/gpu/nvidia-rtx-4000-ada-generation")
 _ada4000 = ("; unsettled: from the SM count and boost clock, " + page(*SC_4000ADA, "\"Boost Clock\" \"2175MHz\", \"Shading Units\" \"6144\", \"SM Count\" \"48\"")[:-len(" [read]")]
             + ", 48 SMs x 2175 MHz x 1024 FLOP/clk/SM (the rate that reproduces NVIDIA's RTX 6000 Ada figure) gives 106.9 TFLOPS FP16, 213.8 FP8; NVIDIA's 327.6 corresponds to about 1.67 GHz."
