@@ -849,7 +849,7 @@ SH_PRO5000 = ("svethardware.cz, Nvidia uvedla 72GB verzi karty RTX PRO 5000 (202
 PEP_PRO5000 = ("pepelac.news, NVIDIA RTX PRO 5000 Blackwell: versión de 72 GB ya oficial (2025-12-20)", "https://pepelac.news/es/ampposts/id16857-nvidia-rtx-pro-5000-blackwell-version-72-gb-ya-oficial")
 _pro5000 = (page(*SH_PRO5000, "the 48 GB card and the new 72 GB one: \"Samotné GPU má 14080 CUDA jader\", \"výkon dosahuje 2064 AI TOPS\", \"65 TFLOPS v FP32\"")[:-len(" [read]")]
             + "; " + page(*PEP_PRO5000, "\"Ambas variantes se basan en la arquitectura Blackwell con 14.080 núcleos CUDA\", \"NVIDIA habla de hasta 65 TFLOPS en FP32 ... además de 2.064 AI TOPS\"")[:-len(" [read]")]
-            + "; NVIDIA's AI TOPS are FP4 with sparsity (4000 for the RTX PRO 6000, above); the 2142 recalled earlier was not found on any page [read]")
+            + "; NVIDIA's AI TOPS are FP4 with sparsity (4000 for the RTX PRO 6000, above); the 2142 this entry carried before was not found on any page [read]")
 read("rtx-pro-5000-blackwell", "bf16", 258.0, "derived: 2064 AI TOPS (FP4 with sparsity) / 2 dense / 4 for FP16; the FP16-accumulate rate: whether FP32 accumulate runs at full rate on this part was not confirmed (a database lists half) (" + _pro5000 + ")")
 read("rtx-pro-5000-blackwell", "fp8", 516.0, "derived: 2064 AI TOPS (FP4 with sparsity) / 2 dense / 2 for FP8 (" + _pro5000 + ")")
 read("rtx-pro-5000-blackwell", "fp4", 1032.0, "2064 AI TOPS (FP4 with sparsity), halved: " + _pro5000)
