@@ -327,6 +327,24 @@ gpu("radeon-pro-w7800", "Radeon PRO W7800 32GB", "AMD", ["W7800", "PRO W7800"], 
     bf16=90.5, bf16_src=f"{AMD_PRO}: peak half precision (FP16) 90.5 TFLOPS", note=RDNA3)
 gpu("radeon-pro-w7900", "Radeon PRO W7900 48GB", "AMD", ["W7900", "PRO W7900"], 48, f"{AMD_PRO}: 48 GB GDDR6", 864, f"{AMD_PRO}: 864 GB/s",
     bf16=122.6, bf16_src=f"{AMD_PRO}: peak half precision (FP16) 122.6 TFLOPS", note=RDNA3)
+# Strix Halo's iGPU (Ryzen AI Max 390/395): llama.cpp's ROCm backend prints "Radeon 8060S Graphics", RADV
+# "Radeon 8060S Graphics (RADV STRIX_HALO)"; RADV's "AMD Radeon Graphics (RADV GFX1151)" names the 8050S too.
+SH_STRIX = ("svethardware.cz, AMD představuje Ryzen AI Max (Strix Halo) s až 16 jádry a GPU se 40 CU (CES 2025 launch report)",
+            "https://www.svethardware.cz/amd-predstavuje-ryzen-ai-max-strix-halo-s-az-16-jadry-a-gpu-se-40-cu/61477")
+TH_STRIX = ("Tom's Hardware, Mysterious AMD Ryzen AI MAX+ Pro 395 Strix Halo APU emerges on Geekbench (pre-launch report)",
+            "https://tomshardware.com/pc-components/cpus/mysterious-amd-ryzen-ai-max-pro-395-strix-halo-apu-emerges-on-geekbench-processor-expected-to-officially-debut-at-ces-2025")
+def _q(t, quote):
+    return f"{t[0]} ({t[1]}): {quote}"
+gpu("radeon-8060s", "Radeon 8060S (Ryzen AI Max 390 and 395)", "AMD",
+    ["Radeon 8060S", "Radeon 8060S Graphics", "Ryzen AI Max+ 395", "Ryzen AI Max 390", "Strix Halo"],
+    128, _q(TH_STRIX, "Ryzen AI Max+ Pro 395 \"is paired with 64GB of RAM, going as high as 128GB per shipping manifests\"")
+    + "; on one machine llama.cpp's ROCm line reads \"Radeon 8060S Graphics, gfx1151 (0x1151) ... VRAM: 126976 MiB\" (124 GiB; https://github.com/ggml-org/llama.cpp/pull/21344) [read]",
+    256, _q(SH_STRIX, "Ryzen AI Max+ 395 with \"GPU Radeon 8060S\": \"Využívat lze paměti LPDDR5x-8000 ... je zde 256bitové rozhraní\", \"činí paměťová propustnost 256 GB/s\"") + " [read]",
+    bf16=59.4, bf16_src="derived: 40 CUs x 2900 MHz x 512 FP16 FLOP/clk/CU (the RDNA3 WMMA rate, which RDNA 3.5 keeps) = 59.4 TFLOPS ("
+    + _q(SH_STRIX, "\"GPU Radeon 8060S s architekturou RDNA 3.5, které má 40 CU\", \"GPU běží na velmi vysoké frekvenci 2900 MHz\"") + " [read])",
+    note="Strix Halo iGPU on unified LPDDR5X: the memory figure is the largest configuration; the GPU gets what the firmware and driver assign "
+         "(llama.cpp's ROCm line prints it as VRAM). The Radeon 8050S (32 CUs, Ryzen AI Max 385) is not catalogued, so RADV's generic "
+         "\"AMD Radeon Graphics (RADV GFX1151)\" stays unknown.")
 
 # --- Intel Arc ---------------------------------------------------------------------------------------
 for (i, n, al, mem, bw, how, tops) in [
@@ -370,6 +388,9 @@ for (i, n, al, mem, bw, url, fp32) in [
     ("apple-m4-max-32c", "Apple M4 Max (32-core GPU)", ["M4 Max", "M4 Max 32-core GPU", "M4 Max 32c"], 36, 410, "https://www.apple.com/macbook-pro/specs/", None),
     ("apple-m4-max-40c", "Apple M4 Max (40-core GPU)", ["M4 Max", "M4 Max 40-core GPU", "M4 Max 40c"], 128, 546, "https://www.apple.com/newsroom/2024/10/apple-introduces-m4-pro-and-m4-max/", None),
     ("apple-m5", "Apple M5", ["M5"], 32, 153, "https://www.apple.com/newsroom/2025/10/apple-unleashes-m5-the-next-big-leap-in-ai-performance-for-apple-silicon/", None),
+    # No bare "M5 Max" alias: a 32-core M5 Max exists, whose bandwidth no page found states, so the
+    # printed name "Apple M5 Max" is unknown (never taken as the 40-core part).
+    ("apple-m5-max-40c", "Apple M5 Max (40-core GPU)", ["M5 Max 40-core GPU", "M5 Max 40c"], 128, 614, "https://www.macrumors.com/2026/03/03/apple-unveils-macbook-pro-with-m5-pro-and-m5-max-chips-with-neural-accelerators/", None),
 ]:
     s = APPLE.format(url=url)
     kw = {}
@@ -584,6 +605,16 @@ apple("apple-m4-pro", "bw", 273, *TMORAN, "M4 Pro: \"273GB/s bandwidth\"")
 GB_M4M = ("GameBastion (Wccftech copy), Apple's M4 Max is the first non-Ultra chip past 500GB/s", "https://gamebastion.com/n/apple-s-m4-max-is-the-first-non-ultra/474547")
 apple("apple-m4-max-40c", "mem", 128, *GB_M4M, "\"configured with up to a 16-core CPU and a 40-core GPU ... up to 128GB of unified RAM\"")
 apple("apple-m4-max-40c", "bw", 546, *GB_M4M, "\"which Apple claims has a bandwidth of 546GB/s\"")
+HF_M4MAX = ("Hugging Face dataset Yinxing/LLM_Dataset, MacPro.txt (a copy of a Japanese launch report on the M4 Pro/M4 Max MacBook Pro)",
+            "https://huggingface.co/datasets/Yinxing/LLM_Dataset/blob/main/MacPro.txt")
+apple("apple-m4-max-32c", "mem", 36, *HF_M4MAX, "\"M4 Maxは、14コアCPU/32コアGPUと16コアCPU/40コアCPUの2種類で、前者がメモリ36GBのみ、後者が最大128GBまで\" (the 14-core CPU / 32-core GPU M4 Max comes with 36 GB only; the 40-core up to 128 GB)")
+MR_M5MAX = ("MacRumors, Apple unveils MacBook Pro with M5 Pro and M5 Max chips (2026-03-03, from Apple's press release)",
+            "https://www.macrumors.com/2026/03/03/apple-unveils-macbook-pro-with-m5-pro-and-m5-max-chips-with-neural-accelerators/")
+LOWYAT_M5MAX = ("Lowyat.NET, Apple M5 Pro and M5 Max (source: Apple press release)", "https://www.lowyat.net/2026/385170/apple-m5-pro-m5-max")
+apple("apple-m5-max-40c", "mem", 128, *MR_M5MAX, "\"M5 Pro features up to 20 GPU cores, while M5 Max doubles that to 40\", \"M5 Max retains its 128GB ceiling\"")
+read("apple-m5-max-40c", "bw", 614, page(*MR_M5MAX, "\"M5 Max retains its 128GB ceiling but raises bandwidth to 614GB/s\"")[:-len(" [read]")]
+     + "; " + page(*LOWYAT_M5MAX, "\"the M5 Max, it gets a maximum of 40 GPU cores, supporting up to 128GB of unified memory and 614GB/s of memory bandwidth\"")
+     + " (Apple's \"up to\" figure, the 40-core part; the 32-core M5 Max is not catalogued)")
 
 SCAN = ("Scan TekSpek, NVIDIA GeForce RTX 3060 Ti, specification table", "https://www.scan.co.uk/tekspek/gpu-graphics/nvidia-geforce-rtx-3060ti")
 for i, n, mem, bus, gbps, bw in [
@@ -814,6 +845,14 @@ read("rtx-pro-4500-blackwell", "mem", 32, page(*TVS_PRO, "\"the RTX Pro 4500 shi
 read("rtx-pro-4500-blackwell", "bw", 896, page(*TVS_PRO, "\"896 GB/s of peak memory bandwidth versus 672 GB/s on the 4000\""))
 read("rtx-pro-4000-blackwell", "mem", 24, page(*TVS_PRO, "\"the RTX Pro 4000 offers 24GB across a narrower 192-bit bus\""))
 read("rtx-pro-4000-blackwell", "bw", 672, page(*TVS_PRO, "\"896 GB/s of peak memory bandwidth versus 672 GB/s on the 4000\""))
+SH_PRO5000 = ("svethardware.cz, Nvidia uvedla 72GB verzi karty RTX PRO 5000 (2025-10-22)", "https://www.svethardware.cz/nvidia-uvedla-72gb-verzi-karty-rtx-pro-5000/62241")
+PEP_PRO5000 = ("pepelac.news, NVIDIA RTX PRO 5000 Blackwell: versión de 72 GB ya oficial (2025-12-20)", "https://pepelac.news/es/ampposts/id16857-nvidia-rtx-pro-5000-blackwell-version-72-gb-ya-oficial")
+_pro5000 = (page(*SH_PRO5000, "the 48 GB card and the new 72 GB one: \"Samotné GPU má 14080 CUDA jader\", \"výkon dosahuje 2064 AI TOPS\", \"65 TFLOPS v FP32\"")[:-len(" [read]")]
+            + "; " + page(*PEP_PRO5000, "\"Ambas variantes se basan en la arquitectura Blackwell con 14.080 núcleos CUDA\", \"NVIDIA habla de hasta 65 TFLOPS en FP32 ... además de 2.064 AI TOPS\"")[:-len(" [read]")]
+            + "; NVIDIA's AI TOPS are FP4 with sparsity (4000 for the RTX PRO 6000, above); the 2142 this entry carried before was not found on any page [read]")
+read("rtx-pro-5000-blackwell", "bf16", 258.0, "derived: 2064 AI TOPS (FP4 with sparsity) / 2 dense / 4 for FP16; the FP16-accumulate rate: whether FP32 accumulate runs at full rate on this part was not confirmed (a database lists half) (" + _pro5000 + ")")
+read("rtx-pro-5000-blackwell", "fp8", 516.0, "derived: 2064 AI TOPS (FP4 with sparsity) / 2 dense / 2 for FP8 (" + _pro5000 + ")")
+read("rtx-pro-5000-blackwell", "fp4", 1032.0, "2064 AI TOPS (FP4 with sparsity), halved: " + _pro5000)
 BMH_P6000 = ("BenchmarkHardware, NVIDIA Quadro P6000 y P5000", "https://benchmarkhardware.com/?p=101867")
 read("quadro-p6000", "mem", 24, page(*BMH_P6000, "\"la P6000 ofrece 24GB VRAM GDDR5X\""))
 read("quadro-p6000", "bw", 432, page(*BMH_P6000, "\"una interfaz bus de 384 bits y con 432GB/s de banda ancha\""))
@@ -966,10 +1005,11 @@ read("apple-m2-pro", "fp32", 6.8, page(*FXW_M2P, "M2 Pro 19-core GPU \"with 2432
 HMC_M2M = ("hmc-tech.com, Apple 9-core M3 vs 38-core M2 Max (database copy)", "https://hmc-tech.com/gpu/apple-9-core-m3-fl-vs-apple-38-core-m2-max")
 read("apple-m2-max", "fp32", 13.6, page(*HMC_M2M, "38-Core M2 Max \"4864 Shaders\", \"1398MHz\", \"FP32 13.6 TFLOPS\", \"FP16 13.6 TFLOPS\" (no matrix units; Apple's own figure was not found)"))
 CPUM_M1U = ("cpu-monkey.com, Apple M1 Ultra (64-GPU) (database copy)", "https://www.cpu-monkey.com/en/cpu-apple_m1_ultra_64_gpu")
-read("apple-m1-ultra", "fp32", 21, APPLE.format(url="https://www.apple.com/newsroom/2022/03/apple-unveils-m1-ultra-the-worlds-most-powerful-chip-for-a-personal-computer/")
-     + ": 21.0 TFLOPS GPU (FP32; no matrix units, FP16 at the same rate); unsettled: Apple's M1 Ultra announcement as copied by launch reports gives no TFLOPS figure, "
-     + page(*CPUM_M1U, "\"an FP32 processing performance (single precision) of 21.2 TFLOP/s\"")[:-len(" [read]")]
-     + ", and twice the M1 Max's 10.4 TF (Techworm mirror, above) is 20.8: 21.0 stays until a primary page is found")
+TECHID_M1U = ("Techidence, Apple M1 Ultra: the most powerful Apple chip stands out with 20 CPU cores and 64 GPU cores (launch report)",
+              "https://techidence.com/apple-m1-ultra-the-most-powerful-apple-chip-stands-out-with-20-cpu-cores-and-64-gpu-cores/")
+read("apple-m1-ultra", "fp32", 21, page(*TECHID_M1U, "\"It incorporates 20 CPU cores, 64 cores for graphics, and has a power of 21 TFLOPS\" (FP32; no matrix units, FP16 at the same rate)")[:-len(" [read]")]
+     + "; " + page(*CPUM_M1U, "\"an FP32 processing performance (single precision) of 21.2 TFLOP/s\"")[:-len(" [read]")]
+     + "; twice the M1 Max's 10.4 TF (Techworm mirror, above) is 20.8 [read]")
 
 ADB_A2000 = ("cpu-gpu.alldbin.com, GeForce RTX 2060 TU104 and RTX A2000 comparison (database copy)", "https://cpu-gpu.alldbin.com/graphics-card-comparison/GeForce-RTX-2060-TU104-and-RTX-A2000-comparison.html")
 read("rtx-a2000-6gb", "bf16", r1(26 * 1200 * 1024 / 1e6), WS1024.format(sm=26, mhz=1200, wp=GA_WP, pages=page(*ADB_A2000,
@@ -981,6 +1021,9 @@ read("rtx-a4500", "bf16", r1(56 * 1650 * 1024 / 1e6), WS1024.format(sm=56, mhz=1
      + "; NVIDIA's datasheet figure of 189.2 TFLOPS with sparsity, halved, is the same 94.6 [read]"))
 MTP_ARC = ("Meterpreter, Intel confirms that ARC A770/A750 will be launched soon (Intel interview)", "https://meterpreter.org/intel-confirms-that-arc-a770-a750-will-be-launched-soon")
 read("arc-a770-8gb", "mem", 8, page(*MTP_ARC, "\"ARC A770 supports 8GB or 16GB video memory configuration, Limited Edition only provides a 16GB version\""))
+WF_A770 = ("WinFuture, Intel Arc A770 im Test (ASRock Arc A770 Phantom Gaming OC, the 8 GB card)", "https://winfuture.de/videos/Hardware/Intel-Arc-A770-im-Test-Noch-keine-Konkurrenz-fuer-Nvidia-und-AMD-24708.html")
+read("arc-a770-8gb", "bw", 512, "derived: a 2000 MHz GDDR6 memory clock is 16 Gbps per pin (GDDR6 moves 8 bits per pin per clock), x 256-bit / 8 = 512 GB/s ("
+     + page(*WF_A770, "\"Die Intel Arc A770 ist mit 32 sogenannten Xe-Cores\", \"Der 8 GB große GDDR6-Videospeicher taktet mit 2000 MHz und ist an einem 256-Bit-Interface angebunden\"") + ")")
 SC_4000ADA = ("siliconcat.net, NVIDIA RTX 4000 Ada Generation (database copy)", "https://siliconcat.net/gpu/nvidia-rtx-4000-ada-generation")
 _ada4000 = ("; unsettled: from the SM count and boost clock, " + page(*SC_4000ADA, "\"Boost Clock\" \"2175MHz\", \"Shading Units\" \"6144\", \"SM Count\" \"48\"")[:-len(" [read]")]
             + ", 48 SMs x 2175 MHz x 1024 FLOP/clk/SM (the rate that reproduces NVIDIA's RTX 6000 Ada figure) gives 106.9 TFLOPS FP16, 213.8 FP8; NVIDIA's 327.6 corresponds to about 1.67 GHz."
