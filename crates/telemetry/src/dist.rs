@@ -310,7 +310,11 @@ mod tests {
                     continue;
                 }
                 let want = quantiles_nested(&mut v.clone()).map(f64::to_bits);
-                assert_eq!(quantiles_radix(&v).map(f64::to_bits), want, "n {n}, kind {kind}");
+                assert_eq!(
+                    quantiles_radix(&v).map(f64::to_bits),
+                    want,
+                    "n {n}, kind {kind}"
+                );
                 cases += 1;
             }
         }
