@@ -193,6 +193,7 @@ fn slot_line(rest: &[u8]) -> Parsed {
     }
 }
 
+#[inline(always)]
 pub(crate) fn slot_ids(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
     match slot_ids_fixed(rest) {
         Some(ids) => Some(ids),

@@ -11,7 +11,7 @@ use crate::event::{self, Event, Scope, ServeApi, SlotSelection};
 use crate::prefix;
 use crate::record::small;
 pub use crate::record::{CachedFrom, Draft, Engine, Instance, Request, StartReason};
-use crate::scan::{each_newline, trim};
+use crate::scan::{each_newline, trim, trim_padded};
 use crate::vllm::{self, EngineTag, Series};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
@@ -232,7 +232,7 @@ impl Item {
                         event: None,
                     };
                     if let Item::Line { event, .. } = out {
-                        let msg = trim(msg);
+                        let msg = trim_padded(msg);
                         if msg.is_empty() {
                             *event = Some(Event::TimingHeader);
                         } else {

@@ -398,6 +398,22 @@ pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     None
 }
 
+/// [`trim`], the leading spaces skipped a word at a time first (printf's field widths pad
+/// llama.cpp's timing messages with up to 7).
+#[inline(always)]
+pub(crate) fn trim_padded(mut b: &[u8]) -> &[u8] {
+    while let Some(w) = b.first_chunk::<8>() {
+        let other = nonzero_bytes(u64::from_le_bytes(*w) ^ splat(b' '));
+        // 8 when all eight are spaces.
+        let n = (other.trailing_zeros() / 8) as usize;
+        b = &b[n..];
+        if n < 8 {
+            break;
+        }
+    }
+    trim(b)
+}
+
 /// Trims ASCII blanks (and a stray `\r`) from both ends.
 pub(crate) fn trim(mut b: &[u8]) -> &[u8] {
     while let [b' ' | b'\t' | b'\r' | b'\n', rest @ ..] = b {
@@ -412,6 +428,18 @@ pub(crate) fn trim(mut b: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn padded_trim_is_trim() {
+        for lead in 0..20 {
+            for (body, tail) in [("eval time", ""), ("x", "  "), ("", ""), ("\tx\r", "\n")] {
+                for sep in [" ", "\t", "\r\n"] {
+                    let s = format!("{}{sep}{body}{tail}", " ".repeat(lead));
+                    assert_eq!(trim_padded(s.as_bytes()), trim(s.as_bytes()), "{s:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn line_ends_and_their_colour_flags() {
