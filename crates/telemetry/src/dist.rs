@@ -21,8 +21,12 @@ impl Dist {
         if v.is_empty() {
             return None;
         }
-        let min = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        // Both folds in one pass (each still meets the values in their order).
+        let (min, max) = v
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
         // 0.0 and -0.0 both present (only possible when 0 is in range): see below.
         let zeros_of_both_signs = min <= 0.0
             && max >= 0.0
