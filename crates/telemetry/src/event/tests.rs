@@ -665,7 +665,7 @@ fn printf_fields_read_a_word_at_a_time_read_as_the_cursor_does() {
             let want = c.uint().filter(|_| c.rest().is_empty());
             match crate::scan::fixed_uint::<5>(&f) {
                 Some(got) => assert_eq!(Some(got), want, "{f:?}"),
-                None => assert!(want.is_none() || f.iter().any(|&b| b == b'\t'), "{f:?}"),
+                None => assert!(want.is_none() || f.contains(&b'\t'), "{f:?}"),
             }
         }
     }
