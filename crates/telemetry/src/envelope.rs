@@ -260,10 +260,13 @@ pub(crate) fn summarise(mut inst: Instance, mut acc: EnvelopeAcc) -> InstanceRep
     totals.prompt_ms = round3(totals.prompt_ms);
     totals.gen_ms = round3(totals.gen_ms);
 
-    // The three large distributions (a value per request each) are selected on three threads:
-    // after the last line this is all that is left, and one core would do it alone.
+    // The four large distributions (a value per request each, and the windowed decode rates)
+    // are selected on four threads: after the last line this is all that is left, and one
+    // core would do it alone.
     let graphs_n = graphs.len();
-    let [decode, prompt_tps, graphs_dist] = dists([decode, prompt_rates, graphs]);
+    let windowed = std::mem::take(&mut inst.windowed_tps);
+    let [decode, prompt_tps, graphs_dist, windowed] =
+        dists([decode, prompt_rates, graphs, windowed]);
     let at_longest = prompts.iter().map(|p| p.0).max().map(|longest| {
         let band = prompts
             .iter()
@@ -334,7 +337,6 @@ pub(crate) fn summarise(mut inst: Instance, mut acc: EnvelopeAcc) -> InstanceRep
         }
     }
 
-    let windowed = Dist::of(std::mem::take(&mut inst.windowed_tps));
     InstanceReport {
         instance: inst,
         envelope: Envelope {

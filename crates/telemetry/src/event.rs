@@ -2,7 +2,7 @@
 //! (sources cited per shape), and halogen's `serve_api` line. Matching is by literal prefixes and
 //! printf-shaped numbers: one pass, no backtracking.
 
-use crate::scan::{find, find_byte_within, trim, Cur};
+use crate::scan::{find, find_byte_within, fixed_2f, fixed_uint, trim, Cur};
 use std::borrow::Cow;
 
 /// How llama.cpp picked the slot for a task (`get_available_slot`).
@@ -193,6 +193,7 @@ fn slot_line(rest: &[u8]) -> Parsed {
     }
 }
 
+#[inline(always)]
 pub(crate) fn slot_ids(rest: &[u8]) -> Option<(u32, Option<u64>, &[u8])> {
     match slot_ids_fixed(rest) {
         Some(ids) => Some(ids),
@@ -510,7 +511,7 @@ fn message_inline(msg: &[u8]) -> Option<Event> {
     match msg.first()? {
         b'p' => {
             if c.lit(b"prompt eval time") {
-                let (ms, tokens, tps) = timing(&mut c)?;
+                let (ms, tokens, tps) = timing_fixed(c.rest()).or_else(|| timing(&mut c))?;
                 return Some(Event::PromptEval { ms, tokens, tps });
             }
             if c.lit(b"prompt processing") {
@@ -520,7 +521,7 @@ fn message_inline(msg: &[u8]) -> Option<Event> {
         }
         b'e' => {
             if c.lit(b"eval time") {
-                let (ms, tokens, tps) = timing(&mut c)?;
+                let (ms, tokens, tps) = timing_fixed(c.rest()).or_else(|| timing(&mut c))?;
                 return Some(Event::Eval { ms, tokens, tps });
             }
             None
@@ -536,7 +537,13 @@ fn message_inline(msg: &[u8]) -> Option<Event> {
             None
         }
         b't' => {
-            if c.lit(b"total time") && c.tok(b"=") {
+            if !c.lit(b"total time") {
+                return None;
+            }
+            if let Some(ms) = total_fixed(c.rest()) {
+                return Some(Event::Total { ms });
+            }
+            if c.tok(b"=") {
                 let ms = c.dec()?;
                 c.tok(b"ms").then_some(())?;
                 return Some(Event::Total { ms });
@@ -691,6 +698,39 @@ fn uint_after(msg: &[u8], key: &[u8]) -> Option<u64> {
 fn dec_after(msg: &[u8], key: &[u8]) -> Option<f64> {
     let p = find(msg, key)?;
     Cur::new(&msg[p + key.len()..]).dec()
+}
+
+/// [`timing`] where llama.cpp's printf widths put the fields (` = %10.2f ms / %5d tokens
+/// (%8.2f ms per token, %8.2f tokens per second)`, server-context.cpp `print_timings`), read
+/// at fixed places; `None` when the text differs in any way (`timing` reads it then). Where
+/// this reads the figures, they are `timing`'s.
+#[inline(always)]
+fn timing_fixed(r: &[u8]) -> Option<(f64, u64, Option<f64>)> {
+    let r: &[u8; 83] = r.first_chunk()?;
+    if &r[..3] != b" = "
+        || &r[13..19] != b" ms / "
+        || &r[24..33] != b" tokens ("
+        || &r[41..56] != b" ms per token, "
+        || &r[64..] != b" tokens per second)"
+    {
+        return None;
+    }
+    let ms = fixed_2f::<10, 7>(r[3..].first_chunk()?)?;
+    let tokens = fixed_uint::<5>(r[19..].first_chunk()?)?;
+    // The per-token figure is only skipped by `timing`, but must be a number for the rate.
+    fixed_2f::<8, 5>(r[33..].first_chunk()?)?;
+    let tps = fixed_2f::<8, 5>(r[56..].first_chunk()?)?;
+    Some((ms, tokens, Some(tps)))
+}
+
+/// `total time = %10.2f ms` (the same function) at its printf widths; `None` otherwise.
+#[inline(always)]
+fn total_fixed(r: &[u8]) -> Option<f64> {
+    let r: &[u8; 16] = r.first_chunk()?;
+    if &r[..3] != b" = " || &r[13..] != b" ms" {
+        return None;
+    }
+    fixed_2f::<10, 7>(r[3..].first_chunk()?)
 }
 
 /// `= T ms / N tokens|runs [( P ms per token, R tokens per second)]`.

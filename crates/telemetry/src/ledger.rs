@@ -11,7 +11,7 @@ use crate::event::{self, Event, Scope, ServeApi, SlotSelection};
 use crate::prefix;
 use crate::record::small;
 pub use crate::record::{CachedFrom, Draft, Engine, Instance, Request, StartReason};
-use crate::scan::{each_newline, trim};
+use crate::scan::{each_newline, trim, trim_padded};
 use crate::vllm::{self, EngineTag, Series};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
@@ -232,7 +232,7 @@ impl Item {
                         event: None,
                     };
                     if let Item::Line { event, .. } = out {
-                        let msg = trim(msg);
+                        let msg = trim_padded(msg);
                         if msg.is_empty() {
                             *event = Some(Event::TimingHeader);
                         } else {
@@ -447,12 +447,61 @@ impl Miner {
         match item {
             Item::Blank => self.blank += 1,
             Item::Overlong => self.overlong += 1,
+            // Most lines of a busy server's log: a slot line of the request its slot runs.
+            Item::Line {
+                pid: None,
+                scope:
+                    Scope::Slot {
+                        slot,
+                        task: Some(task),
+                    },
+                event: Some(event),
+            } if !matches!(event, Event::Starting | Event::ModelLoaded) => {
+                match self.open_request(slot, task) {
+                    Some(r) => self.apply_open(slot, task, r, event),
+                    None => {
+                        let scope = Scope::Slot {
+                            slot,
+                            task: Some(task),
+                        };
+                        if !self.apply(None, scope, Some(event)) {
+                            self.unparsed += 1;
+                        }
+                    }
+                }
+            }
             Item::Line { pid, scope, event } => {
                 if !self.apply(pid, scope, event) {
                     self.unparsed += 1;
                 }
             }
         }
+    }
+
+    /// The current instance's request that slot `slot` runs, when it is task `task`'s.
+    #[inline(always)]
+    fn open_request(&self, slot: u32, task: u64) -> Option<usize> {
+        let s = &self.states[self.current];
+        let r = (*s.open.get(slot as usize)?)?;
+        (s.reqs.get(r.checked_sub(s.folded)?)?.task == Some(task)).then_some(r)
+    }
+
+    /// What [`Miner::apply`] does with a slot line (no pid, no process boundary) of request `r`
+    /// of the current instance, the one [`Miner::open_request`] found: the instance and the
+    /// request are known, so only their updates are left.
+    #[inline(always)]
+    fn apply_open(&mut self, slot: u32, task: u64, r: usize, event: Event) {
+        let line = self.lines;
+        let s = &mut self.states[self.current];
+        s.timing_ctx = match event {
+            Event::TimingHeader => Some((slot, task)),
+            _ => None,
+        };
+        if let Event::Selected { by, .. } = event {
+            s.count_selection(by);
+        }
+        s.apply_to(r, event);
+        s.inst.last_line = line;
     }
 
     fn new_instance(&mut self, pid: Option<u32>, why: StartReason) -> usize {

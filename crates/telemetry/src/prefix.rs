@@ -155,26 +155,28 @@ fn llama_prefix(b: &[u8]) -> &[u8] {
 /// Length of llama.cpp's "M.SS.mmm.uuu " time prefix, if `b` starts with one.
 #[inline]
 fn llama_time(b: &[u8]) -> Option<usize> {
+    use crate::scan::splat;
     let mut i = 0;
     while is_digit(b.get(i)) {
         i += 1;
     }
     let t: &[u8; 12] = b.get(i..i + 12)?.try_into().ok()?;
-    let d = u8::is_ascii_digit;
-    (i > 0
-        && t[0] == b'.'
-        && d(&t[1])
-        && d(&t[2])
-        && t[3] == b'.'
-        && d(&t[4])
-        && d(&t[5])
-        && d(&t[6])
-        && t[7] == b'.'
-        && d(&t[8])
-        && d(&t[9])
-        && d(&t[10])
-        && t[11] == b' ')
-        .then_some(i + 12)
+    let (head, tail) = t.split_at(8);
+    // ".SS.mmm." and "uuu " a word each: the dots and the space compared, the digits tested
+    // by `scan::fixed_uint`'s nibble test on the other bytes.
+    const DOTS: u64 = 0xFF00_0000_FF00_00FF;
+    let x = u64::from_le_bytes(head.try_into().ok()?);
+    let y = u64::from(u32::from_le_bytes(tail.try_into().ok()?));
+    let not_digit = |w: u64| {
+        let a = w ^ splat(b'0');
+        (a & !splat(0x0F)) | (((a & splat(0x0F)) + splat(0x06)) & splat(0x10))
+    };
+    let ok = i > 0
+        && x & DOTS == splat(b'.') & DOTS
+        && not_digit(x) & !DOTS == 0
+        && y >> 24 == u64::from(b' ')
+        && not_digit(y) & 0x00FF_FFFF == 0;
+    ok.then_some(i + 12)
 }
 
 /// Drops the level letter (without timestamps it stands alone: "I slot ...").
@@ -280,6 +282,55 @@ mod tests {
             assert_eq!(s.pid, *pid, "{line}");
             assert_eq!(std::str::from_utf8(s.body).unwrap(), *body, "{line}");
         }
+    }
+
+    /// The byte-at-a-time reading `llama_time` replaced.
+    fn llama_time_bytes(b: &[u8]) -> Option<usize> {
+        let mut i = 0;
+        while is_digit(b.get(i)) {
+            i += 1;
+        }
+        let t: &[u8; 12] = b.get(i..i + 12)?.try_into().ok()?;
+        let d = u8::is_ascii_digit;
+        (i > 0
+            && t[0] == b'.'
+            && d(&t[1])
+            && d(&t[2])
+            && t[3] == b'.'
+            && d(&t[4])
+            && d(&t[5])
+            && d(&t[6])
+            && t[7] == b'.'
+            && d(&t[8])
+            && d(&t[9])
+            && d(&t[10])
+            && t[11] == b' ')
+            .then_some(i + 12)
+    }
+
+    #[test]
+    fn time_prefix_read_a_word_at_a_time_reads_as_byte_at_a_time() {
+        let mut n = 0;
+        for lead in ["", "0", "12", "123456"] {
+            let good = format!("{lead}.13.533.887 I slot x");
+            assert_eq!(
+                llama_time(good.as_bytes()),
+                llama_time_bytes(good.as_bytes())
+            );
+            for at in 0..good.len() {
+                for v in 0..=255u8 {
+                    let mut l = good.clone().into_bytes();
+                    l[at] = v;
+                    assert_eq!(llama_time(&l), llama_time_bytes(&l), "{l:?}");
+                    n += usize::from(llama_time(&l).is_some());
+                }
+                assert_eq!(
+                    llama_time(&good.as_bytes()[..at]),
+                    llama_time_bytes(&good.as_bytes()[..at])
+                );
+            }
+        }
+        assert!(n > 1000, "{n}");
     }
 
     #[test]

@@ -248,6 +248,52 @@ pub(crate) fn find_byte_within(hay: &[u8], needle: u8, limit: usize) -> Option<u
         .map(|p| at + p)
 }
 
+/// The digits of a printf `%Nd`-shaped field of `L` bytes (blanks, then at least one digit),
+/// read a word at a time: their value, or `None` for any other shape (a sign, a tab, a wider
+/// number that shifted the field). Where this reads a value, [`Cur::uint`] reads the same.
+#[inline(always)]
+pub(crate) fn fixed_uint<const L: usize>(f: &[u8; L]) -> Option<u64> {
+    const LOW: u64 = splat(0x0F);
+    // The field right-aligned in a word, blanks before it: its last digit in the top byte, as
+    // `event::digits8` has them (the most significant digit in the lowest of them).
+    let mut b = [b' '; 8];
+    b[8 - L..].copy_from_slice(f);
+    let w = u64::from_le_bytes(b);
+    let a = w ^ splat(b'0');
+    let not_digit = (a & !LOW) | (((a & LOW) + splat(0x06)) & splat(0x10));
+    let marks = nonzero_bytes(not_digit);
+    // Digits at the top, blanks below them.
+    let n = marks.leading_zeros() / 8;
+    let below = u64::MAX.checked_shr(8 * n).unwrap_or(0);
+    if n == 0 || (w ^ splat(b' ')) & below != 0 {
+        return None;
+    }
+    // A blank's low nibble is 0 after the XOR: the digits stand alone in their bytes.
+    let v = a & LOW;
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8) & 0x00FF_00FF_00FF_00FF;
+    let v = v.wrapping_mul(100).wrapping_add(v >> 16) & 0x0000_FFFF_0000_FFFF;
+    Some(v.wrapping_mul(10000).wrapping_add(v >> 32) & 0xFFFF_FFFF)
+}
+
+/// A printf `%W.2f`-shaped field of `W` bytes (blanks, at least one digit, `.`, two digits;
+/// at most 8 bytes before the point): its value as [`Cur::dec`] reads it, or `None` for any
+/// other shape.
+#[inline(always)]
+pub(crate) fn fixed_2f<const W: usize, const L: usize>(f: &[u8; W]) -> Option<f64> {
+    let int: &[u8; L] = f.first_chunk()?;
+    let int = fixed_uint(int)?;
+    let [b'.', d1, d2] = *f.get(L..)? else {
+        return None;
+    };
+    let (d1, d2) = (d1.wrapping_sub(b'0'), d2.wrapping_sub(b'0'));
+    if d1 > 9 || d2 > 9 {
+        return None;
+    }
+    // At most 8 + 2 digits: exact in a double, and the same division as `Cur::dec`'s.
+    let mant = int * 100 + u64::from(d1) * 10 + u64::from(d2);
+    Some(mant as i64 as f64 / POW10[2])
+}
+
 const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
@@ -352,6 +398,22 @@ pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     None
 }
 
+/// [`trim`], the leading spaces skipped a word at a time first (printf's field widths pad
+/// llama.cpp's timing messages with up to 7).
+#[inline(always)]
+pub(crate) fn trim_padded(mut b: &[u8]) -> &[u8] {
+    while let Some(w) = b.first_chunk::<8>() {
+        let other = nonzero_bytes(u64::from_le_bytes(*w) ^ splat(b' '));
+        // 8 when all eight are spaces.
+        let n = (other.trailing_zeros() / 8) as usize;
+        b = &b[n..];
+        if n < 8 {
+            break;
+        }
+    }
+    trim(b)
+}
+
 /// Trims ASCII blanks (and a stray `\r`) from both ends.
 pub(crate) fn trim(mut b: &[u8]) -> &[u8] {
     while let [b' ' | b'\t' | b'\r' | b'\n', rest @ ..] = b {
@@ -366,6 +428,18 @@ pub(crate) fn trim(mut b: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn padded_trim_is_trim() {
+        for lead in 0..20 {
+            for (body, tail) in [("eval time", ""), ("x", "  "), ("", ""), ("\tx\r", "\n")] {
+                for sep in [" ", "\t", "\r\n"] {
+                    let s = format!("{}{sep}{body}{tail}", " ".repeat(lead));
+                    assert_eq!(trim_padded(s.as_bytes()), trim(s.as_bytes()), "{s:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn line_ends_and_their_colour_flags() {

@@ -557,3 +557,121 @@ fn stop_and_selection_lines_read_as_the_searches_do() {
         assert_eq!(format!("{got:?}"), format!("{want:?}"), "{msg}");
     }
 }
+
+#[test]
+fn timing_lines_at_printf_widths_read_as_the_cursor_does() {
+    // Figures of every width around the fields' (so that some shift the fields), signs,
+    // printf's inf and nan, tabs, and other spacings: where the fixed-place reading takes a
+    // line, its figures are the cursor's to the bit.
+    let ms = [
+        "0.00",
+        "0.01",
+        "960.96",
+        "17134.60",
+        "9999999.99",
+        "10000000.00",
+        "123456789.12",
+        "-5.00",
+        "inf",
+        "nan",
+        "1.5",
+        "12.345",
+        "007.50",
+    ];
+    let toks = ["0", "18", "160", "99999", "100000", "-1", "1234567"];
+    let rates = [
+        "0.00",
+        "53.39",
+        "99999.99",
+        "100000.00",
+        "inf",
+        "nan",
+        "-1.00",
+        "9.2",
+    ];
+    let bits = |t: Option<(f64, u64, Option<f64>)>| {
+        t.map(|(a, b, c)| (a.to_bits(), b, c.map(f64::to_bits)))
+    };
+    let (mut fixed, mut all) = (0, 0);
+    for m in ms {
+        for t in toks {
+            for (r, p) in rates
+                .iter()
+                .flat_map(|r| ["53.39", "100000.00", "nan"].map(|p| (r, p)))
+            {
+                let shapes = [
+                    format!(" = {m:>10} ms / {t:>5} tokens ({p:>8} ms per token, {r:>8} tokens per second)"),
+                    format!(" = {m:>9} ms / {t:>5} tokens ({p:>8} ms per token, {r:>8} tokens per second)"),
+                    format!(" = {m:>10} ms / {t:>5} tokens ({p:>8} ms per token, {r:>8} tokens per second)x"),
+                    format!(" =\t{m:>9} ms / {t:>5} tokens ({p:>8} ms per token, {r:>8} tokens per second)"),
+                    format!(" = {m:>10} ms / {t:>5} runs   ({p:>8} ms per token, {r:>8} tokens per second)"),
+                    format!(" = {m:>10} ms / {t:>5} tokens"),
+                    format!(" = {m} ms / {t} tokens ({p} ms per token, {r} tokens per second)"),
+                ];
+                for s in shapes {
+                    let b = s.as_bytes();
+                    let want = timing(&mut Cur::new(b));
+                    if let Some(got) = timing_fixed(b) {
+                        assert_eq!(bits(Some(got)), bits(want), "{s:?}");
+                        fixed += 1;
+                    }
+                    let total = |ms: Option<f64>| ms.map(f64::to_bits);
+                    let mut c = Cur::new(b);
+                    let want_total = c
+                        .tok(b"=")
+                        .then(|| c.dec())
+                        .flatten()
+                        .filter(|_| c.tok(b"ms"));
+                    if let Some(got) = total_fixed(b) {
+                        assert_eq!(total(Some(got)), total(want_total), "{s:?}");
+                    }
+                    all += 1;
+                }
+            }
+        }
+    }
+    assert!(fixed > 100, "the fixed-place reading took {fixed} of {all}");
+    // Every byte in every place of a printf-shaped line: taken or not, never different.
+    let line =
+        b" =   17134.60 ms /   160 tokens (  107.76 ms per token,     9.28 tokens per second)";
+    assert!(timing_fixed(line).is_some());
+    for at in 0..line.len() {
+        for v in 0..=255u8 {
+            let mut l = line.to_vec();
+            l[at] = v;
+            if let Some(got) = timing_fixed(&l) {
+                assert_eq!(bits(Some(got)), bits(timing(&mut Cur::new(&l))), "{at} {v}");
+            }
+            if let Some(got) = total_fixed(&l) {
+                let mut c = Cur::new(&l);
+                let want = c
+                    .tok(b"=")
+                    .then(|| c.dec())
+                    .flatten()
+                    .filter(|_| c.tok(b"ms"));
+                assert_eq!(Some(got.to_bits()), want.map(f64::to_bits), "{at} {v}");
+            }
+        }
+    }
+}
+
+#[test]
+fn printf_fields_read_a_word_at_a_time_read_as_the_cursor_does() {
+    for v in 0..=255u8 {
+        for at in 0..5 {
+            let mut f = *b"  123";
+            f[at] = v;
+            let mut c = Cur::new(&f);
+            let want = c.uint().filter(|_| c.rest().is_empty());
+            match crate::scan::fixed_uint::<5>(&f) {
+                Some(got) => assert_eq!(Some(got), want, "{f:?}"),
+                None => assert!(want.is_none() || f.contains(&b'\t'), "{f:?}"),
+            }
+        }
+    }
+    for n in [0u64, 7, 10, 99_999, 1_234_567, 99_999_999] {
+        let s = format!("{n:>8}");
+        let f: &[u8; 8] = s.as_bytes().try_into().unwrap();
+        assert_eq!(crate::scan::fixed_uint::<8>(f), Some(n));
+    }
+}
