@@ -274,6 +274,12 @@ mi("mi250", "Instinct MI250 128GB", ["MI250", "AMD Instinct MI250"], 128, 3276.8
 mi("mi250x", "Instinct MI250X 128GB", ["MI250X", "AMD Instinct MI250X"], 128, 3276.8,
    bf16=(383.0, "383 TFLOPS FP16/BF16 matrix"),
    note="Two GCDs in one package: ROCm shows two devices of 64 GB and 1.64 TB/s each; a single-device ceiling is half these figures.")
+# One die of either: ROCm lists each GCD as its own device and names both parts' dies alike, "AMD Instinct MI250X /
+# MI250" (a spaced " / " stays part of the name, so it is not read as "MI250"). Figures: read() below.
+mi("mi250x-mi250-gcd", "Instinct MI250X / MI250 GCD 64GB", ["AMD Instinct MI250X / MI250", "MI250X GCD", "MI250 GCD"], 64, 1638.4,
+   bf16=(191.5, "half the MI250X module's 383 TFLOPS"),
+   note="One GCD (die) of an MI250X or MI250 module, as ROCm, vLLM and llama.cpp see it: each die has its own 64 GB and half "
+        "the module's bandwidth. ROCm prints both parts' dies alike, so the MI250X's higher matrix rate is taken (the MI250's die: 181.05 TFLOPS).")
 MI35 = ("The Register, AMD's MI355X (https://www.theregister.com/2025/06/12/amd_mi355x/): 288 GB HBM3E, 8 TBps, "
         "10 PFLOPS FP4 dense on the MI355X (20 with sparsity); ISSCC 2026 report "
         "(https://www.world-today-news.com/?p=7253162): 8,192 FP8 FLOP/clk per CU, 5 PFLOPS FP8; Wccftech, Hot Chips 2025 "
@@ -681,6 +687,13 @@ for i, n, fp16 in [("mi250x", "MI250x", "383.0"), ("mi250", "MI250", "362.1")]:
     read(i, "mem", 128, page(*ZEX, f"{n} \"128GB\" HBM2e"))
     read(i, "bw", 3276.8, page(*WSM, "\"128GB of HBM2E memory is clocked at 3.2GHz, which, combined with an 8192-bit bus, delivers 3.2TB / s\" (8,192 bits x 3.2 GT/s = 3,276.8 GB/s)"))
     read(i, "bf16", float(fp16), page(*ZEX, f"{n} \"FP16 | bf16(Peak)\" \"Up to {fp16} TF\""))
+read("mi250x-mi250-gcd", "mem", 64, "derived: half the module's 128 GB, each die with its own four of the eight HBM2e stacks ("
+     + page(*ZEX, "MI250x \"128GB\" HBM2e")[:-len(" [read]")] + ") [read]")
+read("mi250x-mi250-gcd", "bw", 1638.4, "derived: half the module's 3,276.8 GB/s, each die on its own 4,096-bit half of the bus ("
+     + page(*WSM, "\"128GB of HBM2E memory is clocked at 3.2GHz, which, combined with an 8192-bit bus, delivers 3.2TB / s\"")[:-len(" [read]")]
+     + "): 4,096 bits x 3.2 GT/s = 1,638.4 GB/s [read]")
+read("mi250x-mi250-gcd", "bf16", 191.5, "derived: half the MI250X module's 383.0 TFLOPS (the MI250's: 362.1, 181.05 per die); ROCm prints both parts' dies alike, "
+     + "so the higher rate bounds either (" + page(*ZEX, "MI250x \"FP16 | bf16(Peak)\" \"Up to 383.0 TF\"")[:-len(" [read]")] + ") [read]")
 ITC_2000 = ("IT Creations, NVIDIA RTX 2000 Ada Generation GPU (NVIDIA's specification table)", "https://www.itcreations.com/nvidia-gpu/nvidia-rtx-2000-ada-gpu")
 read("rtx-2000-ada", "mem", 16, page(*ITC_2000, "\"GPU Memory | 16GB GDDR6\""))
 read("rtx-2000-ada", "bw", 224, page(*ITC_2000, "\"Memory Bandwidth | 224GB/s\""))

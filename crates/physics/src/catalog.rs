@@ -262,9 +262,15 @@ pub struct GpuName {
     pub reported_gib: Option<f64>,
 }
 
-/// A name's words: the part after the last `/`, lower-cased, split at spaces, `-` and `_`.
+/// A name's words: the part after the last `/` (an `org/` prefix), lower-cased, split at spaces,
+/// `-` and `_`. A ` / ` between spaces lists alternatives and stays a word of the name: ROCm
+/// names each die of both parts "AMD Instinct MI250X / MI250", which is not an MI250.
 fn words(name: &str) -> Vec<String> {
-    let base = name.rsplit('/').next().unwrap_or(name);
+    let base = if name.contains(" / ") {
+        name
+    } else {
+        name.rsplit('/').next().unwrap_or(name)
+    };
     base.split(|c: char| c.is_whitespace() || c == '-' || c == '_')
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
@@ -1161,6 +1167,25 @@ mod tests {
         }
     }
 
+    /// ROCm names each die of an MI250X or MI250 "AMD Instinct MI250X / MI250": that name must
+    /// not become the whole two-die module (twice the die's bandwidth), bare or pasted.
+    #[test]
+    fn an_mi250_die_is_never_the_whole_module() {
+        let c = cat();
+        let bare = c.gpu("AMD Instinct MI250X / MI250").unwrap().entry;
+        assert_eq!(bare.id, "mi250x-mi250-gcd");
+        assert_eq!(c.gpu("MI250").unwrap().entry.id, "mi250");
+        let line =
+            "Device 0: AMD Instinct MI250X / MI250, gfx90a:sramecc+:xnack- (0x90a), VMM: no, \
+                    Wave Size: 64, VRAM: 65520 MiB";
+        let die = c.gpu(line).unwrap().entry;
+        assert_eq!(die.id, "mi250x-mi250-gcd");
+        assert_eq!(
+            die.bandwidth_gbps.value * 2.0,
+            c.gpu("MI250X").unwrap().entry.bandwidth_gbps.value
+        );
+    }
+
     /// The cards self-hosters post llama.cpp scoreboards for, by the names they type; a name
     /// two memory sizes share is ambiguous until the size is given.
     #[test]
@@ -1187,6 +1212,7 @@ mod tests {
             ("A40", "a40"),
             ("MI50 32GB", "mi50-32gb"),
             ("MI250X", "mi250x"),
+            ("MI250X GCD", "mi250x-mi250-gcd"),
             ("RX 7900 XTX", "rx-7900-xtx"),
             ("RX 9070", "rx-9070"),
             ("Arc A770 16GB", "arc-a770-16gb"),
