@@ -493,14 +493,7 @@ impl Miner {
     fn apply_open(&mut self, slot: u32, task: u64, r: usize, event: Event) {
         let line = self.lines;
         let s = &mut self.states[self.current];
-        s.timing_ctx = match event {
-            Event::TimingHeader => Some((slot, task)),
-            _ => None,
-        };
-        if let Event::Selected { by, .. } = event {
-            s.count_selection(by);
-        }
-        s.apply_to(r, event);
+        s.apply_slot_event(slot, task, r, event);
         s.inst.last_line = line;
     }
 
@@ -591,15 +584,7 @@ impl Miner {
                     return true;
                 };
                 let (i, r) = self.request_for(i, pid, slot, task);
-                let s = &mut self.states[i];
-                s.timing_ctx = match event {
-                    Event::TimingHeader => Some((slot, task)),
-                    _ => None,
-                };
-                if let Event::Selected { by, .. } = event {
-                    s.count_selection(by);
-                }
-                s.apply_to(r, event);
+                self.states[i].apply_slot_event(slot, task, r, event);
                 true
             }
             Scope::Bare | Scope::Other => self.apply_unscoped(i, pid, scope, event),
@@ -774,6 +759,20 @@ impl Miner {
 }
 
 impl State {
+    /// A slot line's event for request `r` (slot `slot`, task `task`): the timing block it
+    /// opens (or any other line closes), the selection it counts, what it sets on the request.
+    #[inline(always)]
+    fn apply_slot_event(&mut self, slot: u32, task: u64, r: usize, event: Event) {
+        self.timing_ctx = match event {
+            Event::TimingHeader => Some((slot, task)),
+            _ => None,
+        };
+        if let Event::Selected { by, .. } = event {
+            self.count_selection(by);
+        }
+        self.apply_to(r, event);
+    }
+
     fn count_selection(&mut self, by: SlotSelection) {
         match by {
             SlotSelection::Lcp => self.inst.lcp_selections += 1,
