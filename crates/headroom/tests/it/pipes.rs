@@ -1,15 +1,15 @@
 //! `headroom X … | head -1`: a reader that goes away early ends the command quietly with exit
 //! 0, never a panic (`println!` panics on a closed pipe). Every command that prints more than one
 //! line runs on offline inputs (fixtures, the peer model, a recording made here from the
-//! emulator) twice: with stdout closed before it writes anything, and with one line read and
-//! then the pipe closed (what `head -1` does). Outputs over the pipe buffer (64 KiB: trace and
-//! gguf JSON, the tensor table) hit the closed pipe in the second way for certain; the first way
-//! closes the pipe before the process has started up, so every write meets it.
+//! emulator) twice: with stdout a pipe whose reader is gone before it starts, and with one line
+//! read and then the pipe closed (what `head -1` does). Outputs over the pipe buffer (64 KiB:
+//! trace and gguf JSON, the tensor table) hit the closed pipe in the second way for certain; in
+//! the first way every write meets it.
 
 use crate::util::Headroom;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Waits for the child (killing it past `limit`), returns its exit code and stderr.
@@ -48,10 +48,27 @@ fn assert_quiet_exit(args: &[&str], how: &str, (code, err): (Option<i32>, String
     assert_eq!(code, Some(0), "{what} exit code; stderr:\n{err}");
 }
 
+/// A pipe's writing end whose reading end is already closed: its only reader, `true`, has
+/// exited. Dropping the reader after spawning the command instead raced with a command that
+/// writes at once: a router whose startup report reached the pipe first kept serving.
+fn closed_pipe() -> Stdio {
+    let mut reader = Command::new("true")
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("spawn true");
+    let writer = reader.stdin.take().expect("stdin");
+    reader.wait().expect("wait for true");
+    Stdio::from(writer)
+}
+
 /// Stdout closed before the command writes.
 fn closed_at_start(args: &[&str]) {
-    let mut child = spawn(args);
-    drop(child.stdout.take());
+    let child = Headroom::new()
+        .args(args)
+        .stdin_io(Stdio::null())
+        .stdout_io(closed_pipe())
+        .stderr_io(Stdio::piped())
+        .spawn();
     let r = finish(child, Duration::from_secs(60), &args.join(" "));
     assert_quiet_exit(args, "stdout closed at start", r);
 }
