@@ -216,6 +216,16 @@ mod tests {
         })
     }
 
+    /// A xorshift64 stream from `seed`: test values, the same every run.
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
     fn bits(d: &Option<Dist>) -> Option<[u64; 6]> {
         d.as_ref()
             .map(|d| [d.n as f64, d.median, d.p10, d.p90, d.min, d.max].map(f64::to_bits))
@@ -223,13 +233,7 @@ mod tests {
 
     #[test]
     fn nested_selection_matches_three_selections() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
         let mut cases = 0;
         for n in (0..40).chain([99, 100, 101, 1000, 1001, 4097]) {
             for kind in 0..6 {
@@ -286,13 +290,7 @@ mod tests {
 
     #[test]
     fn radix_selection_matches_nested_selection() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
         let mut cases = 0;
         for n in (1..70).chain([99, 100, 101, 1000, 1001, 4095, 4096, 4097, 70_001]) {
             for kind in 0..7 {

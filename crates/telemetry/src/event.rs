@@ -2,7 +2,10 @@
 //! (sources cited per shape), and halogen's `serve_api` line. Matching is by literal prefixes and
 //! printf-shaped numbers: one pass, no backtracking.
 
-use crate::scan::{find, find_byte_within, fixed_2f, fixed_uint, trim, Cur};
+use crate::scan::{
+    digits_value, find, find_byte_within, fixed_2f, fixed_uint, non_digit_bytes, nonzero_bytes,
+    trim, Cur,
+};
 use std::borrow::Cow;
 
 /// How llama.cpp picked the slot for a task (`get_available_slot`).
@@ -267,14 +270,12 @@ fn has_colon(h: &[u8; 27]) -> bool {
 #[inline(always)]
 fn digits8(t: &[u8]) -> Option<(usize, u64)> {
     const LOW: u64 = 0x0F0F_0F0F_0F0F_0F0F;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let w: [u8; 8] = t.get(..8)?.try_into().ok()?;
-    // The first byte in the lowest: each byte minus '0' (no borrow: XOR), then a byte is a
-    // digit exactly when its high nibble is 0 and its low nibble + 6 stays under 16.
-    let a = u64::from_le_bytes(w) ^ 0x3030_3030_3030_3030;
-    let not_digit = (a & !LOW) | (((a & LOW) + 0x0606_0606_0606_0606) & 0x1010_1010_1010_1010);
-    // The high bit of every byte that is not a digit (no carry crosses a byte).
-    let marks = (((not_digit & !HIGH) + !HIGH) | not_digit) & HIGH;
+    // The first byte in the lowest, each minus '0' (no borrow: XOR).
+    let w = u64::from_le_bytes(w);
+    let a = w ^ 0x3030_3030_3030_3030;
+    // The high bit of every byte that is not a digit.
+    let marks = nonzero_bytes(non_digit_bytes(w));
     if marks == 0 {
         return None;
     }
@@ -282,13 +283,8 @@ fn digits8(t: &[u8]) -> Option<(usize, u64)> {
     if n == 0 {
         return Some((0, 0));
     }
-    // The n digits into the top bytes, zeros (leading zeros) below them; then pairs, fours and
-    // eights of digits are combined by multiplication (the most significant in the lowest byte).
-    let v = (a & LOW) << (8 * (8 - n));
-    let v = v.wrapping_mul(10).wrapping_add(v >> 8) & 0x00FF_00FF_00FF_00FF;
-    let v = v.wrapping_mul(100).wrapping_add(v >> 16) & 0x0000_FFFF_0000_FFFF;
-    let v = v.wrapping_mul(10000).wrapping_add(v >> 32) & 0xFFFF_FFFF;
-    Some((n, v))
+    // The n digits into the top bytes, zeros (leading zeros) below them.
+    Some((n, digits_value((a & LOW) << (8 * (8 - n)))))
 }
 
 /// [`slot_ids`] of any spacing.

@@ -155,27 +155,23 @@ fn llama_prefix(b: &[u8]) -> &[u8] {
 /// Length of llama.cpp's "M.SS.mmm.uuu " time prefix, if `b` starts with one.
 #[inline]
 fn llama_time(b: &[u8]) -> Option<usize> {
-    use crate::scan::splat;
+    use crate::scan::{non_digit_bytes, splat};
     let mut i = 0;
     while is_digit(b.get(i)) {
         i += 1;
     }
     let t: &[u8; 12] = b.get(i..i + 12)?.try_into().ok()?;
     let (head, tail) = t.split_at(8);
-    // ".SS.mmm." and "uuu " a word each: the dots and the space compared, the digits tested
-    // by `scan::fixed_uint`'s nibble test on the other bytes.
+    // ".SS.mmm." and "uuu " a word each: the dots and the space compared, the other bytes
+    // tested for digits.
     const DOTS: u64 = 0xFF00_0000_FF00_00FF;
     let x = u64::from_le_bytes(head.try_into().ok()?);
     let y = u64::from(u32::from_le_bytes(tail.try_into().ok()?));
-    let not_digit = |w: u64| {
-        let a = w ^ splat(b'0');
-        (a & !splat(0x0F)) | (((a & splat(0x0F)) + splat(0x06)) & splat(0x10))
-    };
     let ok = i > 0
         && x & DOTS == splat(b'.') & DOTS
-        && not_digit(x) & !DOTS == 0
+        && non_digit_bytes(x) & !DOTS == 0
         && y >> 24 == u64::from(b' ')
-        && not_digit(y) & 0x00FF_FFFF == 0;
+        && non_digit_bytes(y) & 0x00FF_FFFF == 0;
     ok.then_some(i + 12)
 }
 

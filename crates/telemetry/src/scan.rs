@@ -227,6 +227,25 @@ pub(crate) const fn nonzero_bytes(w: u64) -> u64 {
     (((w & LOW7) + LOW7) | w) & splat(0x80)
 }
 
+/// Non-zero in each byte of `w` that is not an ASCII digit, zero in each that is (exact: no
+/// carry crosses bytes). Each byte minus '0' (no borrow: XOR) is a digit exactly when its high
+/// nibble is then 0 and its low nibble + 6 stays under 16.
+#[inline(always)]
+pub(crate) const fn non_digit_bytes(w: u64) -> u64 {
+    const LOW: u64 = splat(0x0F);
+    let a = w ^ splat(b'0');
+    (a & !LOW) | (((a & LOW) + splat(0x06)) & splat(0x10))
+}
+
+/// The value of eight digits, one per byte (0-9 each, the most significant in the lowest
+/// byte): pairs, fours and eights combined by multiplication.
+#[inline(always)]
+pub(crate) const fn digits_value(v: u64) -> u64 {
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8) & 0x00FF_00FF_00FF_00FF;
+    let v = v.wrapping_mul(100).wrapping_add(v >> 16) & 0x0000_FFFF_0000_FFFF;
+    v.wrapping_mul(10000).wrapping_add(v >> 32) & 0xFFFF_FFFF
+}
+
 /// Position of the first `needle` in `hay[..limit]` (a short window at a line's start), one
 /// word at a time.
 #[inline(always)]
@@ -259,20 +278,15 @@ pub(crate) fn fixed_uint<const L: usize>(f: &[u8; L]) -> Option<u64> {
     let mut b = [b' '; 8];
     b[8 - L..].copy_from_slice(f);
     let w = u64::from_le_bytes(b);
-    let a = w ^ splat(b'0');
-    let not_digit = (a & !LOW) | (((a & LOW) + splat(0x06)) & splat(0x10));
-    let marks = nonzero_bytes(not_digit);
+    let marks = nonzero_bytes(non_digit_bytes(w));
     // Digits at the top, blanks below them.
     let n = marks.leading_zeros() / 8;
     let below = u64::MAX.checked_shr(8 * n).unwrap_or(0);
     if n == 0 || (w ^ splat(b' ')) & below != 0 {
         return None;
     }
-    // A blank's low nibble is 0 after the XOR: the digits stand alone in their bytes.
-    let v = a & LOW;
-    let v = v.wrapping_mul(10).wrapping_add(v >> 8) & 0x00FF_00FF_00FF_00FF;
-    let v = v.wrapping_mul(100).wrapping_add(v >> 16) & 0x0000_FFFF_0000_FFFF;
-    Some(v.wrapping_mul(10000).wrapping_add(v >> 32) & 0xFFFF_FFFF)
+    // A blank's low nibble is 0 after the XOR with '0': the digits stand alone in their bytes.
+    Some(digits_value((w ^ splat(b'0')) & LOW))
 }
 
 /// A printf `%W.2f`-shaped field of `W` bytes (blanks, at least one digit, `.`, two digits;
