@@ -15,9 +15,10 @@ if [ "${HEADROOM_TEST_TIMES:-0}" = 1 ]; then
   export HEADROOM_SERIAL_TIMES="$PWD/target/serial-times.txt"
   mkdir -p target && : >"$HEADROOM_SERIAL_TIMES"
 fi
-# Arguments (a crate, a filter): cargo's own run, as given.
+# Arguments (a crate, a filter): cargo's own run, as given. No --workspace: with it a `-p CRATE`
+# would not narrow the run; without -p the root (a virtual manifest) still tests every crate.
 if [ "$#" -gt 0 ]; then
-  exec cargo test --workspace --release --no-fail-fast "$@"
+  exec cargo test --release --no-fail-fast "$@"
 fi
 
 # Two live lanes. Live tests run one at a time within a test process (testpeers::serial), and
