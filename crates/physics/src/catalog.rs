@@ -292,7 +292,8 @@ fn memory_number(w: &str) -> Option<f64> {
 
 /// The device part of a line a llama.cpp backend prints when it lists its devices, as users
 /// paste it: the name after `ggml_vulkan: 0 =` (older builds: `ggml_vulkan: Using`), `Device 0:`,
-/// `Vulkan0:`, `GPU name:` or `found device:`, or the name column of SYCL's device table; cut at
+/// `Vulkan0:`, `CUDA0   :`, `GPU name:` or `found device:`, the bracket after the label in the
+/// loader's `using device CUDA0 (...)`, or the name column of SYCL's device table; cut at
 /// the first `|` (Vulkan's `| uma: 0 | fp16: 1 ...`) and the first `,` (CUDA's `, compute
 /// capability 8.6, VMM: yes`, ROCm's `, gfx1100 (0x1100)`), without parenthesised words
 /// (`(RADV NAVI31)`, `(radv)`, `(NVIDIA)`, `(AMD proprietary driver)`, `(R)`, `(TM)`) but for a
@@ -309,6 +310,32 @@ pub fn device_part(line: &str) -> (String, Option<f64>) {
             .starts_with("mib")
             .then_some(mib / 1024.0)
     });
+    // `using device CUDA0 (NVIDIA GeForce RTX 5060 Ti) (0000:01:00.0) - 15055 MiB free` (model
+    // loading) and `registered device CUDA0 (...)`: the name is the bracket after the label.
+    for marker in ["using device ", "registered device "] {
+        let Some(i) = lower.find(marker) else {
+            continue;
+        };
+        let rest = &line[i + marker.len()..];
+        let label_end = rest.find(' ').unwrap_or(rest.len());
+        let after = rest[label_end..].trim_start();
+        if !rest[..label_end].ends_with(|c: char| c.is_ascii_digit()) || !after.starts_with('(') {
+            continue;
+        }
+        let mut depth = 0usize;
+        for (k, c) in after.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return (device_part(&after[1..k]).0, vram);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
     // The name follows the last of these markers (all ASCII, so byte offsets agree).
     let mut start = 0;
     for marker in [
@@ -386,8 +413,8 @@ pub fn device_part(line: &str) -> (String, Option<f64>) {
     (out, vram)
 }
 
-/// Where the name starts after a `Device 0:` / `Vulkan0:` style label at the start of the
-/// line or after whitespace, if there is one.
+/// Where the name starts after a `Device 0:` / `Vulkan0:` / `CUDA0   :` style label at the
+/// start of the line or after whitespace, if there is one.
 fn numbered_label(lower: &str, prefix: &str) -> Option<usize> {
     let mut from = 0;
     while let Some(k) = lower[from..].find(prefix) {
@@ -398,8 +425,10 @@ fn numbered_label(lower: &str, prefix: &str) -> Option<usize> {
         }
         let rest = &lower[i + prefix.len()..];
         let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
-        if digits > 0 && rest[digits..].starts_with(':') {
-            return Some(i + prefix.len() + digits + 1);
+        // llama-server's device list pads the label: `  - CUDA0   : NVIDIA GeForce RTX 3070`.
+        let pad = rest[digits..].len() - rest[digits..].trim_start_matches(' ').len();
+        if digits > 0 && rest[digits + pad..].starts_with(':') {
+            return Some(i + prefix.len() + digits + pad + 1);
         }
     }
     None
@@ -409,14 +438,16 @@ fn numbered_label(lower: &str, prefix: &str) -> Option<usize> {
 /// number (fewer cores, a narrower or slower memory bus).
 const LAPTOP_WORDS: [&str; 4] = ["laptop", "mobile", "maxq", "max-q"];
 
-/// Whether a GPU name names a laptop part (`RTX 4090 Laptop GPU`, `Quadro P5000 Max-Q`).
+/// Whether a GPU name names a laptop part (`RTX 4090 Laptop GPU`, `Quadro P5000 Max-Q`). A
+/// `Max-Q Workstation Edition` is a desktop card's low-power edition, not a laptop part.
 pub fn is_laptop_name(name: &str) -> bool {
     let (part, _) = device_part(name);
     let lower = part.to_lowercase();
-    lower
+    let laptop_word = lower
         .split(|c: char| c.is_whitespace() || c == '_')
         .any(|w| LAPTOP_WORDS.contains(&w))
-        || lower.contains("max-q")
+        || lower.contains("max-q");
+    laptop_word && !lower.contains("workstation")
 }
 
 /// The GPU matching rule's normal form. Take the device part of a pasted llama.cpp device line
@@ -1718,6 +1749,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("a laptop part"), "{e}");
+        // The RTX PRO 6000's 300 W Max-Q Workstation Edition is a desktop card, not a laptop part.
+        assert!(is_laptop_name("Quadro P5000 Max-Q"));
+        assert!(!is_laptop_name(
+            "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"
+        ));
     }
 
     #[test]
@@ -1748,6 +1784,24 @@ mod tests {
             "Intel Arc A770 Graphics"
         );
         assert_eq!(d("RTX 3090").0, "RTX 3090");
+        // llama-server's device list, its label padded and the memory in a bracket.
+        assert_eq!(
+            d("  - CUDA0   : NVIDIA GeForce RTX 3070 (8191 MiB, 7114 MiB free)").0,
+            "NVIDIA GeForce RTX 3070"
+        );
+        assert_eq!(
+            d("  CUDA0: Quadro P4000 (8107 MiB, 8022 MiB free)").0,
+            "Quadro P4000"
+        );
+        // The model loader's line names the device in a bracket after its label.
+        assert_eq!(
+            d("llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 5060 Ti) (0000:01:00.0) - 15055 MiB free").0,
+            "NVIDIA GeForce RTX 5060 Ti"
+        );
+        assert_eq!(
+            d("llama_load_model_from_file: using device Vulkan0 (AMD Radeon RX 6700 XT (RADV NAVI22)) - 12032 MiB free").0,
+            "AMD Radeon RX 6700 XT"
+        );
         // A reported VRAM picks between variants that print one name, and only a size the
         // driver could report for the part: 12 GB tells the 3060s apart, 24 GB fits neither.
         let c = cat();
