@@ -103,6 +103,8 @@ pub fn card_class(gpu: &Gpu) -> &'static str {
     match gpu.vendor.as_str() {
         "Apple" => "Apple M-series (unified memory)",
         "AMD" if id.starts_with("mi") => "AMD Instinct (HBM)",
+        // Ryzen iGPUs (Strix Halo's Radeon 8060S) share the CPU's LPDDR5X, not GDDR.
+        "AMD" if gpu.name.contains("Ryzen") => "AMD Ryzen iGPU (unified memory)",
         "AMD" => "AMD Radeon (GDDR)",
         "Intel" => "Intel Arc",
         _ if ["rtx", "gtx", "titan", "quadro"]
