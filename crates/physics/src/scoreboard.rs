@@ -1,12 +1,14 @@
 //! Published llama.cpp decode measurements held against headroom's ceilings.
 //!
-//! fixtures/scoreboards/llamacpp_tg128.toml holds `llama-bench` tg128 results (one sequence,
-//! 128 generated tokens, full offload) that users posted to llama.cpp's scoreboard threads for
-//! the CUDA, Vulkan, ROCm and Apple Silicon backends, on the threads' fixed model (Llama 2 7B
-//! Q4_0). Each run is scored against the decode ceiling headroom computes for its card, model
-//! and file type: a run above its ceiling would mean a wrong bandwidth, bits per weight or
-//! card. The fractions give, per backend and class of card, the share of the ceiling llama.cpp
-//! reaches (median and range), which `headroom ceiling` quotes.
+//! fixtures/scoreboards/llamacpp_tg128.toml holds published single-sequence llama.cpp decode
+//! rates (full offload): `llama-bench` tg128 results users posted to llama.cpp's scoreboard
+//! threads for the CUDA, Vulkan, ROCm and Apple Silicon backends on the threads' fixed model
+//! (Llama 2 7B Q4_0), the Apple thread's F16 and Q8_0 columns, and other public pages (other
+//! tests, models and file types, each row saying which). Each run is scored against the decode
+//! ceiling headroom computes for its card, model and file type: a run above its ceiling would
+//! mean a wrong bandwidth, bits per weight or card. The fractions of the fixed run (Llama 2 7B
+//! Q4_0, tg128) give, per backend and class of card, the share of the ceiling llama.cpp reaches
+//! (median and range), which `headroom ceiling` quotes.
 
 use numbers::fmt::percent;
 use serde::{Deserialize, Serialize};
@@ -30,13 +32,31 @@ pub struct Run {
     pub model: String,
     /// GGUF file type (`--quantization` name).
     pub file_type: String,
-    /// Published tg128, tokens/s.
+    /// The `llama-bench` test the figure is from (`tg128` unless the row says, e.g. `tg512`), or
+    /// `eval` for a decode rate not measured with llama-bench.
+    #[serde(default = "default_test")]
+    pub test: String,
+    /// Published decode rate, tokens/s (tg128 unless `test` says otherwise).
     pub tg128: f64,
-    pub flash_attn: bool,
-    /// The scoreboard thread.
+    /// Flash attention on or off; `None` where the page does not say.
+    #[serde(default)]
+    pub flash_attn: Option<bool>,
+    /// The public page the figure was read in.
     pub source: String,
     /// How the figure was quoted where it was read.
     pub quoted: String,
+}
+
+fn default_test() -> String {
+    "tg128".to_string()
+}
+
+impl Run {
+    /// The scoreboards' fixed run (Llama 2 7B Q4_0, llama-bench tg128): the rows the bands are
+    /// computed from. Other rows are held against their ceiling only.
+    pub fn is_fixed_run(&self) -> bool {
+        self.model == "llama-2-7b" && self.file_type == "Q4_0" && self.test == "tg128"
+    }
 }
 
 #[derive(Deserialize)]
@@ -83,6 +103,8 @@ pub fn card_class(gpu: &Gpu) -> &'static str {
     match gpu.vendor.as_str() {
         "Apple" => "Apple M-series (unified memory)",
         "AMD" if id.starts_with("mi") => "AMD Instinct (HBM)",
+        // Ryzen iGPUs (Strix Halo's Radeon 8060S) share the CPU's LPDDR5X, not GDDR.
+        "AMD" if gpu.name.contains("Ryzen") => "AMD Ryzen iGPU (unified memory)",
         "AMD" => "AMD Radeon (GDDR)",
         "Intel" => "Intel Arc",
         _ if ["rtx", "gtx", "titan", "quadro"]
@@ -123,9 +145,11 @@ pub fn score(catalog: &Catalog) -> Result<Vec<Scored>, PhysicsError> {
     Ok(out)
 }
 
-/// Median and range of the fraction per backend and class of card.
+/// Median and range of the fraction per backend and class of card, over the fixed-run rows
+/// (Llama 2 7B Q4_0, tg128; [`Run::is_fixed_run`]).
 pub fn bands(scored: &[Scored]) -> Vec<Band> {
-    let mut keys: Vec<(String, &'static str)> = scored
+    let fixed: Vec<&Scored> = scored.iter().filter(|s| s.run.is_fixed_run()).collect();
+    let mut keys: Vec<(String, &'static str)> = fixed
         .iter()
         .map(|s| (s.run.backend.clone(), s.class))
         .collect();
@@ -133,7 +157,7 @@ pub fn bands(scored: &[Scored]) -> Vec<Band> {
     keys.dedup();
     keys.into_iter()
         .map(|(backend, class)| {
-            let mut f: Vec<f64> = scored
+            let mut f: Vec<f64> = fixed
                 .iter()
                 .filter(|s| s.run.backend == backend && s.class == class)
                 .map(|s| s.fraction)
@@ -179,8 +203,8 @@ pub fn band_note(catalog: &Catalog, gpu: &Gpu) -> Option<String> {
     (!parts.is_empty()).then(|| {
         format!(
             "llama.cpp on {class} cards reaches {} of the decode ceiling in published \
-             llama-bench tg128 runs (Llama 2 7B Q4_0, one sequence; llama.cpp discussions \
-             #15013, #10879, #15021, #4167)",
+             llama-bench tg128 runs (Llama 2 7B Q4_0, one sequence; llama.cpp's scoreboard \
+             discussions #15013, #10879, #15021, #4167 and runs posted for them)",
             parts.join("; ")
         )
     })
@@ -192,7 +216,8 @@ mod tests {
 
     /// Every published single-stream run whose card is catalogued lies at or below headroom's
     /// ceiling for its model and file type; one above would mean a wrong bandwidth, bits per
-    /// weight or card. Prints the per-backend, per-class bands (the BENCHMARKS.md table):
+    /// weight or card. Prints every run, a count per backend and file type, and the per-backend,
+    /// per-class bands of the fixed run (the BENCHMARKS.md table):
     /// cargo test --release -p physics scoreboard -- --nocapture
     #[test]
     fn published_runs_lie_below_the_ceiling() {
@@ -202,9 +227,12 @@ mod tests {
         assert_eq!(scored.len(), all.len(), "every fixture card is catalogued");
         for s in &scored {
             println!(
-                "{:8} {:34} tg128 {:7.2}  ceiling {:7.1}  {:5.1} %",
+                "{:6} {:26} {:12} {:6} {:5} {:7.2}  ceiling {:7.1}  {:5.1} %",
                 s.run.backend,
                 s.run.card,
+                s.run.model,
+                s.run.file_type,
+                s.run.test,
                 s.run.tg128,
                 s.ceiling_tps,
                 s.fraction * 100.0
@@ -217,10 +245,26 @@ mod tests {
                 s.run.tg128,
                 s.ceiling_tps
             );
-            assert!(s
-                .run
-                .source
-                .contains("github.com/ggml-org/llama.cpp/discussions/"));
+            // Every row names the public page it was read in.
+            assert!(
+                s.run.source.contains("https://github.com/"),
+                "{}",
+                s.run.source
+            );
+            assert!(s.run.tg128 > 0.0 && !s.run.quoted.is_empty());
+        }
+        let mut counts: Vec<(String, String, usize)> = Vec::new();
+        for s in &scored {
+            let key = (s.run.backend.clone(), s.run.file_type.clone());
+            match counts.iter_mut().find(|c| (&c.0, &c.1) == (&key.0, &key.1)) {
+                Some(c) => c.2 += 1,
+                None => counts.push((key.0, key.1, 1)),
+            }
+        }
+        counts.sort();
+        println!("\nruns: {}", scored.len());
+        for (backend, file_type, n) in &counts {
+            println!("  {backend} {file_type}: {n}");
         }
         println!("\n| backend | class of card | n | median | range |\n|---|---|---|---|---|");
         for b in bands(&scored) {
