@@ -305,6 +305,23 @@ pub fn resolve_bits(i: &BitsInputs) -> Result<BitsResolution, PhysicsError> {
         }
         let expert = if src == BitsSource::CatalogDefault {
             i.catalog_expert_dtype.and_then(weight_format)
+        } else if names_gguf_file_type(src, &fmt) {
+            // gpt-oss in GGUF: llama.cpp's converter writes the experts as MXFP4 whatever the
+            // output type (conversion/gpt_oss.py), and llama-quantize does not requantize a
+            // quantized tensor without --allow-requantize: the file type names the rest.
+            let kept = i
+                .catalog_expert_dtype
+                .and_then(weight_format)
+                .filter(|e| e.name == "mxfp4");
+            if kept.is_some() {
+                notes.push(format!(
+                    "the routed experts stay MXFP4 in every GGUF file type of this model \
+                     (llama.cpp converts them as the checkpoint ships them); {} covers the \
+                     other weights; --gguf FILE reads the file's own tensor types",
+                    fmt.name
+                ));
+            }
+            kept
         } else {
             None
         };
@@ -328,6 +345,17 @@ pub fn resolve_bits(i: &BitsInputs) -> Result<BitsResolution, PhysicsError> {
         compute,
         notes,
     })
+}
+
+/// Whether the winning name is a llama.cpp GGUF file type: the quantization's name (a flag or
+/// what the engine reports) in llama-quantize's upper-case spelling (`Q4_K_M`, `IQ4_XS`), or
+/// F16/BF16/F32, which only GGUF names as a quantization (vLLM and SGLang take them as a dtype).
+fn names_gguf_file_type(src: BitsSource, fmt: &WeightFormat) -> bool {
+    matches!(
+        src,
+        BitsSource::QuantizationFlag | BitsSource::EngineQuantization
+    ) && (fmt.name.starts_with(|c: char| c.is_ascii_uppercase())
+        || matches!(fmt.name, "fp16" | "bf16" | "fp32"))
 }
 
 impl ComputeClass {
@@ -540,5 +568,42 @@ mod tests {
         })
         .unwrap();
         assert_eq!((r.bits, r.expert_bits), (8.0, None));
+    }
+
+    /// A GGUF file type of gpt-oss keeps the MXFP4 experts (a published "F16" gpt-oss-20b file
+    /// is 12.83 GiB, not the 39 GiB of 20.9 B params at 16 bits); a format that is not a GGUF
+    /// file type still applies to every weight.
+    #[test]
+    fn gguf_file_types_keep_mxfp4_experts() {
+        let inp = BitsInputs {
+            catalog_dtype: Some("bf16"),
+            catalog_expert_dtype: Some("mxfp4"),
+            ..Default::default()
+        };
+        for (q, bits) in [("F16", 16.0), ("q8_0", 8.51), ("Q4_K_M", 4.86), ("bf16", 16.0)] {
+            let r = resolve_bits(&BitsInputs {
+                quantization: Some(q),
+                ..inp.clone()
+            })
+            .unwrap();
+            assert_eq!((r.bits, r.expert_bits), (bits, Some(4.25)), "{q}");
+            assert!(r.notes.iter().any(|n| n.contains("stay MXFP4")), "{q}");
+        }
+        for q in ["fp8", "awq", "mxfp4"] {
+            let r = resolve_bits(&BitsInputs {
+                quantization: Some(q),
+                ..inp.clone()
+            })
+            .unwrap();
+            assert_eq!(r.expert_bits, None, "{q}");
+        }
+        // A dense model has no experts to keep.
+        let r = resolve_bits(&BitsInputs {
+            quantization: Some("Q4_K_M"),
+            catalog_dtype: Some("bf16"),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(r.expert_bits, None);
     }
 }

@@ -1,6 +1,6 @@
 //! Published llama.cpp decode measurements held against headroom's ceilings.
 //!
-//! fixtures/scoreboards/llamacpp_tg128.toml holds published single-sequence llama.cpp decode
+//! fixtures/scoreboards/llamacpp_decode.toml holds published single-sequence llama.cpp decode
 //! rates (full offload): `llama-bench` tg128 results users posted to llama.cpp's scoreboard
 //! threads for the CUDA, Vulkan, ROCm and Apple Silicon backends on the threads' fixed model
 //! (Llama 2 7B Q4_0), the Apple thread's F16 and Q8_0 columns, and other public pages (other
@@ -18,7 +18,7 @@ use crate::ceilings::Ceilings;
 use crate::spec::{ModelSpec, Options};
 use crate::PhysicsError;
 
-const RUNS: &str = include_str!("../../../fixtures/scoreboards/llamacpp_tg128.toml");
+const RUNS: &str = include_str!("../../../fixtures/scoreboards/llamacpp_decode.toml");
 
 /// One published measurement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,7 +37,7 @@ pub struct Run {
     #[serde(default = "default_test")]
     pub test: String,
     /// Published decode rate, tokens/s (tg128 unless `test` says otherwise).
-    pub tg128: f64,
+    pub decode_tps: f64,
     /// Flash attention on or off; `None` where the page does not say.
     #[serde(default)]
     pub flash_attn: Option<bool>,
@@ -91,7 +91,7 @@ pub struct Band {
 /// The published runs (embedded).
 pub fn runs() -> Result<Vec<Run>, PhysicsError> {
     let f: RunsFile = toml::from_str(RUNS).map_err(|e| {
-        PhysicsError::InvalidInput(format!("fixtures/scoreboards/llamacpp_tg128.toml: {e}"))
+        PhysicsError::InvalidInput(format!("fixtures/scoreboards/llamacpp_decode.toml: {e}"))
     })?;
     Ok(f.run)
 }
@@ -135,7 +135,7 @@ pub fn score(catalog: &Catalog) -> Result<Vec<Scored>, PhysicsError> {
         let c = Ceilings::compute(g.entry, &ModelSpec::from_catalog(m.entry), &opts)?;
         let ceiling_tps = c.figures.decode_tps.value;
         out.push(Scored {
-            fraction: run.tg128 / ceiling_tps,
+            fraction: run.decode_tps / ceiling_tps,
             gpu_id: g.entry.id.clone(),
             class: card_class(g.entry),
             ceiling_tps,
@@ -233,7 +233,7 @@ mod tests {
                 s.run.model,
                 s.run.file_type,
                 s.run.test,
-                s.run.tg128,
+                s.run.decode_tps,
                 s.ceiling_tps,
                 s.fraction * 100.0
             );
@@ -242,7 +242,7 @@ mod tests {
                 "{} ({}) measured {} tok/s above its ceiling {:.1}",
                 s.run.card,
                 s.run.backend,
-                s.run.tg128,
+                s.run.decode_tps,
                 s.ceiling_tps
             );
             // Every row names the public page it was read in.
@@ -251,7 +251,7 @@ mod tests {
                 "{}",
                 s.run.source
             );
-            assert!(s.run.tg128 > 0.0 && !s.run.quoted.is_empty());
+            assert!(s.run.decode_tps > 0.0 && !s.run.quoted.is_empty());
         }
         let mut counts: Vec<(String, String, usize)> = Vec::new();
         for s in &scored {
