@@ -1345,7 +1345,7 @@ gf_maxwell = lambda cores, mhz, pg: dict(fp32=r1(cores * mhz * 2 / 1e6), fp32_sr
 gpu("gtx-970", "GeForce GTX 970", "NVIDIA", ["GTX 970", "970", "NVIDIA GeForce GTX 970"], 4, rd(PCG_980, _pcg),
     224.4, "derived: 7.01 Gbps (1753 MHz GDDR5) x 256-bit = 224.4 GB/s (" + cut(rd(CPT_970, "GTX 970 \"Memory Bus\" \"256bit\", \"Memory Clock\" \"1753MHz\", \"Bandwidth\" \"224.4 GB/s\"")) + "; " + rd(PCG_980, _pcg) + ")",
     **gf_maxwell(1664, 1178, rd(PCG_980, _pcg)),
-    note=MAXWELL + " The last 0.5 GB of the 4 GB sits behind a slower path (NVIDIA's 2015 explanation): the full-bus figure is an upper bound.")
+    note=MAXWELL + " The last 0.5 GB of the 4 GB is reached over a slower path, so the full-bus figure is an upper bound.")
 gpu("gtx-980", "GeForce GTX 980", "NVIDIA", ["GTX 980", "980", "NVIDIA GeForce GTX 980"], 4, rd(PCG_980, _pcg),
     224, f"derived: 7.0 Gbps x 256-bit = 224 GB/s ({rd(PCG_980, _pcg)})", **gf_maxwell(2048, 1216, rd(PCG_980, _pcg)), note=MAXWELL)
 gpu("gtx-980-ti", "GeForce GTX 980 Ti", "NVIDIA", ["GTX 980 Ti", "980 Ti", "NVIDIA GeForce GTX 980 Ti"], 6,
@@ -1440,6 +1440,11 @@ gpu("rx-6800m", "Radeon RX 6800M 12GB", "AMD", ["RX 6800M", "6800M", "Radeon RX 
     rd(MTP_6000M, "\"The RX 6800M has 40 sets of CU units, 96MB of infinite cache, and 192bit/12GB of GDDR6 memory\""),
     384, rd(FPSB_6800M, "RX 6800M \"Memory Clock\" \"2000 MHz 16 Gbps effective\", \"Memory Bus\" \"192 bit\", \"Bandwidth\" \"384.0 GB/s\""),
     fp32=12.2, fp32_src=rd(FPSB_6800M, "RX 6800M \"Shading Units\" \"2,560\", \"Boost Clock\" \"2390 MHz\", \"FP32 (TFLOPS)\" \"12.24 TFLOPS\""), note=RDNA2M)
+FPSB_6700M = ("fpsbench.com, AMD Radeon 860M vs AMD Radeon RX 6700M (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-860m-vs-amd-radeon-rx-6700m")
+gpu("rx-6700m", "Radeon RX 6700M 10GB", "AMD", ["RX 6700M", "6700M", "Radeon RX 6700M"], 10,
+    rd(MTP_6000M, "\"The RX 6700M also uses Navi 22 GPU, has 36 sets of CU ... the memory size is 160bit, equipped with 10GB of GDDR6 memory\""),
+    320, rd(FPSB_6700M, "RX 6700M \"Memory Clock\" \"2000 MHz 16 Gbps effective\", \"Memory Bus\" \"160 bit\", \"Bandwidth\" \"320.0 GB/s\""),
+    fp32=11.1, fp32_src=rd(FPSB_6700M, "RX 6700M \"Shading Units\" \"2,304\", \"Boost Clock\" \"2400 MHz\", \"FP32 (TFLOPS)\" \"11.06 TFLOPS\""), note=RDNA2M)
 gpu("rx-6600m", "Radeon RX 6600M 8GB", "AMD", ["RX 6600M", "6600M", "Radeon RX 6600M"], 8,
     rd(MTP_6000M, "\"RX 6600M uses Navi 23 GPU, it has 28 CU units ... is equipped with 128bit/8GB GDDR6 video memory\""),
     224, rd(FPSB_6600M, "RX 6600M \"Memory Clock\" \"1750 MHz 14 Gbps effective\", \"Memory Bus\" \"128 bit\", \"Bandwidth\" \"224.0 GB/s\""),
