@@ -1376,6 +1376,16 @@ gpu("rtx-3050-6gb", "GeForce RTX 3050 6GB", "NVIDIA", ["RTX 3050", "3050", "RTX 
         + "; ThinkComputers gives 16 SMs (2,048 cores): the higher count is kept, as the ceiling is an upper bound [read]"),
     note="Not the 8 GB RTX 3050 (20 SMs, 128-bit, 224 GB/s): both print \"GeForce RTX 3050\", so name the size (`RTX 3050 6GB`).")
 
+NNGR_TITANV = ("newsnowgr.com, TITAN V: Volta with explosive performance (launch report)", "https://newsnowgr.com/article/1072420/TITAN-V-Volta-me-ekriktikes-epidoseis.html")
+GT_TITANV = ("Geektopia, Nvidia presenta la Titan V basada en el chip GV100 (launch report)",
+             "https://geektopia.es/es/technology/2017/12/08/articulos/nvidia-presenta-la-titan-v-basada-en-el-chip-gv100-y-de-3100-euros.html")
+gpu("titan-v", "TITAN V 12GB", "NVIDIA", ["TITAN V", "Titan V", "NVIDIA TITAN V"], 12,
+    rd(NNGR_TITANV, "\"Η κάρτα γραφικών διαθέτει 12GB HBM2 με το εύρος το memory interface να είναι 3072-bit\""),
+    652.8, "derived: 1.7 Gbps (850 MHz HBM2) x 3072-bit = 652.8 GB/s (" + cut(rd(NNGR_TITANV, "\"τα chips ΗΒΜ2 να χρονίζονται στα 850MHz, χαρακτηριστικά που μεταφράζονται σε memory bandwidth μεγέθους 652,8GB/s (1,70Gbps stacks)\""))
+    + "; " + rd(GT_TITANV, "\"Bus de memoria\" \"3072 bits\", \"AB memoria\" \"653 GB/s\"") + ")",
+    bf16=110, bf16_src=rd(GT_TITANV, "\"mantiene los 640 núcleos tensoriales que le dan una potencia de cómputo adicional de 110 TFLOPS en tareas de aprendizaje profundo\" (FP16 tensor, dense; Volta has no BF16)"),
+    note="Volta GV100 with tensor cores (FP16 only; no BF16). Not the TITAN V CEO Edition (32 GB, not catalogued).")
+
 # Laptop parts
 NV_L40 = ("NVIDIA, GeForce RTX 40 Series laptops, compare specs (German page)", "https://nvidia.com/de-de/geforce/gaming-laptops/compare")
 NBC_L40 = ("Notebookcheck, NVIDIA GeForce RTX 4050 Laptop GPU (Polish page with the RTX 40 Laptop family list)", "https://www.notebookcheck.pl/NVIDIA-NVIDIA-GeForce-RTX-4050-Laptop-GPU.771530.0.html")
