@@ -1174,6 +1174,292 @@ SYS_A2 = ("sysrqmts.com, NVIDIA A10 PCIe vs NVIDIA A2 (database copy)", "https:/
 read("a2", "bw", 200, "derived: 12.5 Gbps GDDR6 x 128-bit = 200 GB/s (NVIDIA's datasheet figure; the page's 200.1 is its 1563 MHz memory clock rounded up) ("
      + page(*SYS_A2, "A2 column: \"xung nhịp bộ nhớ\" \"1563 MHz 12.5 Gbps effective\", \"Bộ nhớ Bus\" \"128 bit\", \"Băng thông\" \"200.1 GB/s\"") + ")")
 
+# --- fifth pass (issue #30): cards llama.cpp users benchmark that the catalog lacked ---------------
+# Polaris, Vega, RDNA1, Maxwell and other consumer cards, and laptop parts, each figure read on the
+# page named (a database copy or a review only where no vendor page was found, and labelled). Where
+# one printed name covers two memory sizes (RX 580 4 GB and 8 GB) both entries carry it, so the
+# name is ambiguous until the size is given, as for the RTX 3060. Laptop entries never answer to
+# the desktop name (their names keep "Laptop"/"M"), and their figures are the vendor's maximum
+# configuration: an OEM may fit slower memory or set a lower power limit, so they are upper bounds.
+def rd(t, quote):
+    return page(*t, quote)
+
+def cut(s):
+    return s[:-len(" [read]")]
+
+G3D_590 = ("Guru3D, Radeon RX 590 (XFX Fatboy) review, architecture and specifications (Polaris table)",
+           "https://www.guru3d.com/articles-pages/xfx-radeon-rx-590-fatboy-review,5.html")
+HH_580 = ("HotHardware's RX 580 and RX 570 launch report as posted on Slashdot",
+          "https://it.slashdot.org/?fhfilter=graphics&page=46&view=search")
+TPU_590 = ("TechPowerUp, XFX Radeon RX 590 Fatboy review (review)", "https://www.techpowerup.com/review/xfx-radeon-rx-590-fatboy/single-page.html")
+TR_PRO500 = ("The Tech Report, AMD spills the beans on Radeon Pro chips inside the new Macs",
+             "https://techreport.com/news/32049/amd-spills-the-beans-on-radeon-pro-chips-inside-the-new-macs")
+HWUP_IMAC = ("Hardware Upgrade, i nuovi iMac 27'' con la nuova Radeon Pro serie 500",
+             "https://www.hwupgrade.it/news/apple/apple-i-nuovi-imac-27-raggiungono-velocita-superiori-dell-80-con-la-nuova-radeon-pro-serie-500_69511.html")
+POLARIS = "Polaris (GCN 4): no matrix units and no fast FP16, so the FP32 rate is the prefill proxy."
+_g3d_mem = "\"Memory sits on a 256-bit wide bus\", \"Polaris runs its memory reference at 7000 MHz for the 4GB models and 8000 MHz for the 8 GB model\""
+
+def polaris(id, name, al, mem, mem_q, bw, bw_src, sp, mhz, fp32_pg, note=POLARIS):
+    gpu(id, name, "AMD", al, mem, mem_q, bw, bw_src, fp32=r1(sp * mhz * 2 / 1e6),
+        fp32_src=f"derived: {sp} stream processors x boost {mhz} MHz x 2 FLOP/clk ({fp32_pg})", note=note)
+
+_g3d_sp = cut(rd(G3D_590, "table rows \"Shader procs\" \"2,304 | 2,304 | 2,304 | 2,048 | 2,048\" and \"GPU Clock Max\" \"1,545 MHz | 1,340 MHz | 1,267 MHz | 1,244 MHz | 1,206 MHz\" (RX 590, 580, 480, 570, 470)"))
+polaris("rx-590", "Radeon RX 590 8GB", ["RX 590", "590", "RX 590 Series", "Radeon RX 590 Series"], 8,
+        rd(TPU_590, "\"the RX 590 only comes with 8 GB of video memory (no 4 GB variant)\""),
+        256, rd(TPU_590, "\"8 Gbps GDDR5 over a 256-bit wide memory interface, which yields 256 GB/s of bandwidth\""), 2304, 1545, _g3d_sp)
+for gb, bw, gbps in [(8, 256, 8), (4, 224, 7)]:
+    mem_q = rd(HH_580, "\"The Radeon RX 580 features ... 8GB of GDDR5 over a 256-bit interface\"") if gb == 8 else \
+        rd(G3D_590, "RX 580 \"Graphics memory\" \"4 GB / 8 GB GDDR5\"")
+    bw_q = rd(HH_580, "RX 580 \"up to 256GB/s of peak memory bandwidth\"") if gb == 8 else \
+        "derived: 7 Gbps x 256-bit = 224 GB/s (" + rd(G3D_590, _g3d_mem + ', table row "Memory Bandwidth" "256 GB/s (8 GB) | 224 GB/s (4 GB"') + ")"
+    polaris(f"rx-580-{gb}gb", f"Radeon RX 580 {gb}GB", ["RX 580", "580", "RX580", "RX 580 Series", "Radeon RX 580 Series", f"RX 580 {gb}GB"],
+            gb, mem_q, bw, bw_q, 2304, 1340, cut(rd(HH_580, "RX 580 \"2,304 shader processors and boost / base GPU clocks of 1340MHz and 1257MHz\", \"6.17 TFLOPs\"")) + " [read]",
+            note=POLARIS + f" RADV prints \"AMD Radeon RX 580 Series\" for both memory sizes: name the size (`RX 580 {gb}GB`); the {'4 GB card runs 7 Gbps (224 GB/s)' if gb == 8 else '8 GB card runs 8 Gbps (256 GB/s)'}.")
+for gb in (4, 8):
+    mem_q = rd(HH_580, "RX 570 \"with 4GB of GDDR5 memory also connected over a 256-bit interface\"") if gb == 4 else \
+        rd(G3D_590, "RX 570 \"Graphics memory\" \"4 GB / 8 GB GDDR5\", \"Memory Clock\" \"7.0 Gbps\"")
+    bw_q = rd(HH_580, "RX 570 \"At reference clocks ... 5.1TFLOPs with 224GB/s of memory bandwidth\"") if gb == 4 else \
+        "derived: 7 Gbps x 256-bit = 224 GB/s (" + rd(G3D_590, 'RX 570 "Memory Clock" "7.0 Gbps"; ' + _g3d_mem) + ")"
+    polaris(f"rx-570-{gb}gb", f"Radeon RX 570 {gb}GB", ["RX 570", "570", "RX570", "RX 570 Series", "Radeon RX 570 Series", f"RX 570 {gb}GB"],
+            gb, mem_q, 224, bw_q, 2048, 1244, cut(rd(HH_580, "RX 570 \"32 active CUs and 2048 shader processors. Boost and base reference clocks are 1244MHz and 1168MHz\"")) + " [read]",
+            note=POLARIS + " Both memory sizes print one name: name the size (`RX 570 8GB`); both run 7 Gbps.")
+for gb, bw, gbps in [(8, 256, 8), (4, 224, 7)]:
+    polaris(f"rx-480-{gb}gb", f"Radeon RX 480 {gb}GB", ["RX 480", "480", "RX480", "RX 480 Series", "Radeon RX 480 Series", f"RX 480 {gb}GB"],
+            gb, rd(G3D_590, "RX 480 \"Graphics memory\" \"4 GB / 8 GB GDDR5\", \"Memory Clock\" \"7.0 / 8.0 Gbps\""),
+            bw, f"derived: {gbps} Gbps x 256-bit = {bw} GB/s ({rd(G3D_590, _g3d_mem)})", 2304, 1267, _g3d_sp,
+            note=POLARIS + f" Both memory sizes print one name: name the size (`RX 480 {gb}GB`).")
+polaris("rx-470-4gb", "Radeon RX 470 4GB", ["RX 470", "470", "RX470", "RX 470 Series", "Radeon RX 470 Series", "RX 470 4GB"], 4,
+        rd(G3D_590, "RX 470 \"Graphics memory\" \"4 GB / 8 GB GDDR5\", \"Memory Clock\" \"6.6 Gbps\" (AMD's reference card is the 4 GB one)"),
+        211.2, "derived: 6.6 Gbps x 256-bit = 211.2 GB/s (" + rd(G3D_590, 'RX 470 "Memory Clock" "6.6 Gbps", "Memory sits on a 256-bit wide bus"') + ")",
+        2048, 1206, _g3d_sp,
+        note=POLARIS + " AMD's reference RX 470 (4 GB, 6.6 Gbps). 8 GB partner cards, often with 7 Gbps memory (224 GB/s), print the same name and are not catalogued apart: give a `--catalog` entry.")
+for (i, n, al, gb, mem_pg, sp, tf, tf_pg) in [
+    ("radeon-pro-580", "Radeon Pro 580 (iMac)", ["Radeon Pro 580", "Pro 580"], 8, rd(HWUP_IMAC, "\"la Radeon Pro 580 con 8GB\""),
+     None, None, None),
+    ("radeon-pro-570", "Radeon Pro 570 (iMac)", ["Radeon Pro 570", "Pro 570"], 4, rd(HWUP_IMAC, "\"le schede grafiche Radeon Pro 570 da 4GB\""),
+     1792, 3.6, rd(TR_PRO500, "\"The Radeon Pro 570 has been knocked down to 1792 SPs (in 28 CUs) offering up to 3.6 TFLOPs\"")),
+]:
+    gpu(i, n, "AMD", al, gb, mem_pg, 217.6,
+        "derived: 6.8 GT/s x 256-bit = 217.6 GB/s (" + rd(TR_PRO500, 'Radeon Pro 570, 575 and 580: "Memory bandwidth is set at 217 GB/s for the whole trio, a measure that works out to 6.8 GT/s GDDR5 on a 256-bit bus"') + ")",
+        fp32=tf, fp32_src=tf_pg, note=POLARIS + " Apple's iMac (2017) part, a lower-clocked Polaris 20.")
+
+# Vega
+CPT_V56 = ("cputronic.com, AMD Radeon RX Vega 56 (database copy)", "https://cputronic.com/en/gpu/amd-radeon-rx-vega-56")
+TPU_V56 = ("TechPowerUp, AMD Radeon RX Vega 56 8 GB review, architecture page (review)", "https://techpowerup.com/review/amd-radeon-rx-vega-56/2.html")
+CPT_V64 = ("cputronic.com, AMD Radeon RX Vega 64 (database copy)", "https://cputronic.com/fr/gpu/amd-radeon-rx-vega-64")
+G3D_VII = ("Guru3D, AMD Radeon VII 16 GB review, architecture and specifications (review)", "https://guru3d.com/review/amd-radeon-vii-16-gb-review/page-5")
+NM_VII = ("newsmir.info, full specifications of the AMD Radeon VII (CES 2019 launch report)", "https://newsmir.info/1550390")
+CD_PROVII = ("Coelacanth's Dream, AMD announces the Radeon Pro VII (launch report citing AMD's release)", "https://www.coelacanth-dream.com/posts/2020/05/13/amd-radeon-pro-vii/")
+HZ_VEGAII = ("HardZone, AMD Radeon Pro Vega II y Pro Vega II Duo (launch report)", "https://hardzone.es/2019/06/04/amd-radeon-pro-vega-ii-pro-vega-ii-duo/")
+XCC_VEGAII = ("xcc.com, AMD Radeon Pro Vega II and Pro Vega II Duo (launch report)", "https://xcc.com/news/detail/2034080")
+NBC_MI25 = ("Notebookcheck, AMD: Radeon-Instinct-Grafikkarte mit Vega-Chip angekündigt", "https://notebookcheck.com/AMD-Radeon-Instinct-Grafikkarte-mit-Vega-Chip-angekuendigt.229898.0.html")
+VEGA10 = "Vega 10 (GCN 5): no matrix units; packed FP16 runs at twice the FP32 rate on the vector units."
+_vega_rx = "ROCm and RADV may print both Vega 10 cards as \"Radeon RX Vega\", which names both: give the number (`RX Vega 56`)."
+gpu("rx-vega-56", "Radeon RX Vega 56 8GB", "AMD", ["RX Vega 56", "Vega 56", "Radeon RX Vega 56", "RX Vega", "Radeon RX Vega"], 8,
+    rd(CPT_V56, "\"The 8GB of HBM2 memory ensures smooth and consistent performance\""),
+    409.6, "derived: 800 MHz HBM2 (1.6 Gbps) x 2048-bit = 409.6 GB/s (" + cut(rd(CPT_V56, "\"The memory clock of 800MHz\""))
+    + "; " + rd(TPU_V56, "Vega 10 \"wired to two 32 Gbit HBM2 memory stacks over a 2048-bit wide memory interface\"") + ")",
+    fp32=r1(3584 * 1471 * 2 / 1e6), fp32_src="derived: 3584 stream processors x boost 1471 MHz x 2 FLOP/clk (" + rd(CPT_V56, "\"a boost clock of 1471MHz\", \"With 3584 shading units\", \"Its theoretical performance of 10.54 TFLOPS\"") + ")",
+    note=VEGA10 + " " + _vega_rx)
+gpu("rx-vega-64", "Radeon RX Vega 64 8GB", "AMD", ["RX Vega 64", "Vega 64", "Radeon RX Vega 64", "RX Vega", "Radeon RX Vega"], 8,
+    rd(CPT_V64, "\"Les 8 Go de mémoire HBM2 et une fréquence de mémoire de 945MHz\""),
+    483.8, "derived: 945 MHz HBM2 (1.89 Gbps) x 2048-bit = 483.8 GB/s (" + cut(rd(CPT_V64, "\"une fréquence de mémoire de 945MHz\""))
+    + "; " + rd(TPU_V56, "Vega 10 \"wired to two 32 Gbit HBM2 memory stacks over a 2048-bit wide memory interface\", \"at just 484 GB/s\"") + ")",
+    fp32=12.7, fp32_src=rd(CPT_V64, "\"4096 unités de shading\", \"une fréquence de boost de 1546MHz\", \"une performance théorique de 12,66 TFLOPS\""),
+    note=VEGA10 + " " + _vega_rx)
+gpu("radeon-vii", "Radeon VII 16GB", "AMD", ["Radeon VII", "AMD Radeon VII"], 16,
+    rd(G3D_VII, "\"the Radeon VII will have just one card, fitted with 16 GB of HBM2 graphics memory, four stacks thus with a 4096-bit memory bus\""),
+    1024, "derived: 2 Gbps x 4096-bit = 1024 GB/s (" + cut(rd(NM_VII, "\"четыре стека памяти HBM2 общим объемом 16 ГБ. Каждый из них обладает пропускной способностью в 2 Гбит/с на контакт, что вместе с 4096-битной шиной обеспечивает общую пропускную способность памяти в 1 ТБ/с\""))
+    + "; " + rd(G3D_VII, "\"The card as such will offer 1 TB/s of memory bandwidth\"") + ")",
+    fp32=13.8, fp32_src=rd(G3D_VII, "\"Radeon VII (60 CU Peak 1800 MHz)\": \"Peak FP 32\" \"13.8 TFLOPS\", \"Peak FP 16\" \"27.7 TFLOPS\""),
+    note=VEGA + " Not the Radeon Pro VII (a separate entry).")
+gpu("radeon-pro-vii", "Radeon Pro VII 16GB", "AMD", ["Radeon Pro VII", "Pro VII", "AMD Radeon Pro VII"], 16,
+    rd(CD_PROVII, "\"総CU数 60基、GPUメモリ HBM2 16GB (4096-bit)という点はコンシューマ向けの Radeon VII と同じ\""),
+    1024, "derived: the Radeon VII's 2 Gbps x 4096-bit = 1024 GB/s (" + cut(rd(CD_PROVII, "\"HBM2 が ECCに対応したが、容量、帯域は変わらない\" (capacity and bandwidth unchanged from the Radeon VII)"))
+    + "; " + rd(NM_VII, "Radeon VII: \"2 Гбит/с на контакт\", \"4096-битной шиной\", \"1 ТБ/с\"") + ")",
+    fp32=r1(60 * 64 * 2 * 1705 / 1e6), fp32_src="derived: 60 CUs x 64 lanes x 2 FLOP x peak 1705 MHz (" + rd(CD_PROVII, "\"総CU数 60基\", \"動作クロックは Radeon VII の最大 1800MHzから 1705MHzに抑えられており\"") + ")",
+    note=VEGA + " Full-rate FP64 (half the FP32 rate) unlike the Radeon VII; not the Radeon VII (a separate entry).")
+gpu("radeon-pro-vega-ii", "Radeon Pro Vega II 32GB (one GPU; Vega II Duo: two)", "AMD",
+    ["Radeon Pro Vega II", "Pro Vega II", "Radeon Pro Vega II Duo", "Pro Vega II Duo", "AMD Radeon Pro Vega II Duo"], 32,
+    rd(HZ_VEGAII, "\"4.096 shaders por chip que irán unidos a 32 GB de HBM2 (1 GHz)\"") + "; the Duo: " + rd(XCC_VEGAII, "\"Radeon Pro Vega II Duo ... 配备了64GB的HBM2内存\" (two GPUs of 32 GB)"),
+    1024, "derived: 1 GHz HBM2 (2 Gbps) x 4096-bit = 1024 GB/s (" + rd(HZ_VEGAII, "\"32 GB de HBM2 (1 GHz) y donde ésta logrará un ancho de banda de 1 TB/s gracias a su bus de 4.096 bits\"") + ")",
+    fp32=14.2, fp32_src=rd(XCC_VEGAII, "\"Radeon Pro Vega II带有64个计算单元 ... 1.7 GHz峰值引擎时钟,可提供高达14.2 TFLOP的FP32性能\"") + "; also " + rd(HZ_VEGAII, "\"14 TFLOPS en FP32 y 28 en FP16\""),
+    note=VEGA + " Mac Pro (2019) MPX module. A Vega II Duo is two of these GPUs on one board, each listed by llama.cpp as its own device with the same name; the entry is one GPU.")
+gpu("mi25", "Radeon Instinct MI25 16GB", "AMD", ["MI25", "Instinct MI25", "Radeon Instinct MI25"], 16,
+    rd(NBC_MI25, "MI25: \"Als Speicher kommt ein HBM2-Chip mit 16 GB Kapazität zum Einsatz\""),
+    484, rd(NBC_MI25, "MI25: \"welcher Datentransferraten von stolzen 484 Gbyte/s liefern soll\""),
+    fp32=12.3, fp32_src=rd(NBC_MI25, "MI25: \"4096 Shader-Einheiten, was in einer Rechenleistung von 12,3 Teraflops (FP32) bzw. 24,6 Teraflops (FP16) resultiert\""),
+    note=VEGA10)
+
+# RDNA1
+HWLX_5600 = ("Hardwareluxx, AMD macht die Radeon RX 5600 XT offiziell (Radeon RX 5000 comparison table)",
+             "https://www.hardwareluxx.de/index.php/news/hardware/grafikkarten/51921-amd-macht-die-radeon-rx-5600-xt-offiziell.html")
+HART_5600 = ("Hartware, Radeon RX 5600 XT ab 299 Euro erhältlich", "https://www.hartware.de/2020/01/22/radeon-rx-5600-xt-ab-299-euro-erhaeltlich/")
+TPU_5500 = ("TechPowerUp, Gigabyte Radeon RX 5500 XT Gaming OC 8 GB review (review)", "https://techpowerup.com/review/gigabyte-radeon-rx-5500-xt-gaming-oc-8-gb")
+CB_5500M = ("ComputerBase, AMD Radeon Pro 5500M: Navi 14 als Vollausbau im neuen MacBook Pro 16 Zoll", "https://computerbase.de/2019-11/amd-radeon-pro-5500m-5300m-macbook")
+MG_5500M = ("Macgadget, AMD nennt Details zu Grafikkarten des neuen 16-Zoll-MacBook-Pro (citing AMD)", "https://www.macgadget.de/index.php/News/2019/11/14/AMD-nennt-Details-zu-Grafikkarten-des-neuen-16-Zoll-MacBook-Pro")
+GT_5500M = ("Geektopia, AMD anuncia las Radeon Pro 5300M y Radeon Pro 5500M", "https://www.geektopia.es/es/technology/2019/11/13/noticias/amd-anuncia-las-radeon-pro-5300m-y-radeon-pro-5500m.html")
+RDNA1 = "RDNA1: no matrix units; packed FP16 runs at twice the FP32 rate on the shader cores, so the FP32 rate is the prefill proxy."
+_hwlx = "table: RX 5700 XT | RX 5700 | RX 5600 XT | RX 5500 XT: \"GPU-Takt (Boost) 1.905 MHz 1.725 MHz 1.560 MHz 1.845 MHz\", \"Speichergröße 8 GB 8 GB 6 GB 4 / 8 GB\", \"Speicherinterface 256 Bit 256 Bit 192 Bit 128 Bit\", \"Speicherbandbreite 448 GB/s 448 GB/s 288 GB/s 224 GB/s\", \"Shadereinheiten 2.560 2.304 2.304 1.408\""
+for (i, n, al, mem, bw, sp, mhz) in [
+    ("rx-5700-xt", "Radeon RX 5700 XT 8GB", ["RX 5700 XT", "5700 XT", "RX 5700XT", "5700XT"], 8, 448, 2560, 1905),
+    ("rx-5700", "Radeon RX 5700 8GB", ["RX 5700", "5700"], 8, 448, 2304, 1725),
+]:
+    gpu(i, n, "AMD", al, mem, rd(HWLX_5600, _hwlx), bw, rd(HWLX_5600, _hwlx), fp32=r1(sp * mhz * 2 / 1e6),
+        fp32_src=f"derived: {sp} stream processors x boost {mhz} MHz x 2 FLOP/clk ({rd(HWLX_5600, _hwlx)})",
+        note=RDNA1 + (" Not the RX 5700 XT (a separate entry)." if i == "rx-5700" else ""))
+gpu("rx-5600-xt", "Radeon RX 5600 XT 6GB", "AMD", ["RX 5600 XT", "5600 XT", "RX 5600XT"], 6, rd(HWLX_5600, _hwlx),
+    336, "derived: 14 Gbps x 192-bit = 336 GB/s, the boards' faster memory (" + cut(rd(HART_5600, "\"Auch der Speichertakt ist mit 12 statt 14 Gbit/s offiziell etwas niedriger. Allerdings haben die Board-Partner mehr Freiheiten ... viele, wenn nicht sogar die meisten, bieten ihre eigenen Radeon RX 5600 XT mit 14 Gbit/s RAM-Takt an, so dass die Speicherbandbreite von 288 auf 336 GByte/s steigt\""))
+    + "; AMD's launch figure was 288 GB/s at 12 Gbps: " + rd(HWLX_5600, "\"Speicherbandbreite ... 288 GB/s\" (RX 5600 XT)") + ")",
+    fp32=r1(2304 * 1560 * 2 / 1e6), fp32_src=f"derived: 2304 stream processors x boost 1560 MHz x 2 FLOP/clk ({rd(HWLX_5600, _hwlx)})",
+    note=RDNA1 + " AMD launched it with 12 Gbps memory (288 GB/s); most boards ship 14 Gbps (336 GB/s), which the ceiling takes as the upper bound.")
+for gb in (8, 4):
+    gpu(f"rx-5500-xt-{gb}gb", f"Radeon RX 5500 XT {gb}GB", "AMD", ["RX 5500 XT", "5500 XT", "RX 5500XT", f"RX 5500 XT {gb}GB"], gb,
+        rd(TPU_5500, "\"The Radeon RX 5500 XT comes in two variants based on memory size, 4 GB and 8 GB. Besides memory, the two choices have an identical GPU core-configuration and clock speeds\""),
+        224, rd(TPU_5500, "\"a 128-bit wide GDDR6 memory bus\", \"The memory ticks at 14 Gbps, yielding 224 GB/s memory bandwidth\""),
+        fp32=r1(1408 * 1845 * 2 / 1e6), fp32_src=f"derived: 1408 stream processors x boost 1845 MHz x 2 FLOP/clk ({rd(HWLX_5600, _hwlx)})",
+        note=RDNA1 + f" Both memory sizes print one name: name the size (`RX 5500 XT {gb}GB`).")
+for gb in (8, 4):
+    gpu(f"radeon-pro-5500m-{gb}gb", f"Radeon Pro 5500M {gb}GB", "AMD", ["Radeon Pro 5500M", "Pro 5500M", f"Radeon Pro 5500M {gb}GB"], gb,
+        rd(CB_5500M, "\"die Radeon Pro 5500M, die bei Apple wahlweise mit 4 GB oder 8 GB GDDR6-Speicher zum Einsatz kommt\", \"Speicherinterface\" \"128 Bit\""),
+        192, rd(MG_5500M, "\"Der GDDR6-Arbeitsspeicher bietet laut AMD eine doppelt so hohe Speicherbandbreite als GDDR5 (bis zu 192 GB pro Sekunde)\"")
+        + "; " + rd(GT_5500M, "\"GDDR6 a 12 GHz en lugar de a 14 GHz, lo que reduce el ancho de banda de memoria a los 192 GB/s, ya que mantiene el bus de 128 bits\""),
+        fp32=4.0, fp32_src=rd(CB_5500M, "Radeon Pro 5500M \"24\" CUs, \"1.536\" stream processors, \"TFLOPs (FP32)\" \"bis 4,0\""),
+        note=RDNA1 + f" MacBook Pro 16-inch (2019) laptop part; both memory sizes print one name: name the size (`Radeon Pro 5500M {gb}GB`).")
+
+# NVIDIA desktop
+PCG_980 = ("PC Gamer, Nvidia GTX 980 tested (specification table)", "https://www.pcgamer.com/uk/nvidia-gtx-980-tested-sli-4k-and-single-gpu-benchmarks-and-impressions/")
+CPT_970 = ("cputronic.com, NVIDIA GeForce GTX 970 vs NVIDIA TITAN X Pascal (database copy)", "https://cputronic.com/gpu/compare/nvidia-geforce-gtx-970-vs-nvidia-titan-x-pascal")
+G3D_980TI = ("Guru3D, NVIDIA GeForce GTX 980 Ti review, Maxwell GPU architecture (review)", "https://guru3d.com/review/nvidia-geforce-gtx-980-ti-review/page-5")
+JDY_980TI = ("jindouyun.cn, GTX 980 Ti architecture notes", "https://jindouyun.cn/document/industry/details/222169")
+GG_980TI = ("GameGPU, GeForce GTX 980 Ti", "https://de.gamegpu.com/geforce-gtx-9xx-series/geforce-gtx-980-ti")
+CC_TITANX = ("Cloudy Circuitry (copy of a review), NVIDIA GeForce GTX Titan X review", "https://cloudycircuitry.blogspot.com/2015/04/nvidia-geforce-gtx-titan-x-review-and.html")
+TC_TITANX = ("ThinkComputers, NVIDIA GeForce GTX Titan X Full Specifications Revealed", "https://thinkcomputers.org/nvidia-geforce-gtx-titan-x-full-specifications-revealed/")
+AUT_1050 = ("Autonomy blog, GTX 1050 specs", "https://autonomy.githuka.com/blog/specs/")
+CPR_1060 = ("Custom PC Review, Nvidia launches GeForce GTX 1060 3GB", "https://custompcreview.com/news/nvidia-launches-geforce-gtx-1060-3gb-priced-200")
+TC_3050 = ("ThinkComputers, NVIDIA GeForce RTX 3050 6GB Officially Launched", "https://thinkcomputers.org/nvidia-geforce-rtx-3050-6gb-officially-launched/")
+HWS_3050 = ("HWSetup, NVIDIA GeForce RTX 3050 6GB", "https://hwsetup.it/news/reader.php?objid=35282")
+MAXWELL = "Maxwell: no tensor cores and no fast FP16; llama.cpp runs FP32 kernels, so the FP32 rate is the prefill proxy."
+_pcg = "table: GTX 980 | GTX 970: \"CUDA cores\" \"2048 | 1664\", \"Boost clock\" \"1216 MHz | 1178 MHz\", \"Memory config\" \"4GB 256-bit GDDR5 | 4GB 256-bit GDDR5\", \"Memory speed\" \"7.0 Gbps | 7.0 Gbps\""
+gf_maxwell = lambda cores, mhz, pg: dict(fp32=r1(cores * mhz * 2 / 1e6), fp32_src=f"derived: {cores} CUDA cores x boost {mhz} MHz x 2 FLOP/clk ({pg})")
+gpu("gtx-970", "GeForce GTX 970", "NVIDIA", ["GTX 970", "970", "NVIDIA GeForce GTX 970"], 4, rd(PCG_980, _pcg),
+    224.4, "derived: 7.01 Gbps (1753 MHz GDDR5) x 256-bit = 224.4 GB/s (" + cut(rd(CPT_970, "GTX 970 \"Memory Bus\" \"256bit\", \"Memory Clock\" \"1753MHz\", \"Bandwidth\" \"224.4 GB/s\"")) + "; " + rd(PCG_980, _pcg) + ")",
+    **gf_maxwell(1664, 1178, rd(PCG_980, _pcg)),
+    note=MAXWELL + " The last 0.5 GB of the 4 GB is reached over a slower path, so the full-bus figure is an upper bound.")
+gpu("gtx-980", "GeForce GTX 980", "NVIDIA", ["GTX 980", "980", "NVIDIA GeForce GTX 980"], 4, rd(PCG_980, _pcg),
+    224, f"derived: 7.0 Gbps x 256-bit = 224 GB/s ({rd(PCG_980, _pcg)})", **gf_maxwell(2048, 1216, rd(PCG_980, _pcg)), note=MAXWELL)
+gpu("gtx-980-ti", "GeForce GTX 980 Ti", "NVIDIA", ["GTX 980 Ti", "980 Ti", "NVIDIA GeForce GTX 980 Ti"], 6,
+    rd(JDY_980TI, "\"显存:6GB GDDR5\", \"位宽:384bit\""),
+    336.5, "derived: 7.01 Gbps x 384-bit = 336.5 GB/s (" + rd(JDY_980TI, "\"等效显存频率:7010MHz\", \"位宽:384bit\"") + ")",
+    **gf_maxwell(2816, 1075, cut(rd(G3D_980TI, "\"GeForce GTX 980 Ti has 2816 shader processors and 6 GB of GDDR5 graphics memory\"")) + "; "
+                 + rd(GG_980TI, "\"der minimale Boost-Balken ist auf 1.075 MHz eingestellt\"")), note=MAXWELL)
+gpu("gtx-titan-x-maxwell", "GeForce GTX TITAN X (Maxwell)", "NVIDIA", ["GTX TITAN X", "GeForce GTX TITAN X", "NVIDIA GeForce GTX TITAN X"], 12,
+    rd(CC_TITANX, "\"Nvidia has also equipped the Titan X with 12GB of VRAM\""),
+    336.6, "derived: 7.012 Gbps x 384-bit = 336.6 GB/s (" + cut(rd(TC_TITANX, "\"a 384-bit wide GDDR5 memory interface that holds 12 GB\", \"The memory has an effective clock of 7012 MHz, which gives you a memory bandwidth of 336 GB/s\"")) + "; "
+    + rd(CC_TITANX, "\"the memory is clocked at 7GHz, giving the Titan X a total memory bandwidth of 336GB/sec\"") + ")",
+    **gf_maxwell(3072, 1075, rd(CC_TITANX, "\"This takes the number of stream processors to 3,072\", \"the rated boost clock at 1,075MHz\"")),
+    note=MAXWELL + " The Maxwell GTX TITAN X only: a bare \"TITAN X\" also names the Pascal TITAN X (not catalogued), so it is not an alias.")
+gpu("gtx-1050", "GeForce GTX 1050 2GB", "NVIDIA", ["GTX 1050", "1050", "NVIDIA GeForce GTX 1050", "GTX 1050 2GB"], 2,
+    rd(AUT_1050, "\"Standard Memory: 2GB GDDR5\", \"Memory Interface Width: 128 bit\""),
+    112, rd(AUT_1050, "\"Memory Speed: 7GB/s\", \"Memory Bandwidth (GB/s): 112\""),
+    fp32=r1(640 * 1455 * 2 / 1e6), fp32_src="derived: 640 CUDA cores x boost 1455 MHz x 2 FLOP/clk (" + rd(AUT_1050, "\"CUDA Cores: 640\", \"Boost Clock: 1455 Mhz\"") + ")",
+    note=PASCAL_NOTE + " The 3 GB GTX 1050 (96-bit) is not catalogued: `GTX 1050 3GB` is unknown.")
+gpu("gtx-1060-3gb", "GeForce GTX 1060 3GB", "NVIDIA", ["GTX 1060 3GB", "GTX 1060", "NVIDIA GeForce GTX 1060"], 3,
+    rd(CPR_1060, "\"the new GeForce GTX 1060 3GB not only has just 3GB GDDR5 memory\""),
+    192, "derived: 8 Gbps x 192-bit = 192 GB/s (" + rd(CPR_1060, "GTX 1060 3GB \"Memory Interface\" \"192-bit\", \"Effective Memory Clock\" \"8 Gbps\"") + ")",
+    fp32=r1(1152 * 1708 * 2 / 1e6), fp32_src="derived: 1152 CUDA cores x boost 1708 MHz x 2 FLOP/clk (" + rd(CPR_1060, "\"1152 CUDA cores\", \"1506/1708MHz core/boost\"") + ")",
+    note=PASCAL_NOTE + " Not the 6 GB card (1280 cores): both print \"GeForce GTX 1060\", so name the size (`GTX 1060 3GB`).")
+gpu("rtx-3050-6gb", "GeForce RTX 3050 6GB", "NVIDIA", ["RTX 3050", "3050", "RTX 3050 6GB", "NVIDIA GeForce RTX 3050"], 6,
+    rd(TC_3050, "\"moving from 8GB to 6GB\""),
+    168, rd(TC_3050, "\"The memory is the same 14 Gbps speed, but the card now features a narrower memory bus of only 96-bit. This gives you a total of 168 GB/s of memory bandwidth\""),
+    bf16=r1(18 * 1470 * 512 / 1e6), bf16_src=TC512.format(sm=18, mhz=1470, wp=GA_WP, pages=cut(rd(HWS_3050, "\"la GPU GA107 della GeForce RTX 3050 6GB integra 2304 core CUDA\" (128 per SM, so 18 SMs), \"frequenza di clock massima con Boost (1.47GHz vs 1.78GHz)\""))
+        + "; ThinkComputers gives 16 SMs (2,048 cores): the higher count is kept, as the ceiling is an upper bound [read]"),
+    note="Not the 8 GB RTX 3050 (20 SMs, 128-bit, 224 GB/s): both print \"GeForce RTX 3050\", so name the size (`RTX 3050 6GB`).")
+
+NNGR_TITANV = ("newsnowgr.com, TITAN V: Volta with explosive performance (launch report)", "https://newsnowgr.com/article/1072420/TITAN-V-Volta-me-ekriktikes-epidoseis.html")
+GT_TITANV = ("Geektopia, Nvidia presenta la Titan V basada en el chip GV100 (launch report)",
+             "https://geektopia.es/es/technology/2017/12/08/articulos/nvidia-presenta-la-titan-v-basada-en-el-chip-gv100-y-de-3100-euros.html")
+gpu("titan-v", "TITAN V 12GB", "NVIDIA", ["TITAN V", "Titan V", "NVIDIA TITAN V"], 12,
+    rd(NNGR_TITANV, "\"Η κάρτα γραφικών διαθέτει 12GB HBM2 με το εύρος το memory interface να είναι 3072-bit\""),
+    652.8, "derived: 1.7 Gbps (850 MHz HBM2) x 3072-bit = 652.8 GB/s (" + cut(rd(NNGR_TITANV, "\"τα chips ΗΒΜ2 να χρονίζονται στα 850MHz, χαρακτηριστικά που μεταφράζονται σε memory bandwidth μεγέθους 652,8GB/s (1,70Gbps stacks)\""))
+    + "; " + rd(GT_TITANV, "\"Bus de memoria\" \"3072 bits\", \"AB memoria\" \"653 GB/s\"") + ")",
+    bf16=110, bf16_src=rd(GT_TITANV, "\"mantiene los 640 núcleos tensoriales que le dan una potencia de cómputo adicional de 110 TFLOPS en tareas de aprendizaje profundo\" (FP16 tensor, dense; Volta has no BF16)"),
+    note="Volta GV100 with tensor cores (FP16 only; no BF16). Not the TITAN V CEO Edition (32 GB, not catalogued).")
+
+# Laptop parts
+NV_L40 = ("NVIDIA, GeForce RTX 40 Series laptops, compare specs (German page)", "https://nvidia.com/de-de/geforce/gaming-laptops/compare")
+NBC_L40 = ("Notebookcheck, NVIDIA GeForce RTX 4050 Laptop GPU (Polish page with the RTX 40 Laptop family list)", "https://www.notebookcheck.pl/NVIDIA-NVIDIA-GeForce-RTX-4050-Laptop-GPU.771530.0.html")
+TH_L30 = ("Tom's Hardware, Look Closely Before You Buy a GeForce RTX 3000 Laptop (NVIDIA's configuration table via ComputerBase)", "https://www.tomshardware.com/news/look-closely-before-you-buy-a-geforce-rtx-3000-laptop")
+TWK_L30 = ("Tweakers, Nvidia RTX 30-gpu's voor laptops hebben 28 verschillende configuraties", "https://tweakers.net/nieuws/177370/nvidia-rtx-30-gpus-voor-laptops-hebben-28-verschillende-configuraties.html")
+TWK_3070L = ("Tweakers, Foto toont vermeende GeForce RTX 3070-gpu voor laptops", "https://tweakers.net/nieuws/172900/foto-toont-vermeende-geforce-rtx-3070-gpu-voor-laptops.html")
+WCCF_L30 = ("Wccftech, NVIDIA unveils GeForce RTX 30 Mobility GPUs (launch report)", "https://wccftech.com/nvidia-unveils-geforce-rtx-30-mobility-gpus-geforce-rtx-3080-16-gb-rtx-3070-8-gb-rtx-3060-6-gb/")
+ADB_3060L = ("cpu-gpu.alldbin.com, GeForce RTX 3060 Mobile and GeForce RTX 4070 Mobile comparison (database copy)",
+             "https://cpu-gpu.alldbin.com/graphics-card-comparison/GeForce-RTX-3060-mobile-and-GeForce-RTX-4070-mobile-comparison.html")
+HMC_3080L = ("hmc-tech.com, NVIDIA GeForce RTX 4050 Laptop 30W vs NVIDIA GeForce RTX 3080 Laptop 90W (database copy)",
+             "https://hmc-tech.com/gpu/nvidia-geforce-rtx-4050-laptop-30w-vs-nvidia-geforce-rtx-3080-laptop-90w")
+FPSB_6800M = ("fpsbench.com, AMD Radeon 660M vs AMD Radeon RX 6800M (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-660m-vs-amd-radeon-rx-6800m")
+FPSB_6600M = ("fpsbench.com, AMD Radeon RX 6600M vs Intel Iris Pro Graphics 6200 (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-rx-6600m-vs-intel-iris-pro-graphics-6200")
+MTP_6000M = ("Meterpreter, AMD releases RX 6000M series graphics cards (Computex launch report)", "https://meterpreter.org/amd-releases-rx-6000m-series-graphics-cards")
+LAPTOP = ("Laptop part: the OEM sets the power limit and may fit slower memory, so these figures (the fastest configuration) are an upper "
+          "bound for a given laptop. Never the desktop card of the same number.")
+
+def laptop_name(n):
+    base = n.replace("GeForce ", "")
+    num = base.replace("RTX ", "")
+    return [base, base.replace(" GPU", ""), num.replace(" GPU", ""), base.replace("Laptop GPU", "Mobile"), "NVIDIA " + n]
+
+for (n, mem, bus, gbps, cores, mhz) in [
+    ("GeForce RTX 4080 Laptop GPU", 12, 192, 20, 7424, 2280),
+    ("GeForce RTX 4070 Laptop GPU", 8, 128, 16, 4608, 2175),
+    ("GeForce RTX 4060 Laptop GPU", 8, 128, 16, 3072, 2370),
+    ("GeForce RTX 4050 Laptop GPU", 6, 96, 16, 2560, 2370),
+]:
+    num = n.split()[2]
+    sm = cores // 128
+    c_de, m_de = f"{cores:,}".replace(",", "."), f"{mhz:,}".replace(",", ".")
+    _nv = rd(NV_L40, f'RTX {num} Laptop GPU: "NVIDIA CUDA®-Recheneinheiten" "{c_de}", "Boost-Taktung" up to "{m_de} MHz", '
+             f'"Standard-Speicherkonfiguration" "{mem} GB GDDR6", "Breite der Speicherschnittstelle" "{bus} Bit"')
+    bf16 = r1(sm * mhz * 512 / 1e6)
+    gpu(f"rtx-{num}-laptop", n, "NVIDIA", laptop_name(n), mem, _nv,
+        bus * gbps // 8, f"derived: {gbps} Gbps x {bus}-bit = {bus * gbps // 8} GB/s, the fastest memory fitted (" + cut(_nv) + "; "
+        + rd(NBC_L40, f"\"NVIDIA GeForce RTX {num} Laptop GPU\" \"{bus} bit @ {gbps}000 MHz\" (NVIDIA's page gives no memory speed)") + ")",
+        bf16=bf16, bf16_src=TC512.format(sm=sm, mhz=mhz, wp=AD_WP, pages=cut(_nv) + f" ({cores} cores at 128 per SM) at the highest power limit [read]"),
+        fp8=r1(bf16 * 2), fp8_src=f"derived: twice the FP16/FP32-accumulate rate (FP8 with FP32 accumulate, {AD_WP})", note=LAPTOP)
+
+_tw = cut(rd(TWK_L30, "\"In alle gevallen zijn er drie Max-Q-varianten; die hebben het laagste verbruik en zijn voorzien van 12GBit/s-geheugen, terwijl alle andere varianten sneller 14Gbit/s-geheugen hebben\""))
+gpu("rtx-3060-laptop", "GeForce RTX 3060 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 3060 Laptop GPU"), 6,
+    rd(ADB_3060L, "RTX 3060 Mobile \"Maximum RAM amount\" \"6 GB\", \"Memory bus width\" \"192 Bit\""),
+    336, "derived: 14 Gbps x 192-bit = 336 GB/s (" + cut(rd(TH_L30, "RTX 3060 Laptop GPU rows: \"192-bit\", \"14 Gbps\" (Max-Q rows \"12 Gbps\")")) + "; "
+    + rd(ADB_3060L, "\"Memory clock speed\" \"14000 MHz\", \"Memory bandwidth\" \"336.0 GB/s\"") + ")",
+    bf16=r1(30 * 1702 * 512 / 1e6), bf16_src=TC512.format(sm=30, mhz=1702, wp=GA_WP, pages=cut(rd(ADB_3060L, "RTX 3060 Mobile \"Pipelines / CUDA cores\" \"3840\" (128 per SM, so 30 SMs), \"Boost clock speed\" \"1702 MHz\"")) + " [read]"),
+    note=LAPTOP)
+gpu("rtx-3070-laptop", "GeForce RTX 3070 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 3070 Laptop GPU"), 8,
+    rd(WCCF_L30, "\"NVIDIA GeForce RTX 3070 8 GB Mobility GPU\", \"a total of 5120 cores, a base clock of 1290 MHz, and a boost of up to 1620 MHz\""),
+    448, "derived: 14 Gbps x 256-bit = 448 GB/s (" + _tw + "; " + rd(TWK_3070L, "mobile RTX 3070 sample: \"het gebruik van acht chips wijst op een 256bit-geheugenbus en een capaciteit van 8GB vram\" (a bus width inferred from the board, not stated by NVIDIA)") + ")",
+    bf16=r1(40 * 1620 * 512 / 1e6), bf16_src=TC512.format(sm=40, mhz=1620, wp=GA_WP, pages=cut(rd(WCCF_L30, "RTX 3070 Mobility \"40 SMs\", \"a boost of up to 1620 MHz\"")) + " [read]"),
+    note=LAPTOP)
+for gb in (16, 8):
+    mem_q = rd(WCCF_L30, "RTX 3080 Mobility: \"The graphics card also features 16 GB VRAM which runs across a 256-bit wide bus interface\"") if gb == 16 else \
+        rd(HMC_3080L, "\"NVIDIA GeForce RTX 3080 Laptop 90W\" \"6144 Shaders\" \"8GB GDDR6\"")
+    gpu(f"rtx-3080-laptop-{gb}gb", f"GeForce RTX 3080 Laptop GPU {gb}GB", "NVIDIA", laptop_name("GeForce RTX 3080 Laptop GPU") + [f"RTX 3080 Laptop GPU {gb}GB"], gb, mem_q,
+        448, "derived: 14 Gbps x 256-bit = 448 GB/s (" + _tw + "; " + rd(WCCF_L30, "\"16 GB VRAM which runs across a 256-bit wide bus interface\", \"In the case of 14 Gbps, the GPU will be able to offer a maximum bandwidth of 448 GB/s\"") + ")",
+        bf16=r1(48 * 1710 * 512 / 1e6), bf16_src=TC512.format(sm=48, mhz=1710, wp=GA_WP, pages=cut(rd(WCCF_L30, "RTX 3080 Mobility \"48 SMs\", \"6144 cores\", \"a boost clock of 1710 MHz\"")) + " [read]"),
+        note=LAPTOP + f" Both memory sizes print one name: name the size (`RTX 3080 Laptop GPU {gb}GB`).")
+RDNA2M = "RDNA2 laptop part: no matrix units; FP16 runs packed on the shader cores, so the FP32 rate is the prefill proxy. " + LAPTOP.replace("Never the desktop card of the same number.", "Never the desktop RX card of the same number.")
+gpu("rx-6800m", "Radeon RX 6800M 12GB", "AMD", ["RX 6800M", "6800M", "Radeon RX 6800M"], 12,
+    rd(MTP_6000M, "\"The RX 6800M has 40 sets of CU units, 96MB of infinite cache, and 192bit/12GB of GDDR6 memory\""),
+    384, rd(FPSB_6800M, "RX 6800M \"Memory Clock\" \"2000 MHz 16 Gbps effective\", \"Memory Bus\" \"192 bit\", \"Bandwidth\" \"384.0 GB/s\""),
+    fp32=12.2, fp32_src=rd(FPSB_6800M, "RX 6800M \"Shading Units\" \"2,560\", \"Boost Clock\" \"2390 MHz\", \"FP32 (TFLOPS)\" \"12.24 TFLOPS\""), note=RDNA2M)
+FPSB_6700M = ("fpsbench.com, AMD Radeon 860M vs AMD Radeon RX 6700M (database copy)", "https://fpsbench.com/compare/gpu/amd-radeon-860m-vs-amd-radeon-rx-6700m")
+gpu("rx-6700m", "Radeon RX 6700M 10GB", "AMD", ["RX 6700M", "6700M", "Radeon RX 6700M"], 10,
+    rd(MTP_6000M, "\"The RX 6700M also uses Navi 22 GPU, has 36 sets of CU ... the memory size is 160bit, equipped with 10GB of GDDR6 memory\""),
+    320, rd(FPSB_6700M, "RX 6700M \"Memory Clock\" \"2000 MHz 16 Gbps effective\", \"Memory Bus\" \"160 bit\", \"Bandwidth\" \"320.0 GB/s\""),
+    fp32=11.1, fp32_src=rd(FPSB_6700M, "RX 6700M \"Shading Units\" \"2,304\", \"Boost Clock\" \"2400 MHz\", \"FP32 (TFLOPS)\" \"11.06 TFLOPS\""), note=RDNA2M)
+gpu("rx-6600m", "Radeon RX 6600M 8GB", "AMD", ["RX 6600M", "6600M", "Radeon RX 6600M"], 8,
+    rd(MTP_6000M, "\"RX 6600M uses Navi 23 GPU, it has 28 CU units ... is equipped with 128bit/8GB GDDR6 video memory\""),
+    224, rd(FPSB_6600M, "RX 6600M \"Memory Clock\" \"1750 MHz 14 Gbps effective\", \"Memory Bus\" \"128 bit\", \"Bandwidth\" \"224.0 GB/s\""),
+    fp32=8.7, fp32_src=rd(FPSB_6600M, "RX 6600M \"Shading Units\" \"1,792\", \"Boost Clock\" \"2416 MHz\", \"FP32 (TFLOPS)\" \"8.659 TFLOPS\""), note=RDNA2M)
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
