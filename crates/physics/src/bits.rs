@@ -303,16 +303,32 @@ pub fn resolve_bits(i: &BitsInputs) -> Result<BitsResolution, PhysicsError> {
             ));
             continue;
         }
-        let expert = if src == BitsSource::CatalogDefault {
-            i.catalog_expert_dtype.and_then(weight_format)
+        let catalog_mxfp4 = i
+            .catalog_expert_dtype
+            .and_then(weight_format)
+            .filter(|e| e.name == "mxfp4");
+        let (fmt, expert) = if src == BitsSource::CatalogDefault {
+            (fmt, i.catalog_expert_dtype.and_then(weight_format))
+        } else if let (Some(e), "mxfp4") = (catalog_mxfp4, fmt.name) {
+            // MXFP4 named for a model whose experts ship in MXFP4 (gpt-oss) names the experts;
+            // the rest is llama.cpp's MXFP4_MOE mix, Q8_0 (src/llama-quant.cpp): published
+            // files (gpt-oss-20b 11.27 GiB, -120b 59.02 GiB) match that, not 4.25 bits
+            // throughout.
+            notes.push(
+                "MXFP4 covers the routed experts; the other weights are counted as Q8_0, as \
+                 llama.cpp's MXFP4_MOE files store them (vLLM and SGLang keep the checkpoint's \
+                 BF16 there: leave --quantization out for their figure)"
+                    .into(),
+            );
+            (
+                weight_format("q8_0").expect("Q8_0 is a known format"),
+                Some(e),
+            )
         } else if names_gguf_file_type(src, &fmt) {
             // gpt-oss in GGUF: llama.cpp's converter writes the experts as MXFP4 whatever the
             // output type (conversion/gpt_oss.py), and llama-quantize does not requantize a
             // quantized tensor without --allow-requantize: the file type names the rest.
-            let kept = i
-                .catalog_expert_dtype
-                .and_then(weight_format)
-                .filter(|e| e.name == "mxfp4");
+            let kept = catalog_mxfp4;
             if kept.is_some() {
                 notes.push(format!(
                     "the routed experts stay MXFP4 in every GGUF file type of this model \
@@ -321,9 +337,9 @@ pub fn resolve_bits(i: &BitsInputs) -> Result<BitsResolution, PhysicsError> {
                     fmt.name
                 ));
             }
-            kept
+            (fmt, kept)
         } else {
-            None
+            (fmt, None)
         };
         winner = Some((src, fmt, expert));
     }
@@ -580,7 +596,12 @@ mod tests {
             catalog_expert_dtype: Some("mxfp4"),
             ..Default::default()
         };
-        for (q, bits) in [("F16", 16.0), ("q8_0", 8.51), ("Q4_K_M", 4.86), ("bf16", 16.0)] {
+        for (q, bits) in [
+            ("F16", 16.0),
+            ("q8_0", 8.51),
+            ("Q4_K_M", 4.86),
+            ("bf16", 16.0),
+        ] {
             let r = resolve_bits(&BitsInputs {
                 quantization: Some(q),
                 ..inp.clone()
@@ -589,7 +610,14 @@ mod tests {
             assert_eq!((r.bits, r.expert_bits), (bits, Some(4.25)), "{q}");
             assert!(r.notes.iter().any(|n| n.contains("stay MXFP4")), "{q}");
         }
-        for q in ["fp8", "awq", "mxfp4"] {
+        // MXFP4 names the experts; the rest is MXFP4_MOE's Q8_0.
+        let r = resolve_bits(&BitsInputs {
+            quantization: Some("MXFP4_MOE"),
+            ..inp.clone()
+        })
+        .unwrap();
+        assert_eq!((r.bits, r.expert_bits), (8.51, Some(4.25)));
+        for q in ["fp8", "awq"] {
             let r = resolve_bits(&BitsInputs {
                 quantization: Some(q),
                 ..inp.clone()

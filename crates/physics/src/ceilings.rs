@@ -890,7 +890,8 @@ mod tests {
         assert_eq!(s3(mf.weight_footprint.value / crate::catalog::GIB), "60.7");
         assert_eq!(s3(mf.stream_bits.value), "7.79");
         assert_eq!(s3(c.decode_tps.value), "671");
-        // An override applies to every weight.
+        // MXFP4 named for it is llama.cpp's MXFP4_MOE file: MXFP4 experts, Q8_0 elsewhere.
+        // ggml-org's gpt-oss-120b MXFP4 GGUF is 59.02 GiB (as llama-bench prints its size).
         let c = run(
             "H100-SXM",
             "gpt-oss-120b",
@@ -899,7 +900,19 @@ mod tests {
                 ..Options::default()
             },
         );
-        assert_eq!(c.model.stream_bits.value, 4.25);
+        assert_eq!(c.model.bits.expert_bits, Some(4.25));
+        let gib = c.model.weight_footprint.value / crate::catalog::GIB;
+        assert!((gib / 59.02 - 1.0).abs() < 0.01, "{gib}");
+        // A format that is not a GGUF file type applies to every weight.
+        let c = run(
+            "H100-SXM",
+            "gpt-oss-120b",
+            Options {
+                quantization: Some("fp8".into()),
+                ..Options::default()
+            },
+        );
+        assert_eq!(c.model.stream_bits.value, 8.0);
         assert_eq!(c.model.bits.expert_bits, None);
     }
 
