@@ -1459,6 +1459,191 @@ gpu("rx-6600m", "Radeon RX 6600M 8GB", "AMD", ["RX 6600M", "6600M", "Radeon RX 6
     rd(MTP_6000M, "\"RX 6600M uses Navi 23 GPU, it has 28 CU units ... is equipped with 128bit/8GB GDDR6 video memory\""),
     224, rd(FPSB_6600M, "RX 6600M \"Memory Clock\" \"1750 MHz 14 Gbps effective\", \"Memory Bus\" \"128 bit\", \"Bandwidth\" \"224.0 GB/s\""),
     fp32=8.7, fp32_src=rd(FPSB_6600M, "RX 6600M \"Shading Units\" \"1,792\", \"Boost Clock\" \"2416 MHz\", \"FP32 (TFLOPS)\" \"8.659 TFLOPS\""), note=RDNA2M)
+# --- scoreboard cards (sixth pass) ---------------------------------------------------------------
+# Issue #30: cards seen in public llama.cpp device lines (fixtures/scoreboards/device_names.toml)
+# and not yet catalogued. Every figure quotes the page it was read on ("[read]"); a database copy
+# is labelled so. Helpers for this block only.
+def card(id, name, vendor, aliases, mem, mem_src, bw, bw_src, note=None, **rates):
+    """A row whose figures are all read here: `rates` maps bf16/fp8/fp4/fp32 to (value, source)."""
+    kw = {}
+    for k, (v, s) in rates.items():
+        kw[k], kw[k + "_src"] = v, s
+    gpu(id, name, vendor, aliases, mem, mem_src, bw, bw_src, note=note, **kw)
+
+def unread(s):
+    """A page() source without its trailing tag, to join several pages into one source."""
+    return s[:-len(" [read]")]
+
+def drop_alias(id, alias):
+    """Takes a name off an earlier row when it names a card of its own."""
+    next(r for r in rows if r["id"] == id)["aliases"].remove(alias)
+
+# NVIDIA GeForce RTX 4090 D (China market): AD102 with 114 of the RTX 4090's 128 SMs, the same
+# memory. Its printed name must never read as the RTX 4090, nor "RTX 4090" as the D.
+SMN_4090D = ("SmartphoneMagazine.nl, NVIDIA presenterer nye GeForce RTX 4090 D-modell (launch report)",
+             "https://smartphonemagazine.nl/nn/2024/07/11/nvidia-presenterer-nye-geforce-rtx-4090-d-modell")
+HMC_4090D = ("hmc-tech.com, NVIDIA GeForce RTX 4090 D (database copy)", "https://hmc-tech.com/gpu/nvidia-geforce-rtx-4090-d")
+card("rtx-4090-d", "GeForce RTX 4090 D", "NVIDIA", ["RTX 4090 D", "4090 D", "RTX 4090D", "4090D", "NVIDIA GeForce RTX 4090 D"],
+     24, unread(page(*SMN_4090D, "\"Grafikkortet er utstyrt med 24 GB GDDR6X-minne (384-bit)\"")) + "; "
+     + page(*HMC_4090D, "\"24GB GDDR6X\""),
+     1008, "derived: 21 Gbps GDDR6X x 384-bit = 1008 GB/s (" + unread(page(*SMN_4090D, "\"24 GB GDDR6X-minne (384-bit) og har ein hastigheit på 21 Gbps\""))
+     + "; " + page(*HMC_4090D, "\"Bus Width 384Bit\", \"Transfer Rate 21GT/s\", \"Bandwidth 1008GB/s\"") + ")",
+     bf16=(r1(114 * 2520 * 512 / 1e6), TC512.format(sm=114, mhz=2520, wp=AD_WP, pages=page(*HMC_4090D,
+           "\"Streaming Multiprocessors 114 SMs\", boost \"2520MHz\"; it lists the same \"147.09 TFLOPS Tensor (FP32 Accumulate)\" for FP16")
+           + "; " + page(*SMN_4090D, "\"14 592 CUDA-kjerner og 456 Tensor-kjerner\" (128 CUDA cores per SM: 114 SMs)"))),
+     fp8=(r1(2 * 114 * 2520 * 512 / 1e6), f"derived: twice the FP16/FP32-accumulate rate (FP8 with FP32 accumulate, {AD_WP}); "
+          + page(*HMC_4090D, "FP8 \"294.18 TFLOPS Tensor (FP32 Accumulate)\"")),
+     note="The China-market RTX 4090 D: AD102 with 114 SMs (the RTX 4090 has 128), the same 24 GB and 1,008 GB/s, so the "
+          "same decode ceiling and about 11% less prefill. `RTX 4090` without the D is the RTX 4090.")
+
+# NVIDIA RTX PRO 6000 Blackwell: the 300 W Max-Q Workstation Edition is a card of its own (same
+# memory, lower clocks). The Server Edition is another (NVIDIA's datasheet, as quoted in public
+# repositories, lists less bandwidth than the Workstation Edition's): its name is taken off the
+# Workstation row, and it stays unknown until a page stating its figures is read.
+TOMS_PRO6000 = ("Tom's Hardware's RTX PRO 6000 Blackwell variants report (Portuguese copy)",
+                "https://ferreiradozezere.net/entretenimento/a-mansao-na-qual-adele-viveu-nao-e-vendida-por-ser-assombrada/2388/?random-post=1")
+TOPCPU_PRO6000_ES = ("topcpu.net, Nvidia launches 96GB RTX 5090 model (RTX PRO 6000 Blackwell at GTC 2025, Spanish edition)",
+                     "https://www.topcpu.net/es/news/nvidia-launches-96gb-rtx-5090-model-with-a-whopping-price-tag-of-10000")
+_variants = unread(page(*TOMS_PRO6000, "\"Haverá três variantes do RTX Pro 6000: The Blackwell Workstation Edition, Max-Q Workstation "
+                        "Edition e Blackwell Server Edition\", \"A configuração da memória é a mesma para as três variantes\""))
+card("rtx-pro-6000-blackwell-max-q", "RTX PRO 6000 Blackwell Max-Q Workstation Edition", "NVIDIA",
+     ["RTX PRO 6000 Max-Q", "RTX PRO 6000 Blackwell Max-Q", "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"],
+     96, _variants + ", \"96 GB de total\"; " + page(*TOPCPU_PRO6000_ES, "\"tres versiones: Workstation, Max-Q Workstation y Server\", "
+                                                     "\"una capacidad de memoria de 96 GB a través de un bus de memoria de 512 bits\""),
+     1792, "derived: 28 Gbps GDDR7 x 512-bit = 1792 GB/s (" + _variants + ", \"28 Gbps\", \"com 1792 GB/s de largura de banda total\"; "
+     + page(*TOPCPU_PRO6000_ES, "\"bus de memoria de 512 bits de ancho y una velocidad de memoria de 28 Gbps\"") + ")",
+     note="The 300 W edition of the RTX PRO 6000 Blackwell (the Workstation Edition draws 600 W; Fixstars, "
+          "https://blog.us.fixstars.com/what-kind-of-gpu-is-the-nvidia-rtx-pro-6000-blackwell-max-q): the same 96 GB and "
+          "1,792 GB/s, so the same decode ceiling. Its lower tensor rates were not read on a citable page: the prefill "
+          "ceiling is unknown (the Workstation Edition's bounds it from above).")
+drop_alias("rtx-pro-6000-blackwell", "RTX PRO 6000 Blackwell Server Edition")
+
+# NVIDIA GB10 (DGX Spark): Blackwell GPU on 128 GB of unified LPDDR5X.
+AIINF_SPARK = ("ai-infrastructure.net, NVIDIA DGX Spark (GB10 desktop AI) (figures checked against NVIDIA's DGX Spark product page "
+               "and hardware guide)", "https://ai-infrastructure.net/dgx-spark/")
+MPT_SPARK = ("Meterpreter, A Supercomputer on Your Desk: NVIDIA Unveils the DGX Spark AI Superchip (Hot Chips 2025 report)",
+             "https://meterpreter.org/a-supercomputer-on-your-desk-nvidia-unveils-the-dgx-spark-ai-superchip")
+_spark_fp4 = page(*AIINF_SPARK, "\"It delivers up to 1 PFLOP of FP4 (with sparsity) / up to 1,000 TOPS\"")
+card("nvidia-gb10", "GB10 (DGX Spark) 128GB", "NVIDIA", ["GB10", "NVIDIA GB10", "DGX Spark", "NVIDIA DGX Spark"],
+     128, unread(page(*AIINF_SPARK, "\"128 GB LPDDR5x unified, 273 GB/s\"")) + "; " + page(*MPT_SPARK, "\"128 GB of LPDDR5x\""),
+     273, unread(page(*AIINF_SPARK, "\"128 GB LPDDR5x unified, 273 GB/s\"")) + "; "
+     + page(*MPT_SPARK, "\"the LPDDR5x operates at 9400 MT/s, providing 273–301 GB/s of bandwidth\" (NVIDIA's figure is the lower)"),
+     fp4=(500, "1,000 TOPS (FP4 with sparsity), halved: " + _spark_fp4),
+     fp8=(250, "derived: 1,000 TOPS (FP4 with sparsity) / 2 dense / 2 for FP8 (" + _spark_fp4 + ")"),
+     bf16=(125, "derived: 1,000 TOPS (FP4 with sparsity) / 2 dense / 4 for FP16 (" + _spark_fp4 + "); the FP16-accumulate rate: "
+           "whether FP32 accumulate runs at full rate on this part was not confirmed"),
+     note="Unified LPDDR5X shared with the Grace CPU: the memory figure is the whole pool; llama.cpp's CUDA line prints "
+          "what the driver gives the GPU (about 122 GiB). Decode is bound by the 273 GB/s.")
+
+# NVIDIA Quadro (Pascal) and Turing/Ampere entry workstation cards.
+SDP_P2000 = ("gpu.spicedreamphone.com, NVIDIA GRID K260Q vs NVIDIA Quadro P2000 (database copy)",
+             "https://gpu.spicedreamphone.com/de/gpu/grid-k260q-vs-quadro-p2000")
+GPGPU_QP = ("GP-GPU.com (AnandTech copy), Pascal Quadros Coming March 2017: GP100, P4000, P2000",
+            "http://gp-gpu.com/pascal-quadros-coming-march-2017-gp100-p4000-p2000/")
+card("quadro-p2000", "Quadro P2000", "NVIDIA", ["P2000", "NVIDIA Quadro P2000"],
+     5, unread(page(*SDP_P2000, "Quadro P2000 column: \"5 GB\", \"GDDR5\"")) + "; "
+     + page(*GPGPU_QP, "\"only 5 channels (160-bits) are enabled, which is also why it offers the more unusual memory capacity of 5GB\""),
+     140, "derived: 7 Gbps GDDR5 x 160-bit = 140 GB/s (" + page(*SDP_P2000, "Quadro P2000 column: \"7 Gbps effective\", \"160 bit\", \"140.2 GB/s\"") + ")",
+     fp32=(3.0, page(*SDP_P2000, "Quadro P2000 column: \"1024\" CUDA cores, \"3.031 TFLOPS\" FP32")), note=QP)
+CPT_P620 = ("cputronic.com, NVIDIA Quadro P620 (database copy)", "https://cputronic.com/en/gpu/nvidia-quadro-p620")
+CPT_P620_M2000 = ("cputronic.com, NVIDIA Quadro M2000 vs NVIDIA Quadro P620 (database copy)",
+                  "https://cputronic.com/gpu/compare/nvidia-quadro-m2000-vs-nvidia-quadro-p620")
+card("quadro-p620", "Quadro P620", "NVIDIA", ["P620", "NVIDIA Quadro P620"],
+     2, page(*CPT_P620, "\"The 2GB GDDR5 memory\""),
+     80.1, page(*CPT_P620_M2000, "Quadro P620: \"2GB\", \"128bit\", \"1252MHz\", \"80.13 GB/s\""),
+     fp32=(1.4, page(*CPT_P620, "\"The 512 shading units\", \"a boost clock of 1354MHz\", \"theoretical performance of 1.386 TFLOPS\"")),
+     note=QP + " The desktop card; the 4 GB Quadro P620 for laptops is not catalogued.")
+SYS_GP100 = ("sysrqmts.com, NVIDIA Quadro GP100 vs NVIDIA Quadro RTX 5000 (database copy)",
+             "https://sysrqmts.com/vi/gpus/compare/nvidia-quadro-gp100-vs-nvidia-quadro-rtx-5000")
+card("quadro-gp100", "Quadro GP100", "NVIDIA", ["GP100", "NVIDIA Quadro GP100"],
+     16, page(*SYS_GP100, "Quadro GP100 column: \"16 GB\", \"HBM2\""),
+     732.2, "derived: 1.43 Gbps HBM2 x 4096-bit = 732.2 GB/s (" + page(*SYS_GP100, "Quadro GP100 column: \"715 MHz 1430 Mbps effective\", "
+                                                                          "\"4096 bit\", \"732.2 GB/s\"") + ")",
+     fp32=(10.3, page(*SYS_GP100, "Quadro GP100 column: \"FP32 (float) hiệu năng\" \"10.34 TFLOPS\", \"FP16 (half) hiệu năng\" \"20.67 TFLOPS (2:1)\"")),
+     note="Pascal GP100: no tensor cores; FP16 vector at twice the FP32 rate (20.7 TFLOPS), which llama.cpp's FP16 paths can use.")
+TC_T1000 = ("technical.city (CDN copy), T400 vs T1000 (database copy)", "https://technicalcity.b-cdn.net/en/video/T1000-vs-T400")
+SYS_T600 = ("sysrqmts.com, NVIDIA RTX A2000 vs NVIDIA T600 (database copy)", "https://sysrqmts.com/ru/gpus/compare/nvidia-rtx-a2000-vs-nvidia-t600")
+TU117 = ("Turing TU117 without tensor cores: FP16 runs on the shader cores, so the FP32 rate is the prefill proxy.")
+card("t1000", "T1000 4GB", "NVIDIA", ["T1000", "NVIDIA T1000"],
+     4, page(*TC_T1000, "T1000 column: \"Maximum RAM amount\" \"4 GB\", \"Memory type\" \"GDDR6\""),
+     160, page(*TC_T1000, "T1000 column: \"Memory bus width\" \"128 Bit\", \"Memory clock speed\" \"1250 MHz\", \"Memory bandwidth\" \"160.0 GB/s\""),
+     fp32=(2.5, page(*TC_T1000, "T1000 column: \"Pipelines / CUDA cores\" \"896\", \"Boost clock speed\" \"1395 MHz\", \"2.5 TFLOPS\"")),
+     note=TU117 + " The 8 GB T1000 is not catalogued.")
+card("t400", "T400 2GB", "NVIDIA", ["T400", "NVIDIA T400"],
+     2, page(*TC_T1000, "T400 column: \"Maximum RAM amount\" \"2 GB\", \"Memory type\" \"GDDR6\""),
+     80, page(*TC_T1000, "T400 column: \"Memory bus width\" \"64 Bit\", \"Memory clock speed\" \"1250 MHz\", \"Memory bandwidth\" \"80 GB/s\""),
+     fp32=(1.1, page(*TC_T1000, "T400 column: \"Pipelines / CUDA cores\" \"384\", \"Boost clock speed\" \"1425 MHz\", \"1.094 TFLOPS\"")),
+     note=TU117 + " The 4 GB T400 is not catalogued.")
+card("t600", "T600 4GB", "NVIDIA", ["T600", "NVIDIA T600"],
+     4, page(*SYS_T600, "T600 column: \"4 GB\", \"GDDR6\""),
+     160, page(*SYS_T600, "T600 column: \"1250 MHz 10 Gbps effective\", \"128 bit\", \"160.0 GB/s\""),
+     fp32=(1.7, page(*SYS_T600, "T600 column: \"640\" shaders, \"1335 MHz\" boost, FP32 \"1.709 TFLOPS\"")), note=TU117)
+AVA_A1000 = ("Avalanche Notícias, Nvidia apresentou placas gráficas profissionais RTX A1000 e RTX A400 (launch report)",
+             "https://avalanchenoticias.com.br/placas-de-video/nvidia-apresentou-placas-graficas-profissionais-rtx-a1000-e-rtx-a400-com-ray-tracing")
+TAND_A400 = ("Tan Doanh, NVIDIA RTX A400 4GB GDDR6 (reseller listing reproducing NVIDIA's specification table)",
+             "https://tandoanh.vn/nvidia-rtx-a400-4gb-gddr6-workstation-video-card")
+_a1000_mem = page(*AVA_A1000, "RTX A1000: \"8 GB de memória GDDR6 com velocidade de 12 Gbit/s por contato e suporte para barramento de 128 bits, "
+                  "para o qual é declarada largura de banda de 192 GB/s\"")
+card("rtx-a1000", "RTX A1000 8GB", "NVIDIA", ["A1000", "RTX A1000", "NVIDIA RTX A1000"],
+     8, _a1000_mem, 192, _a1000_mem,
+     bf16=(r1(18 * 1460 * 1024 / 1e6), WS1024.format(sm=18, mhz=1460, wp=GA_WP, pages=page(*AVA_A1000,
+           "RTX A1000: \"2.304 núcleos CUDA e 72 núcleos Tensor, com clock de 1.460 MHz\" (128 CUDA cores and 4 tensor cores per SM: 18 SMs)"))))
+_a400_mem = page(*AVA_A1000, "RTX A400: \"4 GB de memória GDDR6 com velocidade de 12 Gbit/s por contato suportando um barramento de 64 bits, "
+                 "para o qual a largura de banda é declarada em 96 GB/s\"")
+card("rtx-a400", "RTX A400 4GB", "NVIDIA", ["A400", "RTX A400", "NVIDIA RTX A400"],
+     4, _a400_mem, 96, unread(_a400_mem) + "; " + page(*TAND_A400, "\"GPU Memory | 4GB GDDR6\", \"Memory Interface | 64-bit\", \"Memory Bandwidth | 96GB/s\""),
+     bf16=(10.8, page(*TAND_A400, "\"FP16 Tensor Performance | 21.7 TFLOPS\" (NVIDIA's figure with sparsity), halved")[:-len(" [read]")]
+           + "; the same as 6 SMs x 1755 MHz x 1024 dense FP16 FLOP/clk/SM (" + page(*AVA_A1000, "RTX A400: \"768 núcleos CUDA e 24 núcleos "
+           "tensores, operando na frequência de 1755 MHz\"") + ")"))
+
+# Intel Arc Pro (Battlemage). As for the Arc B-series: FP16 XMX = the INT8 XMX TOPS halved.
+HMC_B50 = ("hmc-tech.com, Intel Arc Pro B50 vs NVIDIA RTX PRO 4000 Blackwell (database copy)",
+           "https://hmc-tech.com/gpu/intel-arc-pro-b50-vs-nvidia-rtx-pro-4000-blackwell")
+TC_B50 = ("technical.city, Arc Pro B50 vs Xbox Series X GPU (database copy)", "https://technical.city/en/video/Xbox-Series-X-GPU-vs-Arc-Pro-B50")
+SPD_B50 = ("SpeedUp, Intel Arc Pro B50 gaming performance (review)",
+           "https://spdup.net/20251004/intel-arc-pro-b50-gaming-performance-surpasses-expectations-in-small-form-factor-builds")
+card("arc-pro-b50", "Arc Pro B50 16GB", "Intel", ["Arc Pro B50", "Pro B50", "B50", "Intel Arc Pro B50 Graphics"],
+     16, unread(page(*SPD_B50, "\"Memory: 16 GB GDDR6 on a 128-bit bus\"")) + "; " + page(*HMC_B50, "Arc Pro B50: \"16GB GDDR6\""),
+     224, page(*TC_B50, "Arc Pro B50 column: \"Memory bus width\" \"128 Bit\", \"Memory clock speed\" \"1750 MHz\" (14 Gbps), \"Memory bandwidth\" \"224.0 GB/s\""),
+     bf16=(85.2, "derived: 170.39 INT8 TOPS (XMX) / 2 for FP16 (" + page(*HMC_B50, "Arc Pro B50: INT8 \"170.39 TOPS Tensor\", FP16 \"85.2 TFLOPS Tensor "
+           "(FP32 Accumulate)\"") + ")"))
+HMC_B60 = ("hmc-tech.com, Intel Arc Pro B60 vs NVIDIA Quadro P620 (database copy)", "https://hmc-tech.com/gpu/intel-arc-pro-b60-vs-nvidia-quadro-p620")
+TC_B60D = ("technical.city, Arc Pro B60 Dual vs Graphics 4-Core iGPU (database copy; the Dual is two B60 GPUs on one board)",
+           "https://technical.city/en/video/Graphics-4-Core-iGPU-Arc-vs-Arc-Pro-B60-Dual")
+card("arc-pro-b60", "Arc Pro B60 24GB", "Intel", ["Arc Pro B60", "Pro B60", "B60", "Intel Arc Pro B60 Graphics"],
+     24, unread(page(*HMC_B60, "Arc Pro B60: \"24GB GDDR6\"")) + "; " + page(*TC_B60D, "\"Maximum RAM amount\" \"24 GB ×2\""),
+     456, "derived: 19 Gbps GDDR6 x 192-bit = 456 GB/s (" + page(*TC_B60D, "per GPU: \"Memory bus width\" \"192 Bit ×2\", \"Memory clock speed\" "
+                                                                    "\"2375 MHz\" (19 Gbps), \"Memory bandwidth\" \"456.0 GB/s\"") + ")",
+     bf16=(98.3, "derived: 196.61 INT8 TOPS (XMX) / 2 for FP16 (" + page(*HMC_B60, "Arc Pro B60: INT8 \"196.61 TOPS Tensor\", BF16 \"98.3 TFLOPS Tensor\"") + ")"),
+     note="One B60 GPU: a dual-GPU B60 board shows two such devices.")
+ZOL_B70 = ("Zolotukhin, Intel Arc Pro B70 deep dive (blog, with Intel's product render)",
+           "https://zolotukhin.ai/blog/2026-05-18-intel-arc-pro-b70-deep-dive-and-zincs-t-intel-plan/")
+_b70 = page(*ZOL_B70, "\"The Intel Arc Pro B70 puts 32 gigabytes of ECC GDDR6 on a 256-bit bus, 608 GB per second of memory bandwidth, "
+            "256 XMX matrix engines pushing 367 INT8 TOPS\"")
+card("arc-pro-b70", "Arc Pro B70 32GB", "Intel", ["Arc Pro B70", "Pro B70", "B70", "Intel Arc Pro B70 Graphics"],
+     32, _b70, 608, _b70, bf16=(183.5, "derived: 367 INT8 TOPS (XMX) / 2 for FP16 (" + _b70 + ")"),
+     note="BMG-G31 (Big Battlemage). Only a blog states its figures here; Intel's product page was not read.")
+
+# AMD: a cloud RDNA2 card and the MI300A APU.
+INP_V620 = ("INpact Hardware, AMD dévoile sa Radeon Pro V620 : 32 Go de GDDR6 ECC et SR-IOV (launch report)",
+            "https://www.inpact-hardware.com/article/2766/amd-devoile-sa-radeon-pro-v620-32-go-gddr6-ecc-et-sr-iov")
+CHIP_V620 = ("CHIP.pl, Premiera Radeon Pro V620 (launch report)", "https://www.chip.pl/2021/11/premiera-radeon-pro-v620-karta-graficzna/")
+card("radeon-pro-v620", "Radeon PRO V620 32GB", "AMD", ["Radeon PRO V620", "PRO V620", "V620"],
+     32, unread(page(*INP_V620, "\"32 Go sur 256 bits (512 Go/s)\"")) + "; " + page(*CHIP_V620, "\"32 GB GDDR6 na 256-bitowej magistrali\""),
+     512, unread(page(*INP_V620, "\"32 Go sur 256 bits (512 Go/s)\"")) + "; "
+     + page(*CHIP_V620, "\"na tle szybkości 16 Gb/s układów VRAM przekłada się na 512 GB/s przepustowości\""),
+     fp32=(20.3, page(*INP_V620, "\"72 Compute Units et 20,28 TFLOPS\"")),
+     note=RDNA2 + " Infinity Cache is not counted in the bandwidth.")
+EST_MI300 = ("Estaterule (3DNews copy), AMD releases Instinct MI300A and Instinct MI300X (launch report)",
+             "https://estaterule.ru/news/amd-vypuskaet-samyj-bolshoj-i-slozhnyj-v-mire-gpu-so-192-gb-pamjati-i-gigantskij-apu-so-128-gb-na-rynok-vyhodjat-chipy-instinct-mi300a-i-instinct-mi300x")
+_mi300a = page(*EST_MI300, "Instinct MI300A: \"содержит 24 ядра Zen 4, графическое ядро на архитектуре CDNA 3 с 228 блоками CU ... 128 ГБ памяти "
+               "HBM3 с пропускной способностью 5,3 ТБ/с\"")
+card("mi300a", "Instinct MI300A 128GB", "AMD", ["MI300A", "Instinct MI300A", "AMD Instinct MI300A"],
+     128, unread(_mi300a) + "; " + page(*ROCM_SPECS, "Instinct table, row \"MI300A\": \"CDNA3\", \"gfx942\", VRAM (GiB) \"128\", "
+                                        "Compute Units \"228 (38 per XCD)\""),
+     5300, _mi300a,
+     note="APU: the 128 GB of HBM3 is shared with its 24 Zen 4 cores. AMD's matrix rates were not read on a citable page "
+          "here, so the prefill ceiling is unknown; decode is bound by the 5.3 TB/s.")
 
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
