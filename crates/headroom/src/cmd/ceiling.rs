@@ -81,7 +81,8 @@ pub struct Args {
     #[arg(long, value_name = "DTYPE")]
     dtype: Option<String>,
     /// Weight quantization (fp8, awq, gptq, mxfp4, nvfp4, any llama.cpp file type: Q4_K_M,
-    /// IQ3_XXS, Q8_0 ... at the bits its mix averages, or a number of bits).
+    /// IQ3_XXS, Q8_0 ... at the bits its mix averages, or a number of bits). A model whose
+    /// experts ship in MXFP4 (gpt-oss) keeps them so in every llama.cpp file type.
     #[arg(long, value_name = "NAME")]
     quantization: Option<String>,
     /// KV cache dtype (auto = 16-bit, fp8, q8_0 ...).
