@@ -193,8 +193,9 @@ pub enum LookupError {
     /// No entry answers to the name. `suggestions` are near names ("Name (figures)"), which
     /// are other entries, never this one.
     #[error(
-        "{kind} '{query}' is not in the catalog{}{}",
+        "{kind} '{query}' is not in the catalog{}{}{}",
         laptop_note(kind, query),
+        integrated_note(kind, query),
         near_names(.suggestions)
     )]
     NotFound {
@@ -212,6 +213,63 @@ fn laptop_note(kind: &str, query: &str) -> &'static str {
     } else {
         ""
     }
+}
+
+/// An integrated GPU reads the host's RAM, whose speed the name cannot tell: say how to get
+/// its ceiling instead.
+fn integrated_note(kind: &str, query: &str) -> &'static str {
+    if kind == "GPU" && is_integrated_name(query) {
+        " (if this is an integrated GPU, it reads the host's RAM, so its decode ceiling is that \
+         RAM's bandwidth: `--gpu none --ram-bandwidth GBPS`, or `--gpu none --measure`)"
+    } else {
+        ""
+    }
+}
+
+/// Whether a GPU name is one that integrated GPUs print: AMD's `Radeon 780M Graphics`, `Radeon
+/// Vega 8 Graphics` and the generic `AMD Radeon Graphics` (also printed for some discrete
+/// cards, hence the note's "if"), Intel's `UHD Graphics 770`, `Iris Xe Graphics`, `Arc 140V`.
+pub fn is_integrated_name(name: &str) -> bool {
+    let lower = name
+        .to_ascii_lowercase()
+        .replace("(r)", "")
+        .replace("(tm)", "");
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let after = |w: &str| words.iter().position(|x| *x == w).map(|i| &words[i + 1..]);
+    // `Radeon 780M`, `Radeon 890M`: three digits and M right after "radeon" (an RX 6600M has
+    // "rx" between them); `Radeon Vega 8 Graphics`; `Radeon Graphics`.
+    let radeon = after("radeon").is_some_and(|r| match r {
+        [m, ..]
+            if m.len() == 4 && m.ends_with('m') && m[..3].bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            true
+        }
+        ["vega", n, "graphics", ..] => n.bytes().all(|b| b.is_ascii_digit()),
+        ["graphics", ..] => true,
+        _ => false,
+    });
+    // `Arc 140V`, `Arc 130V`, `Arc 140T` (Lunar Lake and Arrow Lake), `Arc Graphics` (Meteor
+    // Lake); the discrete Arcs are A/B-series names.
+    let arc = after("arc").is_some_and(|r| match r {
+        [m, ..] => {
+            (m.len() == 4
+                && (m.ends_with('v') || m.ends_with('t'))
+                && m[..3].bytes().all(|b| b.is_ascii_digit()))
+                || *m == "graphics"
+        }
+        _ => false,
+    });
+    let intel = words.contains(&"intel")
+        && (words.contains(&"uhd")
+            || words.contains(&"iris")
+            || after("intel") == Some(&["graphics"][..]))
+        || lower.contains("uhd graphics")
+        || lower.contains("iris xe")
+        || (words.contains(&"hd") && words.contains(&"graphics") && !words.contains(&"radeon"));
+    radeon || arc || intel
 }
 
 fn near_names(s: &[String]) -> String {
@@ -1749,6 +1807,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("a laptop part"), "{e}");
+        // An integrated GPU's name says how to get its ceiling from the host's RAM.
+        for name in [
+            "AMD Radeon 780M Graphics",
+            "AMD Radeon Graphics (RADV PHOENIX)",
+            "AMD Radeon(TM) Vega 8 Graphics",
+            "Intel(R) UHD Graphics 770",
+            "Intel(R) Iris(R) Xe Graphics",
+            "Intel(R) Arc(TM) 140V GPU (16GB)",
+            "Intel(R) Arc(TM) Graphics",
+        ] {
+            assert!(is_integrated_name(name), "{name}");
+            let e = c.gpu(name).unwrap_err().to_string();
+            assert!(e.contains("--gpu none --ram-bandwidth"), "{e}");
+        }
+        for name in [
+            "AMD Radeon RX 6600M",
+            "Intel(R) Arc(TM) A770 Graphics",
+            "Radeon RX 7800 XT",
+            "NVIDIA GeForce RTX 4070 Laptop GPU",
+        ] {
+            assert!(!is_integrated_name(name), "{name}");
+        }
         // The RTX PRO 6000's 300 W Max-Q Workstation Edition is a desktop card, not a laptop part.
         assert!(is_laptop_name("Quadro P5000 Max-Q"));
         assert!(!is_laptop_name(
