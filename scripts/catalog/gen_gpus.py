@@ -1645,6 +1645,94 @@ card("mi300a", "Instinct MI300A 128GB", "AMD", ["MI300A", "Instinct MI300A", "AM
      note="APU: the 128 GB of HBM3 is shared with its 24 Zen 4 cores. AMD's matrix rates were not read on a citable page "
           "here, so the prefill ceiling is unknown; decode is bound by the 5.3 TB/s.")
 
+# --- seventh pass ---------------------------------------------------------------------------------
+# Issue #30: cards llama.cpp users benchmark (the Apple M5 Pro, the RTX 4090 Laptop GPU, the GDDR6
+# GTX 1650, the GTX 1650 SUPER, the RX 6500 XT), each figure read on the page named.
+
+# Apple M5 Pro. Apple states one bandwidth for the chip, "up to 307GB/s", and no figure per
+# GPU-core count; Metal prints "Apple M5 Pro" for the 16-core and the 20-core GPU alike, so one
+# entry answers to both and Apple's "up to" figure bounds either.
+PRISM_M5P = ("Prism News, Apple unveils M5 Pro and M5 Max MacBook Pros (launch report quoting Apple)",
+             "https://www.prismnews.com/news/apple-unveils-m5-pro-and-m5-max-macbook-pros-signals-pricier-tiers")
+MIKE_M5P = ("Mike Shouts, Apple M5 Pro and M5 Max (launch report, Apple's spec highlights)", "https://mikeshouts.com/apple-m5-pro-m5-max/amp")
+_m5p = page(*PRISM_M5P, "\"Apple specified that M5 Pro supports up to 64GB of unified memory with bandwidth up to 307GB per second\"")
+card("apple-m5-pro", "Apple M5 Pro", "Apple", ["M5 Pro", "M5 Pro 16-core GPU", "M5 Pro 20-core GPU"],
+     64, unread(_m5p) + "; " + page(*MIKE_M5P, "M5 Pro: \"up to 20-core GPU with Neural Accelerators, 16-core Neural Engine, up to 64 GB unified memory\""),
+     307, unread(_m5p) + "; " + page(*MIKE_M5P, "M5 Pro: \"up to 307 GB/s unified memory bandwidth\""),
+     note=AP_NOTE + " One entry for the 16-core and the 20-core GPU M5 Pro, which Metal names alike: Apple gives one "
+          "\"up to 307GB/s\" for the chip, and no page found gives the 16-core part a lower figure. Apple publishes no "
+          "TFLOPS figure for this chip: the prefill ceiling is unknown.")
+
+# NVIDIA GeForce RTX 4090 Laptop GPU: AD103 (the desktop RTX 4080's die) on 16 GB of GDDR6,
+# the same pattern as the other RTX 40 laptop rows.
+NBC_4090L = ("Notebookcheck, NVIDIA GeForce RTX 4090 Laptop GPU vs NVIDIA T550 Laptop GPU",
+             "https://notebookcheck.net/NVIDIA-GeForce-RTX-4090-Laptop-GPU-vs-T550-Laptop-GPU_11437_11429.247598.0.html")
+_nv4090 = rd(NV_L40, 'RTX 4090 Laptop GPU: "NVIDIA CUDA®-Recheneinheiten" "9.728", "Boost-Taktung" up to "2.040 MHz", '
+             '"Standard-Speicherkonfiguration" "16 GB GDDR6", "Breite der Speicherschnittstelle" "256 Bit"')
+_bf4090 = r1(76 * 2040 * 512 / 1e6)
+gpu("rtx-4090-laptop", "GeForce RTX 4090 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 4090 Laptop GPU"), 16, _nv4090,
+    640, "derived: 20 Gbps x 256-bit = 640 GB/s, the fastest memory fitted (" + cut(_nv4090) + "; "
+    + rd(NBC_4090L, "\"a 256 Bit memory bus. The RTX 4090 mobile uses 16 GB GDDR6 dedicated graphics memory with a clock speed of 20 Gbps "
+         "(effective)\" (NVIDIA's page gives no memory speed)") + ")",
+    bf16=_bf4090, bf16_src=TC512.format(sm=76, mhz=2040, wp=AD_WP, pages=cut(_nv4090) + " (9728 cores at 128 per SM) at the highest power limit [read]"),
+    fp8=r1(_bf4090 * 2), fp8_src=f"derived: twice the FP16/FP32-accumulate rate (FP8 with FP32 accumulate, {AD_WP})",
+    note=LAPTOP + " AD103, the desktop RTX 4080's die, not the desktop RTX 4090's AD102.")
+
+# GeForce GTX 1650 with GDDR6 (2020): the same printed name as the GDDR5 card, 12 Gbps instead of
+# 8 Gbps memory (192 GB/s, not 128). A ceiling is an upper bound, so the bare name must not give
+# the GDDR5 card's lower figure: both entries carry it and it is ambiguous until the memory type
+# is named, as the RTX 3060's is until the size is. The GDDR5 entry's id and name gain "gddr5",
+# since an entry's own id and name must name it alone.
+HEISE_1650 = ("heise online, Spielergrafikkarte GeForce GTX 1650 von allen Herstellern mit flottem GDDR6-RAM (launch report)",
+              "https://www.heise.de/newsticker/meldung/Spielergrafikkarte-GeForce-GTX-1650-von-allen-Herstellern-mit-flottem-GDDR6-RAM-4698639.html")
+GT_1650 = ("Geektopia, Nvidia hace oficial la GTX 1650 con GDDR6 (launch report)",
+           "https://geektopia.es/es/technology/2020/04/03/noticias/amp/nvidia-hace-oficial-la-gtx-1650-con-gddr6-porque-el-suministro-de-gddr5-se-esta-agotando.html")
+_g5 = next(r for r in rows if r["id"] == "gtx-1650")
+_g5.update(id="gtx-1650-gddr5", name="GeForce GTX 1650 GDDR5",
+           aliases=["GTX 1650 GDDR5", "GeForce GTX 1650 GDDR5", "GTX 1650", "1650", "NVIDIA GeForce GTX 1650"],
+           note=T16 + " The original GDDR5 card (8 Gbps, 128 GB/s). The GDDR6 GTX 1650 (12 Gbps, 192 GB/s) prints the "
+                "same name: name the memory (`GTX 1650 GDDR5`).")
+for _k in [k for k in READ if k[0] == "gtx-1650"]:
+    READ[("gtx-1650-gddr5", _k[1])] = READ.pop(_k)
+_heise = rd(HEISE_1650, "\"Die GDDR6-Chips arbeiten mit 6000 MHz (12 Gbps) statt wie bisher 4000 MHz (8 Gbps), was die Übertragungsrate der "
+            "4 GByte RAM von 128 auf 192 GByte/s erhöht\"")
+gpu("gtx-1650-gddr6", "GeForce GTX 1650 GDDR6", "NVIDIA", ["GTX 1650 GDDR6", "GeForce GTX 1650 GDDR6", "GTX 1650", "1650", "NVIDIA GeForce GTX 1650"],
+    4, _heise, 192, "derived: 12 Gbps x 128-bit = 192 GB/s (" + cut(_heise) + "; "
+    + rd(GT_1650, "\"Mantiene los mismos 4 GB de memoria, con el mismo bus de 128 bits, pero el ancho de banda pasa de 128 GB/s hasta los 192 GB/s\"") + ")",
+    fp32=r1(896 * 1590 * 2 / 1e6), fp32_src="derived: 896 CUDA cores x boost 1590 MHz x 2 FLOP/clk ("
+    + rd(HEISE_1650, "\"senkt Nvidia den Boost-Takt von 1665 auf 1590 MHz – an der Konfiguration mit 896 Shader-Rechenkernen ändert sich hingegen nichts\"") + ")",
+    note=T16 + " The GDDR6 GTX 1650 (2020; TU117, and later TU116 and TU106 boards with the same 896 cores and 12 Gbps memory). "
+         "The GDDR5 card prints the same name: a bare `GTX 1650` is ambiguous until the memory is named (`GTX 1650 GDDR6`).")
+
+# GeForce GTX 1650 SUPER: TU116, a card of its own (its printed name ends in SUPER).
+PH_1650S = ("ProHoster, NVIDIA GeForce GTX 1660 Super and GTX 1650 Super final specifications (Urdu copy of a launch report)",
+            "https://prohoster.info/ur/blog/novosti-interneta/okonchatelnye-harakteristiki-nvidia-geforce-gtx-1660-super-i-gtx-1650-super")
+N3D_1650S = ("Noticias3D, GeForce GTX 1650 SUPER", "https://www.noticias3d.com/noticia/98741/geforce-gtx-1650-super.html")
+_n3d = rd(N3D_1650S, "\"La GeForce GTX 1650 SUPER tiene ... 1.280 shaders\", \"la primera tiene uno de 128 bits\", \"utilizan 4 GB de GDDR6\"")
+_ph = rd(PH_1650S, "\"GeForce GTX 1650 Super میں 4 GB GDDR6 ویڈیو میموری بھی ہوگی جس کی مؤثر فریکوئنسی 12 GHz ہے، جس سے منسلک ہونے کے لیے "
+         "128 بٹ بس استعمال کی جائے گی\" (4 GB GDDR6 at an effective 12 GHz on a 128-bit bus), \"بوسٹ 1725 میگاہرٹز ہوگا\" (boost 1725 MHz)")
+gpu("gtx-1650-super", "GeForce GTX 1650 SUPER", "NVIDIA", ["GTX 1650 Super", "1650 Super", "NVIDIA GeForce GTX 1650 SUPER"], 4, _n3d,
+    192, "derived: 12 Gbps x 128-bit = 192 GB/s (" + cut(_ph) + "; " + _n3d + ")",
+    fp32=r1(1280 * 1725 * 2 / 1e6), fp32_src=f"derived: 1280 CUDA cores x boost 1725 MHz x 2 FLOP/clk ({cut(_n3d)}; {_ph})",
+    note=T16 + " TU116 (the GTX 1660's die), not the GTX 1650.")
+
+# AMD Radeon RX 6500 XT: Navi 24 on a 64-bit bus of 18 Gbps GDDR6. AMD's card has 4 GB; Sapphire
+# also sells an 8 GB one at the same bus and speed. Both print one name, so the size is asked for.
+HWZ_6500 = ("HardwareZone Singapore, AMD unveils Radeon RX 6500 XT graphics card with 4GB of VRAM (launch report)",
+            "https://www.hardwarezone.com.sg/tech-news-amd-unveils-radeon-rx-6500-xt-graphics-card-4gb-vram")
+MTP_6500 = ("Meterpreter, Sapphire unveils new Radeon RX 6500 XT equipped with 8GB video memory (launch report)",
+            "https://meterpreter.org/sapphire-unveils-new-radeon-rx-6500-xt-equipped-with-8gb-video-memory")
+_hwz = rd(HWZ_6500, "\"1,024 stream processors\", \"a boost clock of 2,815MHz\", \"4GB of GDDR6 memory\", "
+          "\"18Gbps memory speed, 64-bit memory interface with up to 144GB/s bandwidth\"")
+for gb in (4, 8):
+    mem_q = _hwz if gb == 4 else rd(MTP_6500, "\"Sapphire launched a new Radeon RX 6500 XT, belonging to the PULSE series, equipped with 8GB "
+                                    "of video memory, the capacity has been doubled, but the memory bit width and speed have not improved\"")
+    bw_q = _hwz if gb == 4 else "derived: the 4 GB card's 18 Gbps x 64-bit = 144 GB/s (" + cut(mem_q) + "; " + _hwz + ")"
+    gpu(f"rx-6500-xt-{gb}gb", f"Radeon RX 6500 XT {gb}GB", "AMD", ["RX 6500 XT", "6500 XT", "RX 6500XT", f"RX 6500 XT {gb}GB"], gb, mem_q,
+        144, bw_q, fp32=r1(1024 * 2815 * 2 / 1e6), fp32_src=f"derived: 1024 stream processors x boost 2815 MHz x 2 FLOP/clk ({_hwz})",
+        note="RDNA2: no matrix units; FP16 runs packed on the shader cores, so the FP32 rate is the prefill proxy. The 16 MB "
+             f"Infinity Cache is not counted in the bandwidth. Both memory sizes print one name: name the size (`RX 6500 XT {gb}GB`).")
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
