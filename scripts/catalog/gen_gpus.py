@@ -1647,7 +1647,7 @@ card("mi300a", "Instinct MI300A 128GB", "AMD", ["MI300A", "Instinct MI300A", "AM
 
 # --- seventh pass ---------------------------------------------------------------------------------
 # Issue #30: cards llama.cpp users benchmark (the Apple M5 Pro, the RTX 4090 Laptop GPU, the GDDR6
-# GTX 1650, the GTX 1650 SUPER, the RX 6500 XT), each figure read on the page named.
+# GTX 1650, the GTX 1650 SUPER, the RX 6500 XT, the RX 6400), each figure read on the page named.
 
 # Apple M5 Pro. Apple states one bandwidth for the chip, "up to 307GB/s", and no figure per
 # GPU-core count; Metal prints "Apple M5 Pro" for the 16-core and the 20-core GPU alike, so one
@@ -1704,6 +1704,8 @@ gpu("gtx-1650-gddr6", "GeForce GTX 1650 GDDR6", "NVIDIA", ["GTX 1650 GDDR6", "Ge
     note=T16 + " The GDDR6 GTX 1650 (2020; TU117, and later TU116 and TU106 boards with the same 896 cores and 12 Gbps memory). "
          "The GDDR5 card prints the same name: a bare `GTX 1650` is ambiguous until the memory is named (`GTX 1650 GDDR6`).")
 
+TOMS_6400 = ("Tom's Hardware, AMD Radeon RX 6400 review, specifications table (review)",
+             "https://www.tomshardware.com/reviews/amd-radeon-rx-6400-review-budget-in-almost-every-way")
 # GeForce GTX 1650 SUPER: TU116, a card of its own (its printed name ends in SUPER).
 PH_1650S = ("ProHoster, NVIDIA GeForce GTX 1660 Super and GTX 1650 Super final specifications (Urdu copy of a launch report)",
             "https://prohoster.info/ur/blog/novosti-interneta/okonchatelnye-harakteristiki-nvidia-geforce-gtx-1660-super-i-gtx-1650-super")
@@ -1712,7 +1714,8 @@ _n3d = rd(N3D_1650S, "\"La GeForce GTX 1650 SUPER tiene ... 1.280 shaders\", \"l
 _ph = rd(PH_1650S, "\"GeForce GTX 1650 Super میں 4 GB GDDR6 ویڈیو میموری بھی ہوگی جس کی مؤثر فریکوئنسی 12 GHz ہے، جس سے منسلک ہونے کے لیے "
          "128 بٹ بس استعمال کی جائے گی\" (4 GB GDDR6 at an effective 12 GHz on a 128-bit bus), \"بوسٹ 1725 میگاہرٹز ہوگا\" (boost 1725 MHz)")
 gpu("gtx-1650-super", "GeForce GTX 1650 SUPER", "NVIDIA", ["GTX 1650 Super", "1650 Super", "NVIDIA GeForce GTX 1650 SUPER"], 4, _n3d,
-    192, "derived: 12 Gbps x 128-bit = 192 GB/s (" + cut(_ph) + "; " + _n3d + ")",
+    192, "derived: 12 Gbps x 128-bit = 192 GB/s (" + cut(_ph) + "; " + cut(_n3d) + "; "
+    + rd(TOMS_6400, "GTX 1650 Super column: \"VRAM Speed (Gbps)\" \"12\", \"VRAM Bus Width\" \"128\", \"Bandwidth (GBps)\" \"192\"") + ")",
     fp32=r1(1280 * 1725 * 2 / 1e6), fp32_src=f"derived: 1280 CUDA cores x boost 1725 MHz x 2 FLOP/clk ({cut(_n3d)}; {_ph})",
     note=T16 + " TU116 (the GTX 1660's die), not the GTX 1650.")
 
@@ -1732,6 +1735,19 @@ for gb in (4, 8):
         144, bw_q, fp32=r1(1024 * 2815 * 2 / 1e6), fp32_src=f"derived: 1024 stream processors x boost 2815 MHz x 2 FLOP/clk ({_hwz})",
         note="RDNA2: no matrix units; FP16 runs packed on the shader cores, so the FP32 rate is the prefill proxy. The 16 MB "
              f"Infinity Cache is not counted in the bandwidth. Both memory sizes print one name: name the size (`RX 6500 XT {gb}GB`).")
+
+# AMD Radeon RX 6400: Navi 24 cut to 12 CUs, 4 GB on the same 64-bit bus at 16 Gbps.
+GT_6400 = ("Geektopia, AMD pone a la venta en tiendas la RX 6400 (launch report)",
+           "https://geektopia.es/es/technology/2022/04/20/noticias/amp/amd-pone-a-la-venta-en-tiendas-la-rx-6400-por-159-dolares.html")
+_gt6400 = rd(GT_6400, "\"Dispone de 4 GB de GDDR6 a 16 GHz, que es otro recorte quedándose en los 128 GB/s de ancho de banda en vez de 144 GB/s\"")
+gpu("rx-6400", "Radeon RX 6400 4GB", "AMD", ["RX 6400", "6400", "Radeon RX 6400"], 4, _gt6400,
+    128, "derived: 16 Gbps x 64-bit = 128 GB/s (" + cut(_gt6400) + "; "
+    + rd(TOMS_6400, "RX 6400 column: \"GPU Cores\" \"768\", \"VRAM Speed (Gbps)\" \"16\", \"VRAM (GB)\" \"4\", \"VRAM Bus Width\" \"64\", "
+         "\"Bandwidth (GBps)\" \"128\"") + ")",
+    note="RDNA2: no matrix units; FP16 runs packed on the shader cores. The 16 MB Infinity Cache is not counted in the "
+         "bandwidth. No FP32 rate is catalogued: the pages read disagree on its boost clock (Tom's Hardware's table gives "
+         "2815 MHz and 4.3 TFLOPS, the database copy at cputronic.com, https://cputronic.com/gpu/amd-radeon-rx-6400, 2321 MHz), "
+         "so the prefill ceiling is unknown.")
 
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
