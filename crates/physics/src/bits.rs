@@ -272,6 +272,11 @@ pub fn resolve_bits(i: &BitsInputs) -> Result<BitsResolution, PhysicsError> {
     ];
     let mut notes = Vec::new();
     let mut winner: Option<(BitsSource, WeightFormat, Option<WeightFormat>)> = None;
+    // The routed experts' format when the model ships them in MXFP4 (gpt-oss).
+    let catalog_mxfp4 = i
+        .catalog_expert_dtype
+        .and_then(weight_format)
+        .filter(|e| e.name == "mxfp4");
     for (src, given) in links {
         let (fmt, shown) = match given {
             Given::FileBits(None) | Given::Name(None, _) => continue,
@@ -303,10 +308,6 @@ pub fn resolve_bits(i: &BitsInputs) -> Result<BitsResolution, PhysicsError> {
             ));
             continue;
         }
-        let catalog_mxfp4 = i
-            .catalog_expert_dtype
-            .and_then(weight_format)
-            .filter(|e| e.name == "mxfp4");
         let (fmt, expert) = if src == BitsSource::CatalogDefault {
             (fmt, i.catalog_expert_dtype.and_then(weight_format))
         } else if let (Some(e), "mxfp4") = (catalog_mxfp4, fmt.name) {
@@ -328,8 +329,7 @@ pub fn resolve_bits(i: &BitsInputs) -> Result<BitsResolution, PhysicsError> {
             // gpt-oss in GGUF: llama.cpp's converter writes the experts as MXFP4 whatever the
             // output type (conversion/gpt_oss.py), and llama-quantize does not requantize a
             // quantized tensor without --allow-requantize: the file type names the rest.
-            let kept = catalog_mxfp4;
-            if kept.is_some() {
+            if catalog_mxfp4.is_some() {
                 notes.push(format!(
                     "the routed experts stay MXFP4 in every GGUF file type of this model \
                      (llama.cpp converts them as the checkpoint ships them); {} covers the \
@@ -337,7 +337,7 @@ pub fn resolve_bits(i: &BitsInputs) -> Result<BitsResolution, PhysicsError> {
                     fmt.name
                 ));
             }
-            (fmt, kept)
+            (fmt, catalog_mxfp4)
         } else {
             (fmt, None)
         };

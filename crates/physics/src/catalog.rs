@@ -262,13 +262,11 @@ pub fn is_integrated_name(name: &str) -> bool {
         }
         _ => false,
     });
-    let intel = words.contains(&"intel")
-        && (words.contains(&"uhd")
-            || words.contains(&"iris")
-            || after("intel") == Some(&["graphics"][..]))
-        || lower.contains("uhd graphics")
-        || lower.contains("iris xe")
-        || (words.contains(&"hd") && words.contains(&"graphics") && !words.contains(&"radeon"));
+    // `UHD Graphics 770`, `Iris Xe Graphics`, `HD Graphics 630`, a bare `Intel Graphics`.
+    let intel = words.contains(&"uhd")
+        || words.contains(&"iris")
+        || (words.contains(&"hd") && words.contains(&"graphics") && !words.contains(&"radeon"))
+        || after("intel") == Some(&["graphics"][..]);
     radeon || arc || intel
 }
 

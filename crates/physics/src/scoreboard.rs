@@ -253,17 +253,14 @@ mod tests {
             );
             assert!(s.run.decode_tps > 0.0 && !s.run.quoted.is_empty());
         }
-        let mut counts: Vec<(String, String, usize)> = Vec::new();
+        let mut counts = std::collections::BTreeMap::<(&str, &str), usize>::new();
         for s in &scored {
-            let key = (s.run.backend.clone(), s.run.file_type.clone());
-            match counts.iter_mut().find(|c| (&c.0, &c.1) == (&key.0, &key.1)) {
-                Some(c) => c.2 += 1,
-                None => counts.push((key.0, key.1, 1)),
-            }
+            *counts
+                .entry((s.run.backend.as_str(), s.run.file_type.as_str()))
+                .or_default() += 1;
         }
-        counts.sort();
         println!("\nruns: {}", scored.len());
-        for (backend, file_type, n) in &counts {
+        for ((backend, file_type), n) in &counts {
             println!("  {backend} {file_type}: {n}");
         }
         println!("\n| backend | class of card | n | median | range |\n|---|---|---|---|---|");
