@@ -1749,6 +1749,18 @@ gpu("rx-6400", "Radeon RX 6400 4GB", "AMD", ["RX 6400", "6400", "Radeon RX 6400"
          "2815 MHz and 4.3 TFLOPS, the database copy at cputronic.com, https://cputronic.com/gpu/amd-radeon-rx-6400, 2321 MHz), "
          "so the prefill ceiling is unknown.")
 
+# --- eighth pass: NVIDIA ------------------------------------------------------------------------
+# Issue #30: NVIDIA parts the scoreboards and homelabs name that the catalog lacked.
+
+# (end of the eighth pass)
+
+
+
+# --- ninth pass: AMD, Intel and others --------------------------------------------------------
+# Issue #30: AMD, Intel and other parts the scoreboards and homelabs name that the catalog lacked.
+
+# (end of the ninth pass)
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
