@@ -289,7 +289,7 @@ fn near_names(s: &[String]) -> String {
 pub struct Found<'a, T> {
     pub entry: &'a T,
     /// `None` when the name matched as given; the entry's name when it matched only after
-    /// dropping an `-Instruct`/`-chat`/`-it` suffix.
+    /// dropping an `-Instruct`/`-chat`/`-it` suffix or a chip's GPU core count.
     pub loose_match: Option<String>,
 }
 
@@ -515,7 +515,7 @@ pub fn is_laptop_name(name: &str) -> bool {
 /// | uma: 0` → (`rx7900xt`, none).
 pub fn normalize_gpu(name: &str) -> GpuName {
     let (part, reported_gib) = device_part(name);
-    let mut w: Vec<String> = words(&part)
+    let mut w: Vec<String> = core_count_words(words(&part))
         .into_iter()
         .filter(|w| !GPU_BRAND_WORDS.contains(&w.as_str()))
         .collect();
@@ -534,6 +534,64 @@ pub fn normalize_gpu(name: &str) -> GpuName {
         memory_gib,
         reported_gib,
     }
+}
+
+/// A GPU core count as users write it after an Apple chip (`40-core GPU`, `40 core`, `40 cores`,
+/// `40 GPU cores`, `40core`, `40c`) reads as the one word `40c`, so every spelling names the
+/// same variant.
+fn core_count_words(w: Vec<String>) -> Vec<String> {
+    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    let is_core = |s: &str| s == "core" || s == "cores";
+    let mut out = Vec::with_capacity(w.len());
+    let mut i = 0;
+    while i < w.len() {
+        let word = w[i].as_str();
+        let next = |k: usize| w.get(i + k).map(String::as_str).unwrap_or("");
+        let joined = ["cores", "core"]
+            .iter()
+            .find_map(|c| word.strip_suffix(c))
+            .filter(|n| digits(n));
+        let (count, used) = if let Some(n) = joined {
+            (Some(n), 1)
+        } else if digits(word) && is_core(next(1)) {
+            (Some(word), 2)
+        } else if digits(word) && next(1) == "gpu" && is_core(next(2)) {
+            (Some(word), 3)
+        } else {
+            (None, 1)
+        };
+        match count {
+            Some(n) => {
+                out.push(format!("{n}c"));
+                // `40-core GPU`: the trailing GPU is part of the count.
+                i += used + usize::from(used < 3 && next(used) == "gpu");
+            }
+            None => {
+                out.push(word.to_string());
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// A GPU name without its core count (`Apple M1 Max 24-core GPU` → `Apple M1 Max`), when it
+/// has one: a chip catalogued as one entry for all its core counts (one memory bandwidth) is
+/// still named by it.
+fn strip_core_count(name: &str) -> Option<String> {
+    let (part, _) = device_part(name);
+    let w = core_count_words(words(&part));
+    let is_count = |x: &String| {
+        x.strip_suffix('c')
+            .is_some_and(|n| memory_number(n).is_some())
+    };
+    w.iter().any(is_count).then(|| {
+        w.iter()
+            .filter(|x| !is_count(x))
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
 }
 
 /// The model matching form: the part after the last `/` (a Hugging Face `org/`), lower-cased,
@@ -570,6 +628,13 @@ trait Named {
     fn describe(&self) -> String;
     /// The keys, for suggestions.
     fn keys(&self) -> Vec<String>;
+    /// The name with a word dropped that does not change the entry it names (a model's
+    /// `-Instruct`, a chip's GPU core count), when it has one.
+    fn loosened(name: &str) -> Option<String>;
+    /// Whether this entry may answer to a loosened name: not for one variant among several.
+    fn answers_loosely(&self) -> bool {
+        true
+    }
 }
 
 impl Named for Gpu {
@@ -610,6 +675,16 @@ impl Named for Gpu {
             .map(|n| normalize_gpu(n).key)
             .collect()
     }
+    fn loosened(name: &str) -> Option<String> {
+        strip_core_count(name)
+    }
+    /// An entry that names its own core count is one variant of its chip: a count it does not
+    /// name is another part, never this one.
+    fn answers_loosely(&self) -> bool {
+        std::iter::once(&self.name)
+            .chain(&self.aliases)
+            .all(|n| strip_core_count(n).is_none())
+    }
 }
 
 impl Named for Model {
@@ -648,6 +723,9 @@ impl Named for Model {
             .chain(&self.aliases)
             .map(|n| normalize(n))
             .collect()
+    }
+    fn loosened(name: &str) -> Option<String> {
+        strip_tuning_suffix(name)
     }
 }
 
@@ -699,19 +777,18 @@ fn lookup<'a, T: Named>(entries: &'a [T], query: &str) -> Result<Found<'a, T>, L
         [] => {}
         several => return Err(ambiguous(several)),
     }
-    let stripped = (T::KIND == "model")
-        .then(|| strip_tuning_suffix(query))
-        .flatten();
-    if let Some(s) = stripped {
+    if let Some(s) = T::loosened(query) {
         match matching(&s).as_slice() {
-            [one] => {
+            [one] if one.answers_loosely() => {
                 return Ok(Found {
                     entry: one,
                     loose_match: Some(one.name().to_string()),
                 })
             }
-            [] => {}
-            several => return Err(ambiguous(several)),
+            several if several.len() > 1 && several.iter().all(|e| e.answers_loosely()) => {
+                return Err(ambiguous(several))
+            }
+            _ => {}
         }
     }
     Err(LookupError::NotFound {
@@ -1668,6 +1745,47 @@ mod tests {
         }
     }
 
+    /// Apple chips as users name them with a GPU core count (llama.cpp's Apple Silicon
+    /// thread lists "M1 Max 24-core", "M2 Ultra 76-core"): a chip with one entry for every core
+    /// count (one bandwidth) answers to any count, as a loose match; a chip with an entry per
+    /// count answers only to the counts it has.
+    #[test]
+    fn apple_core_counts_name_their_chip() {
+        let c = cat();
+        for (q, id, loose) in [
+            ("M4 Max 40-core", "apple-m4-max-40c", false),
+            ("Apple M4 Max (32-core GPU)", "apple-m4-max-32c", false),
+            ("m3 max 30 core", "apple-m3-max-30c", false),
+            ("M3 Max 40 GPU cores", "apple-m3-max-40c", false),
+            ("M5 Pro 16-core GPU", "apple-m5-pro", false),
+            ("M1 Max 24-core", "apple-m1-max", true),
+            ("M1 Max 32c", "apple-m1-max", true),
+            ("M2 Ultra 76-core", "apple-m2-ultra", true),
+            ("Apple M1 Pro (14-core GPU)", "apple-m1-pro", true),
+            ("M2 8-core GPU", "apple-m2", true),
+        ] {
+            match c.gpu(q) {
+                Ok(f) => {
+                    assert_eq!(f.entry.id, id, "{q}");
+                    assert_eq!(f.loose_match.is_some(), loose, "{q}");
+                }
+                Err(e) => panic!("{q}: {e}"),
+            }
+        }
+        // A count the chip's variants do not have is another part: unknown, never a neighbour.
+        for q in [
+            "M3 Max 35-core",
+            "M5 Pro 18-core",
+            "M5 Max 32-core",
+            "M4 Max 36c",
+        ] {
+            match c.gpu(q) {
+                Err(LookupError::NotFound { .. }) => {}
+                other => panic!("{q:?} should be unknown: {other:?}"),
+            }
+        }
+    }
+
     #[test]
     fn ambiguity_and_misses_read_the_same_everywhere() {
         let c = cat();
@@ -1731,6 +1849,21 @@ mod tests {
         // Brand words only as whole words: "arcturus" and "teslax" keep theirs.
         assert_eq!(n("Arcturus"), ("arcturus".into(), None));
         assert_eq!(n("H100 80GB HBM3"), ("h10080gbhbm3".into(), None));
+        // Every spelling of a GPU core count is one word.
+        for s in [
+            "Apple M3 Max (40-core GPU)",
+            "M3 Max 40-core",
+            "m3 max 40 cores",
+            "M3 Max 40 GPU cores",
+            "M3 Max 40core",
+            "M3 Max 40c",
+        ] {
+            assert_eq!(n(s), ("m3max40c".into(), None), "{s}");
+        }
+        assert_eq!(
+            n("M1 Max 24-core GPU 64GB"),
+            ("m1max24c".into(), Some(64.0))
+        );
         assert_eq!(normalize("meta-llama/Llama-3.1-8B"), "llama3.18b");
         assert_eq!(normalize("llama3.1:8b"), "llama3.18b");
     }

@@ -252,13 +252,20 @@ fn run_ceiling(args: Args) -> Result<()> {
         Some(_) if cpu_only => Known::unknown(
             "CPU only (--gpu none): no GPU; the decode ceiling is the host-RAM-bound one",
         ),
-        Some(name) => Known::Known(
-            catalog
+        Some(name) => {
+            let f = catalog
                 .gpu(name)
-                .with_context(|| format!("--gpu {name:?}"))?
-                .entry
-                .clone(),
-        ),
+                .with_context(|| format!("--gpu {name:?}"))?;
+            if let Some(g) = f.loose_match {
+                notes.push(format!(
+                    "--gpu '{name}' taken as {g}: one entry for every GPU core count of the \
+                     chip, which share its memory bandwidth (the decode ceiling holds); its \
+                     compute figure is for the core count its source names, which may be more \
+                     than yours"
+                ));
+            }
+            Known::Known(f.entry.clone())
+        }
     };
     let (model, model_entry): (Known<ModelSpec>, Option<physics::Model>) =
         match (&args.model, &args.gguf) {
