@@ -15,6 +15,8 @@ pub(crate) struct Wanted<'a> {
     pub tp: Option<u32>,
     pub dtype: Option<&'a str>,
     pub quantization: Option<&'a str>,
+    /// The server is llama.cpp: its published runs' band is quoted beside the ceiling.
+    pub llamacpp: bool,
 }
 
 pub(crate) fn resolve(
@@ -39,6 +41,7 @@ pub(crate) fn resolve(
         bits_source: None,
         tp,
         tp_assumption: None,
+        published_band: None,
     };
     let unknown = |mut info: CeilingInfo, why: String| {
         info.unknown_reason = Some(why);
@@ -91,6 +94,9 @@ pub(crate) fn resolve(
         return unknown(info, missing.join("; "));
     };
     info.gpu = Some(gpu.name.clone());
+    if w.llamacpp {
+        info.published_band = physics::scoreboard::band_note(w.catalog, &gpu);
+    }
     let opts = Options {
         tp,
         quantization: w.quantization.map(str::to_string),
@@ -137,4 +143,35 @@ pub(crate) fn resolve(
         dtype_fallback: c.model.bits.source == BitsSource::Fallback,
     };
     (info, Some(phys))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A llama.cpp server's ceiling carries the share llama.cpp's published runs reach on its
+    /// class of card; another engine's does not (the runs are llama.cpp's).
+    #[test]
+    fn llamacpp_ceiling_quotes_the_published_band() {
+        let catalog = Catalog::embedded().unwrap();
+        let band = |llamacpp: bool| {
+            let w = Wanted {
+                gpu: Some("RTX 3090"),
+                model: Some("llama-2-7b"),
+                served_model: None,
+                spec: None,
+                catalog: &catalog,
+                tp: None,
+                dtype: None,
+                quantization: Some("Q4_0"),
+                llamacpp,
+            };
+            resolve(&w, &Config::default(), &WindowStats::default())
+                .0
+                .published_band
+        };
+        let note = band(true).expect("GeForce cards have published runs");
+        assert!(note.contains("CUDA") && note.contains("n="), "{note}");
+        assert_eq!(band(false), None);
+    }
 }

@@ -14,7 +14,7 @@ use crate::report::{
 };
 use crate::rules::Finding;
 use crate::{Config, Inputs, Verdict};
-use engines::{EngineConfig, Recording, Sample};
+use engines::{Engine, EngineConfig, Recording, Sample};
 use std::collections::BTreeMap;
 
 /// Why a window could not be judged.
@@ -271,6 +271,7 @@ pub fn judge_samples(
                 .quantization
                 .as_deref()
                 .or(cfg.quantization.as_ref().map(|k| k.value.as_str())),
+            llamacpp: engine == Engine::LlamaCpp,
         },
         &config,
         &window,

@@ -205,6 +205,11 @@ pub struct CeilingInfo {
     pub bits_source: Option<String>,
     pub tp: u32,
     pub tp_assumption: Option<String>,
+    /// For a llama.cpp server: the share of this decode ceiling llama.cpp's published runs reach
+    /// on this class of card (median, range and sample size per backend), to read the measured
+    /// efficiency against; null for other engines or a class without published runs.
+    #[serde(default)]
+    pub published_band: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

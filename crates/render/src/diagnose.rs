@@ -196,6 +196,9 @@ pub fn render(r: &Report, verbose: bool) -> String {
         }
     };
     row(&mut o, "Efficiency", eff);
+    if let Some(band) = &r.ceiling.published_band {
+        row(&mut o, "", band.clone());
+    }
     match (r.cost.per_million_output_tokens, &r.cost.reason) {
         (Some(c), _) => row(
             &mut o,
