@@ -11,10 +11,10 @@
 //! (median and range), which `headroom ceiling` quotes.
 //!
 //! fixtures/scoreboards/serving_decode.toml holds published single-stream decode rates of
-//! serving engines (vLLM, SGLang, Ollama): one request at a time (concurrency 1 or batch 1),
-//! each with its card, model, weight format and tensor-parallel size. They are held against the
-//! same decode ceiling (weights through the same `--quantization` path) in their own test and
-//! are kept out of the llama.cpp bands.
+//! serving engines (vLLM, SGLang, TensorRT-LLM, Ollama): one request at a time (concurrency 1
+//! or batch 1), each with its card, model, weight format and tensor-parallel size. They are
+//! held against the same decode ceiling (weights through the same `--quantization` path) in
+//! their own test and are kept out of the llama.cpp bands.
 
 use numbers::fmt::percent;
 use serde::{Deserialize, Serialize};
@@ -223,7 +223,7 @@ pub fn band_note(catalog: &Catalog, gpu: &Gpu) -> Option<String> {
 pub struct ServingRun {
     /// The card, as catalog/gpus.toml names it.
     pub card: String,
-    /// Serving engine: vLLM, SGLang, Ollama.
+    /// Serving engine: vLLM, SGLang, TensorRT-LLM, Ollama.
     pub engine: String,
     /// Catalog model id.
     pub model: String,
@@ -390,7 +390,7 @@ mod tests {
         );
         for s in &scored {
             println!(
-                "{:6} {:24} {:14} {:6} tp{} {:8.2}  ceiling {:8.1}  {:5.1} %",
+                "{:12} {:22} {:15} {:6} tp{} {:8.2}  ceiling {:8.1}  {:5.1} %",
                 s.run.engine,
                 s.run.card,
                 s.run.model,
