@@ -9,6 +9,12 @@
 //! mean a wrong bandwidth, bits per weight or card. The fractions of the fixed run (Llama 2 7B
 //! Q4_0, tg128) give, per backend and class of card, the share of the ceiling llama.cpp reaches
 //! (median and range), which `headroom ceiling` quotes.
+//!
+//! fixtures/scoreboards/serving_decode.toml holds published single-stream decode rates of
+//! serving engines (vLLM, SGLang, TensorRT-LLM, Ollama): one request at a time (concurrency 1
+//! or batch 1), each with its card, model, weight format and tensor-parallel size. They are
+//! held against the same decode ceiling (weights through the same `--quantization` path) in
+//! their own test and are kept out of the llama.cpp bands.
 
 use numbers::fmt::percent;
 use serde::{Deserialize, Serialize};
@@ -19,6 +25,7 @@ use crate::spec::{ModelSpec, Options};
 use crate::PhysicsError;
 
 const RUNS: &str = include_str!("../../../fixtures/scoreboards/llamacpp_decode.toml");
+const SERVING_RUNS: &str = include_str!("../../../fixtures/scoreboards/serving_decode.toml");
 
 /// One published measurement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -210,6 +217,91 @@ pub fn band_note(catalog: &Catalog, gpu: &Gpu) -> Option<String> {
     })
 }
 
+/// One published single-stream decode measurement of a serving engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServingRun {
+    /// The card, as catalog/gpus.toml names it.
+    pub card: String,
+    /// Serving engine: vLLM, SGLang, TensorRT-LLM, Ollama.
+    pub engine: String,
+    /// Catalog model id.
+    pub model: String,
+    /// Weight format as `--quantization` takes it (bf16, fp16, fp8, awq, nvfp4); absent where
+    /// the checkpoint's own formats apply (gpt-oss: MXFP4 experts, BF16 elsewhere).
+    #[serde(default)]
+    pub quantization: Option<String>,
+    /// Tensor-parallel size (GPUs serving the one request).
+    #[serde(default = "default_tp")]
+    pub tp: u32,
+    /// What was measured: concurrency, prompt and output lengths, and how the rate was derived.
+    pub test: String,
+    /// Published decode rate of the one request, tokens/s (1000 / TPOT in ms where the page
+    /// gives a time per output token).
+    pub decode_tps: f64,
+    /// The public page the figure was read in.
+    pub source: String,
+    /// How the figure was quoted where it was read.
+    pub quoted: String,
+}
+
+fn default_tp() -> u32 {
+    1
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServingRunsFile {
+    run: Vec<ServingRun>,
+}
+
+/// A serving run with the ceiling headroom computes for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServingScored {
+    pub run: ServingRun,
+    pub gpu_id: String,
+    /// One-sequence decode ceiling, tok/s (all `tp` cards' bandwidth).
+    pub ceiling_tps: f64,
+    /// decode_tps / ceiling.
+    pub fraction: f64,
+}
+
+/// The published serving-engine runs (embedded).
+pub fn serving_runs() -> Result<Vec<ServingRun>, PhysicsError> {
+    let f: ServingRunsFile = toml::from_str(SERVING_RUNS).map_err(|e| {
+        PhysicsError::InvalidInput(format!("fixtures/scoreboards/serving_decode.toml: {e}"))
+    })?;
+    Ok(f.run)
+}
+
+/// Every published serving run whose card and model are catalogued, with its ceiling: the
+/// decode ceiling `headroom ceiling` computes for the card, model, `--quantization` and `--tp`.
+pub fn score_serving(catalog: &Catalog) -> Result<Vec<ServingScored>, PhysicsError> {
+    let mut out = Vec::new();
+    for run in serving_runs()? {
+        let Ok(g) = catalog.gpu(&run.card) else {
+            continue;
+        };
+        let Ok(m) = catalog.model(&run.model) else {
+            continue;
+        };
+        let opts = Options {
+            quantization: run.quantization.clone(),
+            tp: run.tp,
+            ..Options::default()
+        };
+        let c = Ceilings::compute(g.entry, &ModelSpec::from_catalog(m.entry), &opts)?;
+        let ceiling_tps = c.figures.decode_tps.value;
+        out.push(ServingScored {
+            fraction: run.decode_tps / ceiling_tps,
+            gpu_id: g.entry.id.clone(),
+            ceiling_tps,
+            run,
+        });
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,5 +372,70 @@ mod tests {
         let note = band_note(&c, c.gpu("RTX 4090").unwrap().entry).unwrap();
         assert!(note.contains("CUDA") && note.contains("n="), "{note}");
         assert!(band_note(&c, c.gpu("H100 SXM").unwrap().entry).is_none());
+    }
+
+    /// Every published single-stream serving-engine run whose card is catalogued lies at or
+    /// below headroom's ceiling for its model, weight format and tensor-parallel size. Prints
+    /// every run and, per engine, the count and the share of the ceiling reached:
+    /// cargo test --release -p physics scoreboard -- --nocapture
+    #[test]
+    fn published_serving_runs_lie_below_the_ceiling() {
+        let c = Catalog::embedded().unwrap();
+        let all = serving_runs().unwrap();
+        let scored = score_serving(&c).unwrap();
+        assert_eq!(
+            scored.len(),
+            all.len(),
+            "every fixture card and model is catalogued"
+        );
+        for s in &scored {
+            println!(
+                "{:12} {:22} {:15} {:6} tp{} {:8.2}  ceiling {:8.1}  {:5.1} %",
+                s.run.engine,
+                s.run.card,
+                s.run.model,
+                s.run.quantization.as_deref().unwrap_or("(file)"),
+                s.run.tp,
+                s.run.decode_tps,
+                s.ceiling_tps,
+                s.fraction * 100.0
+            );
+            assert!(
+                s.fraction <= 1.0,
+                "{} ({}, {}) measured {} tok/s above its ceiling {:.1}",
+                s.run.card,
+                s.run.engine,
+                s.run.model,
+                s.run.decode_tps,
+                s.ceiling_tps
+            );
+            assert!(s.run.source.contains("https://"), "{}", s.run.source);
+            assert!(s.run.decode_tps > 0.0 && !s.run.quoted.is_empty() && !s.run.test.is_empty());
+        }
+        let mut engines: Vec<&str> = scored.iter().map(|s| s.run.engine.as_str()).collect();
+        engines.sort_unstable();
+        engines.dedup();
+        println!("\nserving runs: {}", scored.len());
+        println!("| engine | n | median | range |\n|---|---|---|---|");
+        for e in engines {
+            let mut f: Vec<f64> = scored
+                .iter()
+                .filter(|s| s.run.engine == e)
+                .map(|s| s.fraction)
+                .collect();
+            f.sort_by(f64::total_cmp);
+            let n = f.len();
+            let median = if n % 2 == 1 {
+                f[n / 2]
+            } else {
+                (f[n / 2 - 1] + f[n / 2]) / 2.0
+            };
+            println!(
+                "| {e} | {n} | {:.0} % | {:.0}-{:.0} % |",
+                median * 100.0,
+                f[0] * 100.0,
+                f[n - 1] * 100.0
+            );
+        }
     }
 }
