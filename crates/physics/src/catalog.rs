@@ -353,19 +353,25 @@ fn memory_number(w: &str) -> Option<f64> {
 /// the first `|` (Vulkan's `| uma: 0 | fp16: 1 ...`) and the first `,` (CUDA's `, compute
 /// capability 8.6, VMM: yes`, ROCm's `, gfx1100 (0x1100)`), without parenthesised words
 /// (`(RADV NAVI31)`, `(radv)`, `(NVIDIA)`, `(AMD proprietary driver)`, `(R)`, `(TM)`) but for a
-/// GPU core count. Also the `VRAM: 12288 MiB` that recent CUDA and ROCm builds print, in GiB. A
-/// bare name comes back unchanged.
+/// GPU core count. Also the `VRAM: 12288 MiB` that recent CUDA and ROCm builds print, or the
+/// `(7708 MiB, 7573 MiB free)` of `--list-devices`, in GiB. A bare name comes back unchanged.
 pub fn device_part(line: &str) -> (String, Option<f64>) {
     let lower = line.to_ascii_lowercase();
-    let vram = lower.find("vram:").and_then(|i| {
-        let rest = lower[i + 5..].trim_start();
+    // `N MiB` right after `at`: the size, in GiB.
+    let mib_at = |at: usize| {
+        let rest = lower[at..].trim_start();
         let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
         let mib: f64 = digits.parse().ok()?;
         rest[digits.len()..]
             .trim_start()
             .starts_with("mib")
             .then_some(mib / 1024.0)
-    });
+    };
+    // `VRAM: 12288 MiB`, or the device list's `CUDA0: NAME (7708 MiB, 7573 MiB free)`.
+    let vram = lower
+        .find("vram:")
+        .and_then(|i| mib_at(i + 5))
+        .or_else(|| lower.match_indices('(').find_map(|(i, _)| mib_at(i + 1)));
     // `using device CUDA0 (NVIDIA GeForce RTX 5060 Ti) (0000:01:00.0) - 15055 MiB free` (model
     // loading) and `registered device CUDA0 (...)`: the name is the bracket after the label.
     for marker in ["using device ", "registered device "] {
@@ -2025,6 +2031,16 @@ mod tests {
             c.gpu(&line(24000)),
             Err(LookupError::NotFound { .. })
         ));
+        // `llama-server --list-devices` gives the size in brackets, total first, then free.
+        let listed = "  CUDA0: NVIDIA GeForce RTX 3060 (11909 MiB, 11623 MiB free)";
+        assert_eq!(
+            d(listed),
+            (
+                "NVIDIA GeForce RTX 3060".to_string(),
+                Some(11909.0 / 1024.0)
+            )
+        );
+        assert_eq!(c.gpu(listed).unwrap().entry.id, "rtx-3060-12gb");
     }
 
     /// The load check's promise: every entry's id and name name exactly that entry.
