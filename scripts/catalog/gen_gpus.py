@@ -1759,6 +1759,177 @@ gpu("rx-6400", "Radeon RX 6400 4GB", "AMD", ["RX 6400", "6400", "Radeon RX 6400"
 # --- ninth pass: AMD, Intel and others --------------------------------------------------------
 # Issue #30: AMD, Intel and other parts the scoreboards and homelabs name that the catalog lacked.
 
+# Every figure quotes the page it was read on ("[read]"); a database copy, a retail listing or a
+# pre-launch table is labelled so. Printed names follow libdrm's amdgpu.ids, which RADV prints
+# (https://gitlab.freedesktop.org/mesa/drm/-/blob/main/data/amdgpu.ids): where one printed name
+# covers several cards, each carries it and it is ambiguous until the card is named.
+
+# AMD Radeon RX 6700: Navi 22 cut to 36 CUs, 10 GB on a 160-bit bus.
+TOMSFR_6700 = ("Tom's Hardware France, AMD référence la Radeon RX 6700 sur son site (launch report)",
+               "https://www.tomshardware.fr/amd-reference-la-radeon-rx-6700-sur-son-site/")
+_6700 = page(*TOMSFR_6700, "\"un GPU Navi 22 avec 36 unités de calcul / 2304 processeurs de flux\", \"des fréquences références jeu / "
+             "Boost de respectivement 2174 MHz et 2450 MHz\", \"10 Go de GDDR6 cadencés à 16 Gbit/s sur un bus de 160 bits. La bande "
+             "passante mémoire est ainsi de 320 Go/s\"")
+card("rx-6700", "Radeon RX 6700 10GB", "AMD", ["RX 6700", "6700", "RX6700", "Radeon RX 6700", "AMD Radeon RX 6700"],
+     10, _6700, 320, _6700,
+     fp32=(r1(2304 * 2450 * 2 / 1e6), f"derived: 2304 stream processors x boost 2450 MHz x 2 FLOP/clk ({_6700})"),
+     note=RDNA2 + " The 80 MB Infinity Cache is not counted in the bandwidth. Not the RX 6700 XT (12 GB, 384 GB/s) nor the "
+          "RX 6700M (separate entries).")
+
+# Polaris 11 and 12: RX 560, RX 460 and RX 550, each sold with 2 GB or 4 GB under one printed name.
+TOMS_550 = ("Tom's Hardware, AMD Radeon RX 550 graphics card prices (Radeon RX 500-series table)",
+            "https://www.tomshardware.com/uk/reviews/amd-radeon-rx-550-graphics-card-prices,5250.html")
+HWS_560 = ("HWSetup, AMD Radeon RX 560 (launch report)", "https://hwsetup.it/mobile/news/reader.php?objid=26347&page=14")
+NBC_460 = ("Notebookcheck, AMD Radeon RX 460 (Desktop)", "https://www.notebookcheck.net/AMD-Radeon-RX-460-Desktop.171187.0.html")
+FPSB_460 = ("fpsbench.com, AMD Radeon RX 460 vs AMD Radeon RX 6500M (database copy)",
+            "https://fpsbench.com/compare/gpu/amd-radeon-rx-460-vs-amd-radeon-rx-6500m")
+_t550 = ("table: RX 560 | RX 550: \"Shader Units\" \"1024\" | \"512\", \"Base Clock / Boost Clock\" \"1175 MHz / 1275 MHz\" | "
+         "\"1100 MHz / 1183 MHz\", \"Memory\" \"Up To 4GB GDDR5 @ 7 Gb/s128-bit\" (both)")
+_hws560 = page(*HWS_560, "\"Il frame buffer della Radeon RX 560 può essere realizzato con 2GB, oppure 4GB, di memoria VRAM GDDR5, la cui "
+               "velocità effettiva è pari a 7GHz, e scambia dati con la GPU mediante un bus a 128-bit\"")
+POL11 = POLARIS + " Polaris 11/12 on a 128-bit bus of 7 Gbps GDDR5."
+for gb in (4, 2):
+    card(f"rx-560-{gb}gb", f"Radeon RX 560 {gb}GB", "AMD",
+         ["RX 560", "560", "RX560", "RX 560 Series", "Radeon RX 560 Series", f"RX 560 {gb}GB"],
+         gb, _hws560, 112, "derived: 7 Gbps x 128-bit = 112 GB/s (" + unread(_hws560) + "; " + page(*TOMS_550, _t550) + ")",
+         fp32=(r1(1024 * 1275 * 2 / 1e6), "derived: 1024 stream processors x boost 1275 MHz x 2 FLOP/clk (" + page(*TOMS_550, _t550) + ")"),
+         note=POL11 + f" Both memory sizes print one name (RADV: \"AMD Radeon RX 560 Series\"): name the size (`RX 560 {gb}GB`). "
+              "Later RX 560 boards with 14 CUs (896 stream processors) print the same name; the 16-CU figure bounds them.")
+_t550q = page(*TOMS_550, "\"The RX 550 comes equipped with either 2GB or 4GB of GDDR5 memory at 7 Gb/s, which communicates over an "
+              "aggregate 128-bit interface\"")
+for gb in (4, 2):
+    card(f"rx-550-{gb}gb", f"Radeon RX 550 {gb}GB", "AMD", ["RX 550", "RX550", "RX 550 Series", "Radeon RX 550 Series", f"RX 550 {gb}GB"],
+         gb, _t550q, 112, "derived: 7 Gbps x 128-bit = 112 GB/s (" + _t550q + ")",
+         fp32=(r1(512 * 1183 * 2 / 1e6), "derived: 512 stream processors x boost 1183 MHz x 2 FLOP/clk (" + page(*TOMS_550, _t550) + ")"),
+         note=POL11 + f" Both memory sizes print one name: name the size (`RX 550 {gb}GB`). Boards with 6 Gbps memory, a 64-bit "
+              "bus or 640 stream processors also sell as RX 550; these figures (AMD's 512-SP, 7 Gbps card) bound the first two.")
+_nbc460 = page(*NBC_460, "\"The RX 460 uses 14 out of 16 Compute Units\" (14 x 64 = 896 stream processors), \"AMD specifies the clock "
+               "with 1080 (base) up to 1200 MHz (Boost)\", \"Depending on the memory equipment (2 or 4 GB GDDR5)\"")
+_a51 = page(*FPSB_460, "RX 460 column: \"Shading Units\" \"896\", \"Boost Clock\" \"1200 MHz\", \"Memory Clock\" \"1750 MHz 7 Gbps "
+            "effective\", \"Memory Bus\" \"128 bit\", \"Bandwidth\" \"112.0 GB/s\"")
+for gb in (4, 2):
+    card(f"rx-460-{gb}gb", f"Radeon RX 460 {gb}GB", "AMD", ["RX 460", "460", "RX460", "Radeon RX 460", f"RX 460 {gb}GB"],
+         gb, _nbc460, 112, "derived: 7 Gbps x 128-bit = 112 GB/s (" + _a51 + ")",
+         fp32=(r1(896 * 1200 * 2 / 1e6), f"derived: 896 stream processors x boost 1200 MHz x 2 FLOP/clk ({_nbc460})"),
+         note=POL11 + f" Both memory sizes print one name (RADV: \"AMD Radeon RX 460 Graphics\"): name the size (`RX 460 {gb}GB`).")
+
+# Fiji (GCN 3) on 4 GB of first-generation HBM at 512 GB/s. RADV prints "AMD Radeon R9 Fury Series"
+# for the Fury X, the Fury and the Nano alike, so that name is ambiguous among the three.
+T3D_FURYX = ("Technic3D, AMD Radeon R9 Fury X wird offiziell (launch report)",
+             "https://www.technic3d.com/news/hardware/grafikkarten/10635-amd-radeon-r9-fury-x-wird-offiziell.htm")
+HH_FURY = ("HotHardware, AMD Radeon Fury and Fury X specs leaked (pre-launch table)",
+           "https://hothardware.com/news/amd-radeon-fury-and-fury-x-specs-leaked-hbm-powered-killer-graphics-on-the-way")
+G3D_FURYX = ("Geeks3D, AMD Radeon R9 Fury X detailed specs (launch report)",
+             "https://glslhacker.geeks3d.com/20150618/amd-radeon-r9-fury-x-detailed-specs-slides-hbm-no-hdmi-2-0-support")
+HWLX_NANO = ("Hardwareluxx, Radeon R9 Nano vermutlich mit vielen Gemeinsamkeiten mit Fury X (AMD's slide, pre-launch report)",
+             "https://hardwareluxx.de/index.php/news/hardware/grafikkarten/36409-radeon-r9-nano-vermutlich-viele-gemeinsamkeiten-mit-fury-x.html")
+FIJI = ("Fiji (GCN 3): no matrix units and no fast FP16, so the FP32 rate is the prefill proxy. RADV prints \"AMD Radeon R9 "
+        "Fury Series\" for the Fury X, the Fury and the Nano: name the card (`R9 Fury X`, `R9 Fury`, `R9 Nano`).")
+_fx = page(*T3D_FURYX, "\"Den Chiptakt gibt AMD mit 1.050 MHz an\", \"High-Bandwidth-Memory (HBM) ... taktet mit 500 MHz und ist über ein "
+           "4.096 Bit breites Speicherinterface angebunden, wodurch eine Speicherbandbreite von 512 GByte pro Sekunde erreicht wird\", "
+           "\"Die insgesamt 4.096 Shadereinheiten\", \"eine Rechenleistung von 8,6 TFLOPs\"")
+_hh = ("table: Fury X | Fury: \"Stream Processors 4096 ... 3584\", \"GPU Frequency ... 1050Mhz 1000Mhz\", \"Memory Interface 4096bit\", "
+       "\"Memory Bandwidth 512GB/s\", \"Performance (SPFP) ... 8.6 TFLOPS 7.2 TFLOPS\" (a table published before launch)")
+card("r9-fury-x", "Radeon R9 Fury X 4GB", "AMD", ["R9 Fury X", "Fury X", "Radeon R9 Fury X", "R9 Fury Series", "Radeon R9 Fury Series"],
+     4, page(*G3D_FURYX, "\"The Fiji GPU features an ultra wide memory interface of 4096-bit! This first generation of HBM memory is "
+                                  "limited to 4GB.\""),
+     512, _fx, fp32=(8.6, _fx), note=FIJI)
+card("r9-fury", "Radeon R9 Fury 4GB", "AMD", ["R9 Fury", "Fury", "Radeon R9 Fury", "R9 Fury Series", "Radeon R9 Fury Series"],
+     4, page(*HWLX_NANO, "\"der 4 GB große High Bandwith Memory\" of the Fiji cards, \"512 GB/s ... auf Augenhöhe mit der größeren Radeon R9 Fury "
+                         "oder gar Radeon R9 Fury X\""),
+     512, page(*HH_FURY, _hh), fp32=(7.2, page(*HH_FURY, _hh)), note=FIJI + " Fiji with 56 of 64 CUs.")
+_nano = page(*HWLX_NANO, "\"über die vollen 4.096 Streamprozessoren verfügen. Auch der 4 GB große High Bandwith Memory\", \"Taktraten von 500 MHz "
+             "sowie dem 4.096 Bit breiten Interface ... Speicherbandbreite von satten 512 GB/s\", \"soll die Nano mit maximal 1.000 MHz "
+             "arbeiten\", \"bis zu 8,19 TFLOPs\"")
+card("r9-nano", "Radeon R9 Nano 4GB", "AMD", ["R9 Nano", "Radeon R9 Nano", "R9 Fury Series", "Radeon R9 Fury Series"],
+     4, _nano, 512, _nano, fp32=(8.2, _nano),
+     note=FIJI + " The full Fiji at up to 1000 MHz in 175 W: it seldom holds that clock, so the FP32 figure is an upper bound.")
+
+# Hawaii and Grenada (GCN 2), 512-bit GDDR5. RADV prints "AMD Radeon R9 390 Series" for the 390
+# and the 390X (ambiguous between them), and "AMD Radeon R9 200 Series" for the 290 and 290X but
+# also for R9 270 (Pitcairn) and R9 285 (Tonga) boards (amdgpu.ids 6810, 6811, 6938, 6939), so that
+# name is not an alias: a user names the card.
+A51_390 = ("amdarea51.de, AMD Radeon R9 390 Technische Daten (database copy)", "http://amdarea51.de/vgas/vga_formular.php?ID=343")
+GG_290 = ("GameGPU, Radeon R9 290 (German page, specification table)", "https://de.gamegpu.com/radeon-r-2xx-serie/Radeon-R9-290")
+GG_390X = ("GameGPU, Radeon R9 390X (German page)", "https://de.gamegpu.com/radeon-r-3xx-serie/Radeon-R9-390x")
+IE_390X = ("industry-electronics.de, retail listing of an AMD Radeon R9 390X card (retail listing)",
+           "https://industry-electronics.de/allnet/all-brick-0046-brickrknowledge-transistor-mos-2n7002-druckansicht-178136.htm")
+CB_290 = ("ComputerBase, Finale Spezifikationen der AMD Radeon R9 290 und 290X (AMD's slide)",
+          "https://computerbase.de/2013-10/finale-spezifikationen-der-amd-radeon-r9-290-und-290x")
+HAWAII = "Hawaii (GCN 2): no matrix units and no fast FP16, so the FP32 rate is the prefill proxy."
+_a390 = page(*A51_390, "\"Stream-Prozessoren: 2560\", \"GPU-Takt: 1000 MHz\", \"Speicherbus: 512 Bit GDDR5\", \"Speichergröße: 8196 MByte\", "
+             "\"Speichertakt: 1500 MHz (6000 MHz eff.)\", \"Rechenleistung SPs: 5120 GFlops\", \"Datendurchsatz: 384 GByte/s\"")
+_390s = " RADV prints \"AMD Radeon R9 390 Series\" for the 390 and the 390X: name the card (`R9 390`, `R9 390X`)."
+_same = ("; the 390X's memory is the same 6 Gbps on 512 bits: " + page(*GG_390X, "\"der im R9 390X mit 1500 (6000) MHz getaktet ist\""))
+card("r9-390", "Radeon R9 390 8GB", "AMD", ["R9 390", "390", "Radeon R9 390", "R9 390 Series", "Radeon R9 390 Series"],
+     8, unread(_a390) + _same, 384, unread(_a390) + _same, fp32=(5.1, unread(_a390) + _same), note=HAWAII + _390s)
+_ie = page(*IE_390X, "\"Grafik-Engine\" \"AMD Radeon R9 390X\", \"Streamprozessoren\" \"2816\", \"Core Clock\" \"1050 MHz\", \"Technologie\" "
+           "\"GDDR5 SDRAM\", \"Effektive Taktrate\" \"6 GHz\", \"Busbreite\" \"512-bit\", \"Grösse\" \"8 GB\"")
+_gg = page(*GG_390X, "\"2816 Shader-ALUs (Stream-Prozessoren)\", \"Frequenzgrenze GPU von 1000 auf 1050 MHz erhöht\", \"der im R9 390X mit "
+           "1500 (6000) MHz getaktet ist\"")
+card("r9-390x", "Radeon R9 390X 8GB", "AMD", ["R9 390X", "390X", "Radeon R9 390X", "R9 390 Series", "Radeon R9 390 Series"],
+     8, _ie, 384, "derived: 6 Gbps x 512-bit = 384 GB/s (" + unread(_gg) + "; " + _ie + ")",
+     fp32=(r1(2816 * 1050 * 2 / 1e6), f"derived: 2816 stream processors x 1050 MHz x 2 FLOP/clk ({_gg})"), note=HAWAII + _390s)
+_a290 = page(*GG_290, "\"Kernfrequenz | 947\", \"Speicherfrequenz (DDR) | 5000\", \"Bus- und Speichertyp | GDDR5 512-Bit\", "
+             "\"Bandbreite (Gb/s) | 320\", \"Einheitliche Shader-Blöcke | 2560\", \"Speicherkapazität | 4096\"")
+_200s = (" RADV prints \"AMD Radeon R9 200 Series\" for it, for the 290X and for R9 270 and R9 285 boards, so that name stays "
+         "unknown: name the card.")
+card("r9-290", "Radeon R9 290 4GB", "AMD", ["R9 290", "290", "Radeon R9 290"], 4, _a290, 320, _a290,
+     fp32=(r1(2560 * 947 * 2 / 1e6), f"derived: 2560 stream processors x 947 MHz x 2 FLOP/clk ({_a290})"),
+     note=HAWAII + _200s)
+_cb290 = page(*CB_290, "\"die Radeon R9 290X als Flaggschiff mit 2.816 Shadern ausgestattet und mit einem Chiptakt von maximal 1.000 MHz\", "
+              "\"Beim Speicherinterface kommt die bereits vermutete 512 Bit breite Variante zum Einsatz, an der jeweils 4 GByte VRAM mit "
+              "effektiven 5 GHz angebunden werden\", \"Die angegebenen TFLOPS von 5,6\"")
+card("r9-290x", "Radeon R9 290X 4GB", "AMD", ["R9 290X", "290X", "Radeon R9 290X", "R9 290X 4GB"], 4, _cb290,
+     320, "derived: 5 Gbps x 512-bit = 320 GB/s (" + _cb290 + ")", fp32=(5.6, _cb290),
+     note=HAWAII + _200s + " AMD's 4 GB card; 8 GB partner boards are not catalogued.")
+
+# Radeon Pro W5700 (RDNA1) and W6600 (RDNA2).
+CD_W5700 = ("Coelacanth's Dream, Radeon Pro W5700X が発表される (Navi 10 products table)",
+            "https://www.coelacanth-dream.com/posts/2019/12/12/radeon-pro-w5700-x/")
+_w5700 = page(*CD_W5700, "column \"W5700\": \"CUs 36\", \"SPs 2304\", \"Boost Clock (MHz) 1929\", \"Max Memory Size (GB) 8\", \"Memory "
+              "Interface (bit) 256\", \"Memory Speed (Gbps) 14\", \"Memory Bandwidth (GB/s) 448\"")
+card("radeon-pro-w5700", "Radeon Pro W5700 8GB", "AMD", ["Radeon Pro W5700", "Pro W5700", "W5700", "AMD Radeon Pro W5700"],
+     8, _w5700, 448, _w5700, fp32=(r1(2304 * 1929 * 2 / 1e6), f"derived: 2304 stream processors x boost 1929 MHz x 2 FLOP/clk ({_w5700})"),
+     note=RDNA1 + " Not the Mac Pro's W5700X (40 CUs, 16 GB; not catalogued).")
+HWLX_W6600 = ("Hardwareluxx, AMD packt Big Navi in Radeon-Pro-Karten (launch report)",
+              "https://www.hardwareluxx.de/index.php/news/hardware/grafikkarten/56343-amd-packt-big-navi-in-radeon-pro-karten.html")
+_w6600 = page(*HWLX_W6600, "Radeon Pro W6600: \"Bei 28 Compute Units kommen wir auf 1.792 Shadereinheiten. Hinzu kommen 8 GB an Grafikspeicher, "
+              "die an einem 128 Bit breiten Speicherinterface auf 224 GB/s kommen\"")
+card("radeon-pro-w6600", "Radeon PRO W6600 8GB", "AMD", ["Radeon PRO W6600", "PRO W6600", "W6600", "AMD Radeon Pro W6600"],
+     8, _w6600, 224, _w6600,
+     note=RDNA2 + " Its boost clock was not read on a citable page, so no FP32 rate is catalogued: the prefill ceiling is unknown.")
+
+# Intel Data Center GPU Max 1550 (Ponte Vecchio, Xe-HPC): two stacks on 128 GB of HBM2e.
+GKL_PVC = ("Glenn K. Lockwood, Ponte Vecchio (notes citing Intel ARK for the Max 1550)", "https://glennklockwood.com/garden/processors/pvc")
+GT_PVC = ("Geektopia, Intel no lanzará la Max 1350 (launch report via Tom's Hardware)",
+          "https://geektopia.es/es/technology/2023/04/11/noticias/intel-no-lanzara-la-max-1350-para-centros-de-datos-y-se-centrara-en-una-nueva-max-1450.html")
+_gkl = page(*GKL_PVC, "\"Each Intel Data Center GPU Max 1550 has: 2 Xe Stacks, 128 Xe Cores (64 per Stack)\", \"128 GB HBM2e\", \"3.2768 TB/s\"")
+card("intel-max-1550", "Data Center GPU Max 1550 128GB", "Intel",
+     ["Data Center GPU Max 1550", "GPU Max 1550", "Max 1550", "Intel Data Center GPU Max 1550", "Ponte Vecchio"],
+     128, unread(_gkl) + "; " + page(*GT_PVC, "\"la Max 1550 de 128 núcleos Xe (16 384 sombreadores) hasta a 1.6 GHz, con 128 GB de VRAM con 3.3 TB/s "
+                                     "de ancho de banda y 600 W de TDP\""),
+     3276.8, _gkl,
+     note="Xe-HPC with XMX matrix engines and HBM2e. The card is two stacks: with Level Zero's default flat hierarchy SYCL lists "
+          "each stack as its own device (64 GB, half the bandwidth), which this entry does not describe. Intel's peak matrix rates "
+          "were not read on a citable page (the page read gives measured GEMM rates only): the prefill ceiling is unknown.")
+
+# Moore Threads (llama.cpp's MUSA backend): the MTT S80 (desktop) and MTT S4000 (data center).
+TOMSHW_S80 = ("Tom's Hardware Italia, la rivale cinese della RTX 3060 Ti (MTT S80 launch report)",
+              "https://www.tomshw.it/hardware/la-rivale-cinese-della-rtx-3060-ti-e-gia-in-vendita-a-238-euro/")
+TPC_S4000 = ("TweakPC, Moore Threads MTT S4000 GPU aus China mit 25 TFLOPS (launch report)",
+             "https://tweakpc.de/news/49715/moore-threads-leistungsstarke-mtt-s4000-gpu-aus-china-mit-25-tflops")
+MUSA = ("Moore Threads MUSA GPU: tensor cores whose matrix rates are not published per card, so the FP32 rate stands in and the "
+        "prefill ceiling is conservative.")
+_s80 = page(*TOMSHW_S80, "\"4.096 stream processor, 128 tensor core\", \"la frequenza operativa è di 1.80GHz\", \"16GB di memorie GDDR6 con una "
+            "velocità di trasferimento di 14GT/s, che si collegano alla GPU attraverso un’interfaccia a 256 bit per una larghezza di banda "
+            "totale di 448GB/s\", \"sino a 14,4 FP32 TFLOP\"")
+card("mtt-s80", "MTT S80 16GB", "Moore Threads", ["MTT S80", "S80", "Moore Threads MTT S80"], 16, _s80, 448, _s80, fp32=(14.4, _s80), note=MUSA)
+_s4000 = page(*TPC_S4000, "\"Mit einer theoretischen Rechenleistung von 25 TFLOPS (FP32)\", \"GDDR6-Standard mit 48 Gigabyte für den "
+              "Grafikspeicher, welcher mit einem 384-Bit-Interface angebunden wird und eine Speicherbandbreite von 768 GB/s bietet\"")
+card("mtt-s4000", "MTT S4000 48GB", "Moore Threads", ["MTT S4000", "S4000", "Moore Threads MTT S4000"], 48, _s4000, 768, _s4000,
+     fp32=(25, _s4000), note=MUSA)
+
 # (end of the ninth pass)
 
 # --- emit ------------------------------------------------------------------------------------------

@@ -1904,7 +1904,7 @@ mod tests {
         let mut failures = Vec::new();
         for row in &file.name {
             assert!(
-                ["CUDA", "ROCm", "Vulkan", "Metal", "SYCL"].contains(&row.backend.as_str()),
+                ["CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "MUSA"].contains(&row.backend.as_str()),
                 "{}: backend {}",
                 row.printed,
                 row.backend

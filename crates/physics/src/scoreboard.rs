@@ -113,7 +113,12 @@ pub fn card_class(gpu: &Gpu) -> &'static str {
         // Ryzen iGPUs (Strix Halo's Radeon 8060S) share the CPU's LPDDR5X, not GDDR.
         "AMD" if gpu.name.contains("Ryzen") => "AMD Ryzen iGPU (unified memory)",
         "AMD" => "AMD Radeon (GDDR)",
+        // Ponte Vecchio: HBM2e, not an Arc card's GDDR6.
+        "Intel" if id.starts_with("intel-max") => "Intel Data Center GPU Max (HBM)",
         "Intel" => "Intel Arc",
+        "Moore Threads" => "Moore Threads MTT (GDDR)",
+        // A vendor with no class of its own is never taken for NVIDIA.
+        v if v != "NVIDIA" => "other vendors",
         _ if ["rtx", "gtx", "titan", "quadro"]
             .iter()
             .any(|p| id.starts_with(p)) =>
@@ -437,5 +442,23 @@ mod tests {
                 f[n - 1] * 100.0
             );
         }
+    }
+
+    /// Vendors other than Apple, AMD, Intel and NVIDIA get a class of their own, never "NVIDIA
+    /// datacenter"; Intel's HBM Data Center GPU Max is not an Arc card.
+    #[test]
+    fn new_vendors_are_not_taken_for_nvidia() {
+        let c = Catalog::embedded().unwrap();
+        let class = |name: &str| card_class(c.gpu(name).unwrap().entry);
+        assert_eq!(class("MTT S80"), "Moore Threads MTT (GDDR)");
+        assert_eq!(
+            class("Data Center GPU Max 1550"),
+            "Intel Data Center GPU Max (HBM)"
+        );
+        assert_eq!(class("B580"), "Intel Arc");
+        let mut g = c.gpu("MTT S80").unwrap().entry.clone();
+        g.vendor = "Acme".into();
+        assert_eq!(card_class(&g), "other vendors");
+        assert_eq!(class("H100 SXM"), "NVIDIA datacenter");
     }
 }
