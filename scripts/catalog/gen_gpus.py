@@ -1358,7 +1358,7 @@ gpu("gtx-titan-x-maxwell", "GeForce GTX TITAN X (Maxwell)", "NVIDIA", ["GTX TITA
     336.6, "derived: 7.012 Gbps x 384-bit = 336.6 GB/s (" + cut(rd(TC_TITANX, "\"a 384-bit wide GDDR5 memory interface that holds 12 GB\", \"The memory has an effective clock of 7012 MHz, which gives you a memory bandwidth of 336 GB/s\"")) + "; "
     + rd(CC_TITANX, "\"the memory is clocked at 7GHz, giving the Titan X a total memory bandwidth of 336GB/sec\"") + ")",
     **gf_maxwell(3072, 1075, rd(CC_TITANX, "\"This takes the number of stream processors to 3,072\", \"the rated boost clock at 1,075MHz\"")),
-    note=MAXWELL + " The Maxwell GTX TITAN X only: a bare \"TITAN X\" also names the Pascal TITAN X (not catalogued), so it is not an alias.")
+    note=MAXWELL + " The Maxwell GTX TITAN X only: a bare \"TITAN X\" is NVIDIA's name for the Pascal TITAN X (its own entry).")
 gpu("gtx-1050", "GeForce GTX 1050 2GB", "NVIDIA", ["GTX 1050", "1050", "NVIDIA GeForce GTX 1050", "GTX 1050 2GB"], 2,
     rd(AUT_1050, "\"Standard Memory: 2GB GDDR5\", \"Memory Interface Width: 128 bit\""),
     112, rd(AUT_1050, "\"Memory Speed: 7GB/s\", \"Memory Bandwidth (GB/s): 112\""),
@@ -1931,6 +1931,20 @@ card("mtt-s4000", "MTT S4000 48GB", "Moore Threads", ["MTT S4000", "S4000", "Moo
      fp32=(25, _s4000), note=MUSA)
 
 # (end of the ninth pass)
+
+# --- tenth pass: the Pascal TITAN X -------------------------------------------------------------
+# NVIDIA named the 2016 GP102 card "NVIDIA TITAN X" (drivers print "NVIDIA TITAN X (Pascal)"), the
+# 2015 Maxwell one "GeForce GTX TITAN X": a bare "TITAN X" is the Pascal card.
+GN_TXP = ("GamersNexus, NVIDIA GP102 Titan X specs announced", "https://gamersnexus.net/news-pc/2523-nvidia-gp102-titan-x-specs-announced")
+G360_TXP = ("Gadgets 360, Nvidia unveils new Pascal-based Titan X graphics card",
+            "https://gadgets360.com/laptops/news/nvidia-unveils-new-pascal-based-titan-x-graphics-card-priced-at-1200-864091")
+gpu("titan-x-pascal", "TITAN X (Pascal)", "NVIDIA", ["NVIDIA TITAN X (Pascal)", "Titan X Pascal", "TITAN X", "NVIDIA TITAN X"], 12,
+    rd(G360_TXP, "\"It will also have 12GB of high-speed GDDR5X memory on a 384-bit wide bus resulting in 480GBps of memory bandwidth\""),
+    480, rd(G360_TXP, "\"12GB of high-speed GDDR5X memory on a 384-bit wide bus resulting in 480GBps of memory bandwidth\"") + "; "
+    + rd(GN_TXP, "\"the card leverages 12GB of GDDR5X memory at 480GB/s memory bandwidth\""),
+    fp32=11.0, fp32_src=rd(GN_TXP, "\"GP102 is a 12B transistor chip with 11 TFLOPs of FP32 COMPUTE performance, 3584 CUDA cores clocked at 1.53GHz\"")
+    + " (3584 x 1531 MHz x 2 = 10.97)",
+    note=PASCAL_NOTE)
 
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
