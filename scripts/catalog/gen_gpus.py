@@ -1750,7 +1750,196 @@ gpu("rx-6400", "Radeon RX 6400 4GB", "AMD", ["RX 6400", "6400", "Radeon RX 6400"
          "so the prefill ceiling is unknown.")
 
 # --- eighth pass: NVIDIA ------------------------------------------------------------------------
-# Issue #30: NVIDIA parts the scoreboards and homelabs name that the catalog lacked.
+# Issue #30: NVIDIA parts the scoreboards and homelabs name that the catalog lacked. Every figure
+# quotes the page it was read on; a database copy or a retailer's copy of NVIDIA's table is
+# labelled so. Multi-GPU boards (Tesla K80, Tesla M60, A16) are catalogued per GPU: llama.cpp lists
+# each GPU as its own device under the board's name.
+KEPLER = "Kepler: no tensor cores and no fast FP16; llama.cpp runs FP32 kernels, so the FP32 rate is the prefill proxy."
+AT_K80 = ("AnandTech, NVIDIA Launches Tesla K80, GK210 GPU (copy at foruma.anandtech.com)",
+          "http://www.foruma.anandtech.com/show/8729/nvidia-launches-tesla-k80-gk210-gpu")
+HWLX_K80 = ("Hardwareluxx, NVIDIA präsentiert die Dual-GPU Tesla K80 mit GK210-GPUs (launch report)",
+            "https://hardwareluxx.de/index.php/news/hardware/grafikkarten/33386-nvidia-praesentiert-die-dual-gpu-tesla-k80-mit-gk210-gpus.html")
+_k80 = unread(page(*AT_K80, "table \"Tesla K80\": \"Stream Processors 2 x 2496\", \"Boost Clock(s) 875MHz\", \"Memory Clock 5GHz GDDR5\", "
+                   "\"Memory Bus Width 2 x 384-bit\", \"VRAM 2 x 12GB\", \"Single Precision 8.74 TFLOPS\""))
+card("tesla-k80", "Tesla K80 (one GPU of two) 12GB", "NVIDIA", ["K80", "Tesla K80", "NVIDIA Tesla K80"],
+     12, _k80 + " (12 GB per GPU); " + page(*HWLX_K80, "\"Ebenfalls pro GPU bereitgestellt werden 12 GB GDDR5 Grafikspeicher\""),
+     240, "derived: 5 Gbps GDDR5 x 384-bit = 240 GB/s per GPU (" + _k80 + "; "
+     + page(*HWLX_K80, "\"Die Speicherbandbreite gibt NVIDIA mit 480 GB pro Sekunde an - pro GPU entspricht dies 240 GB pro Sekunde\"") + ")",
+     fp32=(r1(2496 * 875 * 2 / 1e6), "derived: 2496 CUDA cores x boost 875 MHz x 2 FLOP/clk per GPU, half the board's 8.74 TFLOPS (" + _k80 + " [read])"),
+     note=KEPLER + " The K80 is two GK210 GPUs on one board, each with its own 12 GB and 240 GB/s; llama.cpp lists "
+          "them as two devices named \"Tesla K80\", and the entry is one GPU. Current CUDA toolkits dropped compute "
+          "capability 3.7: llama.cpp must be built with an older toolkit (https://github.com/ggml-org/llama.cpp/issues/12140).")
+
+ELP_M60 = ("ElProCus, NVIDIA Tesla M60: Specifications, Architecture", "https://www.elprocus.com/nvidia-tesla-m60")
+SYS_M60 = ("sysrqmts.com, NVIDIA Tesla M40 vs NVIDIA Tesla M60 (database copy)", "https://sysrqmts.com/pt/gpus/compare/nvidia-tesla-m40-vs-nvidia-tesla-m60")
+_m60 = page(*SYS_M60, "Tesla M60 column: \"1253 MHz 5 Gbps effective\", \"8 GB\", \"256 bit\", \"160.4 GB/s\", \"Unidades de shading\" \"2048\", "
+            "\"Frequência de Boost\" \"1178 MHz\", FP32 \"4.825 TFLOPS\" (per GPU)")
+card("tesla-m60", "Tesla M60 (one GPU of two) 8GB", "NVIDIA", ["M60", "Tesla M60", "NVIDIA Tesla M60"],
+     8, unread(page(*ELP_M60, "\"It features two GPUs for each Board\", \"NVIDIA CUDA® Cores – 4096\", \"GPU memory – 16 GB of GDDR5 memory/8 GB for each GPU\"")) + "; " + _m60,
+     160.4, _m60, fp32=(4.8, "derived: 2048 CUDA cores x boost 1178 MHz x 2 FLOP/clk per GPU (" + unread(_m60) + ") [read]"),
+     note="Maxwell: no tensor cores and no fast FP16; llama.cpp runs FP32 kernels, so the FP32 rate is the prefill proxy. "
+          "The M60 is two GM204 GPUs on one board, each with its own 8 GB; llama.cpp lists them as two devices named "
+          "\"Tesla M60\", and the entry is one GPU.")
+
+# Pascal mining cards (no display outputs), at NVIDIA's launch configuration. Boards sold later
+# with more memory print the same name; no page stating their figures was read, so they are not
+# catalogued: a name with their size (or a device line reporting it) stays unknown, as the 8 GB
+# T1000 does.
+MINING = ("Pascal mining card: no tensor cores and no fast FP16; llama.cpp runs FP32 or int8 dp4a kernels, so the FP32 "
+          "rate is the prefill proxy. The PCIe link is narrow (x4 or x1 on most boards): it slows loading and "
+          "multi-GPU splits, not decode on one card.")
+SYS_P102 = ("sysrqmts.com, NVIDIA Jetson TK1 GPU vs NVIDIA P102-100 (database copy)", "https://sysrqmts.com/gpus/compare/nvidia-jetson-tk1-gpu-vs-nvidia-p102-100")
+BTO_P102 = ("BTO PC Fan, マイニング向けチップGP102 (P102-100 report)", "https://bto-pc-fan.com/2018/03/14/post-1316")
+_p102 = page(*SYS_P102, "P102-100 column: \"1376 MHz 11 Gbps effective\", \"5 GB\", \"GDDR5X\", \"320 bit\", \"440.3 GB/s\", \"Shading units\" \"3200\", "
+             "\"Boost clock\" \"1683 MHz\", FP32 \"10.77 TFLOPS\"")
+_bto = page(*BTO_P102, "\"CUDA coreの数が減らされて3200\", \"メモリはGDDR5Xであるものの、容量は5GB。またメモリインターフェースも320-bit。メモリの速度は11Gbps\"")
+card("p102-100-5gb", "P102-100 5GB", "NVIDIA", ["P102-100", "NVIDIA P102-100", "P102-100 5GB"],
+     5, unread(_bto) + "; " + _p102,
+     440, "derived: 11 Gbps GDDR5X x 320-bit = 440 GB/s (" + unread(_bto) + "; " + _p102 + ")",
+     fp32=(r1(3200 * 1683 * 2 / 1e6), "derived: 3200 CUDA cores x boost 1683 MHz x 2 FLOP/clk (" + unread(_p102) + ") [read]"),
+     note=MINING + " GP102 (the GTX 1080 Ti's die) at NVIDIA's launch configuration, 5 GB. Boards sold with 10 GB print the "
+          "same name; no page stating their figures was read, so they are not catalogued: `P102-100 10GB`, or a device "
+          "line reporting about 10 GB, is unknown (give a `--catalog` entry), never this card.")
+GT_P104 = ("Geektopia, Gigabyte presenta la P104-100 4G para criptominería (launch report)",
+           "http://geektopia.es/es/technology/2017/12/27/noticias/gigabyte-presenta-la-p104-100-4g-para-criptomineria.html")
+SYS_P104 = ("sysrqmts.com, NVIDIA P104-100 vs NVIDIA P106-100 (database copy)", "https://sysrqmts.com/es/gpus/compare/nvidia-p104-100-vs-nvidia-p106-100")
+_p104 = page(*GT_P104, "\"1920 núcleos CUDA con frecuencia base de 1607 MHz y turbo de 1733 MHz\", \"el modelo baja a 4 GB de memoria GDDR5X en vez "
+             "de disponer de 8 GB, aunque sigue funcionando a 10 Gb/s con un bus de 256 bits\"")
+card("p104-100-4gb", "P104-100 4GB", "NVIDIA", ["P104-100", "NVIDIA P104-100", "P104-100 4GB"],
+     4, unread(_p104) + "; " + page(*SYS_P104, "P104-100 column: \"4 GB\", \"GDDR5X\""),
+     320, "derived: 10 Gbps GDDR5X x 256-bit = 320 GB/s (" + unread(_p104) + "; "
+     + page(*SYS_P104, "P104-100 column: \"1251 MHz 10 Gbps effective\", \"4 GB\", \"GDDR5X\", \"256 bit\", \"320.3 GB/s\"") + ")",
+     fp32=(r1(1920 * 1733 * 2 / 1e6), "derived: 1920 CUDA cores x boost 1733 MHz x 2 FLOP/clk (" + _p104 + ")"),
+     note=MINING + " GP104 with 4 GB enabled at launch. Boards sold with 8 GB print the same name; no page stating them was "
+          "read, so they are not catalogued: `P104-100 8GB`, or a device line reporting about 8 GB, is unknown.")
+TSHW_P106 = ("Tom's Hardware Italia, Palit sta resuscitando una vecchia GPU (P106 report)", "https://www.tomshw.it/hardware/palit-sta-resuscitando-una-vecchia-gpu-a-chi-e-rivolta/")
+_p106 = page(*SYS_P104, "P106-100 column: \"2002 MHz 8 Gbps effective\", \"6 GB\", \"GDDR5\", \"192 bit\", \"192.2 GB/s\", \"Unidades de shading\" \"1280\", "
+             "\"Aumento de frecuencia\" \"1709 MHz\", FP32 \"4.375 TFLOPS\"")
+card("p106-100", "P106-100 6GB", "NVIDIA", ["P106-100", "NVIDIA P106-100", "P106-100 6GB"],
+     6, unread(page(*TSHW_P106, "\"La P106-100 è una versione di fascia superiore con 1280 CUDA Core e 6GB di memoria GDDR5\"")) + "; " + _p106,
+     192, "derived: 8 Gbps GDDR5 x 192-bit = 192 GB/s (" + _p106 + ")",
+     fp32=(r1(1280 * 1709 * 2 / 1e6), "derived: 1280 CUDA cores x boost 1709 MHz x 2 FLOP/clk (" + _p106 + ")"),
+     note=MINING + " GP106, the GTX 1060 6GB's die. The 3 GB part is the P106-090 (a name of its own, not catalogued).")
+
+# NVIDIA CMP HX mining cards (Turing and Ampere, no display outputs). NVIDIA limits the FP32 and
+# FP16 rates of most below their dies' (a public report, all but the 30HX and 40HX:
+# https://github.com/dartraiden/NVIDIA-patcher/issues/146), and no page states any CMP card's
+# rates, so no compute figure is catalogued: the prefill ceiling is unknown, the decode ceiling
+# (memory and bandwidth) stands.
+CMP = ("CMP mining card: NVIDIA limits the FP32/FP16 rates of CMP cards below their dies' (a public report says all but "
+       "the 30HX and 40HX) and no page states any CMP card's rates, so the prefill ceiling is unknown; decode is bound "
+       "by the bandwidth. PCIe link x4 or x1 on most boards.")
+TDZ_30HX = ("3DFXzone, GIGABYTE CMP 30HX (report)", "http://3dfxzone.it/mobile/news/reader.php?objid=31798&page=46")
+CPT_30HX = ("cputronic.com, NVIDIA CMP 30HX (database copy)", "https://cputronic.com/en/gpu/nvidia-cmp-30hx")
+_c30 = page(*CPT_30HX, "\"Memory Type: GDDR6\", \"Size: 6 GB\", \"A 192-bit bus provides 336 GB/s\", \"CUDA Cores: 1408\"")
+card("cmp-30hx", "CMP 30HX 6GB", "NVIDIA", ["CMP 30HX", "NVIDIA CMP 30HX", "30HX"],
+     6, unread(page(*TDZ_30HX, "\"basata sulla \\\"GPU\\\", o meglio CMP, TU116-100, ed è equipaggiata con 6GB di memoria video GDDR6\"")) + "; " + _c30,
+     336, _c30, note=CMP + " TU116, the GTX 1660 SUPER's die and memory.")
+TPU_40HX = ("TechPowerUp GPU Database, NVIDIA CMP 40HX (database copy)", "https://www.techpowerup.com/gpu-specs/cmp-40hx.c3781")
+AG_40HX = ("askgeek.io, NVIDIA CMP 40HX (database copy)", "https://askgeek.io/en/gpus/NVIDIA/CMP-40HX")
+_c40 = unread(page(*TPU_40HX, "\"NVIDIA has paired 8 GB GDDR6 memory with the CMP 40HX, which are connected using a 256-bit memory interface\", "
+                   "\"memory is running at 1750 MHz (14 Gbps effective)\""))
+card("cmp-40hx", "CMP 40HX 8GB", "NVIDIA", ["CMP 40HX", "NVIDIA CMP 40HX", "40HX"],
+     8, _c40 + " [read]", 448, "derived: 14 Gbps GDDR6 x 256-bit = 448 GB/s (" + _c40 + "; "
+     + page(*AG_40HX, "\"Memory bandwidth - 448.0 GB/s\"") + ")", note=CMP + " TU106, the RTX 2070's die.")
+SH_50HX = ("Svět hardware, MSI uvedlo těžební kartu CMP 50HX (launch report)", "https://www.svethardware.cz/msi-uvedlo-tezebni-kartu-cmp-50hx-se-45-mh-s/55335")
+TC_50HX = ("technical.city, CMP 50HX vs Xbox Series S GPU (database copy)", "https://technical.city/en/video/Xbox-Series-S-GPU-vs-CMP-50HX")
+_c50 = unread(page(*SH_50HX, "\"Karta využívá čipu TU102\", \"místo 4352 CUDA jader jen 3584\", \"najdeme zde 10 GB GDDR6 14Gbps paměti na 320bitové sběrnici\""))
+card("cmp-50hx", "CMP 50HX 10GB", "NVIDIA", ["CMP 50HX", "NVIDIA CMP 50HX", "50HX"],
+     10, _c50 + " [read]", 560, "derived: 14 Gbps GDDR6 x 320-bit = 560 GB/s (" + _c50 + "; "
+     + page(*TC_50HX, "CMP 50HX column: \"Memory bus width\" \"320 Bit\", \"Memory bandwidth\" \"560.0 GB/s\"") + ")",
+     note=CMP + " TU102, the RTX 2080 Ti's die.")
+SKW_90HX = ("Skywind (reseller listing reproducing the TechPowerUp database text), CMP 90HX 10GB GDDR6X 320BIT",
+            "http://hy.skywindintl.com/graphics-cards-brand-cmp-90hx-10gb-gddr6x-320bit-mining-machine-card-product")
+_c90 = unread(page(*SKW_90HX, "\"NVIDIA-ն զուգակցել է 10 ԳԲ GDDR6X հիշողությունը CMP 90HX-ի հետ, որոնք միացված են 320-բիթանոց հիշողության "
+                   "միջերեսի միջոցով\", \"հիշողությունն աշխատում է 1188 ՄՀց հաճախականությամբ (արդյունավետ 19 Գբիտ/վրկ)\" (10 GB GDDR6X on a "
+                   "320-bit interface, 19 Gbps effective; GA102 with 6400 shaders)"))
+TC_90HX = ("technical.city (CDN copy), CMP 90HX vs GeForce 320M (database copy)", "https://technicalcity.b-cdn.net/en/video/GeForce-320M-vs-CMP-90HX")
+_tc90 = page(*TC_90HX, "CMP 90HX column: \"Memory type\" \"GDDR6X\", \"Maximum RAM amount\" \"10 GB\", \"Memory bus width\" \"320 Bit\", "
+             "\"Memory clock speed\" \"1188 MHz\", \"Memory bandwidth\" \"760.3 GB/s\"")
+card("cmp-90hx", "CMP 90HX 10GB", "NVIDIA", ["CMP 90HX", "NVIDIA CMP 90HX", "90HX"],
+     10, _c90 + "; " + _tc90, 760, "derived: 19 Gbps GDDR6X x 320-bit = 760 GB/s (" + _c90 + "; " + _tc90 + ")",
+     note=CMP + " GA102, the RTX 3080's die and memory.")
+CB_170HX = ("ComputerBase, Nvidia CMP 170HX mit GA100 und HBM2 (report)", "http://www.computerbase.de/2021-09/gpu-mining-nvidia-cmp-170hx-mit-ga100-und-hbm2-erreicht-170-mh-s/")
+PCW_170HX = ("PCWorld Polska, NVIDIA CMP 170HX: 164 MH/s w karcie dla górników (report)", "https://www.pcworld.pl/news/NVIDIA-CMP-170HX-164-MH-s-w-karcie-dla-gornikow,431222.html")
+_c170 = unread(page(*CB_170HX, "\"nutzt der CMP 170HX 8 GB HBM2e. Dieser taktet mit 1.458 MHz, die in Verbindung mit dem 4.096-Bit-Interface ... "
+                    "eine Speicherbandbreite von 1,5 TB/s ergeben\""))
+card("cmp-170hx", "CMP 170HX 8GB", "NVIDIA", ["CMP 170HX", "NVIDIA CMP 170HX", "170HX"],
+     8, _c170 + "; " + page(*PCW_170HX, "\"170HX oferuje tylko 8 GB pamięci HBM2e\""), 1493, "derived: 1458 MHz HBM2e (2.916 Gbps) x 4096-bit = 1493 GB/s (" + _c170 + "; "
+     + page(*PCW_170HX, "\"170HX oferuje tylko 8 GB pamięci HBM2e ... (sądząc po 4096-bitowej szynie) i maksymalną przepustowość 1,493 GB/s\"") + ")",
+     note=CMP + " GA100 (the A100's die) with 70 SMs; its FP32 is limited far below the A100's. Some drivers print "
+          "\"NVIDIA Graphics Device\" for it, which names no card.")
+
+# China-market datacenter parts (2023-2024). Tom's Hardware's table reproduces a retailer listing.
+TOMS_H20 = ("Tom's Hardware, New Nvidia AI GPUs designed to get around US export bans come to China: H20, L20 and L2",
+            "https://www.tomshardware.com/pc-components/gpus/new-nvidia-ai-gpus-designed-to-get-around-us-export-bans-come-to-china-h20-l20-and-l2-to-fill-void-left-by-restricted-models")
+_dense = (" The table does not say whether the tensor rates are dense; they are read as dense, which bounds the prefill "
+          "ceiling from above if they are not.")
+card("h20", "H20 96GB", "NVIDIA", ["H20", "NVIDIA H20", "HGX H20"],
+     96, page(*TOMS_H20, "HGX H20: \"Memory 96 GB HBM3\""), 4000, page(*TOMS_H20, "HGX H20: \"Memory Bandwidth 4.0 TB/s\""),
+     bf16=(148, page(*TOMS_H20, "HGX H20: \"BF16 I FP16 Tensor 148 I 148 TFLOPS\" (not marked as with sparsity: read as dense)")),
+     fp8=(296, page(*TOMS_H20, "HGX H20: \"INT8 I FP8 Tensor 296 I 296 TFLOPS\" (not marked as with sparsity: read as dense)")),
+     note="Hopper GH100 cut for the China market: the H100's memory system with about a seventh of its tensor rate, "
+          "so decode ceilings near an H100's and prefill far lower." + _dense)
+card("l20", "L20 48GB", "NVIDIA", ["L20", "NVIDIA L20", "L20 PCIe"],
+     48, page(*TOMS_H20, "L20 PCIe: \"Memory 48 GB GDDR6 w/ ECC\""), 864, page(*TOMS_H20, "L20 PCIe: \"Memory Bandwidth 864 GB/s\""),
+     bf16=(119.5, page(*TOMS_H20, "L20 PCIe: \"BF16 I FP16 Tensor 119.5 I 119,5 TFLOPS\" (not marked as with sparsity: read as dense)")),
+     fp8=(239, page(*TOMS_H20, "L20 PCIe: \"INT8 I FP8 Tensor 239 I 239 TFLOPS\" (not marked as with sparsity: read as dense)")),
+     note="Ada AD102 for the China market: the L40's 48 GB and 864 GB/s with lower tensor rates." + _dense)
+
+PAN_A16 = ("Panchaea (reseller listing reproducing NVIDIA's A16 specification table)", "https://panchaea.com/products/graphics-cards/nvidia-a16")
+card("a16", "A16 (one GPU of four) 16GB", "NVIDIA", ["A16", "NVIDIA A16"],
+     16, page(*PAN_A16, "\"GPU memory | 4 * 16GB GDDR6\""), 200, page(*PAN_A16, "\"Memory Bandwidth | 4 * 200GB/s\""),
+     bf16=(17.9, page(*PAN_A16, "\"FP16 || Sparsity (TFLOPS) | 4x 17.9 || 4x 35.9\" (FP16 tensor per GPU, dense | with sparsity)")),
+     note="The A16 board is four GA107 GPUs, each with its own 16 GB and 200 GB/s; llama.cpp lists them as four devices "
+          "named \"NVIDIA A16\", and the entry is one GPU. No NVLink: a model split across them goes over PCIe.")
+
+# GeForce RTX 5050 (desktop): GB207, the only RTX 50 card on GDDR6.
+TWK_5050 = ("Tweakers, Nvidia kondigt RTX 5050-videokaart met 8GB GDDR6-geheugen aan (launch report)",
+            "https://tweakers.net/nieuws/236558/nvidia-kondigt-rtx-5050-videokaart-met-8gb-gddr6-geheugen-aan-voor-259-euro.html")
+IOT_5050 = ("io-tech, NVIDIA julkaisi GeForce RTX 5050 -näytönohjaimen (launch report citing NVIDIA)",
+            "https://www.io-tech.fi/uutinen/nvidia-julkaisi-geforce-rtx-5050-naytonohjaimen-budjettikokoonpanoihin/")
+_io5050 = page(*IOT_5050, "\"Grafiikkapiirissä on käytössä kaikki 20 SM-yksikköä eli 2560 CUDA-ydintä\", \"perus- ja Boost-kellotaajuudet ovat 2,31 ja "
+               "2,57 GHz\", \"RTX 5050:n muistiohjain on 128-bittinen ja sen jatkeena on 8 Gt 20 Gbps:n GDDR6-muistia, mikä tuottaa 320 Gt/s muistikaistaa\"")
+_bf5050 = r1(20 * 2570 * 512 / 1e6)
+card("rtx-5050", "GeForce RTX 5050", "NVIDIA", ["RTX 5050", "5050", "NVIDIA GeForce RTX 5050"],
+     8, unread(page(*TWK_5050, "\"Nvidia voorziet de RTX 5050 van een 128bit-geheugenbus en 8GB aan GDDR6-geheugen\"")) + "; " + _io5050,
+     320, unread(page(*TWK_5050, "\"De RTX 5050 haalt een geheugenbandbreedte van 320GB/s\"")) + "; " + _io5050,
+     bf16=(_bf5050, TC512.format(sm=20, mhz=2570, wp=GB_WP, pages=unread(_io5050)) + " [read]"),
+     fp8=(r1(_bf5050 * 2), f"derived: twice the FP16/FP32-accumulate rate (FP8 with FP32 accumulate, {GB_WP})"),
+     note="Not the RTX 5050 Laptop GPU (not catalogued), whose name keeps \"Laptop\". A database page lists 14 Gbps (224 GB/s) "
+          "from before launch; NVIDIA's launch figures are 20 Gbps and 320 GB/s.")
+
+# GeForce RTX 3050 Laptop GPU (4 GB, GA107).
+ADB_3050L = ("cpu-gpu.alldbin.com, GeForce RTX 3050 4GB Mobile and HD Graphics 4600 comparison (database copy)",
+             "https://cpu-gpu.alldbin.com/graphics-card-comparison/GeForce-RTX-3050-4GB-mobile-and-HD-Graphics-4600-comparison.html")
+HMC_3050L = ("hmc-tech.com, NVIDIA GeForce RTX 4050 Laptop 30W vs NVIDIA GeForce RTX 3050 Laptop 80W (database copy)",
+             "https://hmc-tech.com/gpu/nvidia-geforce-rtx-4050-laptop-30w-vs-nvidia-geforce-rtx-3050-laptop-80w")
+_a3050 = page(*ADB_3050L, "RTX 3050 4GB Mobile: \"Pipelines / CUDA cores\" \"2048\", \"Memory type\" \"GDDR6\", \"Maximum RAM amount\" \"4 GB\", "
+              "\"Memory bus width\" \"128 Bit\", \"Memory clock speed\" \"12000 MHz\", \"Power consumption (TDP)\" \"60 Watt (35 - 80 Watt TGP)\"")
+gpu("rtx-3050-laptop", "GeForce RTX 3050 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 3050 Laptop GPU"), 4, _a3050,
+    192, "derived: 12 Gbps x 128-bit = 192 GB/s (" + unread(_a3050) + ") [read]",
+    bf16=r1(16 * 1740 * 512 / 1e6), bf16_src=TC512.format(sm=16, mhz=1740, wp=GA_WP, pages=unread(page(*HMC_3050L,
+        "\"NVIDIA GeForce RTX 3050 Laptop 80W\" \"2048 Shaders\" \"4GB GDDR6\" \"1740MHz\" (128 per SM, so 16 SMs), FP16 \"14.25 TFLOPS Tensor "
+        "(FP32 Accumulate)\"")) + " at the highest power limit [read]"),
+    note=LAPTOP + " The 4 GB GA107 part; the RTX 3050 6GB Laptop GPU and the RTX 3050 Ti Laptop GPU print names of their own "
+         "and are not catalogued. The database copy gives 12 Gbps memory; NVIDIA's own memory speed was not read.")
+
+# Jetson Orin Nano 8GB (with JetPack 6.1's "Super" clocks). Unified LPDDR5 shared with the CPU.
+BJ_ORIN = ("Brojogopal Sapui, Jetson Orin Nano Super: Edge AI Hardware Deep Dive (figures from NVIDIA's Jetson Orin Nano Super "
+           "Developer Kit datasheet)", "https://www.brojogopalsapui.com/ai-foundations/sub_contents/AI_hardware/jetson_orin_nano_light.html")
+SCR_ORIN = ("NVIDIA Jetson Orin Nano Series data sheet (copy on Scribd)", "https://www.scribd.com/document/673174036/Orin-nano-datasheet")
+_orin = unread(page(*BJ_ORIN, "\"Memory 8 GB LPDDR5 128-bit, 3200 MT/s\", \"Memory BW 102 GB/s was 68 GB/s\", \"CUDA cores 1 024\", "
+                    "\"SM count 8\", \"GPU clock 1.02 GHz was 625 MHz\", \"AI perf 67 TOPS INT8 sparse\""))
+card("jetson-orin-nano-8gb", "Jetson Orin Nano 8GB (Super clocks)", "NVIDIA",
+     ["Jetson Orin Nano", "Orin Nano", "Jetson Orin Nano 8GB", "Jetson Orin Nano Super", "Orin Nano Super"],
+     8, _orin + "; " + page(*SCR_ORIN, "\"Jetson Orin Nano 8GB (ON 8GB) - Ampere GPU + ARM Cortex-A78AE CPU + 8GB LPDDR5\", \"ON 8GB: 8GB 128-bit LPDDR5 DRAM\""),
+     102, _orin + " (the Super clocks; 68 GB/s before JetPack 6.1) [read]",
+     bf16=(16.8, "derived: 67 INT8 TOPS (sparse) / 2 dense / 2 for FP16 = 16.75 TFLOPS, the same as 8 SMs x 1020 MHz x 2048 dense "
+           "FP16 FLOP/clk/SM (" + _orin + "); the Orin Nano has no DLA, so the TOPS are the GPU's [read]"),
+     note="Unified LPDDR5 shared with the CPU: the memory figure is the whole pool, of which the GPU gets what the OS leaves. "
+          "The figures are JetPack 6.1's \"Super\" mode (25 W); the original 15 W mode runs 68 GB/s. llama.cpp's CUDA line "
+          "prints \"Orin\" for every Jetson Orin module (AGX, NX, Nano), so that name is not an alias: give `Orin Nano`.")
 
 # (end of the eighth pass)
 

@@ -119,7 +119,10 @@ pub fn card_class(gpu: &Gpu) -> &'static str {
         "Moore Threads" => "Moore Threads MTT (GDDR)",
         // A vendor with no class of its own is never taken for NVIDIA.
         v if v != "NVIDIA" => "other vendors",
-        _ if ["rtx", "gtx", "titan", "quadro"]
+        // Jetson modules share the CPU's LPDDR5, not GDDR or HBM.
+        _ if id.starts_with("jetson") => "NVIDIA Jetson (unified memory)",
+        // Mining cards (P102-100 and kin, CMP HX) are GeForce dies on GDDR.
+        _ if ["rtx", "gtx", "titan", "quadro", "p10", "cmp"]
             .iter()
             .any(|p| id.starts_with(p)) =>
         {
@@ -460,5 +463,18 @@ mod tests {
         g.vendor = "Acme".into();
         assert_eq!(card_class(&g), "other vendors");
         assert_eq!(class("H100 SXM"), "NVIDIA datacenter");
+    }
+
+    /// Mining cards are GeForce dies on GDDR; Jetson shares LPDDR5 with its CPU; the Tesla
+    /// P100 (HBM2) stays a datacenter card though its id holds "p10".
+    #[test]
+    fn mining_and_jetson_cards_are_classed_by_their_memory() {
+        let c = Catalog::embedded().unwrap();
+        let class = |name: &str| card_class(c.gpu(name).unwrap().entry);
+        assert_eq!(class("P106-100"), "NVIDIA GeForce/RTX (GDDR)");
+        assert_eq!(class("CMP 40HX"), "NVIDIA GeForce/RTX (GDDR)");
+        assert_eq!(class("Orin Nano"), "NVIDIA Jetson (unified memory)");
+        assert_eq!(class("Tesla P100-PCIE-16GB"), "NVIDIA datacenter");
+        assert_eq!(class("Tesla K80"), "NVIDIA datacenter");
     }
 }
