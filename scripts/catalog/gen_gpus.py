@@ -2135,6 +2135,16 @@ gpu("titan-x-pascal", "TITAN X (Pascal)", "NVIDIA", ["NVIDIA TITAN X (Pascal)", 
     + " (3584 x 1531 MHz x 2 = 10.97)",
     note=PASCAL_NOTE)
 
+# --- eleventh pass: NVIDIA workstation, older and laptop parts ---------------------------------
+
+# (end of the eleventh pass)
+
+
+
+# --- twelfth pass: AMD and Intel workstation, older and laptop parts ---------------------------
+
+# (end of the twelfth pass)
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
