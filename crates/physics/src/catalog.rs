@@ -991,6 +991,34 @@ impl Catalog {
     }
 
     /// Find a GPU by name (see the module doc for the rule).
+    /// The entries whose id, name or an alias holds `words` (lower case, spaces, `-` and `_`
+    /// ignored): a search for `--list`, not the matching rule, so `3090` finds the 3090 Ti too.
+    pub fn holding(&self, words: &str) -> Catalog {
+        let squash = |s: &str| -> String {
+            s.chars()
+                .filter(|c| !matches!(c, ' ' | '-' | '_'))
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        let w = squash(words);
+        let holds = |id: &str, name: &str, aliases: &[String]| {
+            std::iter::once(id)
+                .chain(std::iter::once(name))
+                .chain(aliases.iter().map(String::as_str))
+                .any(|n| squash(n).contains(&w))
+        };
+        Catalog {
+            gpus: (self.gpus.iter())
+                .filter(|g| holds(&g.id, &g.name, &g.aliases))
+                .cloned()
+                .collect(),
+            models: (self.models.iter())
+                .filter(|m| holds(&m.id, &m.name, &m.aliases))
+                .cloned()
+                .collect(),
+        }
+    }
+
     pub fn gpu(&self, name: &str) -> Result<Found<'_, Gpu>, LookupError> {
         lookup(&self.gpus, name)
     }

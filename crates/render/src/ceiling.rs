@@ -599,7 +599,10 @@ pub fn list(c: &Catalog) -> String {
             x.aliases.join(", "),
         ]);
     }
-    say!(o, "GPUs (dense tensor TFLOPS; sources: --list --json)\n{g}");
+    // A filtered list (`--list WORDS`) may hold no GPU or no model: that table is left out.
+    if !c.gpus.is_empty() {
+        say!(o, "GPUs (dense tensor TFLOPS; sources: --list --json)\n{g}");
+    }
     let mut m = crate::table(vec![
         "model",
         "--model",
@@ -647,6 +650,8 @@ pub fn list(c: &Catalog) -> String {
             },
         ]);
     }
-    say!(o, "Models\n{m}");
+    if !c.models.is_empty() {
+        say!(o, "Models\n{m}");
+    }
     o
 }

@@ -53,6 +53,7 @@ channel DDR5-6000 is 96 GB/s on paper and often ~60-80 GB/s read.
   headroom ceiling duty --arena-slots 6574 --experts 24576 --miss-rate 0.73 --lookups 480 \\
       --slab-mib 2.344 --compute-ms 100 --wait-ms 400
   headroom ceiling --list                                         # what is catalogued
+  headroom ceiling --list \"rx 7900\"                             # entries holding these words
 
 JSON schemas: docs/json/ceiling.md (headroom.ceiling/1, .ram/1, .duty/1, .list/1)."
 )]
@@ -118,9 +119,10 @@ pub struct Args {
     /// A TOML file of [[gpu]] / [[model]] entries laid over the built-in catalogs.
     #[arg(long, value_name = "FILE")]
     catalog: Option<PathBuf>,
-    /// List the catalogued GPUs and models.
-    #[arg(long)]
-    list: bool,
+    /// List the catalogued GPUs and models; with words, only the entries whose id, name or an
+    /// alias holds them (any case, spaces and dashes ignored): --list 3090, --list "radeon pro"
+    #[arg(long, value_name = "WORDS", num_args = 0..=1)]
+    list: Option<Option<String>>,
     /// Print JSON (schema headroom.ceiling/1, docs/json/ceiling.md).
     #[arg(long)]
     json: bool,
@@ -215,8 +217,18 @@ pub fn run(args: Args) -> Result<Exit> {
 
 fn run_ceiling(args: Args) -> Result<()> {
     let catalog = super::names::catalog(args.catalog.as_deref())?;
-    if args.list {
-        return list(&catalog, args.json);
+    if let Some(words) = &args.list {
+        let shown = match words {
+            Some(w) => catalog.holding(w),
+            None => catalog.clone(),
+        };
+        if shown.gpus.is_empty() && shown.models.is_empty() {
+            bail!(
+                "no catalogued GPU or model holds '{}' (`headroom ceiling --list` lists all)",
+                words.as_deref().unwrap_or_default()
+            );
+        }
+        return list(&shown, args.json);
     }
     if args.model.is_none() && args.gguf.is_none() {
         bail!("give --model NAME or --gguf FILE (see --list for catalogued models)");

@@ -374,6 +374,28 @@ fn list_shows_the_catalogs() {
     assert!(j.gpus[0].bandwidth_gbps.source.contains("datasheet"));
 }
 
+/// `--list WORDS` keeps the entries whose id, name or an alias holds the words, in any case and
+/// spacing; words nothing holds are an error, not an empty table.
+#[test]
+fn list_with_words_shows_the_entries_holding_them() {
+    let j: ListDoc = ok_json(&["ceiling", "--list", "rtx-3090", "--json"]);
+    let ids: Vec<&str> = j.gpus.iter().map(|g| g.id.as_str()).collect();
+    assert_eq!(ids, ["rtx-3090", "rtx-3090-ti"]);
+    assert!(j.models.is_empty());
+    let j: ListDoc = ok_json(&["ceiling", "--list", "QWEN3 30B", "--json"]);
+    assert!(j.gpus.is_empty());
+    assert_eq!(j.models.len(), 1);
+    let out = ok_stdout(&["ceiling", "--list", "Qwen3"]);
+    assert!(out.contains("Qwen3-8B") && !out.contains("GPUs"), "{out}");
+    let err = headroom(&["ceiling", "--list", "no-such-card"]);
+    assert!(!err.status.success());
+    let stderr = String::from_utf8_lossy(&err.stderr);
+    assert!(
+        stderr.contains("no catalogued GPU or model holds"),
+        "{stderr}"
+    );
+}
+
 /// A scratch file removed when the test ends.
 struct TempFile(PathBuf);
 
