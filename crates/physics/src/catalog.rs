@@ -272,12 +272,13 @@ pub fn is_integrated_name(name: &str) -> bool {
 
 fn near_names(s: &[String]) -> String {
     if s.is_empty() {
-        "; `headroom ceiling --list` lists the catalog, and a --catalog file can add an entry"
+        "; `headroom ceiling --list WORDS` searches the catalog, and a --catalog file can add \
+         an entry"
             .to_string()
     } else {
         format!(
-            "; near names are different entries, not this one: {} (`headroom ceiling --list` \
-             lists the catalog, and a --catalog file can add an entry)",
+            "; near names are different entries, not this one: {} (`headroom ceiling --list \
+             WORDS` searches the catalog, and a --catalog file can add an entry)",
             s.join(", ")
         )
     }
