@@ -193,7 +193,8 @@ pub enum LookupError {
     /// No entry answers to the name. `suggestions` are near names ("Name (figures)"), which
     /// are other entries, never this one.
     #[error(
-        "{kind} '{query}' is not in the catalog{}{}{}",
+        "{kind} '{query}' is not in the catalog{}{}{}{}",
+        count_note(kind, query),
         laptop_note(kind, query),
         integrated_note(kind, query),
         near_names(.suggestions)
@@ -203,6 +204,50 @@ pub enum LookupError {
         query: String,
         suggestions: Vec<String>,
     },
+}
+
+/// `2x RTX 3090`, `RTX 3090 x2`, `8 x H100`: one card is named per `--gpu`, and how several
+/// work together is the engine's split, not the name: say how to give it.
+fn count_note(kind: &str, query: &str) -> String {
+    match (kind, gpu_count_in_name(query)) {
+        ("GPU", Some((n, card))) => format!(
+            " (one card per --gpu: for {n} of them split tensor-parallel, give --gpu \"{card}\" \
+             --tp {n})"
+        ),
+        _ => String::new(),
+    }
+}
+
+/// A count of cards written into a GPU name (`2x RTX 3090`, `RTX 3090 x2`, `2 x 3090`,
+/// `4xA100`), with the name without it.
+pub fn gpu_count_in_name(name: &str) -> Option<(u32, String)> {
+    let w: Vec<&str> = name.split_whitespace().collect();
+    let count = |s: &str| s.parse::<u32>().ok().filter(|n| *n >= 2);
+    let is_x = |s: &str| s.eq_ignore_ascii_case("x");
+    // `2x` / `x2` as a word, or glued to the name (`4xA100`): digits on the count's side only.
+    fn glued_front(s: &str) -> Option<(u32, &str)> {
+        let (n, card) = s.split_once(['x', 'X'])?;
+        Some((n.parse::<u32>().ok().filter(|n| *n >= 2)?, card))
+    }
+    let found = match w.as_slice() {
+        [n, x, rest @ ..] if is_x(x) && count(n).is_some() => Some((count(n)?, rest.to_vec())),
+        [rest @ .., x, n] if is_x(x) && count(n).is_some() => Some((count(n)?, rest.to_vec())),
+        [rest @ .., last] if last.len() > 1 && is_x(&last[..1]) && count(&last[1..]).is_some() => {
+            Some((count(&last[1..])?, rest.to_vec()))
+        }
+        [first, rest @ ..] => glued_front(first).map(|(n, card)| {
+            let mut r: Vec<&str> = Vec::new();
+            if !card.is_empty() {
+                r.push(card);
+            }
+            r.extend(rest);
+            (n, r)
+        }),
+        [] => None,
+    };
+    found
+        .filter(|(_, r)| !r.is_empty())
+        .map(|(n, r)| (n, r.join(" ")))
 }
 
 /// A laptop part is never taken as the desktop card of the same number: say so.
@@ -1819,6 +1864,34 @@ mod tests {
                 other => panic!("{q:?} should be unknown: {other:?}"),
             }
         }
+    }
+
+    /// A count written into the name is an error that says how to give it, never a card.
+    #[test]
+    fn a_count_of_cards_in_the_name_points_to_tp() {
+        for (q, n, card) in [
+            ("2x RTX 3090", 2, "RTX 3090"),
+            ("RTX 3090 x2", 2, "RTX 3090"),
+            ("2 x 3090", 2, "3090"),
+            ("4xA100", 4, "A100"),
+            ("8x H100 SXM", 8, "H100 SXM"),
+            ("H100 X8", 8, "H100"),
+        ] {
+            assert_eq!(gpu_count_in_name(q), Some((n, card.to_string())), "{q}");
+        }
+        for q in [
+            "RTX 3090",
+            "7900 XTX",
+            "MI300X",
+            "A10G",
+            "Xeon",
+            "1x RTX 3090",
+            "x2",
+        ] {
+            assert_eq!(gpu_count_in_name(q), None, "{q}");
+        }
+        let e = cat().gpu("2x RTX 3090").unwrap_err().to_string();
+        assert!(e.contains("--gpu \"RTX 3090\" --tp 2"), "{e}");
     }
 
     #[test]
