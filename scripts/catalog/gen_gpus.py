@@ -257,11 +257,18 @@ def mi(id, name, al, mem, bw, note=None, **kw):
     gpu(id, name, "AMD", al, mem, f"{AMD_MI}: {mem} GB HBM", bw, f"{AMD_MI}: {bw} GB/s", note=note, **src)
 
 VEGA = "Vega 20: no matrix cores; packed FP16 runs at twice the FP32 rate on the vector units."
-mi("mi50-16gb", "Instinct MI50 16GB", ["MI50", "MI50 16GB", "Radeon Instinct MI50"], 16, 1024, note=VEGA,
+# ROCm and RADV print every gfx906 Instinct card as "AMD Instinct MI60 / MI50" (libdrm's amdgpu.ids,
+# device 66A1 revision 02: https://gitlab.freedesktop.org/mesa/drm/-/blob/main/data/amdgpu.ids). A
+# spaced " / " keeps the name whole, so it names the three cards and no other: ambiguous until the
+# card is named, or, with the VRAM llama.cpp reports, among the cards of that size.
+GFX906 = "AMD Instinct MI60 / MI50"
+VEGA_IDS = (VEGA + " ROCm and RADV print the MI50 16 GB, the MI50 32 GB and the MI60 alike as \"AMD Instinct MI60 / MI50\": "
+            "a reported VRAM of 16 GB names the MI50 16GB; of 32 GB, the MI50 32GB or the MI60 (name it: `MI60`, `MI50 32GB`).")
+mi("mi50-16gb", "Instinct MI50 16GB", ["MI50", "MI50 16GB", "Radeon Instinct MI50", GFX906], 16, 1024, note=VEGA_IDS,
    fp32=(13.3, "13.3 TFLOPS FP32 (26.5 FP16 packed)"))
-mi("mi50-32gb", "Instinct MI50 32GB", ["MI50", "MI50 32GB", "Radeon Instinct MI50 32GB"], 32, 1024, note=VEGA,
+mi("mi50-32gb", "Instinct MI50 32GB", ["MI50", "MI50 32GB", "Radeon Instinct MI50 32GB", GFX906], 32, 1024, note=VEGA_IDS,
    fp32=(13.3, "13.3 TFLOPS FP32 (26.5 FP16 packed)"))
-mi("mi60", "Instinct MI60 32GB", ["MI60", "Radeon Instinct MI60"], 32, 1024, note=VEGA,
+mi("mi60", "Instinct MI60 32GB", ["MI60", "Radeon Instinct MI60", GFX906], 32, 1024, note=VEGA_IDS,
    fp32=(14.7, "14.7 TFLOPS FP32 (29.5 FP16 packed)"))
 mi("mi100", "Instinct MI100 32GB", ["MI100", "AMD Instinct MI100"], 32, 1228.8,
    bf16=(184.6, "184.6 TFLOPS FP16 matrix (BF16: 92.3)"),
