@@ -1645,12 +1645,29 @@ EST_MI300 = ("Estaterule (3DNews copy), AMD releases Instinct MI300A and Instinc
              "https://estaterule.ru/news/amd-vypuskaet-samyj-bolshoj-i-slozhnyj-v-mire-gpu-so-192-gb-pamjati-i-gigantskij-apu-so-128-gb-na-rynok-vyhodjat-chipy-instinct-mi300a-i-instinct-mi300x")
 _mi300a = page(*EST_MI300, "Instinct MI300A: \"содержит 24 ядра Zen 4, графическое ядро на архитектуре CDNA 3 с 228 блоками CU ... 128 ГБ памяти "
                "HBM3 с пропускной способностью 5,3 ТБ/с\"")
+# MI300A matrix rates: AMD's spec list as copied in a launch write-up, and the per-CU rates of the
+# ROCm documentation's CDNA 3 table (stated there for the MI300X: 304 CUs at 2100 MHz).
+VENG_MI300A = ("Vengineer blog, AMD MI300A/MI300X details (AMD's MI300A specification list, copied)",
+               "https://vengineer.hatenablog.com/entry/2023/12/11/080000")
+_veng = ("MI300A: \"Compute Units : 228\", \"Peak Engine Clock : 2100 MHz\", \"Peak Half Precision (FP16) : 980.6 TFLOPs\", "
+         "\"Peak bfloat16 : 980.6 TFLOPs\", \"Peak INT8 : 1.96 POPs\"")
+ROCM_MI300 = ("AMD ROCm documentation, AMD Instinct MI300 series microarchitecture "
+              "(https://rocm.docs.amd.com/en/docs-6.2.2/conceptual/gpu-arch/mi300.html), read in its source: "
+              "github.com/ROCm/legacy-rocm-build docs/conceptual/gpu-arch/mi300.md",
+              "https://github.com/ROCm/legacy-rocm-build/blob/089d7513c55fc7b6edb2a75b83cb40ca883a0ec2/docs/conceptual/gpu-arch/mi300.md")
+_rocm300 = ("\"Peak-performance capabilities of the MI300X\": FLOPS/CLOCK/CU \"Matrix FP16\" \"2048\", \"Matrix BF16\" \"2048\", "
+            "\"Matrix FP8\" \"4096\" (1307.4 and 2614.9 TFLOPS for the MI300X's 304 CUs)")
 card("mi300a", "Instinct MI300A 128GB", "AMD", ["MI300A", "Instinct MI300A", "AMD Instinct MI300A"],
      128, unread(_mi300a) + "; " + page(*ROCM_SPECS, "Instinct table, row \"MI300A\": \"CDNA3\", \"gfx942\", VRAM (GiB) \"128\", "
                                         "Compute Units \"228 (38 per XCD)\""),
      5300, _mi300a,
-     note="APU: the 128 GB of HBM3 is shared with its 24 Zen 4 cores. AMD's matrix rates were not read on a citable page "
-          "here, so the prefill ceiling is unknown; decode is bound by the 5.3 TB/s.")
+     bf16=(980.6, "derived: CUs 228 x peak engine clock 2100 MHz x 2048 FLOP/clk/CU (dense matrix FP16/BF16) = 980.6 TFLOPS ("
+           + unread(page(*VENG_MI300A, _veng)) + "; the per-CU rate from " + page(*ROCM_MI300, _rocm300) + ")"),
+     fp8=(1961.2, "derived: CUs 228 x peak engine clock 2100 MHz x 4096 FLOP/clk/CU (dense matrix FP8) = 1961.2 TFLOPS, as "
+          "AMD's \"Peak INT8 : 1.96 POPs\" at the same per-CU rate (" + unread(page(*VENG_MI300A, _veng)) + "; the per-CU "
+          "rate from " + page(*ROCM_MI300, _rocm300) + ")"),
+     note="APU: the 128 GB of HBM3 is shared with its 24 Zen 4 cores; decode is bound by the 5.3 TB/s. Matrix rates are "
+          "AMD's dense peaks at the 2100 MHz peak engine clock.")
 
 # --- seventh pass ---------------------------------------------------------------------------------
 # Issue #30: cards llama.cpp users benchmark (the Apple M5 Pro, the RTX 4090 Laptop GPU, the GDDR6
@@ -1936,6 +1953,21 @@ _s4000 = page(*TPC_S4000, "\"Mit einer theoretischen Rechenleistung von 25 TFLOP
               "Grafikspeicher, welcher mit einem 384-Bit-Interface angebunden wird und eine Speicherbandbreite von 768 GB/s bietet\"")
 card("mtt-s4000", "MTT S4000 48GB", "Moore Threads", ["MTT S4000", "S4000", "Moore Threads MTT S4000"], 48, _s4000, 768, _s4000,
      fp32=(25, _s4000), note=MUSA)
+
+# AMD Radeon RX 9070 GRE: Navi 48 cut to 48 CUs, 12 GB on a 192-bit bus (432 GB/s: 18 Gbps).
+CPT_9070GRE = ("cputronic.com, AMD Radeon RX 9070 GRE (database copy)", "https://cputronic.com/de/gpu/amd-radeon-rx-9070-gre")
+_svet_gre = page(*SVET_9070, "Radeon RX 9070 GRE column (a table published before launch): \"Počet CU\" \"48\", \"Počet stream "
+                 "procesorů\" \"3072\", \"Boost frekvence\" \"<2,79 GHz\", \"Paměti\" \"12 GB GDDR6\", \"Sběrnice\" \"192-bit\", "
+                 "\"Propustnost\" \"432 GB/s\"")
+_cpt_gre = page(*CPT_9070GRE, "\"Boost-Takt\" \"2790 MHz\", \"Einheiten berechnen\" \"48\", \"Speichergröße\" \"12GB\", "
+                "\"Speichertyp\" \"GDDR6\"")
+card("rx-9070-gre", "Radeon RX 9070 GRE 12GB", "AMD",
+     ["RX 9070 GRE", "9070 GRE", "RX9070GRE", "Radeon RX 9070 GRE", "AMD Radeon RX 9070 GRE"],
+     12, unread(_svet_gre) + "; " + _cpt_gre, 432, _svet_gre,
+     bf16=(r1(48 * 2790 * 512 / 1e6), "derived: CUs 48 x boost 2790 MHz x 512 FLOP/clk/CU (vector FP16, twice the dual-issue FP32 "
+           "rate of 256 FLOP/clk/CU, as for the RX 9070) (" + unread(_svet_gre) + "; " + _cpt_gre + ")"),
+     note=RDNA4 + " Not the RX 9070 (56 CUs, 16 GB, 640 GB/s; a separate entry). The memory figures are from a table "
+          "published before launch and a database copy: AMD's own page was not read.")
 
 # (end of the ninth pass)
 
