@@ -1969,6 +1969,33 @@ card("rx-9070-gre", "Radeon RX 9070 GRE 12GB", "AMD",
      note=RDNA4 + " Not the RX 9070 (56 CUs, 16 GB, 640 GB/s; a separate entry). The memory figures are from a table "
           "published before launch and a database copy: AMD's own page was not read.")
 
+# AMD Radeon RX 6300: an OEM-only Navi 24 card, 2 GB on a 32-bit bus. Its CU count is not settled
+# (reports give 8, 10 or 12), so no FP32 rate is catalogued.
+SVET_6300 = ("SvětHardware, Objevil se desktopový Radeon RX 6300 s 32W spotřebou a 32bitovými pamětmi (launch report)",
+             "https://www.svethardware.cz/objevil-se-desktopovy-radeon-rx-6300-s-32w-spotrebou-a-32bitovymi-pametmi/59165")
+TOMSIT_6300 = ("Tom's Hardware Italia, La RX 6300 arriva sul mercato dell'usato (specification table)",
+               "https://www.tomshw.it/hardware/la-rx-6300-scheda-grafica-low-end-arriva-sul-mercato-dellusato/")
+_6300 = page(*SVET_6300, "\"Jsou zde pouhé 2 GB paměti GDDR6 na 32bitové sběrnici, což znamená paměťovou propustnost jen 64 GB/s při "
+             "taktu 2000 MHz\"")
+_t6300 = page(*TOMSIT_6300, "RX 6300 column: \"VRAM Speed (Gb/s) 16\", \"VRAM 2GB GDDR6\", \"Ampiezza bus VRAM 32\", \"Banda (GB/s) 64\"")
+card("rx-6300", "Radeon RX 6300 2GB", "AMD", ["RX 6300", "RX6300", "Radeon RX 6300", "AMD Radeon RX 6300"],
+     2, unread(_6300) + "; " + _t6300, 64, unread(_6300) + "; " + _t6300,
+     note=RDNA2 + " An OEM card; its CU count is not settled (8, 10 or 12 in the reports read), so no FP32 rate is catalogued: "
+          "the prefill ceiling is unknown. Not the RX 6300M (a laptop part, not catalogued).")
+
+# Intel Data Center GPU Max 1100: one Xe-HPC stack (56 Xe cores) on 48 GB of HBM2e, PCIe card.
+TOPCPU_1100 = ("TopCPU.net, Intel Data Center GPU Max 1100 vs NVIDIA Tesla M4 (database copy)",
+               "https://www.topcpu.net/en/gpu-c/data-center-gpu-max-1100-vs-tesla-m4")
+_t1100 = page(*TOPCPU_1100, "Max 1100 column: \"Memory Size\" \"48GB\", \"Memory Type\" \"HBM2e\", \"Memory Bus\" \"8192bit\", "
+              "\"Memory Clock\" \"600 MHz\", \"Bandwidth\" \"1229GB/s\"")
+card("intel-max-1100", "Data Center GPU Max 1100 48GB", "Intel",
+     ["Data Center GPU Max 1100", "GPU Max 1100", "Max 1100", "Intel Data Center GPU Max 1100"],
+     48, unread(page(*GT_PVC, "\"la Max 1100 (56 núcleos Xe o 7168 sombreadores, 48 GB de VRAM y 300 W de TDP)\"")) + "; " + _t1100,
+     1228.8, "derived: 8192-bit HBM2e at 600 MHz double data rate (1.2 Gbps) = 1228.8 GB/s, which the page rounds to 1229 (" + _t1100 + ")",
+     note="Xe-HPC with XMX matrix engines and HBM2e, a single stack (the Max 1550 is two). The bandwidth is from a database "
+          "copy, Intel's page was not read; Intel's peak matrix rates were not read on a citable page: the prefill ceiling is "
+          "unknown.")
+
 # (end of the ninth pass)
 
 # --- emit ------------------------------------------------------------------------------------------
