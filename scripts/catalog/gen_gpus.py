@@ -257,11 +257,18 @@ def mi(id, name, al, mem, bw, note=None, **kw):
     gpu(id, name, "AMD", al, mem, f"{AMD_MI}: {mem} GB HBM", bw, f"{AMD_MI}: {bw} GB/s", note=note, **src)
 
 VEGA = "Vega 20: no matrix cores; packed FP16 runs at twice the FP32 rate on the vector units."
-mi("mi50-16gb", "Instinct MI50 16GB", ["MI50", "MI50 16GB", "Radeon Instinct MI50"], 16, 1024, note=VEGA,
+# ROCm and RADV print every gfx906 Instinct card as "AMD Instinct MI60 / MI50" (libdrm's amdgpu.ids,
+# device 66A1 revision 02: https://gitlab.freedesktop.org/mesa/drm/-/blob/main/data/amdgpu.ids). A
+# spaced " / " keeps the name whole, so it names the three cards and no other: ambiguous until the
+# card is named, or, with the VRAM llama.cpp reports, among the cards of that size.
+GFX906 = "AMD Instinct MI60 / MI50"
+VEGA_IDS = (VEGA + " ROCm and RADV print the MI50 16 GB, the MI50 32 GB and the MI60 alike as \"AMD Instinct MI60 / MI50\": "
+            "a reported VRAM of 16 GB names the MI50 16GB; of 32 GB, the MI50 32GB or the MI60 (name it: `MI60`, `MI50 32GB`).")
+mi("mi50-16gb", "Instinct MI50 16GB", ["MI50", "MI50 16GB", "Radeon Instinct MI50", GFX906], 16, 1024, note=VEGA_IDS,
    fp32=(13.3, "13.3 TFLOPS FP32 (26.5 FP16 packed)"))
-mi("mi50-32gb", "Instinct MI50 32GB", ["MI50", "MI50 32GB", "Radeon Instinct MI50 32GB"], 32, 1024, note=VEGA,
+mi("mi50-32gb", "Instinct MI50 32GB", ["MI50", "MI50 32GB", "Radeon Instinct MI50 32GB", GFX906], 32, 1024, note=VEGA_IDS,
    fp32=(13.3, "13.3 TFLOPS FP32 (26.5 FP16 packed)"))
-mi("mi60", "Instinct MI60 32GB", ["MI60", "Radeon Instinct MI60"], 32, 1024, note=VEGA,
+mi("mi60", "Instinct MI60 32GB", ["MI60", "Radeon Instinct MI60", GFX906], 32, 1024, note=VEGA_IDS,
    fp32=(14.7, "14.7 TFLOPS FP32 (29.5 FP16 packed)"))
 mi("mi100", "Instinct MI100 32GB", ["MI100", "AMD Instinct MI100"], 32, 1228.8,
    bf16=(184.6, "184.6 TFLOPS FP16 matrix (BF16: 92.3)"),
@@ -1638,12 +1645,29 @@ EST_MI300 = ("Estaterule (3DNews copy), AMD releases Instinct MI300A and Instinc
              "https://estaterule.ru/news/amd-vypuskaet-samyj-bolshoj-i-slozhnyj-v-mire-gpu-so-192-gb-pamjati-i-gigantskij-apu-so-128-gb-na-rynok-vyhodjat-chipy-instinct-mi300a-i-instinct-mi300x")
 _mi300a = page(*EST_MI300, "Instinct MI300A: \"содержит 24 ядра Zen 4, графическое ядро на архитектуре CDNA 3 с 228 блоками CU ... 128 ГБ памяти "
                "HBM3 с пропускной способностью 5,3 ТБ/с\"")
+# MI300A matrix rates: AMD's spec list as copied in a launch write-up, and the per-CU rates of the
+# ROCm documentation's CDNA 3 table (stated there for the MI300X: 304 CUs at 2100 MHz).
+VENG_MI300A = ("Vengineer blog, AMD MI300A/MI300X details (AMD's MI300A specification list, copied)",
+               "https://vengineer.hatenablog.com/entry/2023/12/11/080000")
+_veng = ("MI300A: \"Compute Units : 228\", \"Peak Engine Clock : 2100 MHz\", \"Peak Half Precision (FP16) : 980.6 TFLOPs\", "
+         "\"Peak bfloat16 : 980.6 TFLOPs\", \"Peak INT8 : 1.96 POPs\"")
+ROCM_MI300 = ("AMD ROCm documentation, AMD Instinct MI300 series microarchitecture "
+              "(https://rocm.docs.amd.com/en/docs-6.2.2/conceptual/gpu-arch/mi300.html), read in its source: "
+              "github.com/ROCm/legacy-rocm-build docs/conceptual/gpu-arch/mi300.md",
+              "https://github.com/ROCm/legacy-rocm-build/blob/089d7513c55fc7b6edb2a75b83cb40ca883a0ec2/docs/conceptual/gpu-arch/mi300.md")
+_rocm300 = ("\"Peak-performance capabilities of the MI300X\": FLOPS/CLOCK/CU \"Matrix FP16\" \"2048\", \"Matrix BF16\" \"2048\", "
+            "\"Matrix FP8\" \"4096\" (1307.4 and 2614.9 TFLOPS for the MI300X's 304 CUs)")
 card("mi300a", "Instinct MI300A 128GB", "AMD", ["MI300A", "Instinct MI300A", "AMD Instinct MI300A"],
      128, unread(_mi300a) + "; " + page(*ROCM_SPECS, "Instinct table, row \"MI300A\": \"CDNA3\", \"gfx942\", VRAM (GiB) \"128\", "
                                         "Compute Units \"228 (38 per XCD)\""),
      5300, _mi300a,
-     note="APU: the 128 GB of HBM3 is shared with its 24 Zen 4 cores. AMD's matrix rates were not read on a citable page "
-          "here, so the prefill ceiling is unknown; decode is bound by the 5.3 TB/s.")
+     bf16=(980.6, "derived: CUs 228 x peak engine clock 2100 MHz x 2048 FLOP/clk/CU (dense matrix FP16/BF16) = 980.6 TFLOPS ("
+           + unread(page(*VENG_MI300A, _veng)) + "; the per-CU rate from " + page(*ROCM_MI300, _rocm300) + ")"),
+     fp8=(1961.2, "derived: CUs 228 x peak engine clock 2100 MHz x 4096 FLOP/clk/CU (dense matrix FP8) = 1961.2 TFLOPS, as "
+          "AMD's \"Peak INT8 : 1.96 POPs\" at the same per-CU rate (" + unread(page(*VENG_MI300A, _veng)) + "; the per-CU "
+          "rate from " + page(*ROCM_MI300, _rocm300) + ")"),
+     note="APU: the 128 GB of HBM3 is shared with its 24 Zen 4 cores; decode is bound by the 5.3 TB/s. Matrix rates are "
+          "AMD's dense peaks at the 2100 MHz peak engine clock.")
 
 # --- seventh pass ---------------------------------------------------------------------------------
 # Issue #30: cards llama.cpp users benchmark (the Apple M5 Pro, the RTX 4090 Laptop GPU, the GDDR6
@@ -2118,6 +2142,48 @@ _s4000 = page(*TPC_S4000, "\"Mit einer theoretischen Rechenleistung von 25 TFLOP
               "Grafikspeicher, welcher mit einem 384-Bit-Interface angebunden wird und eine Speicherbandbreite von 768 GB/s bietet\"")
 card("mtt-s4000", "MTT S4000 48GB", "Moore Threads", ["MTT S4000", "S4000", "Moore Threads MTT S4000"], 48, _s4000, 768, _s4000,
      fp32=(25, _s4000), note=MUSA)
+
+# AMD Radeon RX 9070 GRE: Navi 48 cut to 48 CUs, 12 GB on a 192-bit bus (432 GB/s: 18 Gbps).
+CPT_9070GRE = ("cputronic.com, AMD Radeon RX 9070 GRE (database copy)", "https://cputronic.com/de/gpu/amd-radeon-rx-9070-gre")
+_svet_gre = page(*SVET_9070, "Radeon RX 9070 GRE column (a table published before launch): \"Počet CU\" \"48\", \"Počet stream "
+                 "procesorů\" \"3072\", \"Boost frekvence\" \"<2,79 GHz\", \"Paměti\" \"12 GB GDDR6\", \"Sběrnice\" \"192-bit\", "
+                 "\"Propustnost\" \"432 GB/s\"")
+_cpt_gre = page(*CPT_9070GRE, "\"Boost-Takt\" \"2790 MHz\", \"Einheiten berechnen\" \"48\", \"Speichergröße\" \"12GB\", "
+                "\"Speichertyp\" \"GDDR6\"")
+card("rx-9070-gre", "Radeon RX 9070 GRE 12GB", "AMD",
+     ["RX 9070 GRE", "9070 GRE", "RX9070GRE", "Radeon RX 9070 GRE", "AMD Radeon RX 9070 GRE"],
+     12, unread(_svet_gre) + "; " + _cpt_gre, 432, _svet_gre,
+     bf16=(r1(48 * 2790 * 512 / 1e6), "derived: CUs 48 x boost 2790 MHz x 512 FLOP/clk/CU (vector FP16, twice the dual-issue FP32 "
+           "rate of 256 FLOP/clk/CU, as for the RX 9070) (" + unread(_svet_gre) + "; " + _cpt_gre + ")"),
+     note=RDNA4 + " Not the RX 9070 (56 CUs, 16 GB, 640 GB/s; a separate entry). The memory figures are from a table "
+          "published before launch and a database copy: AMD's own page was not read.")
+
+# AMD Radeon RX 6300: an OEM-only Navi 24 card, 2 GB on a 32-bit bus. Its CU count is not settled
+# (reports give 8, 10 or 12), so no FP32 rate is catalogued.
+SVET_6300 = ("SvětHardware, Objevil se desktopový Radeon RX 6300 s 32W spotřebou a 32bitovými pamětmi (launch report)",
+             "https://www.svethardware.cz/objevil-se-desktopovy-radeon-rx-6300-s-32w-spotrebou-a-32bitovymi-pametmi/59165")
+TOMSIT_6300 = ("Tom's Hardware Italia, La RX 6300 arriva sul mercato dell'usato (specification table)",
+               "https://www.tomshw.it/hardware/la-rx-6300-scheda-grafica-low-end-arriva-sul-mercato-dellusato/")
+_6300 = page(*SVET_6300, "\"Jsou zde pouhé 2 GB paměti GDDR6 na 32bitové sběrnici, což znamená paměťovou propustnost jen 64 GB/s při "
+             "taktu 2000 MHz\"")
+_t6300 = page(*TOMSIT_6300, "RX 6300 column: \"VRAM Speed (Gb/s) 16\", \"VRAM 2GB GDDR6\", \"Ampiezza bus VRAM 32\", \"Banda (GB/s) 64\"")
+card("rx-6300", "Radeon RX 6300 2GB", "AMD", ["RX 6300", "RX6300", "Radeon RX 6300", "AMD Radeon RX 6300"],
+     2, unread(_6300) + "; " + _t6300, 64, unread(_6300) + "; " + _t6300,
+     note=RDNA2 + " An OEM card; its CU count is not settled (8, 10 or 12 in the reports read), so no FP32 rate is catalogued: "
+          "the prefill ceiling is unknown. Not the RX 6300M (a laptop part, not catalogued).")
+
+# Intel Data Center GPU Max 1100: one Xe-HPC stack (56 Xe cores) on 48 GB of HBM2e, PCIe card.
+TOPCPU_1100 = ("TopCPU.net, Intel Data Center GPU Max 1100 vs NVIDIA Tesla M4 (database copy)",
+               "https://www.topcpu.net/en/gpu-c/data-center-gpu-max-1100-vs-tesla-m4")
+_t1100 = page(*TOPCPU_1100, "Max 1100 column: \"Memory Size\" \"48GB\", \"Memory Type\" \"HBM2e\", \"Memory Bus\" \"8192bit\", "
+              "\"Memory Clock\" \"600 MHz\", \"Bandwidth\" \"1229GB/s\"")
+card("intel-max-1100", "Data Center GPU Max 1100 48GB", "Intel",
+     ["Data Center GPU Max 1100", "GPU Max 1100", "Max 1100", "Intel Data Center GPU Max 1100"],
+     48, unread(page(*GT_PVC, "\"la Max 1100 (56 núcleos Xe o 7168 sombreadores, 48 GB de VRAM y 300 W de TDP)\"")) + "; " + _t1100,
+     1228.8, "derived: 8192-bit HBM2e at 600 MHz double data rate (1.2 Gbps) = 1228.8 GB/s, which the page rounds to 1229 (" + _t1100 + ")",
+     note="Xe-HPC with XMX matrix engines and HBM2e, a single stack (the Max 1550 is two). The bandwidth is from a database "
+          "copy, Intel's page was not read; Intel's peak matrix rates were not read on a citable page: the prefill ceiling is "
+          "unknown.")
 
 # (end of the ninth pass)
 

@@ -1430,6 +1430,42 @@ mod tests {
         );
     }
 
+    /// ROCm and RADV print every gfx906 Instinct card "AMD Instinct MI60 / MI50": bare, it names
+    /// the three cards; with the VRAM llama.cpp reports, only those of that size.
+    #[test]
+    fn the_gfx906_name_is_ambiguous_among_the_cards_it_covers() {
+        let c = cat();
+        let among = |q: &str| -> Vec<String> {
+            match c.gpu(q) {
+                Err(LookupError::Ambiguous { candidates, .. }) => candidates,
+                other => panic!("{q}: {other:?}"),
+            }
+        };
+        let describe = |id: &str| c.gpus.iter().find(|g| g.id == id).unwrap().describe();
+        let mut bare = among("AMD Instinct MI60 / MI50");
+        bare.sort();
+        let mut all: Vec<String> = ["mi50-16gb", "mi50-32gb", "mi60"]
+            .iter()
+            .map(|id| describe(id))
+            .collect();
+        all.sort();
+        assert_eq!(bare, all);
+        let rocm =
+            "  Device 0: AMD Instinct MI60 / MI50, gfx906:sramecc+:xnack- (0x906), VMM: no, \
+                    Wave Size: 64, VRAM: 32752 MiB";
+        let mut big = among(rocm);
+        big.sort();
+        let mut want = vec![describe("mi50-32gb"), describe("mi60")];
+        want.sort();
+        assert_eq!(big, want);
+        let small =
+            "  Device 0: AMD Instinct MI60 / MI50, gfx906:sramecc+:xnack- (0x906), VMM: no, \
+                     Wave Size: 64, VRAM: 16368 MiB (16348 MiB free)";
+        assert_eq!(c.gpu(small).unwrap().entry.id, "mi50-16gb");
+        // Neither half of the name is read as a card of its own.
+        assert!(c.gpu("MI60").is_ok_and(|f| f.entry.id == "mi60"));
+    }
+
     /// The cards self-hosters post llama.cpp scoreboards for, by the names they type; a name
     /// two memory sizes share is ambiguous until the size is given.
     #[test]
@@ -1459,6 +1495,10 @@ mod tests {
             ("MI250X GCD", "mi250x-mi250-gcd"),
             ("RX 7900 XTX", "rx-7900-xtx"),
             ("RX 9070", "rx-9070"),
+            ("9070 GRE", "rx-9070-gre"),
+            ("RX 6300", "rx-6300"),
+            ("MI300A", "mi300a"),
+            ("Intel(R) Data Center GPU Max 1100", "intel-max-1100"),
             ("Arc A770 16GB", "arc-a770-16gb"),
             ("B580", "arc-b580"),
             ("M2 Ultra", "apple-m2-ultra"),
