@@ -2211,6 +2211,10 @@ gpu("titan-x-pascal", "TITAN X (Pascal)", "NVIDIA", ["NVIDIA TITAN X (Pascal)", 
 
 # (end of the twelfth pass)
 
+# --- thirteenth pass: integrated GPUs whose name fixes their memory ---------------------------
+
+# (end of the thirteenth pass)
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
