@@ -2212,6 +2212,68 @@ gpu("titan-x-pascal", "TITAN X (Pascal)", "NVIDIA", ["NVIDIA TITAN X (Pascal)", 
 # (end of the twelfth pass)
 
 # --- thirteenth pass: integrated GPUs whose name fixes their memory ---------------------------
+# Integrated GPUs whose name fixes the memory: soldered or on-package LPDDR at one speed and
+# width on every device that has that GPU, so the bandwidth is the chip's. The memory figure is
+# the largest configuration (as for Apple's chips); a smaller machine is a `--catalog` entry.
+IGPU_NOTE = ("Unified memory shared with the CPU: the bandwidth is the chip's fixed LPDDR figure (the same on every device "
+             "with this GPU); the memory figure is the largest configuration, of which the GPU gets what the OS and driver "
+             "leave. Give a smaller machine's size with a `--catalog` entry.")
+
+# Intel Lunar Lake (Core Ultra 200V): LPDDR5X-8533 on the package, 16 or 32 GB. The Arc 140V is
+# the 8-Xe-core part (Core Ultra 7/9), the Arc 130V the 7-Xe-core part (Core Ultra 5).
+TH_LNL = ("Tom's Hardware, Intel's Lunar Lake CPUs to use on-package Samsung LPDDR5X memory",
+          "https://www.tomshardware.com/tech-industry/manufacturing/intels-lunar-lake-cpus-to-use-on-package-samsung-lpddr5x-memory")
+MP_LNL = ("Meterpreter, Intel's Lunar Lake MX Revealed: On-Chip Memory Inside (Igor's Lab report)",
+          "https://meterpreter.org/intels-lunar-lake-mx-revealed-on-chip-memory-inside/")
+LLMS_LNL = ("intel/llm-scaler pull request #342, Lunar Lake Xe2 140V compatibility report (a contributor's document, "
+            "not Intel's spec page)", "https://github.com/intel/llm-scaler/pull/342")
+_lnl_mem = unread(page(*TH_LNL, "\"either 16GB or 32GB of LPDDR5X-8533 memory-on-package\""))
+_lnl_bw = unread(page(*LLMS_LNL, "\"Intel Core Ultra 7 258V, Arc 140V iGPU, 32GB LPDDR5x (136.5 GB/s)\""))
+_lnl_note = (" Lunar Lake's memory is on the package: LPDDR5X-8533, 16 or 32 GB, no other speed or width. Intel's own "
+             "spec page was not read; 136.5 GB/s (8533 MT/s x 128 bits) is the figure the cited page states. The prefill "
+             "ceiling is unknown (no XMX rate was read).")
+card("arc-140v", "Arc 140V (Core Ultra 200V) 32GB", "Intel",
+     ["Arc 140V", "Intel Arc 140V", "Arc 140V GPU", "Intel Arc 140V GPU", "Intel(R) Arc(TM) 140V GPU"],
+     32, _lnl_mem + "; " + page(*MP_LNL, "\"dual-channel LPDDR5X-8533 memory in 16GB and 32GB configurations\", \"Core 7 32GB – 4P+4E with 8 Xe-Cores\""),
+     136.5, _lnl_bw + "; 8533 MT/s from " + _lnl_mem + " [read]",
+     note=IGPU_NOTE + _lnl_note)
+card("arc-130v", "Arc 130V (Core Ultra 5 200V) 32GB", "Intel",
+     ["Arc 130V", "Intel Arc 130V", "Arc 130V GPU", "Intel Arc 130V GPU", "Intel(R) Arc(TM) 130V GPU"],
+     32, _lnl_mem + "; " + page(*MP_LNL, "\"Core 5 32GB – 4P+4E with 7 Xe-Cores\""),
+     136.5, "the Arc 140V parts' memory: the same LPDDR5X-8533 on every Lunar Lake package (" + _lnl_mem + "); 136.5 GB/s from "
+     + _lnl_bw + " [read]",
+     note=IGPU_NOTE + _lnl_note + " The 130V has 7 Xe-cores to the 140V's 8: the same decode ceiling.")
+
+# AMD Strix Halo's 32-CU Radeon 8050S (Ryzen AI Max 390 and 385): the same package and 256-bit
+# LPDDR5X-8000 as the Radeon 8060S. The launch report the 8060S entry cites names the 390's GPU
+# the 32-CU Radeon 8050S, so "Ryzen AI Max 390" moves here from the 8060S entry.
+TPU_STRIX = ("TechPowerUp, AMD Ryzen AI MAX 300 \"Strix Halo\" iGPU to Feature Radeon 8000S Branding",
+             "https://techpowerup.com/328675/amd-ryzen-ai-max-300-strix-halo-igpu-to-feature-radeon-8000s-branding")
+TOMSHW_STHT1 = ("Tom's Hardware Italia, AMD Ryzen AI MAX arriva per i PC assemblati (Sixunited STHT1 board)",
+                "https://www.tomshw.it/hardware/amd-ryzen-ai-max-arriva-per-i-pc-assemblati-2025-07-22")
+drop_alias("radeon-8060s", "Ryzen AI Max 390")
+_r8060 = next(r for r in rows if r["id"] == "radeon-8060s")
+_r8060["name"] = "Radeon 8060S (Ryzen AI Max+ 395)"
+_r8060["note"] = _r8060["note"].replace(
+    "The Radeon 8050S (32 CUs, Ryzen AI Max 385) is not catalogued, so RADV's generic "
+    "\"AMD Radeon Graphics (RADV GFX1151)\" stays unknown.",
+    "The Radeon 8050S (32 CUs, Ryzen AI Max 390 and 385) is an entry of its own, with the same bandwidth, so RADV's "
+    "generic \"AMD Radeon Graphics (RADV GFX1151)\" stays unknown.")
+card("radeon-8050s", "Radeon 8050S (Ryzen AI Max 390 and 385)", "AMD",
+     ["Radeon 8050S", "Radeon 8050S Graphics", "AMD Radeon 8050S", "AMD Radeon 8050S Graphics", "Ryzen AI Max 390",
+      "Ryzen AI Max 385"],
+     128, page(*TOMSHW_STHT1, "the FP11 board \"per supportare l'intera gamma di processori AMD Ryzen AI MAX\" (380 to 395) "
+                              "\"La scheda madre supporta fino a 128\" (GB; the text read ends there)") + " (AMD's own spec page was not read)",
+     256, "derived: LPDDR5X-8000 x 256-bit = 256 GB/s, the Strix Halo package's memory interface, which the 8050S parts share ("
+     + unread(page(*SH_STRIX, "\"Ryzen AI Max 390 ... Jeho GPU bude mít ve výsledku 32 CU a nese název Radeon 8050S\"; for the "
+                               "series \"Využívat lze paměti LPDDR5x-8000 ... je zde 256bitové rozhraní\""))
+     + "; " + unread(page(*TPU_STRIX, "\"The memory interface is a 256-bit wide LPDDR5X-8000\" (a pre-launch report)"))
+     + "); a Ryzen AI Max 385 decodes Llama 3.1 8B Q4_K_M at 41.6 tok/s (Vulkan), more than any 128-bit LPDDR5X bus "
+     "allows (https://github.com/deseven/strixhalo-homelab/issues/11) [read]",
+     note=IGPU_NOTE + " Strix Halo's 32-CU iGPU: the Radeon 8060S's memory bus, so the same decode ceiling. Its clock was not "
+          "read on a citable page, so the prefill ceiling is unknown. The 16-CU Radeon 8040S (Ryzen AI Max 380) is not "
+          "catalogued: no page read states its memory bus.")
+
 
 # (end of the thirteenth pass)
 

@@ -273,7 +273,8 @@ fn integrated_note(kind: &str, query: &str) -> &'static str {
 
 /// Whether a GPU name is one that integrated GPUs print: AMD's `Radeon 780M Graphics`, `Radeon
 /// Vega 8 Graphics` and the generic `AMD Radeon Graphics` (also printed for some discrete
-/// cards, hence the note's "if"), Intel's `UHD Graphics 770`, `Iris Xe Graphics`, `Arc 140V`.
+/// cards, hence the note's "if"), Intel's `UHD Graphics 770`, `Iris Xe Graphics`, `Arc 140T`,
+/// Qualcomm's `Adreno X1-85`.
 pub fn is_integrated_name(name: &str) -> bool {
     let lower = name
         .to_ascii_lowercase()
@@ -312,7 +313,9 @@ pub fn is_integrated_name(name: &str) -> bool {
         || words.contains(&"iris")
         || (words.contains(&"hd") && words.contains(&"graphics") && !words.contains(&"radeon"))
         || after("intel") == Some(&["graphics"][..]);
-    radeon || arc || intel
+    // `Adreno X1-85`: Qualcomm's GPUs are all integrated (Snapdragon X laptops, phones).
+    let adreno = words.contains(&"adreno");
+    radeon || arc || intel || adreno
 }
 
 fn near_names(s: &[String]) -> String {
@@ -2093,13 +2096,20 @@ mod tests {
             "AMD Radeon(TM) Vega 8 Graphics",
             "Intel(R) UHD Graphics 770",
             "Intel(R) Iris(R) Xe Graphics",
-            "Intel(R) Arc(TM) 140V GPU (16GB)",
+            "Intel(R) Arc(TM) 140T GPU (16GB)",
             "Intel(R) Arc(TM) Graphics",
+            "Qualcomm(R) Adreno(TM) X1-85 GPU",
         ] {
             assert!(is_integrated_name(name), "{name}");
             let e = c.gpu(name).unwrap_err().to_string();
             assert!(e.contains("--gpu none --ram-bandwidth"), "{e}");
         }
+        // Lunar Lake's Arc 140V has its memory on the package: catalogued, the driver's
+        // "(16GB)" bracket dropped.
+        assert_eq!(
+            c.gpu("Intel(R) Arc(TM) 140V GPU (16GB)").unwrap().entry.id,
+            "arc-140v"
+        );
         for name in [
             "AMD Radeon RX 6600M",
             "Intel(R) Arc(TM) A770 Graphics",

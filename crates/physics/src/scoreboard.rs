@@ -115,7 +115,10 @@ pub fn card_class(gpu: &Gpu) -> &'static str {
         "AMD" => "AMD Radeon (GDDR)",
         // Ponte Vecchio: HBM2e, not an Arc card's GDDR6.
         "Intel" if id.starts_with("intel-max") => "Intel Data Center GPU Max (HBM)",
+        // Lunar Lake's Arc 140V/130V read on-package LPDDR5X shared with the CPU.
+        "Intel" if gpu.name.contains("Core Ultra") => "Intel iGPU (unified memory)",
         "Intel" => "Intel Arc",
+        "Qualcomm" => "Qualcomm Adreno (unified memory)",
         "Moore Threads" => "Moore Threads MTT (GDDR)",
         // A vendor with no class of its own is never taken for NVIDIA.
         v if v != "NVIDIA" => "other vendors",
@@ -459,9 +462,13 @@ mod tests {
             "Intel Data Center GPU Max (HBM)"
         );
         assert_eq!(class("B580"), "Intel Arc");
+        assert_eq!(class("Arc 140V"), "Intel iGPU (unified memory)");
+        assert_eq!(class("Radeon 8050S"), "AMD Ryzen iGPU (unified memory)");
         let mut g = c.gpu("MTT S80").unwrap().entry.clone();
         g.vendor = "Acme".into();
         assert_eq!(card_class(&g), "other vendors");
+        g.vendor = "Qualcomm".into();
+        assert_eq!(card_class(&g), "Qualcomm Adreno (unified memory)");
         assert_eq!(class("H100 SXM"), "NVIDIA datacenter");
     }
 
