@@ -2275,6 +2275,33 @@ card("radeon-8050s", "Radeon 8050S (Ryzen AI Max 390 and 385)", "AMD",
           "catalogued: no page read states its memory bus.")
 
 
+# NVIDIA Jetson AGX Orin and Orin NX: LPDDR5 soldered on the module, one width and speed per
+# module. Figures from NVIDIA's comparison tables as copied by Ultralytics' docs and Seeed's wiki
+# (NVIDIA's own datasheets were not read). CUDA prints "Orin" for every module: not an alias.
+UL_JETSON = ("Ultralytics docs, Quick Start Guide: NVIDIA Jetson, Jetson comparison table (a copy of NVIDIA's figures)",
+             "https://docs.ultralytics.com/guides/nvidia-jetson/")
+SEEED_J401 = ("Seeed Studio wiki, Flash JetPack OS to J401 Carrier Board, reComputer J30/J40 specifications "
+              "(a reseller's copy of NVIDIA's module figures)", "https://wiki.seeedstudio.com/reComputer_J4012_Flash_Jetpack/")
+JETSON_NOTE = (IGPU_NOTE + " The memory is LPDDR5 soldered on the module. CUDA prints \"Orin\" for every Jetson Orin "
+               "module (AGX, NX, Nano), so that name stays unknown: give the module. The prefill ceiling is unknown "
+               "(no GPU tensor rate apart from the DLAs was read).")
+_agx = page(*UL_JETSON, "Jetson AGX Orin 64GB: \"64GB 256-bit LPDDR5 204.8GB/s\"")
+card("jetson-agx-orin-64gb", "Jetson AGX Orin 64GB", "NVIDIA",
+     ["Jetson AGX Orin", "AGX Orin", "Jetson AGX Orin 64GB", "AGX Orin 64GB"],
+     64, _agx, 204.8, _agx,
+     note=JETSON_NOTE + " The 32 GB AGX Orin module was not read on a citable page: give it with a `--catalog` entry.")
+_nx16 = (unread(page(*UL_JETSON, "Jetson Orin NX 16GB: \"16GB 128-bit LPDDR5 102.4GB/s\"")) + "; "
+         + page(*SEEED_J401, "Jetson Orin NX 16GB: \"16GB 128-bit LPDDR5 102.4GB/s\""))
+card("jetson-orin-nx-16gb", "Jetson Orin NX 16GB", "NVIDIA",
+     ["Jetson Orin NX", "Orin NX", "Jetson Orin NX 16GB", "Orin NX 16GB"],
+     16, _nx16, 102.4, _nx16,
+     note=JETSON_NOTE + " The Orin NX 8GB has the same 128-bit LPDDR5 at 102.4 GB/s (an entry of its own).")
+_nx8 = page(*SEEED_J401, "Jetson Orin NX 8GB: \"8GB 128-bit LPDDR5 102.4GB/s\"")
+card("jetson-orin-nx-8gb", "Jetson Orin NX 8GB", "NVIDIA",
+     ["Jetson Orin NX 8GB", "Orin NX 8GB"],
+     8, _nx8, 102.4, _nx8,
+     note=JETSON_NOTE + " Half the Orin NX 16GB's memory on the same 128-bit bus: the same decode ceiling.")
+
 # (end of the thirteenth pass)
 
 # --- emit ------------------------------------------------------------------------------------------
