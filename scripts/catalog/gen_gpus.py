@@ -2206,7 +2206,7 @@ _cbd = rd(CB_DUO, "\"Die neue Radeon Pro Duo mit zwei Mal Polaris\", \"der Speic
           "Radeon Pro Duo mit Polaris erreichen maximal 1.243 MHz\", GDDR5 \"taktet allerdings nur mit 3.500 und nicht mit 4.000 MHz\" "
           "(the RX 580's 8 Gbps is 4,000 MHz: 7 Gbps), \"die neue Pro Duo mit 11,45 zu 16,38 TFLOPS\"")
 card("radeon-pro-duo-polaris", "Radeon Pro Duo Polaris 16GB (one of its two GPUs)", "AMD",
-     ["Radeon Pro Duo Polaris", "Pro Duo Polaris", "Radeon Pro Duo (Polaris)"],
+     ["Radeon Pro Duo Polaris", "Pro Duo Polaris", "AMD Radeon Pro Duo Polaris"],
      16, "derived: 32 GB on the board / 2 GPUs (" + _cbd + ")",
      224, "derived: 7 Gbps x 256-bit = 224 GB/s per GPU (" + cut(_cbd) + "; Polaris 10/20's bus: " + rd(G3D_590, "\"Memory sits on a 256-bit wide bus\"") + ")",
      fp32=(r1(11.45 / 2), "derived: 11.45 TFLOPS for the board / 2 GPUs (" + _cbd + ")"),
