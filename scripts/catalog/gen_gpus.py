@@ -2208,6 +2208,242 @@ gpu("titan-x-pascal", "TITAN X (Pascal)", "NVIDIA", ["NVIDIA TITAN X (Pascal)", 
 
 
 # --- twelfth pass: AMD and Intel workstation, older and laptop parts ---------------------------
+# Issue #30: AMD and Intel parts llama.cpp users run that did not resolve: Mac Pro MPX and iMac Pro
+# modules, a dual-GPU Radeon Pro Duo, the RX 7700, the Radeon Pro 5600M, Radeon RX 5000M/6000M/7000M
+# laptop parts, Intel Arc A-series laptop parts and the Arc Pro A50/A60. Every figure quotes the
+# page it was read on ("[read]"); a database copy is labelled so. Dual-GPU boards are catalogued per GPU:
+# llama.cpp lists each GPU as its own device. Laptop entries keep their own names ("M", "S") and
+# never answer to the desktop card's.
+RDNA3M = ("RDNA3 laptop part: the WMMA FP16 rate (CUs x boost x 512 FLOP/clk/CU, AMD's peak half-precision figure) is "
+          "shown. Infinity Cache is not counted in the bandwidth. " + LAPTOP.replace("Never the desktop card of the same number.",
+                                                                                   "Never the desktop RX card of the same number."))
+RDNA1M = RDNA1 + " " + LAPTOP.replace("Never the desktop card of the same number.", "Never the desktop RX card of the same number.")
+ARCM = ("Alchemist (Xe-HPG) laptop part with XMX matrix engines whose rate is not catalogued: the FP32 vector rate stands in, "
+        "so the prefill ceiling is conservative. " + LAPTOP)
+ARCPRO = "Alchemist (Xe-HPG) workstation card: XMX matrix rate not catalogued, the FP32 vector rate stands in, so the prefill ceiling is conservative."
+
+# AMD Radeon RX 7700 (desktop, 2025): Navi 32 cut to 40 CUs on the RX 7800 XT's 16 GB, 256-bit bus.
+IPON_7700 = ("iponshop.de, Neue AMD-Grafikkarte: die Radeon RX 7700 wird heimlich veröffentlicht (launch report)",
+             "https://iponshop.de/zeitschrift/artikel/neue-amd-grafikkarte-die-radeon-rx-7700-wird-heimlich-veroffentlicht")
+CYG_7700 = ("de.cygames.top, Neue Radeon RX 7700: Langsamer als die RX 7700 XT, aber mit RX-7800-XT-Speicher (copy of a ComputerBase report)",
+            "https://de.cygames.top/news/grafikkarten/neue-radeon-rx-7700-langsamer-als-die-rx-7700-xt-aber-mit-rx-7800-xt-speicher.94391")
+_i7700 = rd(IPON_7700, "\"kann mit insgesamt 40 aktiven CU-Arrays aufwarten, was zu 2.560 Stream Units\", \"256-Bit-Speicheradressraum und 16 GB "
+            "GDDR6-VRAM wie bei der Radeon RX 7800 XT\", \"die Speicherchips sind mit 19,5 GHz getaktet, was eine effektive Speicherbandbreite "
+            "von 624 GB/s ermöglicht\"")
+card("rx-7700", "Radeon RX 7700 16GB", "AMD", ["RX 7700", "Radeon RX 7700", "AMD Radeon RX 7700", "RX 7700 16GB"],
+     16, _i7700, 624, cut(_i7700) + "; " + rd(CYG_7700, "\"Mit 19,5 Gbps schnellen 16 GB GDDR6 am 256-Bit-Interface bietet die neue Radeon RX 7700 "
+                                              "beim Speicher exakt die Eckdaten der Radeon RX 7800 XT\""),
+     note=RDNA3 + " Its boost clock was not read on a citable page, so no FP16 rate is catalogued: the prefill ceiling is unknown. "
+          "Not the RX 7700 XT (54 CUs, 12 GB, 432 GB/s), a separate entry.")
+
+# Mac Pro (2019) MPX modules with RDNA2: W6900X, W6800X and the two-GPU W6800X Duo.
+LN_W6000X = ("Lega Nerd, Apple e AMD presentano le nuove schede video dei Mac Pro (launch report)",
+             "https://leganerd.com/2021/08/03/apple-e-amd-presentano-le-nuove-schede-video-dei-mac-pro/")
+CB_W6000X = ("ComputerBase, Radeon Pro W6000X: Der Mac Pro erhält AMD RDNA 2 mit bis zu vier GPUs (launch report)",
+             "https://computerbase.de/2021-08/radeon-pro-w6000x-der-mac-pro-erhaelt-amd-rdna-2-mit-bis-zu-vier-gpus")
+PCGV_W6800XD = ("PC Gaming Vault, AMD annuncia la Radeon PRO W6800X Duo (launch report)",
+                "https://pcgamingvault.com/2021/08/04/amd-annuncia-la-radeon-pro-w6800x-duo")
+MPX = " Mac Pro (2019) MPX module; the 128 MB Infinity Cache is not counted in the bandwidth."
+_w6900x = rd(LN_W6000X, "W6900X: \"80 unità computazionali, 5120 core con clock di 2171 MHz per offrire fino a 22,2 TFLOPs di FP32 e 44,4 TFLOPs "
+             "di FP16\", \"l'interfaccia bus da 256-bit a 512 GB/s e la memoria da 32GB\"")
+card("radeon-pro-w6900x", "Radeon Pro W6900X 32GB", "AMD", ["Radeon Pro W6900X", "Pro W6900X", "W6900X", "AMD Radeon Pro W6900X"],
+     32, _w6900x, 512, _w6900x, fp32=(22.2, _w6900x),
+     note=RDNA2 + MPX + " Not the Radeon PRO W6800 or W6800X (separate entries).")
+_w6800x = rd(LN_W6000X, "W6800X: \"60 unità computazionali\", \"2087 MHz di clock, fino a 16 TFLOPs di FP32 e 32 TFLOPs di FP16\", \"32GB di "
+             "memoria GDDR6 e interfaccia bus da 256-bit a 512 GB/s\"")
+card("radeon-pro-w6800x", "Radeon Pro W6800X 32GB", "AMD", ["Radeon Pro W6800X", "Pro W6800X", "W6800X", "AMD Radeon Pro W6800X"],
+     32, _w6800x, 512, _w6800x, fp32=(16.0, _w6800x),
+     note=RDNA2 + MPX + " Not the PCIe Radeon PRO W6800 (17.8 TFLOPS) nor one GPU of the W6800X Duo (lower clocks): separate entries.")
+_cb_duo = rd(CB_W6000X, "Radeon Pro W6800X Duo: \"zwei GPUs auf einem Board\", \"insgesamt 120 Compute Units, 7.680 Stream Processors, 64 GB "
+             "GDDR6 (je 32 GB an 256 Bit)\", \"30,2 TFLOPS FP32-Leistung\"")
+card("radeon-pro-w6800x-duo", "Radeon Pro W6800X Duo (one of its two GPUs, 32GB)", "AMD",
+     ["Radeon Pro W6800X Duo", "Pro W6800X Duo", "W6800X Duo", "AMD Radeon Pro W6800X Duo"],
+     32, _cb_duo, 512, cut(_cb_duo) + "; " + rd(PCGV_W6800XD, "\"64 GB di GDDR6 articolati su un Bus da 256-bit per GPU, in modo da sviluppare un "
+                                                   "Bandwidth di 512 Gbps per singolo chip\" (512 GB/s per GPU)"),
+     fp32=(15.1, "derived: 30.2 TFLOPS for the board / 2 GPUs (" + cut(_cb_duo) + "; "
+           + rd(LN_W6000X, "W6800X DUO: \"Il clock di entrambe sarà di 1979 MHz, con fino a 30,2 TFLOPs di FP32\"") + ")"),
+     note=RDNA2 + MPX + " Two Navi 21 GPUs (60 CUs each) on one board: llama.cpp lists each as its own device; the entry is one GPU "
+          "(32 GB, 512 GB/s). Clocked lower than the single-GPU W6800X (a separate entry).")
+
+# Radeon Pro Duo (2017, Polaris): two Polaris GPUs with 16 GB of GDDR5 each on one board.
+CB_DUO = ("ComputerBase, Radeon Pro Duo 2.0: Dual-Polaris und 32 GB GDDR5 für 1.000 US-Dollar (launch report)",
+          "https://computerbase.de/2017-04/radeon-pro-duo-polaris")
+_cbd = rd(CB_DUO, "\"Die neue Radeon Pro Duo mit zwei Mal Polaris\", \"der Speicher ist mit 32 GB GDDR5 aber vier Mal so groß\", \"die GPUs der "
+          "Radeon Pro Duo mit Polaris erreichen maximal 1.243 MHz\", GDDR5 \"taktet allerdings nur mit 3.500 und nicht mit 4.000 MHz\" "
+          "(the RX 580's 8 Gbps is 4,000 MHz: 7 Gbps), \"die neue Pro Duo mit 11,45 zu 16,38 TFLOPS\"")
+card("radeon-pro-duo-polaris", "Radeon Pro Duo Polaris 16GB (one of its two GPUs)", "AMD",
+     ["Radeon Pro Duo Polaris", "Pro Duo Polaris", "AMD Radeon Pro Duo Polaris"],
+     16, "derived: 32 GB on the board / 2 GPUs (" + _cbd + ")",
+     224, "derived: 7 Gbps x 256-bit = 224 GB/s per GPU (" + cut(_cbd) + "; Polaris 10/20's bus: " + rd(G3D_590, "\"Memory sits on a 256-bit wide bus\"") + ")",
+     fp32=(r1(11.45 / 2), "derived: 11.45 TFLOPS for the board / 2 GPUs (" + _cbd + ")"),
+     note=POLARIS + " The 2017 dual-Polaris board: llama.cpp lists each GPU as its own device; the entry is one GPU. A bare "
+          "\"Radeon Pro Duo\" also names the 2016 dual-Fiji board (2 x 4 GB HBM, not catalogued), so it stays unknown.")
+
+# iMac Pro (2017): Radeon Pro Vega 56 and Vega 64, Vega 10 with HBM2.
+P3D_IMACPRO = ("Planet 3DNow!, Apples neue iMacs kommen mit neuen AMD-Radeon-GPUs (inklusive Vega) (WWDC 2017 report citing Apple)",
+               "https://www.planet3dnow.de/cms/32346-apples-neue-imacs-kommen-mit-amd-radeon-gpus-inklusive-vega/")
+SN_PROVEGA = ("SegmentNext, AMD Radeon Pro Vega 64 And Vega 56 To Power The iMac Pro (launch report)", "https://segmentnext.com/amd-radeon-pro-vega-64/")
+_p3d = ("\"iMac Pro genannt, enthält dabei eine Radeon Pro Vega 56 mit 8 GiB HBM2. Optional ist er stattdessen mit einer Radeon Pro Vega 64 mit "
+        "16 GiB HBM2\", \"Apple nennt als technische Daten der Radeon Pro Vega 400 GB/s Speicherbandbreite sowie eine Rechenleistung von 11 TFLOPS "
+        "in Single-Precision\"")
+_sn = rd(SN_PROVEGA, "\"The AMD Radeon Pro Vega 64 is expected to provide 22 TFLOPS of graphics horsepower using 400GB/S of memory bandwidth\" "
+         "(22 TFLOPS is the packed FP16 rate, twice FP32)")
+card("radeon-pro-vega-64", "Radeon Pro Vega 64 16GB (iMac Pro)", "AMD", ["Radeon Pro Vega 64", "Pro Vega 64", "AMD Radeon Pro Vega 64"],
+     16, rd(P3D_IMACPRO, _p3d), 400, cut(rd(P3D_IMACPRO, _p3d)) + "; " + _sn,
+     fp32=(11.0, cut(rd(P3D_IMACPRO, _p3d)) + " (the top configuration); " + _sn),
+     note=VEGA10 + " The iMac Pro (2017) part, clocked below the desktop RX Vega 64 (a separate entry). The 2019 \"Radeon Pro "
+          "Vega 64X\" is not catalogued.")
+card("radeon-pro-vega-56", "Radeon Pro Vega 56 8GB (iMac Pro)", "AMD", ["Radeon Pro Vega 56", "Pro Vega 56", "AMD Radeon Pro Vega 56"],
+     8, rd(P3D_IMACPRO, _p3d),
+     400, rd(P3D_IMACPRO, _p3d) + " (Apple's one bandwidth figure for its Radeon Pro Vega options, so an upper bound for the Vega 56)",
+     note=VEGA10 + " The iMac Pro (2017) base GPU, 56 CUs. Apple gives one bandwidth (400 GB/s) for both its Vega options and no "
+          "FP32 rate for this one, so the bandwidth is an upper bound and the prefill ceiling is unknown. Not the desktop RX Vega 56.")
+
+# Radeon Pro 5600M (MacBook Pro 16-inch, 2020): Navi 12 with 8 GB of HBM2.
+TEK_5600M = ("TekRooms, Annunciata nuovamente la RX 5600M ma stavolta basata su Navi 12 (the MacBook Pro's Radeon Pro 5600M, launch report)",
+             "https://www.tekrooms.it/annunciata-nuovamente-la-rx-5600m-ma-stavolta-basata-su-navi-12/")
+_t5600 = rd(TEK_5600M, "\"Questa 'nuova' GPU è basata sul chip Navi 12 e presenta 40 CUs\", \"gli stessi 2560 SP\", \"La nuova GPU è un esclusiva "
+            "per prodotti Apple e nello specifico per il MacBook Pro 16\", \"presenta un Boost Clock di 1035 MHz\", \"8 GB di Low Powered HBM2\", "
+            "\"Le memorie hanno un BUS di 2048 bit ed un Bandwidth di 394 GB/s\"")
+card("radeon-pro-5600m", "Radeon Pro 5600M 8GB (MacBook Pro)", "AMD", ["Radeon Pro 5600M", "Pro 5600M", "AMD Radeon Pro 5600M"],
+     8, _t5600, 394, _t5600, fp32=(r1(2560 * 1035 * 2 / 1e6), f"derived: 2560 stream processors x boost 1035 MHz x 2 FLOP/clk ({_t5600})"),
+     note=RDNA1 + " MacBook Pro 16-inch (2020) part: Navi 12 with HBM2, not the GDDR6 Radeon RX 5600M laptop part (36 CUs, "
+          "a separate entry) nor the Radeon Pro 5500M.")
+
+# Radeon RX 5000M, 6000M and 7000M laptop parts.
+NBC_5600M = ("Notebookcheck, AMD Radeon RX 5600M", "https://www.notebookcheck.net/AMD-Radeon-RX-5600M-GPU.449471.0.html")
+_n5600 = rd(NBC_5600M, "\"It features 2,304 cores (36 CUs - compute units)\", \"Radeon RX 5600M 2304 @ 1.27 GHz192 Bit @ 12000 MHz\", \"Core Speed"
+            "1265 (Boost) MHz\", \"Memory Speed12000 MHz\", \"Memory Bus Width192 Bit\", \"Max. Amount of Memory6 GB\"")
+card("rx-5600m", "Radeon RX 5600M 6GB", "AMD", ["RX 5600M", "5600M", "Radeon RX 5600M", "AMD Radeon RX 5600M"],
+     6, _n5600, 288, f"derived: 12 Gbps x 192-bit = 288 GB/s ({_n5600})",
+     fp32=(r1(2304 * 1265 * 2 / 1e6), f"derived: 2304 stream processors x boost 1265 MHz x 2 FLOP/clk ({_n5600})"),
+     note=RDNA1M + " Navi 10 with 36 CUs; not the MacBook Pro's Radeon Pro 5600M (HBM2, a separate entry).")
+
+TT_6850M = ("TweakTown, AMD Radeon RX 6850M XT: best mobile RDNA 2 GPU, faster 18Gbps GDDR6 (launch report)",
+            "https://www.tweaktown.com/news/83757/amd-radeon-rx-6850m-xt-best-mobile-rdna-2-gpu-faster-18gbps-gddr6/index.html")
+FPSB_6850M = ("fpsbench.com, AMD Radeon RX 6850M XT vs Intel UHD Graphics P630 (database copy)",
+              "https://fpsbench.com/compare/gpu/amd-radeon-rx-6850m-xt-vs-intel-uhd-graphics-p630")
+_f6850 = rd(FPSB_6850M, "RX 6850M XT \"Shading Units\" \"2,560\", \"Boost Clock\" \"2581 MHz\", \"Memory Clock\" \"2250 MHz 18 Gbps effective\", "
+            "\"Memory Size\" \"12 GB\", \"Memory Bus\" \"192 bit\", \"Bandwidth\" \"432.0 GB/s\", \"FP32 (TFLOPS)\" \"13.21 TFLOPS\"")
+card("rx-6850m-xt", "Radeon RX 6850M XT 12GB", "AMD", ["RX 6850M XT", "6850M XT", "Radeon RX 6850M XT", "AMD Radeon RX 6850M XT"],
+     12, rd(TT_6850M, "\"the flagship Radeon RX 6850M XT graphics card that rocks 12GB of GDDR6 memory\""),
+     432, "derived: 18 Gbps x 192-bit = 432 GB/s (" + cut(rd(TT_6850M, "\"12GB of GDDR6 memory at the faster 18Gbps bandwidth, on a 192-bit memory "
+                                                         "interface\"")) + "; " + _f6850 + ")",
+     fp32=(13.2, _f6850), note=RDNA2M + " Navi 22 with 40 CUs. Not the RX 6800M (16 Gbps, 384 GB/s), a separate entry.")
+SC_6650M = ("siliconcat.net, AMD Radeon RX 6650M vs AMD Radeon RX 6850M XT (database copy)",
+            "https://siliconcat.net/gpu/compare/amd-radeon-rx-6650m-vs-amd-radeon-rx-6850m-xt")
+_s6650 = rd(SC_6650M, "RX 6650M column: \"Boost Clock\" \"2416MHz\", \"Shading Units\" \"1792\", \"Compute Units\" \"28\", \"Memory Size\" \"8GB\", "
+            "\"Memory Type\" \"GDDR6\", \"Memory Bus\" \"128bit\", \"Memory Clock\" \"2000MHz\" (GDDR6 at 2000 MHz is 16 Gbps)")
+card("rx-6650m", "Radeon RX 6650M 8GB", "AMD", ["RX 6650M", "6650M", "Radeon RX 6650M", "AMD Radeon RX 6650M"],
+     8, _s6650, 256, f"derived: 16 Gbps x 128-bit = 256 GB/s ({_s6650})",
+     fp32=(r1(1792 * 2416 * 2 / 1e6), f"derived: 1792 stream processors x boost 2416 MHz x 2 FLOP/clk ({_s6650})"),
+     note=RDNA2M + " Navi 23 with 28 CUs. Not the RX 6650M XT (32 CUs) nor the RX 6600M: separate entries.")
+FPSB_6650MXT = ("fpsbench.com, AMD Radeon RX 6650M XT vs AMD Radeon Vega 11 (database copy)",
+                "https://fpsbench.com/compare/gpu/amd-radeon-rx-6650m-xt-vs-amd-radeon-vega-11")
+_f6650x = rd(FPSB_6650MXT, "RX 6650M XT \"Shading Units\" \"2,048\", \"Compute Units\" \"32\", \"Boost Clock\" \"2416 MHz\", \"Memory Clock\" "
+             "\"2000 MHz 16 Gbps effective\", \"Memory Size\" \"8 GB\", \"Memory Bus\" \"128 bit\", \"Bandwidth\" \"256.0 GB/s\", \"FP32 (TFLOPS)\" "
+             "\"9.896 TFLOPS\"")
+card("rx-6650m-xt", "Radeon RX 6650M XT 8GB", "AMD", ["RX 6650M XT", "6650M XT", "Radeon RX 6650M XT", "AMD Radeon RX 6650M XT"],
+     8, _f6650x, 256, _f6650x, fp32=(9.9, _f6650x), note=RDNA2M + " Navi 23 with 32 CUs. Not the RX 6650M (28 CUs), a separate entry.")
+FPSB_6550M = ("fpsbench.com, AMD Radeon Pro Vega 16 vs AMD Radeon RX 6550M (database copy)",
+              "https://fpsbench.com/compare/gpu/amd-radeon-rx-6550m-vs-amd-radeon-pro-vega-16")
+_f6550 = rd(FPSB_6550M, "RX 6550M column: \"Shading Units\" \"1,024\", \"Boost Clock\" \"2840 MHz\", \"Memory Clock\" \"2250 MHz 18 Gbps effective\", "
+            "\"Memory Size\" \"4 GB\", \"Memory Bus\" \"64 bit\", \"Bandwidth\" \"144.0 GB/s\", \"FP32 (TFLOPS)\" \"5.816 TFLOPS\"")
+card("rx-6550m", "Radeon RX 6550M 4GB", "AMD", ["RX 6550M", "6550M", "Radeon RX 6550M", "AMD Radeon RX 6550M"],
+     4, _f6550, 144, _f6550, fp32=(5.8, _f6550),
+     note=RDNA2M + " Navi 24 with 16 CUs on a 64-bit bus (16 MB Infinity Cache not counted).")
+
+EE_7000M = ("Everyeye Tech, AMD: le GPU Radeon RX 7000 arrivano sui laptop, presentati quattro modelli al CES 2023 (launch report)",
+            "https://tech.everyeye.it/notizie/amd-gpu-radeon-rx-7000-arrivano-laptop-presentati-quattro-modelli-ces-2023-627799.html")
+FPSB_7600MXT = ("fpsbench.com, AMD Radeon RX 7600M XT vs AMD Radeon Vega 8 (database copy)",
+                "https://fpsbench.com/compare/gpu/amd-radeon-rx-7600m-xt-vs-amd-radeon-vega-8")
+FPSB_7600M = ("fpsbench.com, AMD Radeon RX 7600M vs AMD Radeon RX Vega M GL (database copy)",
+              "https://fpsbench.com/compare/gpu/amd-radeon-rx-7600m-vs-amd-radeon-rx-vega-m-gl")
+CPT_7700S = ("cputronic.com, AMD Radeon RX 7700S (Russian page, database copy)", "https://cputronic.com/ru/gpu/amd-radeon-rx-7700s")
+_ee32 = rd(EE_7000M, "\"Sia la Radeon RX 7600M XT che la Radeon RX 7700S hanno 32 CU con 2.048 shader processors, 8 GB di VRAM GDDR6 a 18 Gbps e un "
+           "bus di interfaccia a 128-Bit\"")
+_ee28 = rd(EE_7000M, "\"La Radeon RX 7600M e la Radeon RX 7600S, poi, dovrebbero avere un totale di 28 CU e di 1.792 shader processors, insieme ad "
+           "una VRAM da 8 GB di GDDR6 a 16 Gbps e ad un bus di interfaccia a 128-Bit\"")
+_f7600x = rd(FPSB_7600MXT, "RX 7600M XT \"Compute Units\" \"32\", \"Boost Clock\" \"2469 MHz\", \"Bandwidth\" \"288.0 GB/s\", \"FP16 (TFLOPS)\" "
+             "\"40.45 TFLOPS (2:1)\" (32 x 2469 MHz x 512 = 40.45)")
+card("rx-7600m-xt", "Radeon RX 7600M XT 8GB", "AMD", ["RX 7600M XT", "7600M XT", "Radeon RX 7600M XT", "AMD Radeon RX 7600M XT"],
+     8, _ee32, 288, "derived: 18 Gbps x 128-bit = 288 GB/s (" + cut(_ee32) + "; " + _f7600x + ")",
+     bf16=(40.5, _f7600x), note=RDNA3M + " Navi 33 with 32 CUs at up to 120 W; the RX 7700S is the same chip at up to 100 W (a separate entry).")
+_f7600 = rd(FPSB_7600M, "RX 7600M \"Compute Units\" \"28\", \"Boost Clock\" \"2410 MHz\", \"Memory Clock\" \"2000 MHz 16 Gbps effective\", \"Bandwidth\" "
+            "\"256.0 GB/s\", \"FP16 (TFLOPS)\" \"34.55 TFLOPS (2:1)\" (28 x 2410 MHz x 512 = 34.55)")
+card("rx-7600m", "Radeon RX 7600M 8GB", "AMD", ["RX 7600M", "7600M", "Radeon RX 7600M", "AMD Radeon RX 7600M"],
+     8, _ee28, 256, "derived: 16 Gbps x 128-bit = 256 GB/s (" + cut(_ee28) + "; " + _f7600 + ")",
+     bf16=(34.5, _f7600), note=RDNA3M + " Navi 33 with 28 CUs. Not the RX 7600M XT (32 CUs, 18 Gbps), a separate entry.")
+_c7700s = rd(CPT_7700S, "\"частотой ускорения 2500МГц\" (boost 2500 MHz), \"С 2048 шейдерными блоками\" (32 CUs of 64)")
+card("rx-7700s", "Radeon RX 7700S 8GB", "AMD", ["RX 7700S", "7700S", "Radeon RX 7700S", "AMD Radeon RX 7700S"],
+     8, _ee32, 288, "derived: 18 Gbps x 128-bit = 288 GB/s (" + _ee32 + ")",
+     bf16=(r1(32 * 2500 * 512 / 1e6), "derived: 32 CUs x boost 2500 MHz x 512 FP16 FLOP/clk/CU (the RDNA3 WMMA rate) (" + cut(_ee32) + "; " + _c7700s + ")"),
+     note=RDNA3M + " Navi 33 with 32 CUs at up to 100 W (the RX 7600M XT's chip at a lower power limit), so the FP16 figure is an upper bound.")
+GT_7900M = ("Geektopia, AMD presenta la Radeon 7900M con 16 GB de VRAM y para portátiles (launch report)",
+            "https://geektopia.es/es/technology/2023/10/19/noticias/amp/amd-presenta-la-radeon-7900m-con-16-gb-de-vram-y-para-portatiles-desde-2800-dolares.html")
+_g7900 = rd(GT_7900M, "\"el chip está configurado con 72 unidades de cómputo o 4608 sombreadores, con una frecuencia en juegos de 1825 MHz y un turbo "
+            "máximo de 2090 MHz. Incluye 16 GB de memoria GDDR6 a 18 Gb/s, con un bus de 256 bits y un ancho de banda de 576 GB/s\"")
+card("rx-7900m", "Radeon RX 7900M 16GB", "AMD", ["RX 7900M", "7900M", "Radeon RX 7900M", "AMD Radeon RX 7900M"],
+     16, _g7900, 576, _g7900,
+     bf16=(r1(72 * 2090 * 512 / 1e6), f"derived: 72 CUs x boost 2090 MHz x 512 FP16 FLOP/clk/CU (the RDNA3 WMMA rate) ({_g7900})"),
+     note=RDNA3M + " Navi 31 with 72 CUs on a 256-bit bus; not the desktop RX 7900 XT, XTX or GRE.")
+
+# Intel Arc A-series laptop parts (Alchemist).
+FPSB_A770M = ("fpsbench.com, Intel Arc A770M vs Intel HD Graphics P4600 (database copy)", "https://fpsbench.com/compare/gpu/intel-arc-a770m-vs-intel-hd-graphics-p4600")
+_fa770m = rd(FPSB_A770M, "A770M \"Shading Units\" \"4,096\", \"Boost Clock\" \"2050 MHz\", \"Memory Clock\" \"2000 MHz 16 Gbps effective\", \"Memory Size\" "
+             "\"16 GB\", \"Memory Bus\" \"256 bit\", \"Bandwidth\" \"512.0 GB/s\", \"FP32 (TFLOPS)\" \"16.79 TFLOPS\"")
+CHIP_A7M = ("Chip.pl, Wydajność karty Intel Arc A730M", "https://www.chip.pl/2022/06/wydajnosc-karty-intel-arc-a730m/")
+card("arc-a770m", "Arc A770M 16GB", "Intel", ["Arc A770M", "A770M", "Intel Arc A770M", "Intel Arc A770M Graphics"],
+     16, _fa770m + "; " + rd(CHIP_A7M, "A730M and A770M: \"384 i 512 XVE\", \"odpowiednio 12 i 16 GB pamięci na 192- oraz 256-bitowej magistrali\""),
+     512, _fa770m, fp32=(16.8, _fa770m), note=ARCM + " ACM-G10 with 32 Xe-cores; not the desktop Arc A770.")
+PP_A730M = ("PurePC, Układ graficzny Intel Arc A730M w pierwszych testach w grach (specification table)",
+            "https://www.purepc.pl/uklad-graficzny-intel-arc-a730m-w-pierwszych-testach-w-grach-wypada-pomiedzy-geforce-rtx-3050-oraz-geforce-rtx-3060")
+NBC_A730M = ("Notebookcheck, Intel Arc A730M: Auch mit offiziellem Treiber-Support bleibt die Gaming-Leistung miserabel",
+             "https://notebookcheck.com/Intel-Arc-A730M-Auch-mit-offiziellem-Treiber-Support-bleibt-die-Gaming-Leistung-miserabel.626644.0.html")
+_pa730 = rd(PP_A730M, "Intel ARC A730M column: \"Jednostki SP\" \"3072\", \"Taktowanie bazowe\" \"1100 MHz\", \"Taktowanie pamięci\" \"14 Gbps\", "
+            "\"Ilość pamięci\" \"12 GB GDDR6\", \"Szyna pamięci\" \"192-bit\"")
+card("arc-a730m", "Arc A730M 12GB", "Intel", ["Arc A730M", "A730M", "Intel Arc A730M", "Intel Arc A730M Graphics"],
+     12, _pa730 + "; " + rd(NBC_A730M, "\"Der Grafikchip ist mit 24 Xe-Kernen (384 EUs) und mit 12 GB GDDR6-Grafikspeicher an einem 192-bit-Interface ausgestattet\""),
+     336, f"derived: 14 Gbps x 192-bit = 336 GB/s ({_pa730})",
+     fp32=(r1(3072 * 1100 * 2 / 1e6), f"derived: 3072 FP32 lanes (24 Xe-cores) x graphics clock 1100 MHz x 2 FLOP/clk ({_pa730}); the "
+           "sustained clock of a given laptop may be higher"),
+     note=ARCM + " ACM-G10 with 24 Xe-cores; the FP32 figure uses Intel's graphics (base) clock.")
+SH_A5M = ("SvětHardware, Intel představil mobilní GPU Arc A530M a Arc A570M", "https://www.svethardware.cz/intel-predstavil-mobilni-gpu-arc-a530m-a-arc-a570m/59832")
+CN_A5M = ("CNews.cz, Intel potichu vydal další grafiky: nový čip ACM-G12 jde do notebooků jako Arc A570M a A530M",
+          "https://www.cnews.cz/clanky/intel-potichu-vydal-dalsi-grafiky-novy-cip-acm-g12-jde-do-notebooku-jako-arc-a570m-a-a530m/")
+GO4_A5M = ("Go4IT, Intel lansează două noi modele de GPU Arc pentru laptop-uri de gaming mid-range",
+           "https://go4it.ro/content/laptopuri/intel-lanseaza-doua-noi-modele-de-gpu-arc-pentru-laptop-uri-de-gaming-mid-range-19223479")
+_sh550 = rd(SH_A5M, "\"A370M s 8 Xe jádry a A550M s 16\", \"A550M má sice větší počet jader, ale frekvenci jen 900 MHz\", \"A370M má ale vyšší takt 1550 MHz\"")
+card("arc-a550m", "Arc A550M 8GB", "Intel", ["Arc A550M", "A550M", "Intel Arc A550M", "Intel Arc A550M Graphics"],
+     8, rd(GO4_A5M, "A570M: \"Practic, Arc A570M este un A550M cu overclocking. Memoria rămâne tot la 8 GB.\""),
+     224, rd(CN_A5M, "\"již dříve vyráběný model A550M provozuje paměť na 14,0 GHz, což dává propustnost 224 GB/s\""),
+     fp32=(r1(16 * 128 * 2 * 900 / 1e6), f"derived: 16 Xe-cores x 128 FP32 lanes x 2 FLOP x graphics clock 900 MHz ({_sh550})"),
+     note=ARCM + " ACM-G10 cut to 16 Xe-cores at 60 W; not the later A570M or A530M (not catalogued).")
+ADB_A370M = ("cpu-gpu.alldbin.com, HD Graphics 4000 and Arc 3 A370M comparison (database copy)",
+             "https://cpu-gpu.alldbin.com/graphics-card-comparison/HD-Graphics-4000-and-Arc-3-A370M-comparison.html")
+_a370 = rd(ADB_A370M, "Arc 3 A370M column: \"Boost clock speed\" \"1550 MHz\", \"Pipelines\" \"1024\", \"Maximum RAM amount\" \"4 GB\", "
+           "\"Memory bus width\" \"64 Bit\", \"Memory clock speed\" \"12 GB/s\", \"Memory bandwidth\" \"96 GB/s\"")
+card("arc-a370m", "Arc A370M 4GB", "Intel", ["Arc A370M", "A370M", "Intel Arc A370M", "Intel Arc A370M Graphics"],
+     4, _a370, 96, _a370,
+     fp32=(r1(1024 * 1550 * 2 / 1e6), f"derived: 1024 FP32 lanes (8 Xe-cores) x graphics clock 1550 MHz x 2 FLOP/clk ({cut(_a370)}; {_sh550})"),
+     note=ARCM + " ACM-G11 with 8 Xe-cores on a 64-bit bus; not the Arc A350M (6 Xe-cores) nor the desktop Arc A380.")
+
+# Intel Arc Pro A50 and A60 (workstation).
+ADB_PROA50 = ("cpu-gpu.alldbin.com, Iris Xe Graphics MAX and Arc Pro A50 comparison (database copy)",
+              "https://cpu-gpu.alldbin.com/graphics-card-comparison/Iris-Xe-Graphics-MAX-and-Arc-Pro-A50-comparison.html")
+_pa50 = rd(ADB_PROA50, "Arc Pro A50 column: \"GPU code name\" \"DG2-128\", \"Boost clock speed\" \"2350 MHz\", \"Pipelines\" \"1024\", \"Maximum RAM "
+           "amount\" \"6 GB\", \"Memory bus width\" \"96 Bit\", \"Memory clock speed\" \"16 GB/s\", \"Memory bandwidth\" \"192.0 GB/s\"")
+card("arc-pro-a50", "Arc Pro A50 6GB", "Intel", ["Arc Pro A50", "Pro A50", "Intel Arc Pro A50", "Intel Arc Pro A50 Graphics"],
+     6, _pa50, 192, _pa50, fp32=(r1(1024 * 2350 * 2 / 1e6), f"derived: 1024 FP32 lanes x boost 2350 MHz x 2 FLOP/clk ({_pa50})"),
+     note=ARCPRO + " ACM-G11 with 8 Xe-cores. The Arc Pro A40 (same chip, single slot) is not catalogued.")
+FPSB_PROA60 = ("fpsbench.com, Intel Arc Pro A60 vs NVIDIA Tesla T4 (database copy)", "https://fpsbench.com/compare/gpu/intel-arc-pro-a60-vs-nvidia-tesla-t4")
+EE_PROA60 = ("Everyeye Tech, Intel: ufficiali le nuove Intel Arc Pro A60 e A60M (launch report)",
+             "https://tech.everyeye.it/notizie/intel-ufficiali-nulove-intel-arc-pro-a60-a60m-pc-laptop-653471.html")
+_fa60 = rd(FPSB_PROA60, "Pro A60 \"Shading Units\" \"2,048\", \"Boost Clock\" \"2050 MHz\", \"Memory Clock\" \"2000 MHz 16 Gbps effective\", \"Memory Size\" "
+           "\"12 GB\", \"Memory Bus\" \"192 bit\", \"Bandwidth\" \"384.0 GB/s\", \"FP32 (TFLOPS)\" \"8.397 TFLOPS\"")
+card("arc-pro-a60", "Arc Pro A60 12GB", "Intel", ["Arc Pro A60", "Pro A60", "Intel Arc Pro A60", "Intel Arc Pro A60 Graphics"],
+     12, rd(EE_PROA60, "\"16 Core Xe, con 256 EU, 256 'motori' XMX\", \"12 GB di memoria video GDDR6 su bus a 192-bit\""),
+     384, _fa60, fp32=(8.4, _fa60), note=ARCPRO + " ACM-G12 with 16 Xe-cores; not the Arc Pro A60M laptop part (not catalogued).")
 
 # (end of the twelfth pass)
 
