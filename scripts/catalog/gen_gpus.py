@@ -2202,6 +2202,229 @@ gpu("titan-x-pascal", "TITAN X (Pascal)", "NVIDIA", ["NVIDIA TITAN X (Pascal)", 
     note=PASCAL_NOTE)
 
 # --- eleventh pass: NVIDIA workstation, older and laptop parts ---------------------------------
+# Issue #30: NVIDIA workstation, older desktop and laptop parts llama.cpp users run that the catalog
+# lacked. Every figure quotes the page it was read on ("[read]"); a database copy, a pre-launch
+# listing or a launch report is labelled so. Turing laptop parts (RTX 20, GTX 16, Quadro RTX) print
+# the desktop card's name in CUDA's and Vulkan's device lines (NVIDIA named them alike), so their
+# entries answer only to names that say "Laptop" or "Mobile": a pasted line keeps giving the
+# desktop card, whose figures bound the laptop part's from above.
+TURING_LAPTOP = (" NVIDIA gave the Turing laptop part the desktop card's name: a device line prints the desktop name, "
+                 "which gives the desktop entry (an upper bound); name the laptop part (`{n} Laptop GPU`).")
+
+# Pascal and Maxwell Quadro desktop cards.
+SYS_P2200 = ("sysrqmts.com, NVIDIA Quadro P2000 vs NVIDIA Quadro P2200 (database copy)",
+             "https://sysrqmts.com/ko/gpus/compare/nvidia-quadro-p2000-vs-nvidia-quadro-p2200")
+_p2200 = page(*SYS_P2200, "Quadro P2200 column: \"1251 MHz 10 Gbps effective\", \"5 GB\", \"GDDR5X\", \"160 bit\", \"200.2 GB/s\", "
+              "\"1280\" shading units, boost \"1493 MHz\", FP32 \"3.822 TFLOPS\"")
+card("quadro-p2200", "Quadro P2200", "NVIDIA", ["P2200", "NVIDIA Quadro P2200"],
+     5, _p2200, 200, "derived: 10 Gbps GDDR5X x 160-bit = 200 GB/s (" + _p2200 + ")",
+     fp32=(r1(1280 * 1493 * 2 / 1e6), "derived: 1280 CUDA cores x boost 1493 MHz x 2 FLOP/clk (" + _p2200 + ")"),
+     note=QP + " Not the Quadro P2000 (GDDR5, 140 GB/s; a separate entry).")
+CAD_M4000 = ("CADplace, Digging into the Quadro M4000 (review)", "https://www.cadplace.co.uk/Hardware/Digging-into-the-Quadro-M40002")
+FPSB_M4000 = ("fpsbench.com, NVIDIA Quadro M4000 vs NVIDIA Tesla T4 (database copy)",
+              "https://fpsbench.com/compare/gpu/nvidia-quadro-m4000-vs-nvidia-tesla-t4")
+_cad = page(*CAD_M4000, "\"1664 ... the number of CUDA cores on a Quadro M4000\", \"The K4200's 4GB of GDDR5 memory has been increased to "
+            "8GB\", \"The memory has a 256 bit interface and a 192 GBps bandwidth\"")
+_fm4 = page(*FPSB_M4000, "Quadro M4000 column: \"Shading Units\" \"1,664\", \"GPU Clock\" \"773 MHz\", \"Memory Clock\" \"1502 MHz 6 Gbps "
+            "effective\", \"Memory Bus\" \"256 bit\", \"Bandwidth\" \"192.3 GB/s\", \"FP32 (TFLOPS)\" \"2.573 TFLOPS\"")
+card("quadro-m4000", "Quadro M4000", "NVIDIA", ["M4000", "NVIDIA Quadro M4000"],
+     8, _cad, 192, unread(_cad) + "; " + _fm4,
+     fp32=(r1(1664 * 773 * 2 / 1e6), "derived: 1664 CUDA cores x 773 MHz x 2 FLOP/clk (" + _fm4 + ")"),
+     note=MAXWELL + " GM204 (the GTX 970/980's die); NVIDIA gives it no boost clock, so the FP32 figure is at 773 MHz.")
+ADB_M5000 = ("cpu-gpu.alldbin.com, Quadro M5000 and Maxwell GPU Surface Book comparison (database copy)",
+             "https://cpu-gpu.alldbin.com/graphics-card-comparison/Quadro-M5000-and-Maxwell-GPU-Surface-Book-940M-GDDR5-comparison.html")
+_m5000 = page(*ADB_M5000, "Quadro M5000: \"Boost clock speed\" \"1038 MHz\", \"Floating-point performance\" \"4,252 gflops\", "
+              "\"Pipelines / CUDA cores\" \"2048\", \"Maximum RAM amount\" \"8 GB\", \"Memory bus width\" \"256 Bit\", "
+              "\"Memory clock speed\" \"6612 MHz\", \"Memory bandwidth\" \"Up to 211 GB/s\"")
+card("quadro-m5000", "Quadro M5000", "NVIDIA", ["M5000", "NVIDIA Quadro M5000"],
+     8, _m5000, 211.6, "derived: 6.612 Gbps GDDR5 x 256-bit = 211.6 GB/s (" + _m5000 + ")",
+     fp32=(r1(2048 * 1038 * 2 / 1e6), "derived: 2048 CUDA cores x boost 1038 MHz x 2 FLOP/clk (" + _m5000 + ")"),
+     note=MAXWELL + " GM204 with all 2048 cores. Not the Quadro M5000M laptop part (1536 cores, 160 GB/s; not catalogued).")
+ADB_K2200 = ("cpu-gpu.alldbin.com, Quadro K2200 and Iris Xe Graphics 96EU comparison (database copy)",
+             "https://cpu-gpu.alldbin.com/graphics-card-comparison/Quadro-K2200-and-Iris-Xe-Graphics-96EU-comparison.html")
+_k2200 = page(*ADB_K2200, "Quadro K2200: \"Architecture\" \"Maxwell\", \"GPU code name\" \"GM107\", \"Boost clock speed\" \"1124 MHz\", "
+              "\"Floating-point performance\" \"1,439 gflops\", \"Pipelines / CUDA cores\" \"640\", \"Memory type\" \"GDDR5\", "
+              "\"Maximum RAM amount\" \"4 GB\", \"Memory bus width\" \"128 Bit\", \"Memory clock speed\" \"5012 MHz\", "
+              "\"Memory bandwidth\" \"80.19 GB/s\"")
+card("quadro-k2200", "Quadro K2200", "NVIDIA", ["K2200", "NVIDIA Quadro K2200"],
+     4, _k2200, 80.2, _k2200,
+     fp32=(r1(640 * 1124 * 2 / 1e6), "derived: 640 CUDA cores x boost 1124 MHz x 2 FLOP/clk (" + _k2200 + ")"),
+     note=MAXWELL + " First-generation Maxwell (GM107, compute capability 5.0) despite its Kepler-era K name. Not the Quadro "
+          "K2200M laptop part (2 GB; not catalogued).")
+
+# GeForce GTX 960 (GM206): sold with 2 GB and 4 GB under one printed name, so the bare name is
+# ambiguous until the size is given, as for the RX 580.
+G3T_960 = ("glob3trotters.com, NVIDIA announces the GeForce GTX 960 (launch report)", "http://glob3trotters.com/nvidia-announces-the-geforce-gtx-960")
+HWDB_960 = ("hardwaredb.net, NVIDIA GeForce GTX 960 (database copy)", "https://www.hardwaredb.net/geforce-gtx-960-benchmark")
+FPSB_960 = ("fpsbench.com, NVIDIA GeForce GTX 960 vs NVIDIA P106-100 (database copy)",
+            "https://fpsbench.com/compare/gpu/nvidia-geforce-gtx-960-vs-nvidia-p106-100")
+_g960 = page(*G3T_960, "\"a narrower 128-bit wide memory bus, translating to just four memory chips on card to achieve its 2 GB\", "
+             "\"The GeForce GTX 960 features 1,024 CUDA cores\", \"The core is clocked at 1127 MHz, with 1178 MHz GPU Boost, and 7.00 GHz "
+             "memory (GDDR5-effective)\"")
+for gb in (2, 4):
+    mem_q = (unread(_g960) + "; " + page(*FPSB_960, "GTX 960 column: \"Memory Size\" \"2 GB\", \"Memory Type\" \"GDDR5\", "
+                                          "\"Memory Bus\" \"128 bit\", \"Bandwidth\" \"112.2 GB/s\"")) if gb == 2 else page(*HWDB_960, "\"The GeForce GTX 960 has 4 GiB of GDDR5 memory, with a total memory bandwidth of "
+                                       "109 GB/s. The memory bus has a width of 128 bits.\"")
+    bw_q = ("derived: 7 Gbps x 128-bit = 112 GB/s (" + _g960 + ")") if gb == 2 else \
+        ("derived: NVIDIA's 7 Gbps x 128-bit = 112 GB/s, the upper bound (" + unread(_g960) + "; the database copy gives 109 GB/s "
+         "for the 4 GB card: " + page(*HWDB_960, "\"4 GiB of GDDR5 memory, with a total memory bandwidth of 109 GB/s\"") + ")")
+    card(f"gtx-960-{gb}gb", f"GeForce GTX 960 {gb}GB", "NVIDIA",
+         ["GTX 960", "960", "NVIDIA GeForce GTX 960", f"GTX 960 {gb}GB", f"GeForce GTX 960 {gb}GB"],
+         gb, mem_q, 112, bw_q,
+         fp32=(r1(1024 * 1178 * 2 / 1e6), "derived: 1024 CUDA cores x boost 1178 MHz x 2 FLOP/clk (" + _g960 + ")"),
+         note=MAXWELL + f" Both memory sizes print one name (\"NVIDIA GeForce GTX 960\"): name the size (`GTX 960 {gb}GB`).")
+
+# GeForce RTX 20 laptop parts (Turing, 2019). NVIDIA's launch table gives the CUDA cores, clocks and
+# 14 Gbps memory of all three; the memory size is the desktop card's.
+TQ_L20 = ("Techquila, Nvidia GeForce RTX 20 mobile specifications (NVIDIA's launch table)", "https://www.techquila.co.in/nvidia-geforce-rtx-mobile/")
+TR_L20 = ("Tech-Review.net, NVIDIA introduced a mobile GeForce RTX (launch report)", "http://tech-review.net/news/nvidia_introduced_a_mobile_geforce_rtx/2019-01-07-419")
+GLR_L20 = ("Gaming Laptop Report, GeForce RTX for Laptops Specifications Appear Online (CJSCOPE's pre-launch listing)",
+           "https://www.gaminglaptopreport.com/news/geforce-rtx-for-laptops-specifications-appear-online/?share=google-plus-1")
+NBC_2060L = ("Notebookcheck, GeForce RTX 2060 Mobile vs GeForce RTX 2080 Super Max-Q vs GeForce RTX 2060 Super (Desktop)",
+             "https://www.notebookcheck.net/GeForce-RTX-2060-Mobile-vs-GeForce-RTX-2080-Super-Max-Q-vs-GeForce-RTX-2060-Super-Desktop_9581_10305_9893.247598.0.html")
+SDP_2060L = ("gpu.spicedreamphone.com, NVIDIA GeForce RTX 2060 Mobile Refresh (database copy)",
+             "https://gpu.spicedreamphone.com/en/gpu/nvidia/geforce-rtx-2060-mobile-refresh")
+_tq = ("\"all 3 GPUs sport the exact same number of CUDA cores as their desktop equivalents. This means that the mobile RTX 2060 has "
+       "1920 CUDA cores, the RTX 2070 2304 & the RTX 2080 tops out with 2944 CUDA cores\", \"The memory speed also remains the same "
+       "across all three cards at 14GB/s\"")
+_tr_same = page(*TR_L20, "\"All mobile NVIDIA graphics cards of the new generation are built on the same graphics processors and have the "
+                "same amount of memory as their desktop versions\"")
+_sdp = page(*SDP_2060L, "\"Memory Size\" \"6 GB\", \"Memory Type\" \"GDDR6\", \"Memory Bus\" \"192 bit\", \"Shading Units\" \"1920\", "
+            "\"SM Count\" \"30\" (the 2020 refresh, \"11 Gbps effective\", \"264.0 GB/s\")")
+_nbc2060 = page(*NBC_2060L, "\"In 2020 Nvidia also released a refreshed version with the same name ... the maximum TGP was increased to "
+                "115 Watt and therefore the GPU can clock higher (1005 - 1560 MHz). The memory speed however was decreased to 11 Gbps\"")
+_bf2060 = r1(30 * 1560 * 512 / 1e6)
+gpu("rtx-2060-laptop", "GeForce RTX 2060 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 2060 Laptop GPU"), 6,
+    unread(_tr_same) + "; " + _sdp,
+    336, "derived: 14 Gbps x 192-bit = 336 GB/s, the 2019 part's memory (" + unread(page(*TQ_L20, _tq)) + "; " + _sdp + ")",
+    bf16=_bf2060, bf16_src=TC512.format(sm=30, mhz=1560, wp=TU_WP, pages=unread(_sdp) + "; " + unread(_nbc2060))
+    + " (the 2020 refresh's clock; NVIDIA's 2019 launch boost was 1200 MHz: " + unread(page(*TQ_L20, "RTX 2060 LAPTOP \"BOOST CLOCK (MHz)\" \"1200\"")) + ") [read]",
+    note=LAPTOP + " The 2019 part runs 14 Gbps memory at up to 1200 MHz; the 2020 refresh, under the same name, 11 Gbps (264 GB/s) "
+         "at up to 1560 MHz: the entry takes the higher of each, an upper bound for both." + TURING_LAPTOP.format(n="RTX 2060"))
+_glr = "table: \"RTX 2070 MXM\": \"CUDA cores\" \"2304\", \"Memory bus\" \"256-bit\", \"Memory amount\" \"8 GB GDDR6\", \"Memory frequency\" \"14 000 MHz\""
+_bf2070 = r1(36 * 1440 * 512 / 1e6)
+gpu("rtx-2070-laptop", "GeForce RTX 2070 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 2070 Laptop GPU"), 8,
+    unread(_tr_same) + "; " + page(*GLR_L20, _glr),
+    448, "derived: 14 Gbps x 256-bit = 448 GB/s (" + unread(page(*TQ_L20, _tq)) + "; " + page(*GLR_L20, _glr) + ")",
+    bf16=_bf2070, bf16_src=TC512.format(sm=36, mhz=1440, wp=TU_WP, pages=page(*TQ_L20, _tq + ", RTX 2070 LAPTOP \"BOOST CLOCK (MHz)\" "
+                                                                               "\"1185-1440\" (2304 cores at 64 per SM: 36 SMs)")),
+    note=LAPTOP + " The Max-Q version (lower clocks and power) prints its own name and is not catalogued." + TURING_LAPTOP.format(n="RTX 2070"))
+_tr2080 = page(*TR_L20, "\"the older GeForce RTX 2080 has 2944 CUDA cores and 8 GB of GDDR6 memory with 256-bit bus. The GPU clock "
+               "frequencies of the standard mobile version are 1380/1590 MHz, while those of the Max-Q version are lowered to 735/1095 MHz. "
+               "The effective memory frequency is 14 and 12 GHz respectively\"")
+GD_2080M = ("Game-Debate, GeForce RTX 2080 Mobile", "https://game-debate.com/hardware/index.php?gid=4088&graphics=GeForce%20RTX%202080%20Mobile")
+_gd2080 = page(*GD_2080M, "\"The GPU accesses an 8GB frame buffer of first-gen GDDR6 memory through a 256-bit memory interface\"")
+_bf2080 = r1(46 * 1590 * 512 / 1e6)
+gpu("rtx-2080-laptop", "GeForce RTX 2080 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 2080 Laptop GPU"), 8,
+    unread(_tr2080) + "; " + _gd2080,
+    448, "derived: 14 Gbps x 256-bit = 448 GB/s (" + _tr2080 + ")",
+    bf16=_bf2080, bf16_src=TC512.format(sm=46, mhz=1590, wp=TU_WP, pages=unread(_tr2080) + " (2944 cores at 64 per SM: 46 SMs)") + " [read]",
+    note=LAPTOP + " Not the RTX 2080 Max-Q (a separate entry)." + TURING_LAPTOP.format(n="RTX 2080"))
+_bf2080q = r1(46 * 1095 * 512 / 1e6)
+gpu("rtx-2080-max-q", "GeForce RTX 2080 with Max-Q Design", "NVIDIA",
+    ["RTX 2080 with Max-Q Design", "RTX 2080 Max-Q", "2080 Max-Q", "GeForce RTX 2080 Max-Q", "NVIDIA GeForce RTX 2080 with Max-Q Design"],
+    8, unread(_tr2080) + "; the RTX 2080 laptop part's memory: " + _gd2080, 384, "derived: 12 Gbps x 256-bit = 384 GB/s (" + _tr2080 + ")",
+    bf16=_bf2080q, bf16_src=TC512.format(sm=46, mhz=1095, wp=TU_WP, pages=unread(_tr2080) + " (2944 cores at 64 per SM: 46 SMs)") + " [read]",
+    note=LAPTOP + " The low-power RTX 2080 laptop part (80 W), which NVIDIA's driver names \"GeForce RTX 2080 with Max-Q Design\". "
+         "The RTX 2080 SUPER Max-Q is another part and is not catalogued.")
+
+# GeForce GTX 1660 Ti for laptops (TU116, no tensor cores).
+HWLX_1660TL = ("Hardwareluxx, Notebook-GPUs: Technische Daten der GeForce GTX 1650 und GTX 1660 Ti (NVIDIA's datasheets)",
+               "https://hardwareluxx.de/index.php/news/hardware/grafikkarten/49329-notebook-gpus-technische-daten-der-geforce-gtx-1650-und-gtx-1660-ti.html")
+_hw1660 = page(*HWLX_1660TL, "\"Die mobile GeForce GTX 1660 Ti baut dabei auf der TU116-GPU auf, die wie im Desktop über 1.536 Shadereinheiten "
+               "verfügt, sich jedoch mit einem Basis- und Boost-Takt von 1.140 bis 1.455 MHz respektive 1.335 bis 1.590 MHz ans Werk macht\", "
+               "\"Auch im Notebook stehen 6 GB GDDR6-Videospeicher bereit, die über ein 192 Bit breites Interface angeschlossen werden und "
+               "mit Taktraten von 1.500 MHz eine Bandbreite von rund 288 GB/s erreichen können\"")
+gpu("gtx-1660-ti-laptop", "GeForce GTX 1660 Ti Laptop GPU", "NVIDIA",
+    laptop_name("GeForce GTX 1660 Ti Laptop GPU") + ["1660 Ti Laptop", "1660 Ti Mobile"], 6, _hw1660,
+    288, "derived: 12 Gbps (1500 MHz GDDR6) x 192-bit = 288 GB/s (" + _hw1660 + ")",
+    fp32=r1(1536 * 1590 * 2 / 1e6), fp32_src="derived: 1536 CUDA cores x boost 1590 MHz x 2 FLOP/clk (" + _hw1660 + ")",
+    note=T16 + " " + LAPTOP + TURING_LAPTOP.format(n="GTX 1660 Ti"))
+
+# Quadro RTX 4000 for laptops (Turing TU104, workstation: FP16 with FP32 accumulate at full rate).
+TOMS_QRTXM = ("Tom's Hardware, Nvidia's Mobile Quadro Family Gets Turing GPUs, Up To 16GB GDDR6 (NVIDIA's table)",
+              "https://tomshardware.com/news/nvidia-mobile-quadro-rtx,39437.html")
+SYS_QRTX4M = ("sysrqmts.com, NVIDIA Quadro RTX 4000 Mobile vs NVIDIA RTX A4500 Mobile (database copy)",
+              "https://sysrqmts.com/it/gpus/compare/nvidia-quadro-rtx-4000-mobile-vs-nvidia-rtx-a4500-mobile")
+_tq4 = page(*TOMS_QRTXM, "column \"RTX 4000\": \"CUDA Cores\" \"2,560\", \"Tensor Cores\" \"320\", \"Memory Capacity\" \"8GB GDDR6\", "
+            "\"Memory Bus\" \"256-bit\"")
+_sq4 = page(*SYS_QRTX4M, "Quadro RTX 4000 Mobile column: \"1750 MHz 14 Gbps effective\", \"8 GB\", \"GDDR6\", \"256 bit\", \"448.0 GB/s\", "
+            "\"2560\" shading units, \"40\" SMs, boost \"1560 MHz\"")
+card("quadro-rtx-4000-laptop", "Quadro RTX 4000 Laptop GPU", "NVIDIA",
+     ["Quadro RTX 4000 Laptop GPU", "Quadro RTX 4000 Laptop", "Quadro RTX 4000 Mobile", "RTX 4000 Mobile"],
+     8, unread(_tq4) + "; " + _sq4, 448, "derived: 14 Gbps x 256-bit = 448 GB/s (" + unread(_tq4) + "; " + _sq4 + ")",
+     bf16=(r1(40 * 1560 * 1024 / 1e6), WS1024.format(sm=40, mhz=1560, wp=TU_WP, pages=_sq4)),
+     note=LAPTOP + " NVIDIA's driver names the laptop part \"Quadro RTX 4000\" like the desktop card (2304 cores, 416 GB/s): a device "
+          "line gives the desktop entry; name the laptop part (`Quadro RTX 4000 Mobile`). Turing has no BF16: the rate is FP16.")
+
+# RTX A4000 Laptop GPU (Ampere GA104, workstation: FP16 with FP32 accumulate at full rate).
+SYS_A4000L = ("sysrqmts.com, NVIDIA RTX A2000 Mobile vs NVIDIA RTX A4000 Mobile (database copy)",
+              "https://sysrqmts.com/pl/gpus/compare/nvidia-rtx-a2000-mobile-vs-nvidia-rtx-a4000-mobile")
+CT_A2000 = ("ClickThis, NVIDIA RTX A2000 for desktops (report comparing the laptop RTX A4000)",
+            "https://clickthis.blog/pl/nvidia-rtx-a2000-dlya-nastolnyh-pk-nizkoprofilnaya-videokarta-ampere-dlya-rabochih-stanczij")
+_sa4 = page(*SYS_A4000L, "RTX A4000 Mobile column: \"1500 MHz 12 Gbps effective\", \"8 GB\", \"GDDR6\", \"256 bit\", \"384.0 GB/s\", "
+            "\"5120\" shading units, \"40\" SMs, boost \"1680 MHz\"")
+card("rtx-a4000-laptop", "RTX A4000 Laptop GPU", "NVIDIA",
+     ["RTX A4000 Laptop GPU", "RTX A4000 Laptop", "A4000 Laptop", "RTX A4000 Mobile", "A4000 Mobile", "NVIDIA RTX A4000 Laptop GPU"],
+     8, unread(_sa4) + "; " + page(*CT_A2000, "\"Laptop A4000 i wersja desktopowa mają zupełnie inną specyfikację, z procesorem graficznym "
+                                   "laptopa wyposażonym w 8 GB pamięci GDDR6\""),
+     384, "derived: 12 Gbps x 256-bit = 384 GB/s (" + _sa4 + ")",
+     bf16=(r1(40 * 1680 * 1024 / 1e6), WS1024.format(sm=40, mhz=1680, wp=GA_WP, pages=_sa4)),
+     note=LAPTOP + " Not the desktop RTX A4000 (16 GB, 448 GB/s).")
+
+# GeForce GTX 750 Ti (GM107, first-generation Maxwell): NVIDIA's reference card.
+HH_750TI = ("HotHardware, NVIDIA GeForce GTX 750 Ti Maxwell GPU review (NVIDIA's specification table)",
+            "https://hothardware.com/reviews/nvidia-geforce-gtx-750-ti-maxwell-gpu-review")
+_hh750 = page(*HH_750TI, "GeForce GTX 750 Ti column: \"CUDA Cores (single precision)\" \"640\", \"Boost Clock\" \"1085 MHz\", "
+              "\"Memory Clock (Data rate)\" \"5400 MHz\", \"Total Video Memory\" \"2048 MB GDDR5\", \"Memory Interface\" \"128-Bit\", "
+              "\"Total Memory Bandwidth\" \"86.4 GB/s\"")
+card("gtx-750-ti", "GeForce GTX 750 Ti 2GB", "NVIDIA", ["GTX 750 Ti", "750 Ti", "NVIDIA GeForce GTX 750 Ti", "GTX 750 Ti 2GB"],
+     2, _hh750, 86.4, _hh750,
+     fp32=(r1(640 * 1085 * 2 / 1e6), "derived: 640 CUDA cores x boost 1085 MHz x 2 FLOP/clk (" + _hh750 + ")"),
+     note=MAXWELL + " NVIDIA's reference card (2 GB). Boards with another memory size print the same name and are not "
+          "catalogued: give a `--catalog` entry. Not the GTX 750 (512 cores, 1 GB, 80 GB/s; not catalogued).")
+
+# RTX 2000 Ada Generation Laptop GPU (AD107). Its printed name is NVIDIA's driver string, listed in
+# the PCI ID database as the report below quotes.
+PPC_ADAL = ("PurePC, NVIDIA RTX Ada: informacje o nowych układach graficznych dla mobilnych stacji roboczych (PCI ID database names)",
+            "https://www.purepc.pl/nvidia-rtx-ada-pojawily-sie-informacje-o-nowych-ukladach-graficznych-dla-mobilnych-stacji-roboczych")
+NBC_2000AL = ("Notebookcheck, NVIDIA RTX 2000 Ada Generation Laptop GPU",
+              "https://www.notebookcheck.net/NVIDIA-RTX-2000-Ada-Generation-Laptop-GPU-Benchmarks-and-Specs.744893.0.html")
+ADB_2000AL = ("cpu-gpu.alldbin.com, GeForce RTX 3060 Mobile and RTX 2000 Ada Generation Mobile comparison (database copy)",
+              "https://cpu-gpu.alldbin.com/graphics-card-comparison/GeForce-RTX-3060-mobile-and-RTX-2000-Ada-Generation-mobile-comparison.html")
+_a2000al = page(*ADB_2000AL, "RTX 2000 Ada Generation Mobile: \"Pipelines / CUDA cores\" \"3072\", \"Memory type\" \"GDDR6\", \"Maximum RAM "
+                "amount\" \"8 GB\", \"Memory bus width\" \"128 Bit\", \"Memory clock speed\" \"16000 MHz\"")
+card("rtx-2000-ada-laptop", "RTX 2000 Ada Generation Laptop GPU", "NVIDIA",
+     ["RTX 2000 Ada Generation Laptop GPU", "RTX 2000 Ada Laptop GPU", "RTX 2000 Ada Laptop", "2000 Ada Laptop", "RTX 2000 Ada Mobile",
+      "NVIDIA RTX 2000 Ada Generation Laptop GPU"],
+     8, unread(page(*NBC_2000AL, "\"a mid-range professional graphics card for use in laptops that sports 3,072 CUDA cores and 8 GB of GDDR6 "
+                                 "VRAM\", \"powered by the same AD107 chip\" as the GeForce RTX 4060 Laptop GPU")) + "; " + _a2000al,
+     256, "derived: 16 Gbps x 128-bit = 256 GB/s (" + _a2000al + ")",
+     note=LAPTOP + " AD107, the RTX 4060 Laptop GPU's chip. Its boost clock was not read on a citable page, so no tensor rate is "
+          "catalogued: the prefill ceiling is unknown. Its printed name is NVIDIA's (" + unread(page(*PPC_ADAL,
+          "\"NVIDIA_DEV.28B8 = \\\"NVIDIA RTX 2000 Ada Generation Laptop GPU\\\"\"")) + "). Not the desktop RTX 2000 Ada (16 GB).")
+
+# GeForce MX450 and MX550: laptop-only TU117 parts on a 64-bit bus (their names carry no "Laptop").
+DP_MX450 = ("dobreprogramy, Nvidia GeForce MX450 oficjalnie (launch report)",
+            "https://www.dobreprogramy.pl/Nvidia-GeForce-MX450-oficjalnie.-Nie-taka-slaba-karta-do-laptopow-ultramobilnych,News,110773.html")
+_mx450 = page(*DP_MX450, "\"GeForce MX450 ma 896 jednostek CUDA\", \"oferuje nie 128-, lecz 64-bitową magistralę danych. W zależności od "
+              "modelu laptopa, znajdzie się na niej 2 GB pamięci VRAM typu GDDR5 lub GDDR6, co powinno zaowocować przepustowością do 80 GB/s\"")
+card("mx450", "GeForce MX450 2GB", "NVIDIA", ["MX450", "GeForce MX450", "NVIDIA GeForce MX450"], 2, _mx450, 80, _mx450,
+     note=TU117 + " " + LAPTOP + " Laptop-only part sold with GDDR5 or GDDR6 under one name: the 80 GB/s is the GDDR6 boards' "
+          "\"up to\" figure, an upper bound for the GDDR5 ones. NVIDIA published no clocks and the reports read disagree on them, so "
+          "no FP32 rate is catalogued: the prefill ceiling is unknown.")
+NBC_MX550 = ("Notebookcheck, NVIDIA GeForce MX550", "https://www.notebookcheck.net/NVIDIA-GeForce-MX550-GPU-Benchmarks-and-Specs.586933.0.html")
+ADB_MX550 = ("cpu-gpu.alldbin.com, Radeon 550X and GeForce MX550 comparison (database copy)",
+             "https://cpu-gpu.alldbin.com/graphics-card-comparison/Radeon-550X-and-GeForce-MX550-comparison.html")
+_nmx550 = page(*NBC_MX550, "\"based on the old Turing TU117 chip (as the older MX450) and uses a 64 Bit memory bus with GDDR6 graphics memory\", "
+               "\"Pipelines\" \"1024 - unified\", \"Core Speed\" \"1320 (Boost) MHz\", \"Memory Speed\" \"12000 MHz\", \"Memory Bus Width\" "
+               "\"64 Bit\"")
+_amx550 = page(*ADB_MX550, "GeForce MX550: \"Maximum RAM amount\" \"2 GB\", \"Memory bus width\" \"64 Bit\", \"Memory clock speed\" \"12000 MHz\", "
+               "\"Memory bandwidth\" \"96 GB/s\"")
+card("mx550", "GeForce MX550 2GB", "NVIDIA", ["MX550", "GeForce MX550", "NVIDIA GeForce MX550"], 2, _amx550,
+     96, "derived: 12 Gbps GDDR6 x 64-bit = 96 GB/s (" + unread(_nmx550) + "; " + _amx550 + ")",
+     fp32=(r1(1024 * 1320 * 2 / 1e6), "derived: 1024 CUDA cores x boost 1320 MHz x 2 FLOP/clk (" + _nmx550 + ")"),
+     note=TU117 + " " + LAPTOP + " Laptop-only part (15-25 W); not the Ampere MX570 (not catalogued).")
 
 # (end of the eleventh pass)
 
