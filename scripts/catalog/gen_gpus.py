@@ -2202,12 +2202,471 @@ gpu("titan-x-pascal", "TITAN X (Pascal)", "NVIDIA", ["NVIDIA TITAN X (Pascal)", 
     note=PASCAL_NOTE)
 
 # --- eleventh pass: NVIDIA workstation, older and laptop parts ---------------------------------
+# Issue #30: NVIDIA workstation, older desktop and laptop parts llama.cpp users run that the catalog
+# lacked. Every figure quotes the page it was read on ("[read]"); a database copy, a pre-launch
+# listing or a launch report is labelled so. Turing laptop parts (RTX 20, GTX 16, Quadro RTX) print
+# the desktop card's name in CUDA's and Vulkan's device lines (NVIDIA named them alike), so their
+# entries answer only to names that say "Laptop" or "Mobile": a pasted line keeps giving the
+# desktop card, whose figures bound the laptop part's from above.
+TURING_LAPTOP = (" NVIDIA gave the Turing laptop part the desktop card's name: a device line prints the desktop name, "
+                 "which gives the desktop entry (an upper bound); name the laptop part (`{n} Laptop GPU`).")
+
+# Pascal and Maxwell Quadro desktop cards.
+SYS_P2200 = ("sysrqmts.com, NVIDIA Quadro P2000 vs NVIDIA Quadro P2200 (database copy)",
+             "https://sysrqmts.com/ko/gpus/compare/nvidia-quadro-p2000-vs-nvidia-quadro-p2200")
+_p2200 = page(*SYS_P2200, "Quadro P2200 column: \"1251 MHz 10 Gbps effective\", \"5 GB\", \"GDDR5X\", \"160 bit\", \"200.2 GB/s\", "
+              "\"1280\" shading units, boost \"1493 MHz\", FP32 \"3.822 TFLOPS\"")
+card("quadro-p2200", "Quadro P2200", "NVIDIA", ["P2200", "NVIDIA Quadro P2200"],
+     5, _p2200, 200, "derived: 10 Gbps GDDR5X x 160-bit = 200 GB/s (" + _p2200 + ")",
+     fp32=(r1(1280 * 1493 * 2 / 1e6), "derived: 1280 CUDA cores x boost 1493 MHz x 2 FLOP/clk (" + _p2200 + ")"),
+     note=QP + " Not the Quadro P2000 (GDDR5, 140 GB/s; a separate entry).")
+CAD_M4000 = ("CADplace, Digging into the Quadro M4000 (review)", "https://www.cadplace.co.uk/Hardware/Digging-into-the-Quadro-M40002")
+FPSB_M4000 = ("fpsbench.com, NVIDIA Quadro M4000 vs NVIDIA Tesla T4 (database copy)",
+              "https://fpsbench.com/compare/gpu/nvidia-quadro-m4000-vs-nvidia-tesla-t4")
+_cad = page(*CAD_M4000, "\"1664 ... the number of CUDA cores on a Quadro M4000\", \"The K4200's 4GB of GDDR5 memory has been increased to "
+            "8GB\", \"The memory has a 256 bit interface and a 192 GBps bandwidth\"")
+_fm4 = page(*FPSB_M4000, "Quadro M4000 column: \"Shading Units\" \"1,664\", \"GPU Clock\" \"773 MHz\", \"Memory Clock\" \"1502 MHz 6 Gbps "
+            "effective\", \"Memory Bus\" \"256 bit\", \"Bandwidth\" \"192.3 GB/s\", \"FP32 (TFLOPS)\" \"2.573 TFLOPS\"")
+card("quadro-m4000", "Quadro M4000", "NVIDIA", ["M4000", "NVIDIA Quadro M4000"],
+     8, _cad, 192, unread(_cad) + "; " + _fm4,
+     fp32=(r1(1664 * 773 * 2 / 1e6), "derived: 1664 CUDA cores x 773 MHz x 2 FLOP/clk (" + _fm4 + ")"),
+     note=MAXWELL + " GM204 (the GTX 970/980's die); NVIDIA gives it no boost clock, so the FP32 figure is at 773 MHz.")
+ADB_M5000 = ("cpu-gpu.alldbin.com, Quadro M5000 and Maxwell GPU Surface Book comparison (database copy)",
+             "https://cpu-gpu.alldbin.com/graphics-card-comparison/Quadro-M5000-and-Maxwell-GPU-Surface-Book-940M-GDDR5-comparison.html")
+_m5000 = page(*ADB_M5000, "Quadro M5000: \"Boost clock speed\" \"1038 MHz\", \"Floating-point performance\" \"4,252 gflops\", "
+              "\"Pipelines / CUDA cores\" \"2048\", \"Maximum RAM amount\" \"8 GB\", \"Memory bus width\" \"256 Bit\", "
+              "\"Memory clock speed\" \"6612 MHz\", \"Memory bandwidth\" \"Up to 211 GB/s\"")
+card("quadro-m5000", "Quadro M5000", "NVIDIA", ["M5000", "NVIDIA Quadro M5000"],
+     8, _m5000, 211.6, "derived: 6.612 Gbps GDDR5 x 256-bit = 211.6 GB/s (" + _m5000 + ")",
+     fp32=(r1(2048 * 1038 * 2 / 1e6), "derived: 2048 CUDA cores x boost 1038 MHz x 2 FLOP/clk (" + _m5000 + ")"),
+     note=MAXWELL + " GM204 with all 2048 cores. Not the Quadro M5000M laptop part (1536 cores, 160 GB/s; not catalogued).")
+ADB_K2200 = ("cpu-gpu.alldbin.com, Quadro K2200 and Iris Xe Graphics 96EU comparison (database copy)",
+             "https://cpu-gpu.alldbin.com/graphics-card-comparison/Quadro-K2200-and-Iris-Xe-Graphics-96EU-comparison.html")
+_k2200 = page(*ADB_K2200, "Quadro K2200: \"Architecture\" \"Maxwell\", \"GPU code name\" \"GM107\", \"Boost clock speed\" \"1124 MHz\", "
+              "\"Floating-point performance\" \"1,439 gflops\", \"Pipelines / CUDA cores\" \"640\", \"Memory type\" \"GDDR5\", "
+              "\"Maximum RAM amount\" \"4 GB\", \"Memory bus width\" \"128 Bit\", \"Memory clock speed\" \"5012 MHz\", "
+              "\"Memory bandwidth\" \"80.19 GB/s\"")
+card("quadro-k2200", "Quadro K2200", "NVIDIA", ["K2200", "NVIDIA Quadro K2200"],
+     4, _k2200, 80.2, _k2200,
+     fp32=(r1(640 * 1124 * 2 / 1e6), "derived: 640 CUDA cores x boost 1124 MHz x 2 FLOP/clk (" + _k2200 + ")"),
+     note=MAXWELL + " First-generation Maxwell (GM107, compute capability 5.0) despite its Kepler-era K name. Not the Quadro "
+          "K2200M laptop part (2 GB; not catalogued).")
+
+# GeForce GTX 960 (GM206): sold with 2 GB and 4 GB under one printed name, so the bare name is
+# ambiguous until the size is given, as for the RX 580.
+G3T_960 = ("glob3trotters.com, NVIDIA announces the GeForce GTX 960 (launch report)", "http://glob3trotters.com/nvidia-announces-the-geforce-gtx-960")
+HWDB_960 = ("hardwaredb.net, NVIDIA GeForce GTX 960 (database copy)", "https://www.hardwaredb.net/geforce-gtx-960-benchmark")
+FPSB_960 = ("fpsbench.com, NVIDIA GeForce GTX 960 vs NVIDIA P106-100 (database copy)",
+            "https://fpsbench.com/compare/gpu/nvidia-geforce-gtx-960-vs-nvidia-p106-100")
+_g960 = page(*G3T_960, "\"a narrower 128-bit wide memory bus, translating to just four memory chips on card to achieve its 2 GB\", "
+             "\"The GeForce GTX 960 features 1,024 CUDA cores\", \"The core is clocked at 1127 MHz, with 1178 MHz GPU Boost, and 7.00 GHz "
+             "memory (GDDR5-effective)\"")
+for gb in (2, 4):
+    mem_q = (unread(_g960) + "; " + page(*FPSB_960, "GTX 960 column: \"Memory Size\" \"2 GB\", \"Memory Type\" \"GDDR5\", "
+                                          "\"Memory Bus\" \"128 bit\", \"Bandwidth\" \"112.2 GB/s\"")) if gb == 2 else page(*HWDB_960, "\"The GeForce GTX 960 has 4 GiB of GDDR5 memory, with a total memory bandwidth of "
+                                       "109 GB/s. The memory bus has a width of 128 bits.\"")
+    bw_q = ("derived: 7 Gbps x 128-bit = 112 GB/s (" + _g960 + ")") if gb == 2 else \
+        ("derived: NVIDIA's 7 Gbps x 128-bit = 112 GB/s, the upper bound (" + unread(_g960) + "; the database copy gives 109 GB/s "
+         "for the 4 GB card: " + page(*HWDB_960, "\"4 GiB of GDDR5 memory, with a total memory bandwidth of 109 GB/s\"") + ")")
+    card(f"gtx-960-{gb}gb", f"GeForce GTX 960 {gb}GB", "NVIDIA",
+         ["GTX 960", "960", "NVIDIA GeForce GTX 960", f"GTX 960 {gb}GB", f"GeForce GTX 960 {gb}GB"],
+         gb, mem_q, 112, bw_q,
+         fp32=(r1(1024 * 1178 * 2 / 1e6), "derived: 1024 CUDA cores x boost 1178 MHz x 2 FLOP/clk (" + _g960 + ")"),
+         note=MAXWELL + f" Both memory sizes print one name (\"NVIDIA GeForce GTX 960\"): name the size (`GTX 960 {gb}GB`).")
+
+# GeForce RTX 20 laptop parts (Turing, 2019). NVIDIA's launch table gives the CUDA cores, clocks and
+# 14 Gbps memory of all three; the memory size is the desktop card's.
+TQ_L20 = ("Techquila, Nvidia GeForce RTX 20 mobile specifications (NVIDIA's launch table)", "https://www.techquila.co.in/nvidia-geforce-rtx-mobile/")
+TR_L20 = ("Tech-Review.net, NVIDIA introduced a mobile GeForce RTX (launch report)", "http://tech-review.net/news/nvidia_introduced_a_mobile_geforce_rtx/2019-01-07-419")
+GLR_L20 = ("Gaming Laptop Report, GeForce RTX for Laptops Specifications Appear Online (CJSCOPE's pre-launch listing)",
+           "https://www.gaminglaptopreport.com/news/geforce-rtx-for-laptops-specifications-appear-online/?share=google-plus-1")
+NBC_2060L = ("Notebookcheck, GeForce RTX 2060 Mobile vs GeForce RTX 2080 Super Max-Q vs GeForce RTX 2060 Super (Desktop)",
+             "https://www.notebookcheck.net/GeForce-RTX-2060-Mobile-vs-GeForce-RTX-2080-Super-Max-Q-vs-GeForce-RTX-2060-Super-Desktop_9581_10305_9893.247598.0.html")
+SDP_2060L = ("gpu.spicedreamphone.com, NVIDIA GeForce RTX 2060 Mobile Refresh (database copy)",
+             "https://gpu.spicedreamphone.com/en/gpu/nvidia/geforce-rtx-2060-mobile-refresh")
+_tq = ("\"all 3 GPUs sport the exact same number of CUDA cores as their desktop equivalents. This means that the mobile RTX 2060 has "
+       "1920 CUDA cores, the RTX 2070 2304 & the RTX 2080 tops out with 2944 CUDA cores\", \"The memory speed also remains the same "
+       "across all three cards at 14GB/s\"")
+_tr_same = page(*TR_L20, "\"All mobile NVIDIA graphics cards of the new generation are built on the same graphics processors and have the "
+                "same amount of memory as their desktop versions\"")
+_sdp = page(*SDP_2060L, "\"Memory Size\" \"6 GB\", \"Memory Type\" \"GDDR6\", \"Memory Bus\" \"192 bit\", \"Shading Units\" \"1920\", "
+            "\"SM Count\" \"30\" (the 2020 refresh, \"11 Gbps effective\", \"264.0 GB/s\")")
+_nbc2060 = page(*NBC_2060L, "\"In 2020 Nvidia also released a refreshed version with the same name ... the maximum TGP was increased to "
+                "115 Watt and therefore the GPU can clock higher (1005 - 1560 MHz). The memory speed however was decreased to 11 Gbps\"")
+_bf2060 = r1(30 * 1560 * 512 / 1e6)
+gpu("rtx-2060-laptop", "GeForce RTX 2060 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 2060 Laptop GPU"), 6,
+    unread(_tr_same) + "; " + _sdp,
+    336, "derived: 14 Gbps x 192-bit = 336 GB/s, the 2019 part's memory (" + unread(page(*TQ_L20, _tq)) + "; " + _sdp + ")",
+    bf16=_bf2060, bf16_src=TC512.format(sm=30, mhz=1560, wp=TU_WP, pages=unread(_sdp) + "; " + unread(_nbc2060))
+    + " (the 2020 refresh's clock; NVIDIA's 2019 launch boost was 1200 MHz: " + unread(page(*TQ_L20, "RTX 2060 LAPTOP \"BOOST CLOCK (MHz)\" \"1200\"")) + ") [read]",
+    note=LAPTOP + " The 2019 part runs 14 Gbps memory at up to 1200 MHz; the 2020 refresh, under the same name, 11 Gbps (264 GB/s) "
+         "at up to 1560 MHz: the entry takes the higher of each, an upper bound for both." + TURING_LAPTOP.format(n="RTX 2060"))
+_glr = "table: \"RTX 2070 MXM\": \"CUDA cores\" \"2304\", \"Memory bus\" \"256-bit\", \"Memory amount\" \"8 GB GDDR6\", \"Memory frequency\" \"14 000 MHz\""
+_bf2070 = r1(36 * 1440 * 512 / 1e6)
+gpu("rtx-2070-laptop", "GeForce RTX 2070 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 2070 Laptop GPU"), 8,
+    unread(_tr_same) + "; " + page(*GLR_L20, _glr),
+    448, "derived: 14 Gbps x 256-bit = 448 GB/s (" + unread(page(*TQ_L20, _tq)) + "; " + page(*GLR_L20, _glr) + ")",
+    bf16=_bf2070, bf16_src=TC512.format(sm=36, mhz=1440, wp=TU_WP, pages=page(*TQ_L20, _tq + ", RTX 2070 LAPTOP \"BOOST CLOCK (MHz)\" "
+                                                                               "\"1185-1440\" (2304 cores at 64 per SM: 36 SMs)")),
+    note=LAPTOP + " The Max-Q version (lower clocks and power) prints its own name and is not catalogued." + TURING_LAPTOP.format(n="RTX 2070"))
+_tr2080 = page(*TR_L20, "\"the older GeForce RTX 2080 has 2944 CUDA cores and 8 GB of GDDR6 memory with 256-bit bus. The GPU clock "
+               "frequencies of the standard mobile version are 1380/1590 MHz, while those of the Max-Q version are lowered to 735/1095 MHz. "
+               "The effective memory frequency is 14 and 12 GHz respectively\"")
+GD_2080M = ("Game-Debate, GeForce RTX 2080 Mobile", "https://game-debate.com/hardware/index.php?gid=4088&graphics=GeForce%20RTX%202080%20Mobile")
+_gd2080 = page(*GD_2080M, "\"The GPU accesses an 8GB frame buffer of first-gen GDDR6 memory through a 256-bit memory interface\"")
+_bf2080 = r1(46 * 1590 * 512 / 1e6)
+gpu("rtx-2080-laptop", "GeForce RTX 2080 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 2080 Laptop GPU"), 8,
+    unread(_tr2080) + "; " + _gd2080,
+    448, "derived: 14 Gbps x 256-bit = 448 GB/s (" + _tr2080 + ")",
+    bf16=_bf2080, bf16_src=TC512.format(sm=46, mhz=1590, wp=TU_WP, pages=unread(_tr2080) + " (2944 cores at 64 per SM: 46 SMs)") + " [read]",
+    note=LAPTOP + " Not the RTX 2080 Max-Q (a separate entry)." + TURING_LAPTOP.format(n="RTX 2080"))
+_bf2080q = r1(46 * 1095 * 512 / 1e6)
+gpu("rtx-2080-max-q", "GeForce RTX 2080 with Max-Q Design", "NVIDIA",
+    ["RTX 2080 with Max-Q Design", "RTX 2080 Max-Q", "2080 Max-Q", "GeForce RTX 2080 Max-Q", "NVIDIA GeForce RTX 2080 with Max-Q Design"],
+    8, unread(_tr2080) + "; the RTX 2080 laptop part's memory: " + _gd2080, 384, "derived: 12 Gbps x 256-bit = 384 GB/s (" + _tr2080 + ")",
+    bf16=_bf2080q, bf16_src=TC512.format(sm=46, mhz=1095, wp=TU_WP, pages=unread(_tr2080) + " (2944 cores at 64 per SM: 46 SMs)") + " [read]",
+    note=LAPTOP + " The low-power RTX 2080 laptop part (80 W), which NVIDIA's driver names \"GeForce RTX 2080 with Max-Q Design\". "
+         "The RTX 2080 SUPER Max-Q is another part and is not catalogued.")
+
+# GeForce GTX 1660 Ti for laptops (TU116, no tensor cores).
+HWLX_1660TL = ("Hardwareluxx, Notebook-GPUs: Technische Daten der GeForce GTX 1650 und GTX 1660 Ti (NVIDIA's datasheets)",
+               "https://hardwareluxx.de/index.php/news/hardware/grafikkarten/49329-notebook-gpus-technische-daten-der-geforce-gtx-1650-und-gtx-1660-ti.html")
+_hw1660 = page(*HWLX_1660TL, "\"Die mobile GeForce GTX 1660 Ti baut dabei auf der TU116-GPU auf, die wie im Desktop über 1.536 Shadereinheiten "
+               "verfügt, sich jedoch mit einem Basis- und Boost-Takt von 1.140 bis 1.455 MHz respektive 1.335 bis 1.590 MHz ans Werk macht\", "
+               "\"Auch im Notebook stehen 6 GB GDDR6-Videospeicher bereit, die über ein 192 Bit breites Interface angeschlossen werden und "
+               "mit Taktraten von 1.500 MHz eine Bandbreite von rund 288 GB/s erreichen können\"")
+gpu("gtx-1660-ti-laptop", "GeForce GTX 1660 Ti Laptop GPU", "NVIDIA",
+    laptop_name("GeForce GTX 1660 Ti Laptop GPU") + ["1660 Ti Laptop", "1660 Ti Mobile"], 6, _hw1660,
+    288, "derived: 12 Gbps (1500 MHz GDDR6) x 192-bit = 288 GB/s (" + _hw1660 + ")",
+    fp32=r1(1536 * 1590 * 2 / 1e6), fp32_src="derived: 1536 CUDA cores x boost 1590 MHz x 2 FLOP/clk (" + _hw1660 + ")",
+    note=T16 + " " + LAPTOP + TURING_LAPTOP.format(n="GTX 1660 Ti"))
+
+# Quadro RTX 4000 for laptops (Turing TU104, workstation: FP16 with FP32 accumulate at full rate).
+TOMS_QRTXM = ("Tom's Hardware, Nvidia's Mobile Quadro Family Gets Turing GPUs, Up To 16GB GDDR6 (NVIDIA's table)",
+              "https://tomshardware.com/news/nvidia-mobile-quadro-rtx,39437.html")
+SYS_QRTX4M = ("sysrqmts.com, NVIDIA Quadro RTX 4000 Mobile vs NVIDIA RTX A4500 Mobile (database copy)",
+              "https://sysrqmts.com/it/gpus/compare/nvidia-quadro-rtx-4000-mobile-vs-nvidia-rtx-a4500-mobile")
+_tq4 = page(*TOMS_QRTXM, "column \"RTX 4000\": \"CUDA Cores\" \"2,560\", \"Tensor Cores\" \"320\", \"Memory Capacity\" \"8GB GDDR6\", "
+            "\"Memory Bus\" \"256-bit\"")
+_sq4 = page(*SYS_QRTX4M, "Quadro RTX 4000 Mobile column: \"1750 MHz 14 Gbps effective\", \"8 GB\", \"GDDR6\", \"256 bit\", \"448.0 GB/s\", "
+            "\"2560\" shading units, \"40\" SMs, boost \"1560 MHz\"")
+card("quadro-rtx-4000-laptop", "Quadro RTX 4000 Laptop GPU", "NVIDIA",
+     ["Quadro RTX 4000 Laptop GPU", "Quadro RTX 4000 Laptop", "Quadro RTX 4000 Mobile", "RTX 4000 Mobile"],
+     8, unread(_tq4) + "; " + _sq4, 448, "derived: 14 Gbps x 256-bit = 448 GB/s (" + unread(_tq4) + "; " + _sq4 + ")",
+     bf16=(r1(40 * 1560 * 1024 / 1e6), WS1024.format(sm=40, mhz=1560, wp=TU_WP, pages=_sq4)),
+     note=LAPTOP + " NVIDIA's driver names the laptop part \"Quadro RTX 4000\" like the desktop card (2304 cores, 416 GB/s): a device "
+          "line gives the desktop entry; name the laptop part (`Quadro RTX 4000 Mobile`). Turing has no BF16: the rate is FP16.")
+
+# RTX A4000 Laptop GPU (Ampere GA104, workstation: FP16 with FP32 accumulate at full rate).
+SYS_A4000L = ("sysrqmts.com, NVIDIA RTX A2000 Mobile vs NVIDIA RTX A4000 Mobile (database copy)",
+              "https://sysrqmts.com/pl/gpus/compare/nvidia-rtx-a2000-mobile-vs-nvidia-rtx-a4000-mobile")
+CT_A2000 = ("ClickThis, NVIDIA RTX A2000 for desktops (report comparing the laptop RTX A4000)",
+            "https://clickthis.blog/pl/nvidia-rtx-a2000-dlya-nastolnyh-pk-nizkoprofilnaya-videokarta-ampere-dlya-rabochih-stanczij")
+_sa4 = page(*SYS_A4000L, "RTX A4000 Mobile column: \"1500 MHz 12 Gbps effective\", \"8 GB\", \"GDDR6\", \"256 bit\", \"384.0 GB/s\", "
+            "\"5120\" shading units, \"40\" SMs, boost \"1680 MHz\"")
+card("rtx-a4000-laptop", "RTX A4000 Laptop GPU", "NVIDIA",
+     ["RTX A4000 Laptop GPU", "RTX A4000 Laptop", "A4000 Laptop", "RTX A4000 Mobile", "A4000 Mobile", "NVIDIA RTX A4000 Laptop GPU"],
+     8, unread(_sa4) + "; " + page(*CT_A2000, "\"Laptop A4000 i wersja desktopowa mają zupełnie inną specyfikację, z procesorem graficznym "
+                                   "laptopa wyposażonym w 8 GB pamięci GDDR6\""),
+     384, "derived: 12 Gbps x 256-bit = 384 GB/s (" + _sa4 + ")",
+     bf16=(r1(40 * 1680 * 1024 / 1e6), WS1024.format(sm=40, mhz=1680, wp=GA_WP, pages=_sa4)),
+     note=LAPTOP + " Not the desktop RTX A4000 (16 GB, 448 GB/s).")
+
+# GeForce GTX 750 Ti (GM107, first-generation Maxwell): NVIDIA's reference card.
+HH_750TI = ("HotHardware, NVIDIA GeForce GTX 750 Ti Maxwell GPU review (NVIDIA's specification table)",
+            "https://hothardware.com/reviews/nvidia-geforce-gtx-750-ti-maxwell-gpu-review")
+_hh750 = page(*HH_750TI, "GeForce GTX 750 Ti column: \"CUDA Cores (single precision)\" \"640\", \"Boost Clock\" \"1085 MHz\", "
+              "\"Memory Clock (Data rate)\" \"5400 MHz\", \"Total Video Memory\" \"2048 MB GDDR5\", \"Memory Interface\" \"128-Bit\", "
+              "\"Total Memory Bandwidth\" \"86.4 GB/s\"")
+card("gtx-750-ti", "GeForce GTX 750 Ti 2GB", "NVIDIA", ["GTX 750 Ti", "750 Ti", "NVIDIA GeForce GTX 750 Ti", "GTX 750 Ti 2GB"],
+     2, _hh750, 86.4, _hh750,
+     fp32=(r1(640 * 1085 * 2 / 1e6), "derived: 640 CUDA cores x boost 1085 MHz x 2 FLOP/clk (" + _hh750 + ")"),
+     note=MAXWELL + " NVIDIA's reference card (2 GB). Boards with another memory size print the same name and are not "
+          "catalogued: give a `--catalog` entry. Not the GTX 750 (512 cores, 1 GB, 80 GB/s; not catalogued).")
+
+# RTX 2000 Ada Generation Laptop GPU (AD107). Its printed name is NVIDIA's driver string, listed in
+# the PCI ID database as the report below quotes.
+PPC_ADAL = ("PurePC, NVIDIA RTX Ada: informacje o nowych układach graficznych dla mobilnych stacji roboczych (PCI ID database names)",
+            "https://www.purepc.pl/nvidia-rtx-ada-pojawily-sie-informacje-o-nowych-ukladach-graficznych-dla-mobilnych-stacji-roboczych")
+NBC_2000AL = ("Notebookcheck, NVIDIA RTX 2000 Ada Generation Laptop GPU",
+              "https://www.notebookcheck.net/NVIDIA-RTX-2000-Ada-Generation-Laptop-GPU-Benchmarks-and-Specs.744893.0.html")
+ADB_2000AL = ("cpu-gpu.alldbin.com, GeForce RTX 3060 Mobile and RTX 2000 Ada Generation Mobile comparison (database copy)",
+              "https://cpu-gpu.alldbin.com/graphics-card-comparison/GeForce-RTX-3060-mobile-and-RTX-2000-Ada-Generation-mobile-comparison.html")
+_a2000al = page(*ADB_2000AL, "RTX 2000 Ada Generation Mobile: \"Pipelines / CUDA cores\" \"3072\", \"Memory type\" \"GDDR6\", \"Maximum RAM "
+                "amount\" \"8 GB\", \"Memory bus width\" \"128 Bit\", \"Memory clock speed\" \"16000 MHz\"")
+card("rtx-2000-ada-laptop", "RTX 2000 Ada Generation Laptop GPU", "NVIDIA",
+     ["RTX 2000 Ada Generation Laptop GPU", "RTX 2000 Ada Laptop GPU", "RTX 2000 Ada Laptop", "2000 Ada Laptop", "RTX 2000 Ada Mobile",
+      "NVIDIA RTX 2000 Ada Generation Laptop GPU"],
+     8, unread(page(*NBC_2000AL, "\"a mid-range professional graphics card for use in laptops that sports 3,072 CUDA cores and 8 GB of GDDR6 "
+                                 "VRAM\", \"powered by the same AD107 chip\" as the GeForce RTX 4060 Laptop GPU")) + "; " + _a2000al,
+     256, "derived: 16 Gbps x 128-bit = 256 GB/s (" + _a2000al + ")",
+     note=LAPTOP + " AD107, the RTX 4060 Laptop GPU's chip. Its boost clock was not read on a citable page, so no tensor rate is "
+          "catalogued: the prefill ceiling is unknown. Its printed name is NVIDIA's (" + unread(page(*PPC_ADAL,
+          "\"NVIDIA_DEV.28B8 = \\\"NVIDIA RTX 2000 Ada Generation Laptop GPU\\\"\"")) + "). Not the desktop RTX 2000 Ada (16 GB).")
+
+# GeForce MX450 and MX550: laptop-only TU117 parts on a 64-bit bus (their names carry no "Laptop").
+DP_MX450 = ("dobreprogramy, Nvidia GeForce MX450 oficjalnie (launch report)",
+            "https://www.dobreprogramy.pl/Nvidia-GeForce-MX450-oficjalnie.-Nie-taka-slaba-karta-do-laptopow-ultramobilnych,News,110773.html")
+_mx450 = page(*DP_MX450, "\"GeForce MX450 ma 896 jednostek CUDA\", \"oferuje nie 128-, lecz 64-bitową magistralę danych. W zależności od "
+              "modelu laptopa, znajdzie się na niej 2 GB pamięci VRAM typu GDDR5 lub GDDR6, co powinno zaowocować przepustowością do 80 GB/s\"")
+card("mx450", "GeForce MX450 2GB", "NVIDIA", ["MX450", "GeForce MX450", "NVIDIA GeForce MX450"], 2, _mx450, 80, _mx450,
+     note=TU117 + " " + LAPTOP + " Laptop-only part sold with GDDR5 or GDDR6 under one name: the 80 GB/s is the GDDR6 boards' "
+          "\"up to\" figure, an upper bound for the GDDR5 ones. NVIDIA published no clocks and the reports read disagree on them, so "
+          "no FP32 rate is catalogued: the prefill ceiling is unknown.")
+NBC_MX550 = ("Notebookcheck, NVIDIA GeForce MX550", "https://www.notebookcheck.net/NVIDIA-GeForce-MX550-GPU-Benchmarks-and-Specs.586933.0.html")
+ADB_MX550 = ("cpu-gpu.alldbin.com, Radeon 550X and GeForce MX550 comparison (database copy)",
+             "https://cpu-gpu.alldbin.com/graphics-card-comparison/Radeon-550X-and-GeForce-MX550-comparison.html")
+_nmx550 = page(*NBC_MX550, "\"based on the old Turing TU117 chip (as the older MX450) and uses a 64 Bit memory bus with GDDR6 graphics memory\", "
+               "\"Pipelines\" \"1024 - unified\", \"Core Speed\" \"1320 (Boost) MHz\", \"Memory Speed\" \"12000 MHz\", \"Memory Bus Width\" "
+               "\"64 Bit\"")
+_amx550 = page(*ADB_MX550, "GeForce MX550: \"Maximum RAM amount\" \"2 GB\", \"Memory bus width\" \"64 Bit\", \"Memory clock speed\" \"12000 MHz\", "
+               "\"Memory bandwidth\" \"96 GB/s\"")
+card("mx550", "GeForce MX550 2GB", "NVIDIA", ["MX550", "GeForce MX550", "NVIDIA GeForce MX550"], 2, _amx550,
+     96, "derived: 12 Gbps GDDR6 x 64-bit = 96 GB/s (" + unread(_nmx550) + "; " + _amx550 + ")",
+     fp32=(r1(1024 * 1320 * 2 / 1e6), "derived: 1024 CUDA cores x boost 1320 MHz x 2 FLOP/clk (" + _nmx550 + ")"),
+     note=TU117 + " " + LAPTOP + " Laptop-only part (15-25 W); not the Ampere MX570 (not catalogued).")
 
 # (end of the eleventh pass)
 
 
 
 # --- twelfth pass: AMD and Intel workstation, older and laptop parts ---------------------------
+# Issue #30: AMD and Intel parts llama.cpp users run that did not resolve: Mac Pro MPX and iMac Pro
+# modules, a dual-GPU Radeon Pro Duo, the RX 7700, the Radeon Pro 5600M, Radeon RX 5000M/6000M/7000M
+# laptop parts, Intel Arc A-series laptop parts and the Arc Pro A50/A60. Every figure quotes the
+# page it was read on ("[read]"); a database copy is labelled so. Dual-GPU boards are catalogued per GPU:
+# llama.cpp lists each GPU as its own device. Laptop entries keep their own names ("M", "S") and
+# never answer to the desktop card's.
+RDNA3M = ("RDNA3 laptop part: the WMMA FP16 rate (CUs x boost x 512 FLOP/clk/CU, AMD's peak half-precision figure) is "
+          "shown. Infinity Cache is not counted in the bandwidth. " + LAPTOP.replace("Never the desktop card of the same number.",
+                                                                                   "Never the desktop RX card of the same number."))
+RDNA1M = RDNA1 + " " + LAPTOP.replace("Never the desktop card of the same number.", "Never the desktop RX card of the same number.")
+ARCM = ("Alchemist (Xe-HPG) laptop part with XMX matrix engines whose rate is not catalogued: the FP32 vector rate stands in, "
+        "so the prefill ceiling is conservative. " + LAPTOP)
+ARCPRO = "Alchemist (Xe-HPG) workstation card: XMX matrix rate not catalogued, the FP32 vector rate stands in, so the prefill ceiling is conservative."
+
+# AMD Radeon RX 7700 (desktop, 2025): Navi 32 cut to 40 CUs on the RX 7800 XT's 16 GB, 256-bit bus.
+IPON_7700 = ("iponshop.de, Neue AMD-Grafikkarte: die Radeon RX 7700 wird heimlich veröffentlicht (launch report)",
+             "https://iponshop.de/zeitschrift/artikel/neue-amd-grafikkarte-die-radeon-rx-7700-wird-heimlich-veroffentlicht")
+CYG_7700 = ("de.cygames.top, Neue Radeon RX 7700: Langsamer als die RX 7700 XT, aber mit RX-7800-XT-Speicher (copy of a ComputerBase report)",
+            "https://de.cygames.top/news/grafikkarten/neue-radeon-rx-7700-langsamer-als-die-rx-7700-xt-aber-mit-rx-7800-xt-speicher.94391")
+_i7700 = rd(IPON_7700, "\"kann mit insgesamt 40 aktiven CU-Arrays aufwarten, was zu 2.560 Stream Units\", \"256-Bit-Speicheradressraum und 16 GB "
+            "GDDR6-VRAM wie bei der Radeon RX 7800 XT\", \"die Speicherchips sind mit 19,5 GHz getaktet, was eine effektive Speicherbandbreite "
+            "von 624 GB/s ermöglicht\"")
+card("rx-7700", "Radeon RX 7700 16GB", "AMD", ["RX 7700", "Radeon RX 7700", "AMD Radeon RX 7700", "RX 7700 16GB"],
+     16, _i7700, 624, cut(_i7700) + "; " + rd(CYG_7700, "\"Mit 19,5 Gbps schnellen 16 GB GDDR6 am 256-Bit-Interface bietet die neue Radeon RX 7700 "
+                                              "beim Speicher exakt die Eckdaten der Radeon RX 7800 XT\""),
+     note=RDNA3 + " Its boost clock was not read on a citable page, so no FP16 rate is catalogued: the prefill ceiling is unknown. "
+          "Not the RX 7700 XT (54 CUs, 12 GB, 432 GB/s), a separate entry.")
+
+# Mac Pro (2019) MPX modules with RDNA2: W6900X, W6800X and the two-GPU W6800X Duo.
+LN_W6000X = ("Lega Nerd, Apple e AMD presentano le nuove schede video dei Mac Pro (launch report)",
+             "https://leganerd.com/2021/08/03/apple-e-amd-presentano-le-nuove-schede-video-dei-mac-pro/")
+CB_W6000X = ("ComputerBase, Radeon Pro W6000X: Der Mac Pro erhält AMD RDNA 2 mit bis zu vier GPUs (launch report)",
+             "https://computerbase.de/2021-08/radeon-pro-w6000x-der-mac-pro-erhaelt-amd-rdna-2-mit-bis-zu-vier-gpus")
+PCGV_W6800XD = ("PC Gaming Vault, AMD annuncia la Radeon PRO W6800X Duo (launch report)",
+                "https://pcgamingvault.com/2021/08/04/amd-annuncia-la-radeon-pro-w6800x-duo")
+MPX = " Mac Pro (2019) MPX module; the 128 MB Infinity Cache is not counted in the bandwidth."
+_w6900x = rd(LN_W6000X, "W6900X: \"80 unità computazionali, 5120 core con clock di 2171 MHz per offrire fino a 22,2 TFLOPs di FP32 e 44,4 TFLOPs "
+             "di FP16\", \"l'interfaccia bus da 256-bit a 512 GB/s e la memoria da 32GB\"")
+card("radeon-pro-w6900x", "Radeon Pro W6900X 32GB", "AMD", ["Radeon Pro W6900X", "Pro W6900X", "W6900X", "AMD Radeon Pro W6900X"],
+     32, _w6900x, 512, _w6900x, fp32=(22.2, _w6900x),
+     note=RDNA2 + MPX + " Not the Radeon PRO W6800 or W6800X (separate entries).")
+_w6800x = rd(LN_W6000X, "W6800X: \"60 unità computazionali\", \"2087 MHz di clock, fino a 16 TFLOPs di FP32 e 32 TFLOPs di FP16\", \"32GB di "
+             "memoria GDDR6 e interfaccia bus da 256-bit a 512 GB/s\"")
+card("radeon-pro-w6800x", "Radeon Pro W6800X 32GB", "AMD", ["Radeon Pro W6800X", "Pro W6800X", "W6800X", "AMD Radeon Pro W6800X"],
+     32, _w6800x, 512, _w6800x, fp32=(16.0, _w6800x),
+     note=RDNA2 + MPX + " Not the PCIe Radeon PRO W6800 (17.8 TFLOPS) nor one GPU of the W6800X Duo (lower clocks): separate entries.")
+_cb_duo = rd(CB_W6000X, "Radeon Pro W6800X Duo: \"zwei GPUs auf einem Board\", \"insgesamt 120 Compute Units, 7.680 Stream Processors, 64 GB "
+             "GDDR6 (je 32 GB an 256 Bit)\", \"30,2 TFLOPS FP32-Leistung\"")
+card("radeon-pro-w6800x-duo", "Radeon Pro W6800X Duo (one of its two GPUs, 32GB)", "AMD",
+     ["Radeon Pro W6800X Duo", "Pro W6800X Duo", "W6800X Duo", "AMD Radeon Pro W6800X Duo"],
+     32, _cb_duo, 512, cut(_cb_duo) + "; " + rd(PCGV_W6800XD, "\"64 GB di GDDR6 articolati su un Bus da 256-bit per GPU, in modo da sviluppare un "
+                                                   "Bandwidth di 512 Gbps per singolo chip\" (512 GB/s per GPU)"),
+     fp32=(15.1, "derived: 30.2 TFLOPS for the board / 2 GPUs (" + cut(_cb_duo) + "; "
+           + rd(LN_W6000X, "W6800X DUO: \"Il clock di entrambe sarà di 1979 MHz, con fino a 30,2 TFLOPs di FP32\"") + ")"),
+     note=RDNA2 + MPX + " Two Navi 21 GPUs (60 CUs each) on one board: llama.cpp lists each as its own device; the entry is one GPU "
+          "(32 GB, 512 GB/s). Clocked lower than the single-GPU W6800X (a separate entry).")
+
+# Radeon Pro Duo (2017, Polaris): two Polaris GPUs with 16 GB of GDDR5 each on one board.
+CB_DUO = ("ComputerBase, Radeon Pro Duo 2.0: Dual-Polaris und 32 GB GDDR5 für 1.000 US-Dollar (launch report)",
+          "https://computerbase.de/2017-04/radeon-pro-duo-polaris")
+_cbd = rd(CB_DUO, "\"Die neue Radeon Pro Duo mit zwei Mal Polaris\", \"der Speicher ist mit 32 GB GDDR5 aber vier Mal so groß\", \"die GPUs der "
+          "Radeon Pro Duo mit Polaris erreichen maximal 1.243 MHz\", GDDR5 \"taktet allerdings nur mit 3.500 und nicht mit 4.000 MHz\" "
+          "(the RX 580's 8 Gbps is 4,000 MHz: 7 Gbps), \"die neue Pro Duo mit 11,45 zu 16,38 TFLOPS\"")
+card("radeon-pro-duo-polaris", "Radeon Pro Duo Polaris 16GB (one of its two GPUs)", "AMD",
+     ["Radeon Pro Duo Polaris", "Pro Duo Polaris", "AMD Radeon Pro Duo Polaris"],
+     16, "derived: 32 GB on the board / 2 GPUs (" + _cbd + ")",
+     224, "derived: 7 Gbps x 256-bit = 224 GB/s per GPU (" + cut(_cbd) + "; Polaris 10/20's bus: " + rd(G3D_590, "\"Memory sits on a 256-bit wide bus\"") + ")",
+     fp32=(r1(11.45 / 2), "derived: 11.45 TFLOPS for the board / 2 GPUs (" + _cbd + ")"),
+     note=POLARIS + " The 2017 dual-Polaris board: llama.cpp lists each GPU as its own device; the entry is one GPU. A bare "
+          "\"Radeon Pro Duo\" also names the 2016 dual-Fiji board (2 x 4 GB HBM, not catalogued), so it stays unknown.")
+
+# iMac Pro (2017): Radeon Pro Vega 56 and Vega 64, Vega 10 with HBM2.
+P3D_IMACPRO = ("Planet 3DNow!, Apples neue iMacs kommen mit neuen AMD-Radeon-GPUs (inklusive Vega) (WWDC 2017 report citing Apple)",
+               "https://www.planet3dnow.de/cms/32346-apples-neue-imacs-kommen-mit-amd-radeon-gpus-inklusive-vega/")
+SN_PROVEGA = ("SegmentNext, AMD Radeon Pro Vega 64 And Vega 56 To Power The iMac Pro (launch report)", "https://segmentnext.com/amd-radeon-pro-vega-64/")
+_p3d = ("\"iMac Pro genannt, enthält dabei eine Radeon Pro Vega 56 mit 8 GiB HBM2. Optional ist er stattdessen mit einer Radeon Pro Vega 64 mit "
+        "16 GiB HBM2\", \"Apple nennt als technische Daten der Radeon Pro Vega 400 GB/s Speicherbandbreite sowie eine Rechenleistung von 11 TFLOPS "
+        "in Single-Precision\"")
+_sn = rd(SN_PROVEGA, "\"The AMD Radeon Pro Vega 64 is expected to provide 22 TFLOPS of graphics horsepower using 400GB/S of memory bandwidth\" "
+         "(22 TFLOPS is the packed FP16 rate, twice FP32)")
+card("radeon-pro-vega-64", "Radeon Pro Vega 64 16GB (iMac Pro)", "AMD", ["Radeon Pro Vega 64", "Pro Vega 64", "AMD Radeon Pro Vega 64"],
+     16, rd(P3D_IMACPRO, _p3d), 400, cut(rd(P3D_IMACPRO, _p3d)) + "; " + _sn,
+     fp32=(11.0, cut(rd(P3D_IMACPRO, _p3d)) + " (the top configuration); " + _sn),
+     note=VEGA10 + " The iMac Pro (2017) part, clocked below the desktop RX Vega 64 (a separate entry). The 2019 \"Radeon Pro "
+          "Vega 64X\" is not catalogued.")
+card("radeon-pro-vega-56", "Radeon Pro Vega 56 8GB (iMac Pro)", "AMD", ["Radeon Pro Vega 56", "Pro Vega 56", "AMD Radeon Pro Vega 56"],
+     8, rd(P3D_IMACPRO, _p3d),
+     400, rd(P3D_IMACPRO, _p3d) + " (Apple's one bandwidth figure for its Radeon Pro Vega options, so an upper bound for the Vega 56)",
+     note=VEGA10 + " The iMac Pro (2017) base GPU, 56 CUs. Apple gives one bandwidth (400 GB/s) for both its Vega options and no "
+          "FP32 rate for this one, so the bandwidth is an upper bound and the prefill ceiling is unknown. Not the desktop RX Vega 56.")
+
+# Radeon Pro 5600M (MacBook Pro 16-inch, 2020): Navi 12 with 8 GB of HBM2.
+TEK_5600M = ("TekRooms, Annunciata nuovamente la RX 5600M ma stavolta basata su Navi 12 (the MacBook Pro's Radeon Pro 5600M, launch report)",
+             "https://www.tekrooms.it/annunciata-nuovamente-la-rx-5600m-ma-stavolta-basata-su-navi-12/")
+_t5600 = rd(TEK_5600M, "\"Questa 'nuova' GPU è basata sul chip Navi 12 e presenta 40 CUs\", \"gli stessi 2560 SP\", \"La nuova GPU è un esclusiva "
+            "per prodotti Apple e nello specifico per il MacBook Pro 16\", \"presenta un Boost Clock di 1035 MHz\", \"8 GB di Low Powered HBM2\", "
+            "\"Le memorie hanno un BUS di 2048 bit ed un Bandwidth di 394 GB/s\"")
+card("radeon-pro-5600m", "Radeon Pro 5600M 8GB (MacBook Pro)", "AMD", ["Radeon Pro 5600M", "Pro 5600M", "AMD Radeon Pro 5600M"],
+     8, _t5600, 394, _t5600, fp32=(r1(2560 * 1035 * 2 / 1e6), f"derived: 2560 stream processors x boost 1035 MHz x 2 FLOP/clk ({_t5600})"),
+     note=RDNA1 + " MacBook Pro 16-inch (2020) part: Navi 12 with HBM2, not the GDDR6 Radeon RX 5600M laptop part (36 CUs, "
+          "a separate entry) nor the Radeon Pro 5500M.")
+
+# Radeon RX 5000M, 6000M and 7000M laptop parts.
+NBC_5600M = ("Notebookcheck, AMD Radeon RX 5600M", "https://www.notebookcheck.net/AMD-Radeon-RX-5600M-GPU.449471.0.html")
+_n5600 = rd(NBC_5600M, "\"It features 2,304 cores (36 CUs - compute units)\", \"Radeon RX 5600M 2304 @ 1.27 GHz192 Bit @ 12000 MHz\", \"Core Speed"
+            "1265 (Boost) MHz\", \"Memory Speed12000 MHz\", \"Memory Bus Width192 Bit\", \"Max. Amount of Memory6 GB\"")
+card("rx-5600m", "Radeon RX 5600M 6GB", "AMD", ["RX 5600M", "5600M", "Radeon RX 5600M", "AMD Radeon RX 5600M"],
+     6, _n5600, 288, f"derived: 12 Gbps x 192-bit = 288 GB/s ({_n5600})",
+     fp32=(r1(2304 * 1265 * 2 / 1e6), f"derived: 2304 stream processors x boost 1265 MHz x 2 FLOP/clk ({_n5600})"),
+     note=RDNA1M + " Navi 10 with 36 CUs; not the MacBook Pro's Radeon Pro 5600M (HBM2, a separate entry).")
+
+TT_6850M = ("TweakTown, AMD Radeon RX 6850M XT: best mobile RDNA 2 GPU, faster 18Gbps GDDR6 (launch report)",
+            "https://www.tweaktown.com/news/83757/amd-radeon-rx-6850m-xt-best-mobile-rdna-2-gpu-faster-18gbps-gddr6/index.html")
+FPSB_6850M = ("fpsbench.com, AMD Radeon RX 6850M XT vs Intel UHD Graphics P630 (database copy)",
+              "https://fpsbench.com/compare/gpu/amd-radeon-rx-6850m-xt-vs-intel-uhd-graphics-p630")
+_f6850 = rd(FPSB_6850M, "RX 6850M XT \"Shading Units\" \"2,560\", \"Boost Clock\" \"2581 MHz\", \"Memory Clock\" \"2250 MHz 18 Gbps effective\", "
+            "\"Memory Size\" \"12 GB\", \"Memory Bus\" \"192 bit\", \"Bandwidth\" \"432.0 GB/s\", \"FP32 (TFLOPS)\" \"13.21 TFLOPS\"")
+card("rx-6850m-xt", "Radeon RX 6850M XT 12GB", "AMD", ["RX 6850M XT", "6850M XT", "Radeon RX 6850M XT", "AMD Radeon RX 6850M XT"],
+     12, rd(TT_6850M, "\"the flagship Radeon RX 6850M XT graphics card that rocks 12GB of GDDR6 memory\""),
+     432, "derived: 18 Gbps x 192-bit = 432 GB/s (" + cut(rd(TT_6850M, "\"12GB of GDDR6 memory at the faster 18Gbps bandwidth, on a 192-bit memory "
+                                                         "interface\"")) + "; " + _f6850 + ")",
+     fp32=(13.2, _f6850), note=RDNA2M + " Navi 22 with 40 CUs. Not the RX 6800M (16 Gbps, 384 GB/s), a separate entry.")
+SC_6650M = ("siliconcat.net, AMD Radeon RX 6650M vs AMD Radeon RX 6850M XT (database copy)",
+            "https://siliconcat.net/gpu/compare/amd-radeon-rx-6650m-vs-amd-radeon-rx-6850m-xt")
+_s6650 = rd(SC_6650M, "RX 6650M column: \"Boost Clock\" \"2416MHz\", \"Shading Units\" \"1792\", \"Compute Units\" \"28\", \"Memory Size\" \"8GB\", "
+            "\"Memory Type\" \"GDDR6\", \"Memory Bus\" \"128bit\", \"Memory Clock\" \"2000MHz\" (GDDR6 at 2000 MHz is 16 Gbps)")
+card("rx-6650m", "Radeon RX 6650M 8GB", "AMD", ["RX 6650M", "6650M", "Radeon RX 6650M", "AMD Radeon RX 6650M"],
+     8, _s6650, 256, f"derived: 16 Gbps x 128-bit = 256 GB/s ({_s6650})",
+     fp32=(r1(1792 * 2416 * 2 / 1e6), f"derived: 1792 stream processors x boost 2416 MHz x 2 FLOP/clk ({_s6650})"),
+     note=RDNA2M + " Navi 23 with 28 CUs. Not the RX 6650M XT (32 CUs) nor the RX 6600M: separate entries.")
+FPSB_6650MXT = ("fpsbench.com, AMD Radeon RX 6650M XT vs AMD Radeon Vega 11 (database copy)",
+                "https://fpsbench.com/compare/gpu/amd-radeon-rx-6650m-xt-vs-amd-radeon-vega-11")
+_f6650x = rd(FPSB_6650MXT, "RX 6650M XT \"Shading Units\" \"2,048\", \"Compute Units\" \"32\", \"Boost Clock\" \"2416 MHz\", \"Memory Clock\" "
+             "\"2000 MHz 16 Gbps effective\", \"Memory Size\" \"8 GB\", \"Memory Bus\" \"128 bit\", \"Bandwidth\" \"256.0 GB/s\", \"FP32 (TFLOPS)\" "
+             "\"9.896 TFLOPS\"")
+card("rx-6650m-xt", "Radeon RX 6650M XT 8GB", "AMD", ["RX 6650M XT", "6650M XT", "Radeon RX 6650M XT", "AMD Radeon RX 6650M XT"],
+     8, _f6650x, 256, _f6650x, fp32=(9.9, _f6650x), note=RDNA2M + " Navi 23 with 32 CUs. Not the RX 6650M (28 CUs), a separate entry.")
+FPSB_6550M = ("fpsbench.com, AMD Radeon Pro Vega 16 vs AMD Radeon RX 6550M (database copy)",
+              "https://fpsbench.com/compare/gpu/amd-radeon-rx-6550m-vs-amd-radeon-pro-vega-16")
+_f6550 = rd(FPSB_6550M, "RX 6550M column: \"Shading Units\" \"1,024\", \"Boost Clock\" \"2840 MHz\", \"Memory Clock\" \"2250 MHz 18 Gbps effective\", "
+            "\"Memory Size\" \"4 GB\", \"Memory Bus\" \"64 bit\", \"Bandwidth\" \"144.0 GB/s\", \"FP32 (TFLOPS)\" \"5.816 TFLOPS\"")
+card("rx-6550m", "Radeon RX 6550M 4GB", "AMD", ["RX 6550M", "6550M", "Radeon RX 6550M", "AMD Radeon RX 6550M"],
+     4, _f6550, 144, _f6550, fp32=(5.8, _f6550),
+     note=RDNA2M + " Navi 24 with 16 CUs on a 64-bit bus (16 MB Infinity Cache not counted).")
+
+EE_7000M = ("Everyeye Tech, AMD: le GPU Radeon RX 7000 arrivano sui laptop, presentati quattro modelli al CES 2023 (launch report)",
+            "https://tech.everyeye.it/notizie/amd-gpu-radeon-rx-7000-arrivano-laptop-presentati-quattro-modelli-ces-2023-627799.html")
+FPSB_7600MXT = ("fpsbench.com, AMD Radeon RX 7600M XT vs AMD Radeon Vega 8 (database copy)",
+                "https://fpsbench.com/compare/gpu/amd-radeon-rx-7600m-xt-vs-amd-radeon-vega-8")
+FPSB_7600M = ("fpsbench.com, AMD Radeon RX 7600M vs AMD Radeon RX Vega M GL (database copy)",
+              "https://fpsbench.com/compare/gpu/amd-radeon-rx-7600m-vs-amd-radeon-rx-vega-m-gl")
+CPT_7700S = ("cputronic.com, AMD Radeon RX 7700S (Russian page, database copy)", "https://cputronic.com/ru/gpu/amd-radeon-rx-7700s")
+_ee32 = rd(EE_7000M, "\"Sia la Radeon RX 7600M XT che la Radeon RX 7700S hanno 32 CU con 2.048 shader processors, 8 GB di VRAM GDDR6 a 18 Gbps e un "
+           "bus di interfaccia a 128-Bit\"")
+_ee28 = rd(EE_7000M, "\"La Radeon RX 7600M e la Radeon RX 7600S, poi, dovrebbero avere un totale di 28 CU e di 1.792 shader processors, insieme ad "
+           "una VRAM da 8 GB di GDDR6 a 16 Gbps e ad un bus di interfaccia a 128-Bit\"")
+_f7600x = rd(FPSB_7600MXT, "RX 7600M XT \"Compute Units\" \"32\", \"Boost Clock\" \"2469 MHz\", \"Bandwidth\" \"288.0 GB/s\", \"FP16 (TFLOPS)\" "
+             "\"40.45 TFLOPS (2:1)\" (32 x 2469 MHz x 512 = 40.45)")
+card("rx-7600m-xt", "Radeon RX 7600M XT 8GB", "AMD", ["RX 7600M XT", "7600M XT", "Radeon RX 7600M XT", "AMD Radeon RX 7600M XT"],
+     8, _ee32, 288, "derived: 18 Gbps x 128-bit = 288 GB/s (" + cut(_ee32) + "; " + _f7600x + ")",
+     bf16=(40.5, _f7600x), note=RDNA3M + " Navi 33 with 32 CUs at up to 120 W; the RX 7700S is the same chip at up to 100 W (a separate entry).")
+_f7600 = rd(FPSB_7600M, "RX 7600M \"Compute Units\" \"28\", \"Boost Clock\" \"2410 MHz\", \"Memory Clock\" \"2000 MHz 16 Gbps effective\", \"Bandwidth\" "
+            "\"256.0 GB/s\", \"FP16 (TFLOPS)\" \"34.55 TFLOPS (2:1)\" (28 x 2410 MHz x 512 = 34.55)")
+card("rx-7600m", "Radeon RX 7600M 8GB", "AMD", ["RX 7600M", "7600M", "Radeon RX 7600M", "AMD Radeon RX 7600M"],
+     8, _ee28, 256, "derived: 16 Gbps x 128-bit = 256 GB/s (" + cut(_ee28) + "; " + _f7600 + ")",
+     bf16=(34.5, _f7600), note=RDNA3M + " Navi 33 with 28 CUs. Not the RX 7600M XT (32 CUs, 18 Gbps), a separate entry.")
+_c7700s = rd(CPT_7700S, "\"частотой ускорения 2500МГц\" (boost 2500 MHz), \"С 2048 шейдерными блоками\" (32 CUs of 64)")
+card("rx-7700s", "Radeon RX 7700S 8GB", "AMD", ["RX 7700S", "7700S", "Radeon RX 7700S", "AMD Radeon RX 7700S"],
+     8, _ee32, 288, "derived: 18 Gbps x 128-bit = 288 GB/s (" + _ee32 + ")",
+     bf16=(r1(32 * 2500 * 512 / 1e6), "derived: 32 CUs x boost 2500 MHz x 512 FP16 FLOP/clk/CU (the RDNA3 WMMA rate) (" + cut(_ee32) + "; " + _c7700s + ")"),
+     note=RDNA3M + " Navi 33 with 32 CUs at up to 100 W (the RX 7600M XT's chip at a lower power limit), so the FP16 figure is an upper bound.")
+GT_7900M = ("Geektopia, AMD presenta la Radeon 7900M con 16 GB de VRAM y para portátiles (launch report)",
+            "https://geektopia.es/es/technology/2023/10/19/noticias/amp/amd-presenta-la-radeon-7900m-con-16-gb-de-vram-y-para-portatiles-desde-2800-dolares.html")
+_g7900 = rd(GT_7900M, "\"el chip está configurado con 72 unidades de cómputo o 4608 sombreadores, con una frecuencia en juegos de 1825 MHz y un turbo "
+            "máximo de 2090 MHz. Incluye 16 GB de memoria GDDR6 a 18 Gb/s, con un bus de 256 bits y un ancho de banda de 576 GB/s\"")
+card("rx-7900m", "Radeon RX 7900M 16GB", "AMD", ["RX 7900M", "7900M", "Radeon RX 7900M", "AMD Radeon RX 7900M"],
+     16, _g7900, 576, _g7900,
+     bf16=(r1(72 * 2090 * 512 / 1e6), f"derived: 72 CUs x boost 2090 MHz x 512 FP16 FLOP/clk/CU (the RDNA3 WMMA rate) ({_g7900})"),
+     note=RDNA3M + " Navi 31 with 72 CUs on a 256-bit bus; not the desktop RX 7900 XT, XTX or GRE.")
+
+# Intel Arc A-series laptop parts (Alchemist).
+FPSB_A770M = ("fpsbench.com, Intel Arc A770M vs Intel HD Graphics P4600 (database copy)", "https://fpsbench.com/compare/gpu/intel-arc-a770m-vs-intel-hd-graphics-p4600")
+_fa770m = rd(FPSB_A770M, "A770M \"Shading Units\" \"4,096\", \"Boost Clock\" \"2050 MHz\", \"Memory Clock\" \"2000 MHz 16 Gbps effective\", \"Memory Size\" "
+             "\"16 GB\", \"Memory Bus\" \"256 bit\", \"Bandwidth\" \"512.0 GB/s\", \"FP32 (TFLOPS)\" \"16.79 TFLOPS\"")
+CHIP_A7M = ("Chip.pl, Wydajność karty Intel Arc A730M", "https://www.chip.pl/2022/06/wydajnosc-karty-intel-arc-a730m/")
+card("arc-a770m", "Arc A770M 16GB", "Intel", ["Arc A770M", "A770M", "Intel Arc A770M", "Intel Arc A770M Graphics"],
+     16, _fa770m + "; " + rd(CHIP_A7M, "A730M and A770M: \"384 i 512 XVE\", \"odpowiednio 12 i 16 GB pamięci na 192- oraz 256-bitowej magistrali\""),
+     512, _fa770m, fp32=(16.8, _fa770m), note=ARCM + " ACM-G10 with 32 Xe-cores; not the desktop Arc A770.")
+PP_A730M = ("PurePC, Układ graficzny Intel Arc A730M w pierwszych testach w grach (specification table)",
+            "https://www.purepc.pl/uklad-graficzny-intel-arc-a730m-w-pierwszych-testach-w-grach-wypada-pomiedzy-geforce-rtx-3050-oraz-geforce-rtx-3060")
+NBC_A730M = ("Notebookcheck, Intel Arc A730M: Auch mit offiziellem Treiber-Support bleibt die Gaming-Leistung miserabel",
+             "https://notebookcheck.com/Intel-Arc-A730M-Auch-mit-offiziellem-Treiber-Support-bleibt-die-Gaming-Leistung-miserabel.626644.0.html")
+_pa730 = rd(PP_A730M, "Intel ARC A730M column: \"Jednostki SP\" \"3072\", \"Taktowanie bazowe\" \"1100 MHz\", \"Taktowanie pamięci\" \"14 Gbps\", "
+            "\"Ilość pamięci\" \"12 GB GDDR6\", \"Szyna pamięci\" \"192-bit\"")
+card("arc-a730m", "Arc A730M 12GB", "Intel", ["Arc A730M", "A730M", "Intel Arc A730M", "Intel Arc A730M Graphics"],
+     12, _pa730 + "; " + rd(NBC_A730M, "\"Der Grafikchip ist mit 24 Xe-Kernen (384 EUs) und mit 12 GB GDDR6-Grafikspeicher an einem 192-bit-Interface ausgestattet\""),
+     336, f"derived: 14 Gbps x 192-bit = 336 GB/s ({_pa730})",
+     fp32=(r1(3072 * 1100 * 2 / 1e6), f"derived: 3072 FP32 lanes (24 Xe-cores) x graphics clock 1100 MHz x 2 FLOP/clk ({_pa730}); the "
+           "sustained clock of a given laptop may be higher"),
+     note=ARCM + " ACM-G10 with 24 Xe-cores; the FP32 figure uses Intel's graphics (base) clock.")
+SH_A5M = ("SvětHardware, Intel představil mobilní GPU Arc A530M a Arc A570M", "https://www.svethardware.cz/intel-predstavil-mobilni-gpu-arc-a530m-a-arc-a570m/59832")
+CN_A5M = ("CNews.cz, Intel potichu vydal další grafiky: nový čip ACM-G12 jde do notebooků jako Arc A570M a A530M",
+          "https://www.cnews.cz/clanky/intel-potichu-vydal-dalsi-grafiky-novy-cip-acm-g12-jde-do-notebooku-jako-arc-a570m-a-a530m/")
+GO4_A5M = ("Go4IT, Intel lansează două noi modele de GPU Arc pentru laptop-uri de gaming mid-range",
+           "https://go4it.ro/content/laptopuri/intel-lanseaza-doua-noi-modele-de-gpu-arc-pentru-laptop-uri-de-gaming-mid-range-19223479")
+_sh550 = rd(SH_A5M, "\"A370M s 8 Xe jádry a A550M s 16\", \"A550M má sice větší počet jader, ale frekvenci jen 900 MHz\", \"A370M má ale vyšší takt 1550 MHz\"")
+card("arc-a550m", "Arc A550M 8GB", "Intel", ["Arc A550M", "A550M", "Intel Arc A550M", "Intel Arc A550M Graphics"],
+     8, rd(GO4_A5M, "A570M: \"Practic, Arc A570M este un A550M cu overclocking. Memoria rămâne tot la 8 GB.\""),
+     224, rd(CN_A5M, "\"již dříve vyráběný model A550M provozuje paměť na 14,0 GHz, což dává propustnost 224 GB/s\""),
+     fp32=(r1(16 * 128 * 2 * 900 / 1e6), f"derived: 16 Xe-cores x 128 FP32 lanes x 2 FLOP x graphics clock 900 MHz ({_sh550})"),
+     note=ARCM + " ACM-G10 cut to 16 Xe-cores at 60 W; not the later A570M or A530M (not catalogued).")
+ADB_A370M = ("cpu-gpu.alldbin.com, HD Graphics 4000 and Arc 3 A370M comparison (database copy)",
+             "https://cpu-gpu.alldbin.com/graphics-card-comparison/HD-Graphics-4000-and-Arc-3-A370M-comparison.html")
+_a370 = rd(ADB_A370M, "Arc 3 A370M column: \"Boost clock speed\" \"1550 MHz\", \"Pipelines\" \"1024\", \"Maximum RAM amount\" \"4 GB\", "
+           "\"Memory bus width\" \"64 Bit\", \"Memory clock speed\" \"12 GB/s\", \"Memory bandwidth\" \"96 GB/s\"")
+card("arc-a370m", "Arc A370M 4GB", "Intel", ["Arc A370M", "A370M", "Intel Arc A370M", "Intel Arc A370M Graphics"],
+     4, _a370, 96, _a370,
+     fp32=(r1(1024 * 1550 * 2 / 1e6), f"derived: 1024 FP32 lanes (8 Xe-cores) x graphics clock 1550 MHz x 2 FLOP/clk ({cut(_a370)}; {_sh550})"),
+     note=ARCM + " ACM-G11 with 8 Xe-cores on a 64-bit bus; not the Arc A350M (6 Xe-cores) nor the desktop Arc A380.")
+
+# Intel Arc Pro A50 and A60 (workstation).
+ADB_PROA50 = ("cpu-gpu.alldbin.com, Iris Xe Graphics MAX and Arc Pro A50 comparison (database copy)",
+              "https://cpu-gpu.alldbin.com/graphics-card-comparison/Iris-Xe-Graphics-MAX-and-Arc-Pro-A50-comparison.html")
+_pa50 = rd(ADB_PROA50, "Arc Pro A50 column: \"GPU code name\" \"DG2-128\", \"Boost clock speed\" \"2350 MHz\", \"Pipelines\" \"1024\", \"Maximum RAM "
+           "amount\" \"6 GB\", \"Memory bus width\" \"96 Bit\", \"Memory clock speed\" \"16 GB/s\", \"Memory bandwidth\" \"192.0 GB/s\"")
+card("arc-pro-a50", "Arc Pro A50 6GB", "Intel", ["Arc Pro A50", "Pro A50", "Intel Arc Pro A50", "Intel Arc Pro A50 Graphics"],
+     6, _pa50, 192, _pa50, fp32=(r1(1024 * 2350 * 2 / 1e6), f"derived: 1024 FP32 lanes x boost 2350 MHz x 2 FLOP/clk ({_pa50})"),
+     note=ARCPRO + " ACM-G11 with 8 Xe-cores. The Arc Pro A40 (same chip, single slot) is not catalogued.")
+FPSB_PROA60 = ("fpsbench.com, Intel Arc Pro A60 vs NVIDIA Tesla T4 (database copy)", "https://fpsbench.com/compare/gpu/intel-arc-pro-a60-vs-nvidia-tesla-t4")
+EE_PROA60 = ("Everyeye Tech, Intel: ufficiali le nuove Intel Arc Pro A60 e A60M (launch report)",
+             "https://tech.everyeye.it/notizie/intel-ufficiali-nulove-intel-arc-pro-a60-a60m-pc-laptop-653471.html")
+_fa60 = rd(FPSB_PROA60, "Pro A60 \"Shading Units\" \"2,048\", \"Boost Clock\" \"2050 MHz\", \"Memory Clock\" \"2000 MHz 16 Gbps effective\", \"Memory Size\" "
+           "\"12 GB\", \"Memory Bus\" \"192 bit\", \"Bandwidth\" \"384.0 GB/s\", \"FP32 (TFLOPS)\" \"8.397 TFLOPS\"")
+card("arc-pro-a60", "Arc Pro A60 12GB", "Intel", ["Arc Pro A60", "Pro A60", "Intel Arc Pro A60", "Intel Arc Pro A60 Graphics"],
+     12, rd(EE_PROA60, "\"16 Core Xe, con 256 EU, 256 'motori' XMX\", \"12 GB di memoria video GDDR6 su bus a 192-bit\""),
+     384, _fa60, fp32=(8.4, _fa60), note=ARCPRO + " ACM-G12 with 16 Xe-cores; not the Arc Pro A60M laptop part (not catalogued).")
 
 # (end of the twelfth pass)
 

@@ -97,10 +97,29 @@ pub struct Band {
 
 /// The published runs (embedded).
 pub fn runs() -> Result<Vec<Run>, PhysicsError> {
-    let f: RunsFile = toml::from_str(RUNS).map_err(|e| {
-        PhysicsError::InvalidInput(format!("fixtures/scoreboards/llamacpp_decode.toml: {e}"))
-    })?;
+    let f: RunsFile = fixture(RUNS, "llamacpp_decode.toml")?;
     Ok(f.run)
+}
+
+/// An embedded fixture, parsed; a parse error names the file.
+fn fixture<T: serde::de::DeserializeOwned>(text: &str, file: &str) -> Result<T, PhysicsError> {
+    toml::from_str(text)
+        .map_err(|e| PhysicsError::InvalidInput(format!("fixtures/scoreboards/{file}: {e}")))
+}
+
+/// The one-sequence decode ceiling of a published run, and the card's entry; `None` when its
+/// card or model is not catalogued (such a run cannot be checked).
+fn run_ceiling<'a>(
+    catalog: &'a Catalog,
+    card: &str,
+    model: &str,
+    opts: &Options,
+) -> Result<Option<(&'a Gpu, f64)>, PhysicsError> {
+    let (Ok(g), Ok(m)) = (catalog.gpu(card), catalog.model(model)) else {
+        return Ok(None);
+    };
+    let c = Ceilings::compute(g.entry, &ModelSpec::from_catalog(m.entry), opts)?;
+    Ok(Some((g.entry, c.figures.decode_tps.value)))
 }
 
 /// The class of card a band is kept for. Cards of one class share a memory system and the
@@ -140,22 +159,17 @@ pub fn card_class(gpu: &Gpu) -> &'static str {
 pub fn score(catalog: &Catalog) -> Result<Vec<Scored>, PhysicsError> {
     let mut out = Vec::new();
     for run in runs()? {
-        let Ok(g) = catalog.gpu(&run.card) else {
-            continue;
-        };
-        let Ok(m) = catalog.model(&run.model) else {
-            continue;
-        };
         let opts = Options {
             quantization: Some(run.file_type.clone()),
             ..Options::default()
         };
-        let c = Ceilings::compute(g.entry, &ModelSpec::from_catalog(m.entry), &opts)?;
-        let ceiling_tps = c.figures.decode_tps.value;
+        let Some((g, ceiling_tps)) = run_ceiling(catalog, &run.card, &run.model, &opts)? else {
+            continue;
+        };
         out.push(Scored {
             fraction: run.decode_tps / ceiling_tps,
-            gpu_id: g.entry.id.clone(),
-            class: card_class(g.entry),
+            gpu_id: g.id.clone(),
+            class: card_class(g),
             ceiling_tps,
             run,
         });
@@ -279,9 +293,7 @@ pub struct ServingScored {
 
 /// The published serving-engine runs (embedded).
 pub fn serving_runs() -> Result<Vec<ServingRun>, PhysicsError> {
-    let f: ServingRunsFile = toml::from_str(SERVING_RUNS).map_err(|e| {
-        PhysicsError::InvalidInput(format!("fixtures/scoreboards/serving_decode.toml: {e}"))
-    })?;
+    let f: ServingRunsFile = fixture(SERVING_RUNS, "serving_decode.toml")?;
     Ok(f.run)
 }
 
@@ -290,22 +302,17 @@ pub fn serving_runs() -> Result<Vec<ServingRun>, PhysicsError> {
 pub fn score_serving(catalog: &Catalog) -> Result<Vec<ServingScored>, PhysicsError> {
     let mut out = Vec::new();
     for run in serving_runs()? {
-        let Ok(g) = catalog.gpu(&run.card) else {
-            continue;
-        };
-        let Ok(m) = catalog.model(&run.model) else {
-            continue;
-        };
         let opts = Options {
             quantization: run.quantization.clone(),
             tp: run.tp,
             ..Options::default()
         };
-        let c = Ceilings::compute(g.entry, &ModelSpec::from_catalog(m.entry), &opts)?;
-        let ceiling_tps = c.figures.decode_tps.value;
+        let Some((g, ceiling_tps)) = run_ceiling(catalog, &run.card, &run.model, &opts)? else {
+            continue;
+        };
         out.push(ServingScored {
             fraction: run.decode_tps / ceiling_tps,
-            gpu_id: g.entry.id.clone(),
+            gpu_id: g.id.clone(),
             ceiling_tps,
             run,
         });
