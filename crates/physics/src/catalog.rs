@@ -1472,6 +1472,7 @@ mod tests {
             ("microsoft/Phi-3-mini-4k-instruct", "phi-3-mini"),
             ("microsoft/phi-4", "phi-4"),
             ("zai-org/GLM-4.5-Air", "glm-4.5-air"),
+            ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-30b-a3b"),
         ];
         for (q, id) in cases {
             let f = c.model(q).unwrap_or_else(|e| panic!("{q}: {e}"));
@@ -2121,6 +2122,7 @@ mod tests {
             ("llama2:70b", "llama-2-70b", None),
             ("phi3:mini", "phi-3-mini", None),
             ("phi4:14b", "phi-4", None),
+            ("qwen3-coder:30b", "qwen3-30b-a3b", None),
             ("Qwen/Qwen2.5-14B-Chat", "qwen2.5-14b", Some("Qwen2.5-14B")),
         ];
         for (q, id, loose) in found {
