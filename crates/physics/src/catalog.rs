@@ -1571,6 +1571,25 @@ mod tests {
             ("gemma-3-27b-it", "gemma-3-27b"),
             ("SmolLM2-135M", "smollm2-135m"),
             ("HuggingFaceTB/SmolLM2-135M-Instruct", "smollm2-135m"),
+            ("Qwen/Qwen2.5-0.5B-Instruct", "qwen2.5-0.5b"),
+            ("Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b"),
+            ("Qwen2.5-72B-Instruct", "qwen2.5-72b"),
+            ("Qwen/Qwen2.5-Coder-32B-Instruct", "qwen2.5-32b"),
+            ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "qwen2.5-32b"),
+            ("deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "llama-3.1-8b"),
+            ("mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b-v0.3"),
+            ("mistralai/Mistral-7B-Instruct-v0.1", "mistral-7b-v0.1"),
+            ("mistralai/Mistral-Nemo-Instruct-2407", "mistral-nemo-12b"),
+            (
+                "mistralai/Mistral-Small-24B-Instruct-2501",
+                "mistral-small-24b",
+            ),
+            ("meta-llama/Llama-2-13b-chat-hf", "llama-2-13b"),
+            ("meta-llama/Llama-2-70b-hf", "llama-2-70b"),
+            ("microsoft/Phi-3-mini-4k-instruct", "phi-3-mini"),
+            ("microsoft/phi-4", "phi-4"),
+            ("zai-org/GLM-4.5-Air", "glm-4.5-air"),
+            ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-30b-a3b"),
         ];
         for (q, id) in cases {
             let f = c.model(q).unwrap_or_else(|e| panic!("{q}: {e}"));
@@ -2238,6 +2257,25 @@ mod tests {
             ("deepseek-v2:16b", "deepseek-v2-lite", None),
             ("smollm2:135m", "smollm2-135m", None),
             ("Qwen/Qwen3-8B-Instruct", "qwen3-8b", Some("Qwen3-8B")),
+            ("qwen2.5:7b", "qwen2.5-7b", None),
+            ("qwen2.5:0.5b", "qwen2.5-0.5b", None),
+            ("qwen2.5:1.5b", "qwen2.5-1.5b", None),
+            ("qwen2.5:3b", "qwen2.5-3b", None),
+            ("qwen2.5:14b", "qwen2.5-14b", None),
+            ("qwen2.5:32b", "qwen2.5-32b", None),
+            ("qwen2.5:72b", "qwen2.5-72b", None),
+            ("qwen2.5-coder:32b", "qwen2.5-32b", None),
+            ("deepseek-r1:32b", "qwen2.5-32b", None),
+            ("deepseek-r1:70b", "llama-3.1-70b", None),
+            ("mistral:7b", "mistral-7b-v0.3", None),
+            ("mistral-nemo:12b", "mistral-nemo-12b", None),
+            ("mistral-small:24b", "mistral-small-24b", None),
+            ("llama2:13b", "llama-2-13b", None),
+            ("llama2:70b", "llama-2-70b", None),
+            ("phi3:mini", "phi-3-mini", None),
+            ("phi4:14b", "phi-4", None),
+            ("qwen3-coder:30b", "qwen3-30b-a3b", None),
+            ("Qwen/Qwen2.5-14B-Chat", "qwen2.5-14b", Some("Qwen2.5-14B")),
         ];
         for (q, id, loose) in found {
             let f = c.model(q).unwrap_or_else(|e| panic!("{q}: {e}"));
@@ -2246,7 +2284,7 @@ mod tests {
         }
         // Uncatalogued models and fragments: unknown, never a neighbour.
         for q in [
-            "Qwen/Qwen2.5-7B-Instruct",
+            "Qwen/Qwen2-7B-Instruct",
             "llama3.1",
             "llama",
             "qwen3:1.7b",
