@@ -690,6 +690,10 @@ trait Named {
     fn answers_loosely(&self) -> bool {
         true
     }
+    /// Among several entries that answer, whether this one fits the name more closely.
+    fn closer(&self, _q: &Self::Query) -> bool {
+        true
+    }
 }
 
 impl Named for Gpu {
@@ -712,10 +716,15 @@ impl Named for Gpu {
         !q.key.is_empty()
             && keys.contains(&q.key)
             && q.memory_gib.is_none_or(|m| (m - size).abs() <= 0.5)
-            // A driver's report is the size less what it keeps back: within 15% under it.
-            && q
-                .reported_gib
-                .is_none_or(|r| r <= size + 0.5 && r >= size * 0.85)
+            // A driver never reports more than the card holds.
+            && q.reported_gib.is_none_or(|r| r <= size + 0.5)
+    }
+    /// A dedicated card's report is its size less what the driver keeps back, within 15 %
+    /// under it; a unified-memory chip reports a share of the host's RAM. So the floor picks
+    /// between variants that both fit a report, and never rejects the only one.
+    fn closer(&self, q: &GpuName) -> bool {
+        q.reported_gib
+            .is_none_or(|r| r >= self.memory_gib.value * 0.85)
     }
     fn describe(&self) -> String {
         format!(
@@ -803,12 +812,19 @@ impl<'a, T: Named> Keyed<'a, T> {
     /// The entries `name` names.
     fn answering(&self, name: &str) -> Vec<&'a T> {
         let q = T::query(name);
-        self.entries
+        let found: Vec<&'a T> = self
+            .entries
             .iter()
             .zip(&self.keys)
             .filter(|(e, keys)| e.answers(&q, keys))
             .map(|(e, _)| e)
-            .collect()
+            .collect();
+        let closer: Vec<&'a T> = found.iter().copied().filter(|e| e.closer(&q)).collect();
+        if found.len() > 1 && !closer.is_empty() {
+            closer
+        } else {
+            found
+        }
     }
 }
 
@@ -2212,6 +2228,13 @@ mod tests {
             )
         );
         assert_eq!(c.gpu(listed).unwrap().entry.id, "rtx-3060-12gb");
+        // A unified-memory chip reports a share of the host's RAM, under the entry's largest
+        // configuration: it still names the chip (the floor only picks between variants).
+        let shared =
+            "  Vulkan0: AMD Radeon 8060S Graphics (RADV GFX1151) (65536 MiB, 60000 MiB free)";
+        assert_eq!(c.gpu(shared).unwrap().entry.id, "radeon-8060s");
+        let metal = "Device 0: Apple M1 Max, VRAM: 49152 MiB";
+        assert_eq!(c.gpu(metal).unwrap().entry.id, "apple-m1-max");
     }
 
     /// The load check's promise: every entry's id and name name exactly that entry.
