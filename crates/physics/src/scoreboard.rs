@@ -19,7 +19,7 @@
 use numbers::fmt::percent;
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::{Catalog, Gpu};
+use crate::catalog::{Catalog, Gpu, Index};
 use crate::ceilings::Ceilings;
 use crate::spec::{ModelSpec, Options};
 use crate::PhysicsError;
@@ -110,7 +110,7 @@ fn fixture<T: serde::de::DeserializeOwned>(text: &str, file: &str) -> Result<T, 
 /// The one-sequence decode ceiling of a published run, and the card's entry; `None` when its
 /// card or model is not catalogued (such a run cannot be checked).
 fn run_ceiling<'a>(
-    catalog: &'a Catalog,
+    catalog: &Index<'a>,
     card: &str,
     model: &str,
     opts: &Options,
@@ -157,13 +157,14 @@ pub fn card_class(gpu: &Gpu) -> &'static str {
 /// Every published run whose card and model are catalogued, with its ceiling. Runs whose card
 /// is not catalogued are skipped (they cannot be checked).
 pub fn score(catalog: &Catalog) -> Result<Vec<Scored>, PhysicsError> {
+    let index = catalog.index();
     let mut out = Vec::new();
     for run in runs()? {
         let opts = Options {
             quantization: Some(run.file_type.clone()),
             ..Options::default()
         };
-        let Some((g, ceiling_tps)) = run_ceiling(catalog, &run.card, &run.model, &opts)? else {
+        let Some((g, ceiling_tps)) = run_ceiling(&index, &run.card, &run.model, &opts)? else {
             continue;
         };
         out.push(Scored {
@@ -300,6 +301,7 @@ pub fn serving_runs() -> Result<Vec<ServingRun>, PhysicsError> {
 /// Every published serving run whose card and model are catalogued, with its ceiling: the
 /// decode ceiling `headroom ceiling` computes for the card, model, `--quantization` and `--tp`.
 pub fn score_serving(catalog: &Catalog) -> Result<Vec<ServingScored>, PhysicsError> {
+    let index = catalog.index();
     let mut out = Vec::new();
     for run in serving_runs()? {
         let opts = Options {
@@ -307,7 +309,7 @@ pub fn score_serving(catalog: &Catalog) -> Result<Vec<ServingScored>, PhysicsErr
             tp: run.tp,
             ..Options::default()
         };
-        let Some((g, ceiling_tps)) = run_ceiling(catalog, &run.card, &run.model, &opts)? else {
+        let Some((g, ceiling_tps)) = run_ceiling(&index, &run.card, &run.model, &opts)? else {
             continue;
         };
         out.push(ServingScored {
