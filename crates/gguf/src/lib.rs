@@ -8,7 +8,7 @@
 //!   tensor infos, data offset aligned to `general.alignment`, and each tensor's extent from
 //!   consecutive offsets with its type-table size and padding beside it.
 //! - [`Model::open`]: one file or all shards of a split model; [`Model::accounting`] gives
-//!   total / expert / per-expert / active params and bytes.
+//!   total / expert / per-expert / gathered / active params and bytes.
 //!
 //! Contract used by `headroom ceiling --gguf` (keep these names; add fields freely):
 //! [`ModelFacts`] and [`read_model_facts`].
@@ -62,11 +62,16 @@ pub struct ModelFacts {
     pub params_total: u64,
     /// Elements in routed-expert tensors (3-D `*_exps`).
     pub params_expert: u64,
-    /// Elements read per token: total − expert + expert × used / n_experts.
+    /// Elements read per token: total − expert + expert × used / n_experts, less the tables a
+    /// token reads one row of (`params_gathered`).
     pub params_active: u64,
+    /// Elements of the lookup tables left out of `params_active`: an untied input embedding
+    /// (the file has its own `output.weight`) and per-layer token embeddings.
+    pub params_gathered: u64,
     /// Bytes of tensor data, from consecutive offsets (all shards).
     pub weight_bytes: u64,
-    /// Bytes read per token: non-expert bytes + expert bytes × used / n_experts.
+    /// Bytes read per token: non-expert bytes + expert bytes × used / n_experts, less the
+    /// gathered tables' bytes.
     pub active_bytes: u64,
     /// Elements of one routed expert (summed over its tensors in every layer).
     pub params_per_expert: u64,

@@ -40,7 +40,11 @@ pub struct Params {
     pub per_expert: u64,
     /// Everything not in routed-expert tensors (attention, norms, embeddings, shared experts).
     pub shared: u64,
-    /// Elements read per token: shared + used experts' slices.
+    /// Elements of lookup tables a token reads one row of: the input embedding when the file
+    /// has its own output head (untied), and per-layer token embeddings. Left out of `active`.
+    #[serde(default)]
+    pub gathered: u64,
+    /// Elements read per token: shared less the gathered tables, plus the used experts' slices.
     pub active: u64,
 }
 
@@ -58,7 +62,10 @@ pub struct Bytes {
     pub expert: u64,
     /// One expert's bytes: Σ over expert tensors of type size / n_experts.
     pub per_expert: u64,
-    /// Bytes read per token: weights minus the unused experts' slices.
+    /// Σ type-table sizes of the gathered tables (see [`Params::gathered`]).
+    #[serde(default)]
+    pub gathered: u64,
+    /// Bytes read per token: weights minus the unused experts' slices and the gathered tables.
     pub active: u64,
 }
 
@@ -84,6 +91,18 @@ pub fn expert_count(t: &TensorInfo) -> Option<u64> {
         shape.last().copied().filter(|&e| e > 0)
     } else {
         None
+    }
+}
+
+/// Whether a tensor is a lookup table a token reads one row of (`get_rows` in llama.cpp), given
+/// whether the file has its own output head. A tied input embedding is also the output head,
+/// which every token reads whole, so it stays in the stream.
+pub fn is_gathered(t: &TensorInfo, has_output_head: bool) -> bool {
+    match t.name.as_str() {
+        "token_embd.weight" => has_output_head,
+        // Gemma 3n's per-layer embeddings: looked up by token id, never multiplied whole.
+        "per_layer_token_embd.weight" => true,
+        _ => false,
     }
 }
 
@@ -261,12 +280,18 @@ impl Model {
         let (mut weights, mut type_table, mut expert_bytes, mut per_expert_bytes) =
             (0u64, 0u64, 0u64, 0u64);
         let (mut unused_params, mut unused_bytes) = (0u64, 0u64);
+        let (mut gathered, mut gathered_bytes) = (0u64, 0u64);
         let mut counts = std::collections::BTreeSet::new();
         let mut expert_tensors = 0u64;
+        let has_output_head = self.tensors().any(|(_, t)| t.name == "output.weight");
         for (_, t) in self.tensors() {
             total += t.n_elements;
             weights += t.size;
             type_table += t.type_size;
+            if is_gathered(t, has_output_head) {
+                gathered += t.n_elements;
+                gathered_bytes += t.type_size;
+            }
             let Some(e) = expert_count(t) else { continue };
             expert_tensors += 1;
             counts.insert(e);
@@ -320,7 +345,8 @@ impl Model {
                 expert,
                 per_expert,
                 shared: total - expert,
-                active: total - unused_params,
+                gathered,
+                active: total - unused_params - gathered,
             },
             bytes: Bytes {
                 weights,
@@ -328,7 +354,8 @@ impl Model {
                 padding: weights - type_table,
                 expert: expert_bytes,
                 per_expert: per_expert_bytes,
-                active: weights - unused_bytes,
+                gathered: gathered_bytes,
+                active: weights - unused_bytes - gathered_bytes,
             },
             n_experts: if counts.len() == 1 {
                 counts.first().copied()
@@ -399,6 +426,7 @@ impl Model {
             params_total: acc.params.total,
             params_expert: acc.params.expert,
             params_active: acc.params.active,
+            params_gathered: acc.params.gathered,
             weight_bytes: acc.bytes.weights,
             active_bytes: acc.bytes.active,
             params_per_expert: acc.params.per_expert,

@@ -738,6 +738,48 @@ fn moe_accounting() {
     assert_eq!(t.type_size % 8, 0);
 }
 
+/// An input embedding with its own output head is a row lookup per token, not a stream; a tied
+/// one is also the output head and stays in. Per-layer token embeddings are always lookups.
+#[test]
+fn untied_input_embedding_is_gathered_not_streamed() {
+    let dense = |with_head: bool| {
+        let mut t: Vec<(&str, &[u64], &str)> = vec![
+            ("token_embd.weight", &[64, 100], "F16"),
+            ("blk.0.attn_q.weight", &[64, 64], "F16"),
+        ];
+        if with_head {
+            t.push(("output.weight", &[64, 100], "F16"));
+        }
+        let b = Build::new()
+            .kv_str("general.architecture", "llama")
+            .tensors(&t);
+        Model::from_shards(vec![parse(&b.bytes()).unwrap()])
+            .unwrap()
+            .accounting()
+    };
+    let untied = dense(true);
+    assert_eq!(untied.params.total, 6400 + 4096 + 6400);
+    assert_eq!(untied.params.gathered, 6400);
+    assert_eq!(untied.params.active, 4096 + 6400);
+    assert_eq!(untied.bytes.gathered, 12800);
+    assert_eq!(untied.bytes.active, untied.bytes.weights - 12800);
+    let tied = dense(false);
+    assert_eq!(tied.params.gathered, 0);
+    assert_eq!(tied.params.active, tied.params.total);
+    assert_eq!(tied.bytes.active, tied.bytes.weights);
+
+    let b = Build::new()
+        .kv_str("general.architecture", "gemma3n")
+        .tensors(&[
+            ("token_embd.weight", &[64, 100], "F16"),
+            ("per_layer_token_embd.weight", &[32, 100], "Q8_0"),
+        ]);
+    let m = Model::from_shards(vec![parse(&b.bytes()).unwrap()]).unwrap();
+    let a = m.accounting();
+    assert_eq!((a.params.gathered, a.params.active), (3200, 6400));
+    assert_eq!(m.facts().unwrap().params_gathered, 3200);
+}
+
 #[test]
 fn moe_without_used_count_says_so() {
     let b = Build::new().kv_str("general.architecture", "x").tensors(&[(

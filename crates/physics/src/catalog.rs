@@ -127,14 +127,23 @@ pub struct Model {
     pub params_source: String,
     pub params_total: f64,
     /// Parameters read per decoded token (MoE: experts on the path; multimodal: the text
-    /// stack). Equal to `params_total` for dense text models.
+    /// stack; an untied input embedding, a row lookup, left out). For a dense text model:
+    /// `params_total`, less `vocab × hidden` when the embeddings are untied.
     pub params_active: f64,
+    /// Whether the input embedding is also the output head (`tie_word_embeddings` in the
+    /// config). Untied, the input table is a row lookup per token and not read whole.
+    #[serde(default)]
+    pub tied_embeddings: Option<bool>,
     pub layers: u64,
     pub hidden: u64,
     pub heads: u64,
     pub kv_heads: Option<u64>,
     pub head_dim: Option<u64>,
     pub vocab: Option<u64>,
+    /// Feed-forward width of a dense layer (the config's `intermediate_size`): with it, a
+    /// llama.cpp file type's bytes follow llama-quantize's per-tensor rules for this shape.
+    #[serde(default)]
+    pub intermediate: Option<u64>,
     pub attention: Attention,
     pub kv_lora_rank: Option<u64>,
     pub rope_dim: Option<u64>,
@@ -770,9 +779,14 @@ impl Named for Model {
         !q.is_empty() && keys.contains(q)
     }
     fn describe(&self) -> String {
-        if self.params_active < self.params_total {
+        // A dense model's untied input embedding is not worth a second count in a name list.
+        let lookup = match (self.tied_embeddings, self.vocab) {
+            (Some(false), Some(v)) => v as f64 * self.hidden as f64,
+            _ => 0.0,
+        };
+        if self.params_active < self.params_total - lookup {
             format!(
-                "{} ({:.1}B params, {:.1}B active)",
+                "{} ({:.1}B params, {:.1}B read per token)",
                 self.name,
                 self.params_total / 1e9,
                 self.params_active / 1e9
@@ -1181,12 +1195,14 @@ struct RawModel {
     params_source: Option<String>,
     params_total: f64,
     params_active: Option<f64>,
+    tied_embeddings: Option<bool>,
     layers: u64,
     hidden: u64,
     heads: u64,
     kv_heads: Option<u64>,
     head_dim: Option<u64>,
     vocab: Option<u64>,
+    intermediate: Option<u64>,
     attention: Attention,
     kv_lora_rank: Option<u64>,
     rope_dim: Option<u64>,
@@ -1296,7 +1312,18 @@ impl Ctx<'_> {
             (None, false) => source.clone(),
         };
         let total = r.params_total;
-        let active = r.params_active.unwrap_or(total);
+        let gathered = match (r.tied_embeddings, r.vocab) {
+            (Some(false), Some(v)) => v as f64 * r.hidden as f64,
+            (Some(false), None) => {
+                return Err(bad(
+                    "tied_embeddings = false needs vocab (the input table's rows)".into(),
+                ))
+            }
+            _ => 0.0,
+        };
+        // A dense model reads everything but an untied input embedding; an MoE or multimodal
+        // entry states its count (its params_source says what it includes).
+        let active = r.params_active.unwrap_or(total - gathered);
         if !(total.is_finite() && total > 0.0 && active > 0.0 && active <= total) {
             return Err(bad(format!(
                 "params must satisfy 0 < params_active ({active}) <= params_total ({total})"
@@ -1367,12 +1394,14 @@ impl Ctx<'_> {
             params_source,
             params_total: total,
             params_active: active,
+            tied_embeddings: r.tied_embeddings,
             layers: r.layers,
             hidden: r.hidden,
             heads: r.heads,
             kv_heads: r.kv_heads,
             head_dim: r.head_dim,
             vocab: r.vocab,
+            intermediate: r.intermediate,
             attention: r.attention,
             kv_lora_rank: r.kv_lora_rank,
             rope_dim: r.rope_dim,
@@ -1656,6 +1685,44 @@ mod tests {
         // Tied embeddings: vocab × hidden once, plus 30 layers of attention, MLP and norms.
         let per_layer = 576 * 576 * 2 + 576 * 192 * 2 + 3 * 576 * 1536 + 2 * 576;
         assert_eq!(m.params_total, (49152 * 576 + 30 * per_layer + 576) as f64);
+    }
+
+    /// Every embedded model says whether its input embedding is also the output head. A dense
+    /// text model with untied tables reads vocab × hidden fewer params per token than it holds
+    /// (the input table is a row lookup); a tied one reads them all.
+    #[test]
+    fn untied_input_embeddings_are_not_read_per_token() {
+        let c = cat();
+        for m in &c.models {
+            let tied = m
+                .tied_embeddings
+                .unwrap_or_else(|| panic!("{}: tied_embeddings", m.id));
+            let table = (m.vocab.expect("vocab") * m.hidden) as f64;
+            // Multimodal and MoE entries state their count; their params_source says what it is.
+            let multimodal = ["gemma-3-4b", "gemma-3-12b", "gemma-3-27b"];
+            if m.experts.is_some() || multimodal.contains(&m.id.as_str()) {
+                assert!(m.params_active < m.params_total, "{}", m.id);
+                continue;
+            }
+            let left_out = m.params_total - m.params_active;
+            assert_eq!(left_out, if tied { 0.0 } else { table }, "{}", m.id);
+        }
+        let llama = c.model("Llama-3.1-8B-Instruct").unwrap().entry;
+        assert_eq!(llama.params_active, 8_030_261_248.0 - 128_256.0 * 4096.0);
+        let spec = crate::ModelSpec::from_catalog(llama);
+        assert_eq!(spec.params_gathered, Some(128_256.0 * 4096.0));
+        assert_eq!(
+            crate::ModelSpec::from_catalog(c.model("llama-3.2-1b").unwrap().entry).params_gathered,
+            None
+        );
+        // A user entry with untied tables and no vocab cannot say what it reads.
+        let bad = "[[model]]\nid='x'\nname='x'\narch='llama'\nparams_total=1e9\nlayers=2\n\
+                   hidden=64\nheads=2\nkv_heads=2\nhead_dim=32\nattention='gqa'\ndtype='bf16'\n\
+                   tied_embeddings=false\n";
+        let err = Catalog::with_user_file(bad, "user.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("needs vocab"), "{err}");
     }
 
     /// The catalog against an independently kept table of the datasheets' dense figures: id, memory,

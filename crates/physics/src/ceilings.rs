@@ -16,7 +16,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bits::{resolve_bits, BitsInputs, BitsResolution, ComputeClass};
+use crate::bits::{resolve_bits, BitsInputs, BitsResolution, BitsSource, ComputeClass};
 use crate::catalog::{Attention, Gpu};
 use crate::kv::{kv_cache, Kv};
 use crate::provenance::{sig, Figure, Known, Mark, Provenance};
@@ -43,7 +43,7 @@ pub struct ModelFigures {
 impl ModelFigures {
     pub fn compute(model: &ModelSpec, opts: &Options) -> Result<ModelFigures, PhysicsError> {
         validate(model, opts)?;
-        let bits = resolve_bits(&BitsInputs {
+        let mut bits = resolve_bits(&BitsInputs {
             engine_quantization: opts.engine_quantization.as_deref(),
             model_file_bits: model
                 .file_bytes
@@ -57,10 +57,30 @@ impl ModelFigures {
         let mp = model.provenance;
         let bp = bits.provenance;
         let prov = Provenance::derive(&[mp, bp]);
-        let (footprint, stream) = match (bits.source, model.file_bytes) {
-            (crate::bits::BitsSource::ModelFile, Some(f)) => {
-                (f.weight_bytes as f64, f.active_bytes as f64)
+        // A llama.cpp file type named for a catalogued shape: its per-tensor rules, not the
+        // table's average over other models' files.
+        let mixed = match (&model.mix, bits.source) {
+            (Some(shape), BitsSource::QuantizationFlag | BitsSource::EngineQuantization) => {
+                shape.bytes(&bits.format)
             }
+            _ => None,
+        };
+        if let Some(m) = mixed {
+            let file_bits = m.footprint * 8.0 / m.params;
+            bits.notes.push(format!(
+                "{} for this model's shapes: llama-quantize's per-tensor rules (llama.cpp \
+                 src/llama-quant.cpp) give {} bits per weight over the file and {} over what a \
+                 token reads (the average over other models' real files: {}); approximate",
+                bits.format,
+                sig(file_bits, 3),
+                sig(m.stream * 8.0 / model.params_active, 3),
+                sig(bits.bits, 3)
+            ));
+            bits.bits = file_bits;
+        }
+        let (footprint, stream) = match (bits.source, model.file_bytes, mixed) {
+            (BitsSource::ModelFile, Some(f), _) => (f.weight_bytes as f64, f.active_bytes as f64),
+            (_, _, Some(m)) => (m.footprint, m.stream),
             _ => {
                 // Split the routed experts off when they are stored in another format.
                 let (routed_total, routed_active) = match (&model.moe, bits.expert_bits) {
@@ -672,16 +692,18 @@ mod tests {
             },
         );
         assert_eq!(c.model.bits.source, crate::BitsSource::CatalogDefault);
-        assert_eq!(c.decode_tps.render(), "209 tok/s (est)");
+        // 3350 GB/s × 8e9 / (7.505e9 read per token × 16 bits): the 0.525e9 untied input
+        // embedding is a row lookup.
+        assert_eq!(c.decode_tps.render(), "223 tok/s (est)");
         assert_eq!(c.decode_tps.provenance, Provenance::Derived);
         let p = c.prefill.get().unwrap();
-        assert_eq!(s3(p.prompts_per_s.value), "29.1");
+        assert_eq!(s3(p.prompts_per_s.value), "31.1");
         assert_eq!(p.attn_coeff, 8192.0);
         assert_eq!(p.attn_coeff_from, "2 × hidden (MHA/GQA)");
-        assert_eq!(s3(p.attention_share * 100.0), "3.23");
+        assert_eq!(s3(p.attention_share * 100.0), "3.45");
         let r = c.ridge.get().unwrap();
         assert_eq!(s3(r.batch.value), "295");
-        assert_eq!(r.aggregate_tps.render(), "~61,600 tok/s");
+        assert_eq!(r.aggregate_tps.render(), "~65,900 tok/s");
         assert_eq!(c.compute.get().unwrap().precision, "BF16");
         // 80 GiB × 0.9 − 16.06 GB = 61.2 GB of KV at 131,072 B/token.
         let m = &c.memory;
@@ -694,8 +716,8 @@ mod tests {
         assert_eq!(conc.max_sequences.value, 57.0);
         assert_eq!(m.min_tp.tp, Some(1));
         let cost = c.cost.get().unwrap();
-        assert_eq!(s3(cost.per_million_at_decode.value), "3.33");
-        assert_eq!(s3(cost.per_million_at_ridge.get().unwrap().value), "0.0113");
+        assert_eq!(s3(cost.per_million_at_decode.value), "3.11");
+        assert_eq!(s3(cost.per_million_at_ridge.get().unwrap().value), "0.0105");
         assert_eq!(c.tp_assumption, None);
     }
 
@@ -733,7 +755,7 @@ mod tests {
                 ..Options::default()
             },
         );
-        assert_eq!(s3(fp8.decode_tps.value), "417");
+        assert_eq!(s3(fp8.decode_tps.value), "446");
         assert_eq!(fp8.model.bits.source, crate::BitsSource::DtypeFlag);
         assert_eq!(fp8.compute.get().unwrap().precision, "FP8");
         // The ridge does not move: FP8 doubles both the FLOPs and the tokens per byte.
@@ -794,7 +816,7 @@ mod tests {
             (p.seq_len.value, &*p.seq_len_from),
             (2048.0, "--max-model-len")
         );
-        assert_eq!(s3(p.prompts_per_s.value), "29.1");
+        assert_eq!(s3(p.prompts_per_s.value), "31.1");
     }
 
     /// The attention coefficient: catalog, else 2 × hidden for MHA/GQA, else linear-only.
@@ -877,7 +899,7 @@ mod tests {
         assert_eq!(r.model.bits.source, crate::BitsSource::Fallback);
         assert_eq!(r.decode_tps.provenance, Provenance::Fallback);
         assert_eq!(r.model.weight_footprint.provenance, Provenance::Fallback);
-        assert_eq!(s3(r.decode_tps.value), "209");
+        assert_eq!(s3(r.decode_tps.value), "223");
     }
 
     /// gpt-oss: MXFP4 experts, BF16 elsewhere. Footprint 60.7 GiB (the checkpoint is 60.8 GiB);
@@ -921,9 +943,9 @@ mod tests {
     fn moe_footprint_vs_stream() {
         let c = run("H200", "qwen3-30b-a3b", Options::default());
         assert_eq!(s3(c.model.weight_footprint.value / 1e9), "61");
-        assert_eq!(s3(c.model.decode_stream.value / 1e9), "6.6");
-        // 4800 × 8e9 / (3.3e9 × 16) = 727 tok/s.
-        assert_eq!(s3(c.decode_tps.value), "727");
+        assert_eq!(s3(c.model.decode_stream.value / 1e9), "6.08");
+        // 4800 × 8e9 / (3.04e9 × 16) = 789 tok/s.
+        assert_eq!(s3(c.decode_tps.value), "789");
     }
 
     /// A model file's exact bytes win over params × bits.
@@ -960,7 +982,7 @@ mod tests {
         let cr = c.compute.get().unwrap();
         assert_eq!(cr.precision, "FP32");
         assert!(cr.note.as_ref().unwrap().contains("no 16-bit tensor rate"));
-        assert_eq!(s3(c.decode_tps.value), "21.5");
+        assert_eq!(s3(c.decode_tps.value), "23.1");
     }
 
     #[test]

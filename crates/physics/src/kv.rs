@@ -200,6 +200,7 @@ mod tests {
             source: "test".into(),
             params_total: 1e9,
             params_active: 1e9,
+            params_gathered: None,
             layers: Some(32),
             hidden: Some(4096),
             heads: Some(32),
@@ -217,6 +218,7 @@ mod tests {
             dtype: None,
             expert_dtype: None,
             file_bytes: None,
+            mix: None,
         }
     }
 

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::{Attention, Model};
+use crate::mix::MixShape;
 use crate::provenance::{Figure, Provenance};
 
 /// Routed experts.
@@ -58,8 +59,13 @@ pub struct ModelSpec {
     /// Where the figures come from (catalog source, or the file path).
     pub source: String,
     pub params_total: f64,
-    /// Parameters read per decoded token (MoE: experts on the path).
+    /// Parameters read per decoded token (MoE: experts on the path; an untied input embedding
+    /// left out, see `params_gathered`).
     pub params_active: f64,
+    /// Params of the untied input embedding (and other per-token lookup tables): a token
+    /// reads one row of them, so they are in `params_total` and not in `params_active`.
+    #[serde(default)]
+    pub params_gathered: Option<f64>,
     pub layers: Option<u64>,
     pub hidden: Option<u64>,
     pub heads: Option<u64>,
@@ -85,6 +91,9 @@ pub struct ModelSpec {
     pub expert_dtype: Option<String>,
     /// Exact bytes when the model comes from a file.
     pub file_bytes: Option<FileBytes>,
+    /// The tensor shapes llama-quantize's rules need (catalog models whose shape they cover).
+    #[serde(default)]
+    pub mix: Option<MixShape>,
 }
 
 impl ModelSpec {
@@ -106,6 +115,10 @@ impl ModelSpec {
             source: m.source.clone(),
             params_total: m.params_total,
             params_active: m.params_active,
+            params_gathered: match (m.tied_embeddings, m.vocab) {
+                (Some(false), Some(v)) => Some(v as f64 * m.hidden as f64),
+                _ => None,
+            },
             layers: Some(m.layers),
             hidden: Some(m.hidden),
             heads: Some(m.heads),
@@ -123,8 +136,61 @@ impl ModelSpec {
             dtype: Some(m.dtype.clone()),
             expert_dtype: m.expert_dtype.clone(),
             file_bytes: None,
+            mix: mix_shape(m),
         }
     }
+}
+
+/// The shape llama-quantize's rules see, for the architectures [`crate::mix`] is written for:
+/// separate (or Phi-3's fused) Q/K/V, a SwiGLU feed-forward or routed experts of one width,
+/// text only. `None` for anything else (MLA, gpt-oss, vision towers, no width given).
+fn mix_shape(m: &Model) -> Option<MixShape> {
+    let (kv, hd, vocab, tied) = (m.kv_heads?, m.head_dim?, m.vocab?, m.tied_embeddings?);
+    let h = m.hidden;
+    let arch = m.arch.as_str();
+    let norms = match arch {
+        "llama" | "mistral" | "phi3" | "mixtral" => 2 * h,
+        // q/k/v biases.
+        "qwen2" => 2 * h + m.heads * hd + 2 * kv * hd,
+        // Per-head q/k norms.
+        "qwen3" | "qwen3moe" => 2 * h + 2 * hd,
+        // Norms before and after attention and the feed-forward.
+        "gemma2" => 4 * h,
+        "gemma3" => 4 * h + 2 * hd,
+        _ => return None,
+    };
+    let (ff, experts, router) = match (m.experts, m.params_per_expert, m.intermediate) {
+        (None, None, Some(ff)) => (ff, None, 0),
+        (Some(e), Some(p), _) if m.moe_layers == Some(m.layers) && m.expert_dtype.is_none() => {
+            let width = p / (3.0 * h as f64);
+            if width.fract() != 0.0 || m.shared_experts.unwrap_or(0) > 0 {
+                return None;
+            }
+            (0, Some((e, width as u64, false)), e * h)
+        }
+        _ => return None,
+    };
+    let text = m.params_active + if tied { 0.0 } else { (vocab * h) as f64 };
+    // A dense entry whose read count is not its whole text stack carries more than text.
+    if experts.is_none() && (text - m.params_total).abs() > 0.5 {
+        return None;
+    }
+    Some(MixShape {
+        layers: m.layers,
+        hidden: h,
+        heads: m.heads,
+        kv_heads: kv,
+        head_dim: hd,
+        vocab,
+        tied,
+        ff,
+        fused: arch == "phi3",
+        experts,
+        experts_used: m.experts_used.unwrap_or(0),
+        is_70b: arch == "llama" && m.layers == 80,
+        f32_per_layer: norms + router,
+        f32_once: h,
+    })
 }
 
 impl ModelSpec {
@@ -187,6 +253,7 @@ impl ModelSpec {
             source: source.to_string(),
             params_total: f.params_total as f64,
             params_active: f.params_active as f64,
+            params_gathered: (f.params_gathered > 0).then_some(f.params_gathered as f64),
             layers: f.n_layers,
             hidden: f.hidden,
             heads: f.n_heads,
@@ -207,6 +274,7 @@ impl ModelSpec {
                 weight_bytes: f.weight_bytes,
                 active_bytes: f.active_bytes,
             }),
+            mix: None,
         })
     }
 }

@@ -207,7 +207,7 @@ fn ceiling_rows(
         fig(&c.decode_tps),
         prov(&c.decode_tps),
         format!(
-            "{} GB/s{tp} × 8e9 / ({} active × {} bits)",
+            "{} GB/s{tp} × 8e9 / ({} read per token × {} bits)",
             sig(per_gpu_bw, 4),
             params(active),
             sig(model.stream_bits.value, 3)
@@ -307,7 +307,13 @@ fn model_rows(t: &mut Rows, f: &ModelFigures, spec: Option<&ModelSpec>) {
     let (foot_basis, stream_basis) = match spec.and_then(|s| s.file_bytes) {
         Some(_) => (
             "tensor bytes in the file".to_string(),
-            "bytes read per token (routed experts: the used share), from the file".to_string(),
+            format!(
+                "bytes read per token (routed experts: the used share{}), from the file",
+                match spec.and_then(|s| s.params_gathered) {
+                    Some(g) => format!("; {} in row-lookup embedding tables left out", params(g)),
+                    None => String::new(),
+                }
+            ),
         ),
         None => (
             format!(
@@ -316,8 +322,15 @@ fn model_rows(t: &mut Rows, f: &ModelFigures, spec: Option<&ModelSpec>) {
                 sig(f.weight_footprint.value * 8.0 / f.params_total.value, 3)
             ),
             format!(
-                "{} active params × {bits} bits",
-                params(f.params_active.value)
+                "{} params read per token{} × {bits} bits",
+                params(f.params_active.value),
+                match spec.and_then(|s| s.params_gathered) {
+                    Some(g) => format!(
+                        " (the {} untied input embedding is a row lookup, not read whole)",
+                        params(g)
+                    ),
+                    None => String::new(),
+                }
             ),
         ),
     };
@@ -607,7 +620,7 @@ pub fn list(c: &Catalog) -> String {
         "model",
         "--model",
         "params",
-        "active",
+        "read/token",
         "layers",
         "attention",
         "experts",

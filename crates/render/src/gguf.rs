@@ -216,20 +216,30 @@ fn human(r: &GgufDoc, model: &Model, with_tensors: bool, with_metadata: bool) ->
             &mut o,
             "params",
             format!(
-                "{} total = {} outside routed experts + {} in experts ({} per expert); {} active per token",
+                "{} total = {} outside routed experts + {} in experts ({} per expert); {} active per token{}",
                 count(p.total),
                 count(p.shared),
                 count(p.expert),
                 count(p.per_expert),
-                count(p.active)
+                count(p.active),
+                gathered_note(p.gathered)
             ),
         );
     } else {
         kv(&mut o, "experts", "none (dense)".to_string());
+        let read = if p.gathered > 0 {
+            format!(
+                "; {} read per token{}",
+                count(p.active),
+                gathered_note(p.gathered)
+            )
+        } else {
+            String::new()
+        };
         kv(
             &mut o,
             "params",
-            format!("{} total ({})", count(p.total), thousands(p.total)),
+            format!("{} total ({}){read}", count(p.total), thousands(p.total)),
         );
     }
     let bpp = if p.total == 0 {
@@ -257,6 +267,12 @@ fn human(r: &GgufDoc, model: &Model, with_tensors: bool, with_metadata: bool) ->
                 bytes(b.active),
                 bytes(b.per_expert)
             ),
+        );
+    } else if b.gathered > 0 {
+        kv(
+            &mut o,
+            "per token",
+            format!("{} read per token", bytes(b.active)),
         );
     }
     let mix: Vec<String> = r
@@ -406,6 +422,18 @@ fn metadata_text(e: &Entry) -> String {
     } else {
         one_line
     }
+}
+
+/// Why `active` is below the total: the lookup tables a token reads one row of.
+fn gathered_note(gathered: u64) -> String {
+    if gathered == 0 {
+        return String::new();
+    }
+    format!(
+        " (not counted: {} in embedding tables a token reads one row of, an untied input \
+         embedding or per-layer embeddings)",
+        count(gathered)
+    )
 }
 
 #[cfg(test)]

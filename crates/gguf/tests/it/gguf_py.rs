@@ -267,9 +267,11 @@ fn moe_params_agree_with_gguf_py() {
     assert_eq!(a.params.shared, want["shared"].as_u64().unwrap());
     assert_eq!(a.params.per_expert, want["per_expert"].as_u64().unwrap());
     assert_eq!(a.n_experts, want["n_experts"].as_u64());
+    // The file has its own output head, so the 100 × 256 input embedding is a row lookup.
+    assert_eq!(a.params.gathered, 100 * 256);
     assert_eq!(
         a.params.active,
-        a.params.shared + used * a.params.per_expert
+        a.params.shared - a.params.gathered + used * a.params.per_expert
     );
     assert_eq!(a.expert_tensors, 6);
     // One expert is a contiguous slice of each expert-major tensor.
@@ -292,7 +294,10 @@ fn moe_params_agree_with_gguf_py() {
         ),
         ("qwen3moe", Some(8), Some(2), Some(1))
     );
-    assert_eq!(f.active_bytes, a.bytes.weights - 6 * a.bytes.per_expert);
+    assert_eq!(
+        f.active_bytes,
+        a.bytes.weights - 6 * a.bytes.per_expert - a.bytes.gathered
+    );
 }
 
 #[test]

@@ -118,10 +118,10 @@ fn ordinary_form_human() {
         "8192",
     ]);
     for want in [
-        "209 tok/s (est)",
-        "29.1 prompts/s (est)",
+        "223 tok/s (est)",
+        "31.1 prompts/s (est)",
         "295 sequences (est)",
-        "~61,600 tok/s",
+        "~65,900 tok/s",
         "16.1 GB",
         "131 kB/token",
         "~57 sequences at 8192 tokens",
@@ -158,8 +158,8 @@ fn ordinary_form_json_with_tp_and_dtype() {
     assert_eq!(mf.bits.source, BitsSource::DtypeFlag);
     assert_eq!(mf.bits.bits, 8.0);
     let c = j.ceilings.get().unwrap();
-    // 3350 × 2 × 8e9 / (8.03e9 × 8) = 834 tok/s.
-    assert_eq!(s3(c.decode_tps.value), "8.34e2");
+    // 3350 × 2 × 8e9 / (7.505e9 read per token × 8) = 893 tok/s.
+    assert_eq!(s3(c.decode_tps.value), "8.93e2");
     assert_eq!(c.decode_tps.mark, Mark::Est);
     assert_eq!(c.compute.get().unwrap().precision, "FP8");
     assert!(c.tp_assumption.as_deref().unwrap().contains("tp 2"));
@@ -167,10 +167,10 @@ fn ordinary_form_json_with_tp_and_dtype() {
     assert!(prefill.prompts_per_s.value > 0.0);
     assert_eq!(prefill.seq_len_from, "prompt tokens");
     assert!(c.memory.fits);
-    // $5/h for two GPUs at 834 tok/s: $1.66 per million.
+    // $5/h for two GPUs at 893 tok/s: $1.56 per million.
     assert_eq!(
         s3(c.cost.get().unwrap().per_million_at_decode.value),
-        "1.66e0"
+        "1.56e0"
     );
     assert!(j.ram_bound.is_none());
 }
@@ -342,7 +342,7 @@ fn model_form_ram_bound() {
     let r = j.ram_bound.unwrap();
     let r = r.get().unwrap();
     assert_eq!(r.experts_per_token.as_ref().unwrap().value, 464.0);
-    assert_eq!(s3(r.ceiling_tps.value), "1.14e0");
+    assert_eq!(s3(r.ceiling_tps.value), "1.15e0");
     let out = ok_stdout(&[
         "ceiling",
         "--model",
@@ -571,8 +571,13 @@ print(json.dumps({"total": total, "per_expert": per_expert, "n_experts": n_exper
     let mf = j.model_figures.as_ref().unwrap();
     let footprint = mf.weight_footprint.value;
     let stream = mf.decode_stream.value;
-    // Six of the eight experts' f16 bytes are not read per token.
-    assert_eq!(footprint - stream, 6.0 * per_expert * 2.0);
+    // Six of the eight experts' f16 bytes are not read per token, nor the input embedding: the
+    // file has its own output.weight, so token_embd (100 × 256 f16) is a row lookup.
+    assert_eq!(m.params_gathered, Some(100.0 * 256.0));
+    assert_eq!(
+        footprint - stream,
+        6.0 * per_expert * 2.0 + 100.0 * 256.0 * 2.0
+    );
     // 2 layers × 2 kv heads × 64 (256 / 4 heads) × 2 × 2 bytes.
     assert_eq!(mf.kv.get().unwrap().bytes_per_token.value, 1024.0);
     let r = j.ram_bound.as_ref().unwrap().get().unwrap();
@@ -602,8 +607,9 @@ fn cpu_only_decode_ceiling_from_ram_bandwidth() {
     assert!(j.gpu.reason().unwrap().contains("CPU only"));
     let r = j.ram_bound.unwrap();
     let r = r.get().unwrap();
-    // 80 GB/s over 8.03 B params x 4.86 bits / 8 = 4.88 GB per token: 16.4 tok/s.
-    assert_eq!(s3(r.ceiling_tps.value), "1.64e1");
+    // 80 GB/s over the 4.62 GB a token reads of a Q4_K_M file by llama-quantize's rules (4.91
+    // GB in all, less the 0.295 GB Q4_K input embedding, a row lookup): 17.3 tok/s.
+    assert_eq!(s3(r.ceiling_tps.value), "1.73e1");
     assert_eq!(r.bandwidth.provenance, Provenance::EngineFlag);
     let out = ok_stdout(&[
         "ceiling",
@@ -618,7 +624,7 @@ fn cpu_only_decode_ceiling_from_ram_bandwidth() {
     ]);
     assert!(out.contains("CPU only"), "{out}");
     assert!(!out.contains("Hardware ceiling unknown"), "{out}");
-    assert!(out.contains("16.4 tok/s"), "{out}");
+    assert!(out.contains("17.3 tok/s"), "{out}");
     let out = headroom(&["ceiling", "--gpu", "none", "--model", "llama-3.1-8b"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -644,8 +650,10 @@ fn consumer_card_with_gguf_file_type_and_llamacpp_band() {
     ]);
     assert_eq!(j.gpu.get().unwrap().id, "rtx-3060-12gb");
     let c = j.ceilings.get().unwrap();
-    // 360 GB/s over 6.74 B params x 4.59 bits / 8: 93.1 tok/s.
-    assert_eq!(s3(c.decode_tps.value), "9.31e1");
+    // 360 GB/s over the 3.75 GB a token reads of the file llama-quantize's rules give
+    // (output.weight at Q6_K, the rest Q4_0; 3.825 GB in all, the 3.56 GiB llama-bench prints,
+    // less the 0.074 GB input embedding, a row lookup): 96.0 tok/s.
+    assert_eq!(s3(c.decode_tps.value), "9.60e1");
     assert!(
         j.notes
             .iter()
