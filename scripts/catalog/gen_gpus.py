@@ -2763,6 +2763,127 @@ card("jetson-orin-nx-8gb", "Jetson Orin NX 8GB", "NVIDIA",
 
 # (end of the thirteenth pass)
 
+# --- fourteenth pass: datacenter variants for China, laptop and workstation parts ----------------
+# Issue #30: cards users name that the catalog lacked. Every figure quotes the page it was read on
+# ("[read]"); a database copy, a launch report or a pre-launch report is labelled so.
+
+# NVIDIA A800 (Ampere, GA100): the A100 for China with NVLink cut to 400 GB/s; the memory and the
+# tensor rates are the A100's, so each variant takes its A100 counterpart's datasheet figures (as
+# NVIDIA's own repository copies them). The bare name covers three variants: ambiguous until the
+# form factor and memory size are given, as for the A100.
+TWK_A800 = ("Tweakers, Nvidia introduceert A800-gpu voor China (launch report)",
+            "https://tweakers.net/nieuws/203182/nvidia-introduceert-a800-gpu-voor-china-die-niet-onder-exportrestricties-vs-valt.html")
+TRTLLM = ("NVIDIA's own repository, github.com/NVIDIA/TensorRT-LLM tensorrt_llm/auto_parallel/cluster_info.py, whose entries are commented "
+          "\"from\" the A100 datasheet (https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf) "
+          "and the H100 datasheet (https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet)",
+          "https://github.com/NVIDIA/TensorRT-LLM/blob/16d2467ea8e3b45d7d9555010c2ad018d006d5c1/tensorrt_llm/auto_parallel/cluster_info.py")
+SC_A800 = ("siliconcat.net, NVIDIA A800 PCIe 40 GB (database copy)", "https://siliconcat.net/gpu/nvidia-a800-pcie-40-gb")
+CT_A800 = ("cputronic.com, NVIDIA A800 PCIe 40 GB (database copy)", "https://cputronic.com/de/gpu/nvidia-a800-pcie-40-gb")
+HMC_A800 = ("hmc-tech.com, NVIDIA A800 vs NVIDIA T40 (database copy)", "https://hmc-tech.com/gpu/nvidia-a800-vs-nvidia-t40")
+_twk_same = unread(page(*TWK_A800, "\"De A800-serie is in grote lijnen gelijk aan de bestaande A100, hoewel de bandbreedte van de NVLink-interconnect "
+                                   "is beperkt tot 400GB/s\", \"de vermelde prestaties zijn dezelfde als die van de A100-serie\", \"beschikt eveneens "
+                                   "over maximaal 80GB HBM2e-geheugen, net als de A100\""))
+_a800_bf16 = ("the A100's rate: " + unread(page(*TRTLLM, "\"A100\": MathThroughput(... float16=312, bfloat16=312 ...), the dense rate")) + "; "
+              + _twk_same + "; derived alike: 108 SMs x boost 1410 MHz x 2048 dense FP16 FLOP/clk/SM = 311.9 (" + unread(page(*SC_A800,
+              "A800 PCIe 40 GB: \"Boost Clock\" \"1410MHz\", \"Shading Units\" \"6912\", \"SM Count\" \"108\"")) + ") [read]")
+A800_NOTE = ("The A100 for China: the A100's memory and tensor rates, NVLink cut to 400 GB/s (which only multi-GPU training over NVLink "
+             "feels). No FP8 tensor cores: FP8 checkpoints run weight-only (W8A16) at the BF16 rate. The bare name \"A800\" covers three "
+             "variants: name the form factor and memory size.")
+card("a800-pcie-40gb", "A800 PCIe 40GB", "NVIDIA", ["A800", "A800 PCIe 40GB", "A800 40GB PCIe"],
+     40, unread(page(*CT_A800, "\"der große 40 GB HBM2e-Speicher\", \"Speichertaktfrequenz von 1215 MHz\", \"6912 Schattierungseinheiten\"")) + "; "
+     + page(*SC_A800, "\"NVIDIA A800 PCIe 40 GB\", \"Bus Interface\" \"PCIe 4.0 x16\""),
+     1555, "the A100 PCIe 40GB's figure: " + unread(page(*TRTLLM, "\"A100-PCIe-40GB\": ClusterInfo(... memory_bw=1555, memory_budget_per_device=40 ...)"))
+     + "; " + _twk_same + "; the A800 PCIe 40 GB's memory clock is the A100 40GB's, 1215 MHz (2.43 Gbps HBM2e x 5120-bit = 1555 GB/s; "
+     + unread(page(*SC_A800, "\"It also has a memory frequency of 1215MHz\"")) + ") [read]",
+     bf16=(312, _a800_bf16), note=A800_NOTE)
+card("a800-pcie-80gb", "A800 PCIe 80GB", "NVIDIA", ["A800", "A800 80GB PCIe", "A800 PCIe 80GB", "NVIDIA A800 80GB PCIe"],
+     80, unread(page(*HMC_A800, "NVIDIA A800: \"6912 Shaders\", \"80GB HBM2e\", \"1410MHz\", \"Form Factor\" \"PCIe Card\", \"TDP\" \"250W\"")) + "; "
+     + page(*TWK_A800, "\"maximaal 80GB HBM2e-geheugen, net als de A100\""),
+     1935, "the A100 PCIe 80GB's figure: " + unread(page(*TRTLLM, "\"A100-PCIe-80GB\": ClusterInfo(... memory_bw=1935, memory_budget_per_device=80 ...)"))
+     + "; " + _twk_same + " [read]",
+     bf16=(312, _a800_bf16 + "; " + page(*HMC_A800, "NVIDIA A800: \"BF16\" \"311.87 TFLOPS Tensor\", \"623.74 TFLOPS Tensor Sparse\"")),
+     note=A800_NOTE + " The PCIe card's HBM2e runs slower than the SXM module's (1935 against 2039 GB/s).")
+card("a800-sxm-80gb", "A800 SXM 80GB", "NVIDIA", ["A800", "A800 SXM", "A800-SXM4-80GB", "A800 SXM4 80GB", "A800 SXM 80GB"],
+     80, page(*TWK_A800, "\"maximaal 80GB HBM2e-geheugen, net als de A100\", \"400W\" \"voor het SXM-model\""),
+     2039, "the A100 SXM 80GB's figure: " + unread(page(*TRTLLM, "\"A100-SXM-80GB\": ClusterInfo(... memory_bw=2039, memory_budget_per_device=80 ...)"))
+     + "; " + _twk_same + " [read]",
+     bf16=(312, _a800_bf16), note=A800_NOTE + " The device name CUDA prints is \"NVIDIA A800-SXM4-80GB\".")
+
+# NVIDIA H800 (Hopper, GH100): the H100 for China with NVLink and FP64 cut; the memory and the
+# tensor rates are the H100's. The SXM module prints "NVIDIA H800", the PCIe card "NVIDIA H800
+# PCIe" (114 SMs, the H100 PCIe's count), so the bare name is the SXM module's.
+AIW_H800 = ("AI Wiki, NVIDIA H800 (an encyclopedia article)", "https://aiwiki.ai/wiki/nvidia_h800")
+TUMG_H800 = ("Tumgag, NVIDIA H800 vs H100: The Invisible Bottlenecks (blog post)", "https://www.tumgag.com/tag/nvidia%20h100")
+_h800_same = unread(page(*AIW_H800, "\"Built on the same Hopper architecture and the same GH100 silicon as the H100, the H800 was deliberately handicapped "
+                                   "on certain capabilities, principally chip-to-chip interconnect bandwidth and double-precision (FP64) throughput\"")) + "; " \
+    + unread(page(*TUMG_H800, "\"It shares the exact same silicon die as the H100 but is fundamentally constrained in two critical performance vectors\" "
+                              "(NVLink \"400 GB/s\", FP64)"))
+H800_NOTE = ("The H100 for China: the H100's memory and tensor rates, NVLink cut to 400 GB/s and FP64 to about 1 TFLOPS (neither "
+             "touches single-GPU inference). NVIDIA's own H800 datasheet was not read: the figures are the H100's.")
+card("h800-sxm", "H800 SXM5 80GB", "NVIDIA", ["H800", "H800 SXM", "H800 SXM5", "H800 SXM 80GB", "H800-SXM5-80GB"],
+     80, "the H100 SXM's memory: " + unread(page(*TRTLLM, "\"H100-SXM\": ClusterInfo(... memory_bw=3350, memory_budget_per_device=80 ...)")) + "; "
+     + _h800_same + " [read]",
+     3350, "the H100 SXM's figure: " + unread(page(*TRTLLM, "\"H100-SXM\": ClusterInfo(... memory_bw=3350 ...)")) + "; " + _h800_same + " [read]",
+     bf16=(989, "the H100 SXM's dense rate: " + unread(page(*TRTLLM, "\"H100-SXM\": MathThroughput(... fp8=1979, float16=989, bfloat16=989 ...)"))
+           + "; " + _h800_same + " [read]"),
+     fp8=(1979, "the H100 SXM's dense rate: " + unread(page(*TRTLLM, "\"H100-SXM\": MathThroughput(... fp8=1979 ...)")) + "; " + _h800_same + " [read]"),
+     note=H800_NOTE + " CUDA prints \"NVIDIA H800\" for this module, so the bare name is its; the PCIe card is `H800 PCIe`.")
+card("h800-pcie", "H800 PCIe 80GB", "NVIDIA", ["H800 PCIe", "H800 PCIe 80GB", "H800 80GB PCIe"],
+     80, "the H100 PCIe's memory: " + unread(page(*TRTLLM, "\"H100-PCIe\": ClusterInfo(... memory_bw=2000, memory_budget_per_device=80 ...)")) + "; "
+     + _h800_same + " [read]",
+     2000, "the H100 PCIe's figure: " + unread(page(*TRTLLM, "\"H100-PCIe\": ClusterInfo(... memory_bw=2000 ...)")) + "; " + _h800_same + " [read]",
+     bf16=(756, "the H100 PCIe's dense rate: " + unread(page(*TRTLLM, "\"H100-PCIe\": MathThroughput(... fp8=1513, float16=756, bfloat16=756 ...)"))
+           + "; " + _h800_same + " [read]"),
+     fp8=(1513, "the H100 PCIe's dense rate: " + unread(page(*TRTLLM, "\"H100-PCIe\": MathThroughput(... fp8=1513 ...)")) + "; " + _h800_same + " [read]"),
+     note=H800_NOTE + " CUDA prints \"NVIDIA H800 PCIe\" with 114 SMs, the H100 PCIe's count.")
+
+# GeForce RTX 50 laptop parts (Blackwell). NVIDIA publishes AI TOPS (FP4 with sparsity); on
+# GeForce the dense FP16 rate with FP32 accumulate is a sixteenth of it, as the desktop RTX 5090's
+# 3352 AI TOPS and 209.5 TFLOPS show (the RTX 5090 entry).
+NW_L50 = ("Neowin, RTX 50 powered laptops promise double the performance and 40% better battery life (CES launch report, NVIDIA's table)",
+          "https://www.neowin.net/news/rtx-50-powered-laptops-promise-double-the-performance-and-40-better-battery-life/")
+MPIT_5090L = ("Multiplayer.it, La NVIDIA RTX 5090 per laptop potrebbe avere 24 GB di memoria GDDR7 (pre-launch report)",
+              "https://multiplayer.it/notizie/la-nvidia-rtx-5090-per-laptop-potrebbe-avere-24-gb-di-memoria-gddr7.html")
+AURA_5090L = ("Aurabyt, Why a laptop RTX 5090 isn't a desktop RTX 5090 (blog post)", "https://aurabyt.com/blog/laptop-vs-desktop-rtx-5090-power-truth")
+PPC_5060L = ("PurePC, NVIDIA GeForce RTX 5060 Laptop GPU: specyfikacja układu graficznego Blackwell (launch report)",
+             "https://www.purepc.pl/nvidia-geforce-rtx-5060-laptop-gpu-specyfikacja-ukladu-graficznego-blackwell-notebook")
+def l50_rates(tops, quote):
+    src = page(*NW_L50, quote)
+    return dict(bf16=(r1(tops / 16), f"derived: {tops} AI TOPS (FP4 with sparsity) / 2 dense / 8 for FP16 with FP32 accumulate (GeForce "
+                                     f"half rate; the RTX 5090's 3352 AI TOPS and 209.5 TFLOPS give the same ratio) ({src})"),
+                fp8=(r1(tops / 8), f"derived: {tops} AI TOPS / 2 dense / 4 for FP8 with FP32 accumulate ({src})"),
+                fp4=(r1(tops / 2), f"{src}: {tops} AI TOPS (FP4 with sparsity), halved"))
+card("rtx-5090-laptop", "GeForce RTX 5090 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 5090 Laptop GPU"),
+     24, page(*NW_L50, "RTX 5090 Laptop: \"CUDA cores 10,496\", \"Memory 24GB GDDR7\", \"256-bit bus\""),
+     896, "derived: 28 Gbps GDDR7 x 256-bit = 896 GB/s (" + unread(page(*MPIT_5090L, "\"mantenendo il bus di memoria a 256 bit\", \"24 GB\", "
+                                                                       "\"a ben 28 Gbps\"")) + "; "
+     + page(*AURA_5090L, "Laptop RTX 5090: \"24 GB GDDR7\", \"Memory bandwidth\" \"~896 GB/s\"") + ")",
+     note=LAPTOP + " GB203 (the desktop RTX 5080's chip) with 10,496 CUDA cores, 95-150 W.",
+     **l50_rates(1824, "RTX 5090 Laptop \"AI TOPS 1,824\""))
+card("rtx-5060-laptop", "GeForce RTX 5060 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 5060 Laptop GPU"),
+     8, page(*PPC_5060L, "\"NVIDIA GeForce RTX 5060 Laptop GPU ... skorzysta z 8 GB pamięci GDDR7 na 128-bitowej szynie\""),
+     384, page(*PPC_5060L, "\"Kostki będą operować na efektywnym zegarze 24 000 MHz, co przełoży się na ... przepustowość rzędu 384 GB/s\""),
+     note=LAPTOP + " GB206 with 26 SMs (3,328 CUDA cores; " + unread(page(*PPC_5060L, "\"26 aktywnych bloków SM\", \"3328 rdzeni CUDA\"")) + "). "
+          "NVIDIA's AI TOPS and boost clock were not read on a citable page, so no tensor rate is catalogued: the prefill ceiling "
+          "is unknown.")
+
+# Intel Arc Pro A40 (Alchemist, ACM-G11, single slot).
+ADB_PROA40 = ("cpu-gpu.alldbin.com, Iris Graphics 540 and Arc Pro A40 comparison (database copy)",
+              "https://cpu-gpu.alldbin.com/graphics-card-comparison/Iris-Graphics-540-and-Arc-Pro-A40-comparison.html")
+_pa40 = rd(ADB_PROA40, "Arc Pro A40 column: \"GPU code name\" \"DG2-128\", \"Boost clock speed\" \"1700 MHz\", \"Pipelines / CUDA cores\" \"1024\", "
+           "\"Memory type\" \"GDDR6\", \"Maximum RAM amount\" \"6 GB\", \"Memory bus width\" \"96 Bit\", \"Memory clock speed\" \"16 GB/s\", "
+           "\"Memory bandwidth\" \"192.0 GB/s\"")
+card("arc-pro-a40", "Arc Pro A40 6GB", "Intel", ["Arc Pro A40", "Pro A40", "Intel Arc Pro A40", "Intel Arc Pro A40 Graphics",
+                                                 "Intel(R) Arc(TM) Pro A40 Graphics"],
+     6, _pa40, 192, _pa40, fp32=(r1(1024 * 1700 * 2 / 1e6), f"derived: 1024 FP32 lanes x boost 1700 MHz x 2 FLOP/clk ({_pa40})"),
+     note=ARCPRO + " ACM-G11 with 8 Xe-cores, single slot, 50 W: the Arc Pro A50's memory at a lower clock. (cputronic.com's page "
+          "gives 8 GB on 128 bits: not followed.)")
+_pa50r = next(r for r in rows if r["id"] == "arc-pro-a50")
+_pa50r["note"] = _pa50r["note"].replace("The Arc Pro A40 (same chip, single slot) is not catalogued.",
+                                        "The Arc Pro A40 (same chip, single slot, 1700 MHz) is an entry of its own.")
+
+# (end of the fourteenth pass)
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
