@@ -2882,6 +2882,171 @@ _pa50r = next(r for r in rows if r["id"] == "arc-pro-a50")
 _pa50r["note"] = _pa50r["note"].replace("The Arc Pro A40 (same chip, single slot) is not catalogued.",
                                         "The Arc Pro A40 (same chip, single slot, 1700 MHz) is an entry of its own.")
 
+# TechPowerUp's GPU database as a repository scraped it (a database copy): one row per card with
+# the memory size, type and bus width, the memory clock (GDDR6: x8 for the data rate; GDDR6X:
+# x16; GDDR5: x4; HBM2/HBM2e: x2) and the shader count. Its "GPU clock" column is the base clock.
+TPU_CSV = ("TechPowerUp GPU Database, as scraped in github.com/nkityd09/llm-calculator data/gpu_specs.csv (database copy)",
+           "https://github.com/nkityd09/llm-calculator/blob/e9b5afc7af3563fd82ec778ffbbc465a8ec4b95a/data/gpu_specs.csv")
+def tpu(row):
+    return page(*TPU_CSV, "row " + row)
+def tpu_bw(row, clock, mult, bus, what):
+    rate = clock * mult / 1000
+    bw = round(rate * bus / 8, 1)
+    return bw, (f"derived: {what} at {clock} MHz x {mult} = {rate:g} Gbps x {bus}-bit = {bw:g} GB/s (" + tpu(row) + ")")
+
+# The first rows' earlier figures, now with a database copy's row beside them.
+_r = next(r for r in rows if r["id"] == "a800-pcie-40gb")
+_r["bw"] = (_r["bw"][0], _r["bw"][1] + "; " + tpu("\"A800 PCIe 40 GB,GA100,...,\"40 GB, HBM2e, 5120 bit\",765 MHz,1215 MHz,6912 / 432 / 160\""))
+_r = next(r for r in rows if r["id"] == "a800-pcie-80gb")
+_r["bw"] = (_r["bw"][0], _r["bw"][1] + "; " + tpu("\"A800 PCIe 80 GB,GA100,...,\"80 GB, HBM2e, 5120 bit\",1065 MHz,1512 MHz,6912 / 432 / 160\" "
+                                                  "(1512 MHz x 2 x 5120-bit = 1935 GB/s)"))
+_r = next(r for r in rows if r["id"] == "a800-sxm-80gb")
+_r["bw"] = (_r["bw"][0], _r["bw"][1] + "; " + tpu("\"A800 SXM4 80 GB,GA100,...,\"80 GB, HBM2e, 5120 bit\",1155 MHz,1593 MHz,6912 / 432 / 160\" "
+                                                  "(1593 MHz x 2 x 5120-bit = 2039 GB/s)"))
+_r = next(r for r in rows if r["id"] == "h800-sxm")
+_r["mem"] = (_r["mem"][0], _r["mem"][1] + "; " + tpu("\"H800 SXM5,GH100,...,\"80 GB, HBM3, 5120 bit\",1095 MHz,1313 MHz,16896 / 528 / 24\" "
+                                                     "(the H100 SXM5 80 GB row's memory and shader count)"))
+_r = next(r for r in rows if r["id"] == "arc-pro-a40")
+_r["bw"] = (_r["bw"][0], unread(_r["bw"][1]) + "; " + tpu("\"Arc Pro A40,DG2-128,...,PCIe 4.0 x8,\"6 GB, GDDR6, 96 bit\",1500 MHz,2000 MHz,1024 / 64 / 32\" "
+                                                          "(16 Gbps x 96-bit = 192 GB/s)"))
+
+# NVIDIA RTX 4000 SFF Ada Generation: AD104 cut to 48 SMs on a 160-bit bus at 70 W.
+CB_4000SFF = ("ComputerBase, Nvidia RTX 4000 SFF Edition: Profis bekommen AD104 mit 20 GB und nur 70 Watt TDP (launch report)",
+              "https://computerbase.de/2023-03/nvidia-rtx-4000-sff-edition-profis-bekommen-ad104-mit-20-gb-und-nur-70-watt-tdp")
+_sff_row = "\"RTX 4000 SFF Ada Generation,AD104,...,\"20 GB, GDDR6, 160 bit\",720 MHz,1750 MHz,6144 / 192 / 80\""
+_bw, _bws = tpu_bw(_sff_row, 1750, 8, 160, "GDDR6")
+card("rtx-4000-sff-ada", "RTX 4000 SFF Ada Generation", "NVIDIA",
+     ["RTX 4000 SFF Ada", "RTX 4000 SFF Ada Generation", "RTX 4000 SFF", "4000 SFF Ada", "NVIDIA RTX 4000 SFF Ada Generation"],
+     20, unread(page(*CB_4000SFF, "\"Es nutzt AD104 mit 20 GB bei 70 Watt\", \"hat Nvidia das Speicherinterface von 192 auf 160 Bit verjüngt\", "
+                                  "\"GDDR6 mit ECC\", \"auf 6.144 Shader\"")) + "; " + tpu(_sff_row),
+     _bw, _bws,
+     note="Ada workstation card, 70 W, single slot: 48 SMs on a 160-bit GDDR6 bus. Its boost clock and NVIDIA's AI TOPS were not "
+          "read on a citable page, so no tensor rate is catalogued: the prefill ceiling is unknown. Not the RTX 4000 Ada Generation "
+          "(same memory, 130 W, a higher clock; an entry of its own).")
+
+# Quadro M6000 (Maxwell, GM200): 12 GB and, from 2016, 24 GB on the same 384-bit GDDR5 bus. The
+# database lists only the base clock, so the FP32 figure is at 988 MHz (a lower bound).
+for gb, row in [(12, "\"Quadro M6000,GM200,\"Mar 21st, 2015\",PCIe 3.0 x16,\"12 GB, GDDR5, 384 bit\",988 MHz,1653 MHz,3072 / 192 / 96\""),
+                (24, "\"Quadro M6000 24 GB,GM200,\"Mar 5th, 2016\",PCIe 3.0 x16,\"24 GB, GDDR5, 384 bit\",988 MHz,1653 MHz,3072 / 192 / 96\"")]:
+    _bw, _bws = tpu_bw(row, 1653, 4, 384, "GDDR5")
+    card(f"quadro-m6000-{gb}gb", f"Quadro M6000 {gb}GB", "NVIDIA", ["Quadro M6000", "M6000", f"Quadro M6000 {gb}GB", f"M6000 {gb}GB"],
+         gb, tpu(row), _bw, _bws,
+         fp32=(r1(3072 * 988 * 2 / 1e6), "derived: 3072 CUDA cores x 988 MHz (the database's base clock; the boost clock was not read, so "
+                                          "this is a lower bound) x 2 FLOP/clk (" + tpu(row) + ")"),
+         note=MAXWELL + " GM200 with all 3072 cores. Both memory sizes share the name \"Quadro M6000\": name the size "
+              f"(`Quadro M6000 {gb}GB`).")
+
+# Quadro P1000 (Pascal, GP107): the database has a second P1000 row with 512 cores and 6 Gbps
+# memory that matches no shipped card; the first row (640 cores, 5 Gbps) is followed.
+_p1000_row = "\"Quadro P1000,GP107,\"Feb 7th, 2017\",PCIe 3.0 x16,\"4 GB, GDDR5, 128 bit\",1266 MHz,1253 MHz,640 / 40 / 32\""
+_bw, _bws = tpu_bw(_p1000_row, 1253, 4, 128, "GDDR5")
+card("quadro-p1000", "Quadro P1000 4GB", "NVIDIA", ["Quadro P1000", "P1000", "NVIDIA Quadro P1000"],
+     4, tpu(_p1000_row), _bw, _bws,
+     fp32=(r1(640 * 1266 * 2 / 1e6), "derived: 640 CUDA cores x 1266 MHz (the database's base clock; a lower bound) x 2 FLOP/clk ("
+           + tpu(_p1000_row) + ")"),
+     note=QP + " GP107, 47 W, four mini-DisplayPorts. (The database's second \"Quadro P1000\" row, 512 cores and 1502 MHz memory, "
+          "is not followed.) Not the Quadro P1000 laptop part (not catalogued).")
+
+# NVIDIA RTX Ampere and Ada laptop parts. The database lists their base clocks only, so no tensor
+# rate is catalogued (the prefill ceiling is unknown); the memory is the fastest configuration.
+def pro_laptop(id, name, al, gb, row, clock, bus, extra):
+    bw, bws = tpu_bw(row, clock, 8, bus, "GDDR6")
+    card(id, name, "NVIDIA", al, gb, tpu(row), bw, bws,
+         note=LAPTOP + " The database lists only the base clock, so no tensor rate is catalogued: the prefill ceiling is unknown. " + extra)
+pro_laptop("rtx-a2000-laptop", "RTX A2000 Laptop GPU",
+           ["RTX A2000 Laptop GPU", "RTX A2000 Laptop", "A2000 Laptop", "RTX A2000 Mobile", "A2000 Mobile", "NVIDIA RTX A2000 Laptop GPU"],
+           4, "\"RTX A2000 Mobile,GA106,...,\"4 GB, GDDR6, 128 bit\",1215 MHz,1500 MHz,2560 / 80 / 48\"", 1500, 128,
+           "GA106 with 2560 cores. Not the desktop RTX A2000 (6 or 12 GB on 192 bits). An 8 GB laptop board, if any, is not catalogued.")
+for gb, row, clock in [(6, "\"RTX A3000 Mobile,GA104,...,\"6 GB, GDDR6, 192 bit\",600 MHz,1375 MHz,4096 / 128 / 64\"", 1375),
+                       (12, "\"RTX A3000 Mobile 12 GB,GA104,...,\"12 GB, GDDR6, 192 bit\",855 MHz,1750 MHz,4096 / 128 / 64\"", 1750)]:
+    pro_laptop(f"rtx-a3000-laptop-{gb}gb", f"RTX A3000 Laptop GPU {gb}GB",
+               ["RTX A3000 Laptop GPU", "RTX A3000 Laptop", "A3000 Laptop", "RTX A3000 Mobile", "NVIDIA RTX A3000 Laptop GPU",
+                f"RTX A3000 Laptop GPU {gb}GB", f"RTX A3000 Laptop {gb}GB"],
+               gb, row, clock, 192,
+               "GA104 with 4096 cores. The 6 GB (11 Gbps) and 12 GB (14 Gbps) boards print one name: name the size "
+               f"(`RTX A3000 Laptop GPU {gb}GB`).")
+pro_laptop("rtx-a5000-laptop", "RTX A5000 Laptop GPU",
+           ["RTX A5000 Laptop GPU", "RTX A5000 Laptop", "A5000 Laptop", "RTX A5000 Mobile", "A5000 Mobile", "NVIDIA RTX A5000 Laptop GPU"],
+           16, "\"RTX A5000 Mobile,GA104,...,\"16 GB, GDDR6, 256 bit\",900 MHz,1750 MHz,6144 / 192 / 96\"", 1750, 256,
+           "GA104 with all 6144 cores. Not the desktop RTX A5000 (24 GB, 768 GB/s).")
+for n, gb, row, clock, bus, chip in [
+    (3000, 8, "\"RTX 3000 Mobile Ada Generation,AD106,...,\"8 GB, GDDR6, 128 bit\",1395 MHz,2000 MHz,4608 / 144 / 48\"", 2000, 128, "AD106 with 4608 cores"),
+    (4000, 12, "\"RTX 4000 Mobile Ada Generation,AD104,...,\"12 GB, GDDR6, 192 bit\",1290 MHz,2250 MHz,7424 / 232 / 80\"", 2250, 192, "AD104 with 7424 cores"),
+    (5000, 16, "\"RTX 5000 Mobile Ada Generation,AD103,...,\"16 GB, GDDR6, 256 bit\",1425 MHz,2250 MHz,9728 / 304 / 112\"", 2250, 256, "AD103 with 9728 cores"),
+]:
+    pro_laptop(f"rtx-{n}-ada-laptop", f"RTX {n} Ada Generation Laptop GPU",
+               [f"RTX {n} Ada Laptop GPU", f"RTX {n} Ada Laptop", f"{n} Ada Laptop", f"RTX {n} Ada Mobile",
+                f"NVIDIA RTX {n} Ada Generation Laptop GPU"],
+               gb, row, clock, bus, chip + f". Not the desktop RTX {n} Ada Generation.")
+
+# AMD Radeon PRO W7600 and W7500 (RDNA3, Navi 33) and the W7800's recalled bandwidth.
+CT_W7600 = ("cputronic.com, AMD Radeon PRO W7600 vs AMD Radeon RX 7600 (database copy)",
+            "https://cputronic.com/ru/gpu/compare/amd-radeon-pro-w7600-vs-amd-radeon-rx-7600")
+_w76_row = "\"Radeon PRO W7600,Navi 33,\"Aug 3rd, 2023\",PCIe 4.0 x8,\"8 GB, GDDR6, 128 bit\",1720 MHz,2250 MHz,2048 / 128 / 64\""
+_w76 = page(*CT_W7600, "Radeon PRO W7600 column: boost \"2440MHz\", compute units \"32\", \"8GB\", \"GDDR6\", \"128bit\"")
+_bw, _bws = tpu_bw(_w76_row, 2250, 8, 128, "GDDR6")
+card("radeon-pro-w7600", "Radeon PRO W7600 8GB", "AMD", ["W7600", "PRO W7600", "Radeon PRO W7600", "AMD Radeon PRO W7600"],
+     8, tpu(_w76_row) + "; " + _w76, _bw, _bws,
+     bf16=(r1(32 * 2440 * 512 / 1e6), "derived: 32 CUs x boost 2440 MHz x 512 FP16 FLOP/clk/CU (RDNA3 WMMA, twice the dual-issue FP32 "
+           "rate; as for the W7800 entry) (" + _w76 + ")"),
+     note="RDNA3 (Navi 33, 32 CUs): the WMMA FP16 rate is derived from the boost clock, not read as AMD's figure. Infinity Cache is "
+          "not counted in the bandwidth.")
+_w75_row = "\"Radeon PRO W7500,Navi 33,\"Aug 3rd, 2023\",PCIe 4.0 x8,\"8 GB, GDDR6, 128 bit\",1500 MHz,1344 MHz,1792 / 112 / 64\""
+_bw, _bws = tpu_bw(_w75_row, 1344, 8, 128, "GDDR6")
+card("radeon-pro-w7500", "Radeon PRO W7500 8GB", "AMD", ["W7500", "PRO W7500", "Radeon PRO W7500", "AMD Radeon PRO W7500"],
+     8, tpu(_w75_row), _bw, _bws,
+     note="RDNA3 (Navi 33 cut to 28 CUs, 70 W, single slot). Only the base clock was read, so no matrix rate is catalogued: the "
+          "prefill ceiling is unknown. Infinity Cache is not counted in the bandwidth.")
+read("radeon-pro-w7800", "bw", 576, tpu_bw("\"Radeon PRO W7800,Navi 31,\"Apr 13th, 2023\",PCIe 4.0 x16,\"32 GB, GDDR6, 256 bit\",1855 MHz,"
+                                           "2250 MHz,4480 / 280 / 128\"", 2250, 8, 256, "GDDR6")[1]
+     + "; the vendor's own page was not reached")
+
+# AMD Radeon Pro WX 9100 and WX 8200 (Vega 10, HBM2). The database lists base clocks only, so
+# the FP32 figures (the prefill proxy: no matrix units) are lower bounds.
+VEGA_PRO = ("GCN5 (Vega 10) workstation card: no matrix units; FP16 runs packed on the shader cores at twice the FP32 rate, and the "
+            "FP32 rate stands in as the prefill proxy, taken at the base clock the database lists (a lower bound).")
+for id, name, gb, row, clock, sp, mhz in [
+    ("radeon-pro-wx-9100", "Radeon Pro WX 9100 16GB", 16,
+     "\"Radeon Pro WX 9100,Vega 10,\"Jul 10th, 2017\",PCIe 3.0 x16,\"16 GB, HBM2, 2048 bit\",1200 MHz,945 MHz,4096 / 256 / 64\"", 945, 4096, 1200),
+    ("radeon-pro-wx-8200", "Radeon Pro WX 8200 8GB", 8,
+     "\"Radeon Pro WX 8200,Vega 10,\"Aug 13th, 2018\",PCIe 3.0 x16,\"8 GB, HBM2, 2048 bit\",1200 MHz,1000 MHz,3584 / 224 / 64\"", 1000, 3584, 1200),
+]:
+    short = name.split()[2] + " " + name.split()[3]
+    _bw, _bws = tpu_bw(row, clock, 2, 2048, "HBM2")
+    card(id, name, "AMD", [short, "Pro " + short, "Radeon Pro " + short, "AMD Radeon Pro " + short], gb, tpu(row), _bw, _bws,
+         fp32=(r1(sp * mhz * 2 / 1e6), f"derived: {sp} stream processors x base {mhz} MHz x 2 FLOP/clk (" + tpu(row) + ")"),
+         note=VEGA_PRO)
+
+# Intel Data Center GPU Flex 170 and Flex 140 (Alchemist). The Flex 140 board carries two GPUs;
+# the entry is one of them, as the system sees it.
+FLEX = "Alchemist (Xe-HPG) datacenter card: XMX matrix rate not catalogued, the FP32 vector rate stands in, so the prefill ceiling is conservative."
+_f170_row = "\"Data Center GPU Flex 170,DG2-512,\"Aug 24th, 2022\",PCIe 4.0 x16,\"16 GB, GDDR6, 256 bit\",1950 MHz,2000 MHz,4096 / 256 / 128\""
+_bw, _bws = tpu_bw(_f170_row, 2000, 8, 256, "GDDR6")
+card("flex-170", "Data Center GPU Flex 170 16GB", "Intel", ["Flex 170", "GPU Flex 170", "Data Center GPU Flex 170", "Intel Data Center GPU Flex 170"],
+     16, tpu(_f170_row), _bw, _bws,
+     fp32=(r1(4096 * 1950 * 2 / 1e6), "derived: 4096 FP32 lanes (32 Xe-cores) x 1950 MHz x 2 FLOP/clk (" + tpu(_f170_row) + ")"),
+     note=FLEX + " ACM-G10 with 32 Xe-cores, 150 W, passive.")
+_f140_row = "\"Data Center GPU Flex 140,DG2-128,\"Aug 24th, 2022\",PCIe 4.0 x8,\"6 GB, GDDR6, 96 bit\",1600 MHz,1937 MHz,1024 / 64 / 32\""
+_bw, _bws = tpu_bw(_f140_row, 1937, 8, 96, "GDDR6")
+card("flex-140", "Data Center GPU Flex 140 (one of two GPUs) 6GB", "Intel",
+     ["Flex 140", "GPU Flex 140", "Data Center GPU Flex 140", "Intel Data Center GPU Flex 140"],
+     6, tpu(_f140_row) + " (one GPU: the board has two, 12 GB in all)", _bw, _bws,
+     fp32=(r1(1024 * 1600 * 2 / 1e6), "derived: 1024 FP32 lanes (8 Xe-cores) x 1600 MHz x 2 FLOP/clk (" + tpu(_f140_row) + ")"),
+     note=FLEX + " The Flex 140 board carries two ACM-G11 GPUs (8 Xe-cores each, 6 GB on 96 bits each); each shows as its own "
+          "device, and the figures are one GPU's. Count them as two cards (`--gpus 2`) to split a model across both.")
+
+# Recalled figures read in the same database copy.
+_1660s_row = ("\"GeForce GTX 1660 SUPER,TU116,\"Oct 29th, 2019\",PCIe 3.0 x16,\"6 GB, GDDR6, 192 bit\",1530 MHz,1750 MHz,"
+              "1408 / 88 / 48\"")
+NOT_REACHED = " (the vendor's own page was not reached) [read]"
+read("gtx-1660-super", "mem", 6, unread(tpu(_1660s_row)) + NOT_REACHED)
+_3080ti_row = "\"GeForce RTX 3080 Ti,GA102,\"May 31st, 2021\",PCIe 4.0 x16,\"12 GB, GDDR6X, 384 bit\",1365 MHz,1188 MHz,10240 / 320 / 112\""
+read("rtx-3080-ti", "mem", 12, unread(tpu(_3080ti_row)) + NOT_REACHED)
+read("rtx-3080-ti", "bw", 912, tpu_bw(_3080ti_row, 1188, 16, 384, "GDDR6X")[1].replace("= 912.4 GB/s", "= 912.4 GB/s, 912 as catalogued")
+     + "; the vendor's own page was not reached")
+read("rtx-3080-ti", "bf16", r1(80 * 1665 * 512 / 1e6), TC512.format(sm=80, mhz=1665, wp=GA_WP,
+     pages=cut(tpu(_3080ti_row)) + " (10240 cores at 128 per SM: 80 SMs) [read]; the 1665 MHz boost clock from the " + GF30))
+
 # (end of the fourteenth pass)
 
 # --- emit ------------------------------------------------------------------------------------------
