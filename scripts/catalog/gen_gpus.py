@@ -2978,6 +2978,18 @@ for n, gb, row, clock, bus, chip in [
                [f"RTX {n} Ada Laptop GPU", f"RTX {n} Ada Laptop", f"{n} Ada Laptop", f"RTX {n} Ada Mobile",
                 f"NVIDIA RTX {n} Ada Generation Laptop GPU"],
                gb, row, clock, bus, chip + f". Not the desktop RTX {n} Ada Generation.")
+# The RTX 5000 Ada laptop part's boost clock at its highest power limit, read in another database
+# copy, gives it a tensor rate (the workstation per-SM rate, as for the desktop RTX 5000 Ada).
+HMC_5000AL = ("hmc-tech.com, NVIDIA GeForce RTX 5060 Laptop 50W vs NVIDIA RTX 5000 Laptop (database copy)",
+              "https://hmc-tech.com/gpu/nvidia-geforce-rtx-5060-laptop-50w-vs-nvidia-rtx-5000-laptop")
+_h5000al = page(*HMC_5000AL, "NVIDIA RTX 5000 Laptop: \"9728 Shaders\", \"16GB GDDR6\", \"2190MHz\", \"TDP\" \"150W\", \"Streaming Multiprocessors\" "
+                "\"76 SMs\", \"1425MHz Base\" \"2190MHz\", \"Peak AI Performance\" \"1.36 POPS\" \"INT4 Tensor Sparse\" (76 x 2190 MHz x 8192)")
+_r = next(r for r in rows if r["id"] == "rtx-5000-ada-laptop")
+_r["bf16"] = (r1(76 * 2190 * 1024 / 1e6), WS1024.format(sm=76, mhz=2190, wp=AD_WP, pages=_h5000al))
+_r["fp8"] = (r1(76 * 2190 * 2048 / 1e6), "derived: SMs 76 x boost 2190 MHz x 2048 FLOP/clk/SM (dense FP8 with FP32 accumulate, twice the "
+             f"FP16 rate on workstation parts; {AD_WP}); SM count and boost clock from the " + _h5000al)
+_r["note"] = _r["note"].replace("The database lists only the base clock, so no tensor rate is catalogued: the prefill ceiling is unknown. ",
+                                "The tensor rates are at the 150 W configuration's boost clock (an upper bound). ")
 
 # AMD Radeon PRO W7600 and W7500 (RDNA3, Navi 33) and the W7800's recalled bandwidth.
 CT_W7600 = ("cputronic.com, AMD Radeon PRO W7600 vs AMD Radeon RX 7600 (database copy)",
