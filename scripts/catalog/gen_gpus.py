@@ -2882,6 +2882,20 @@ _pa50r = next(r for r in rows if r["id"] == "arc-pro-a50")
 _pa50r["note"] = _pa50r["note"].replace("The Arc Pro A40 (same chip, single slot) is not catalogued.",
                                         "The Arc Pro A40 (same chip, single slot, 1700 MHz) is an entry of its own.")
 
+# More laptop tensor rates from hmc-tech.com's database (its boost clock at the highest power
+# limit; NVIDIA's AI TOPS for the RTX 5060 Laptop GPU).
+HMC_5060L = ("hmc-tech.com, NVIDIA GeForce RTX 5060 Laptop 100W vs Intel Arc A550M (database copy)",
+             "https://hmc-tech.com/gpu/nvidia-geforce-rtx-5060-laptop-100w-vs-intel-arc-a550m")
+_h5060l = page(*HMC_5060L, "NVIDIA GeForce RTX 5060 Laptop 100W: \"3328 Shaders\", \"8GB GDDR7\", \"2497MHz\", \"Peak AI Performance\" "
+               "\"571.88 TFLOPS\" \"FP4 Tensor Sparse\", \"BF16\" ... \"35.74 TFLOPS Tensor\"")
+_r = next(r for r in rows if r["id"] == "rtx-5060-laptop")
+_r["bf16"] = (r1(571.88 / 16), "derived: 571.88 TFLOPS FP4 with sparsity (NVIDIA's AI TOPS) / 2 dense / 8 for FP16 with FP32 accumulate "
+              "(GeForce half rate, as for the RTX 5090 Laptop GPU) (" + _h5060l + ")")
+_r["fp8"] = (r1(571.88 / 8), "derived: 571.88 TFLOPS FP4 with sparsity / 2 dense / 4 for FP8 with FP32 accumulate (" + _h5060l + ")")
+_r["fp4"] = (r1(571.88 / 2), _h5060l + ": 571.88 TFLOPS FP4 with sparsity, halved")
+_r["note"] = _r["note"].replace(" NVIDIA's AI TOPS and boost clock were not read on a citable page, so no tensor rate is catalogued: the prefill "
+                                "ceiling is unknown.", " The tensor rates are the 100 W configuration's (an upper bound).")
+
 # TechPowerUp's GPU database as a repository scraped it (a database copy): one row per card with
 # the memory size, type and bus width, the memory clock (GDDR6: x8 for the data rate; GDDR6X:
 # x16; GDDR5: x4; HBM2/HBM2e: x2) and the shader count. Its "GPU clock" column is the base clock.
@@ -2978,6 +2992,30 @@ for n, gb, row, clock, bus, chip in [
                [f"RTX {n} Ada Laptop GPU", f"RTX {n} Ada Laptop", f"{n} Ada Laptop", f"RTX {n} Ada Mobile",
                 f"NVIDIA RTX {n} Ada Generation Laptop GPU"],
                gb, row, clock, bus, chip + f". Not the desktop RTX {n} Ada Generation.")
+# The RTX 4000 Ada and RTX A2000 laptop parts' boost clocks at their highest power limits, read in
+# hmc-tech.com's database; the workstation per-SM rate, as for the desktop parts (hmc-tech lists half
+# that rate with FP32 accumulate for the RTX 4000 Ada laptop part: unsettled, noted in the source).
+HMC_4000AL = ("hmc-tech.com, NVIDIA RTX 2000 Laptop vs NVIDIA RTX 4000 Laptop (database copy)",
+              "https://hmc-tech.com/gpus/nvidia-rtx-2000-laptop-vs-nvidia-rtx-4000-laptop")
+_h4000al = page(*HMC_4000AL, "RTX 4000 Laptop: \"7,424 Shaders\", \"2.26GHz\", \"12GB GDDR6432GB/s\", \"TDP\" \"150W\", \"SMs\" \"58 SMs\", "
+                "\"Boost Clock\" \"2.26GHz\", \"Tensor FP16-16\" \"134.5 TFLOPS\", \"Tensor FP16-32\" \"67.23 TFLOPS\"")
+_r = next(r for r in rows if r["id"] == "rtx-4000-ada-laptop")
+_r["bf16"] = (r1(58 * 2264 * 1024 / 1e6), WS1024.format(sm=58, mhz=2264, wp=AD_WP, pages=_h4000al)
+              + "; unsettled: the database gives half this rate with FP32 accumulate (67.23)")
+_r["fp8"] = (r1(58 * 2264 * 2048 / 1e6), "derived: SMs 58 x boost 2264 MHz x 2048 FLOP/clk/SM (dense FP8, twice the FP16 rate; "
+             f"{AD_WP}); SM count and boost clock from the " + _h4000al)
+_r["note"] = _r["note"].replace("The database lists only the base clock, so no tensor rate is catalogued: the prefill ceiling is unknown. ",
+                                "The tensor rates are at the 150 W configuration's boost clock (an upper bound). ")
+HMC_A2000L = ("hmc-tech.com, NVIDIA RTX A2000 8GB Laptop vs NVIDIA GeForce RTX 4060 Laptop 45W (database copy)",
+              "https://hmc-tech.com/gpu/nvidia-rtx-a2000-8gb-laptop-vs-nvidia-geforce-rtx-4060-laptop-45w")
+_ha2000l = page(*HMC_A2000L, "NVIDIA RTX A2000 8GB Laptop: \"2560 Shaders\", \"8GB GDDR6\", \"1687MHz\", \"TDP\" \"95W\", \"BF16\" ... "
+                "\"34.55 TFLOPS Tensor\" (the 8 GB board's clock; the same GA106 with 2560 cores, 20 SMs)")
+_r = next(r for r in rows if r["id"] == "rtx-a2000-laptop")
+_r["bf16"] = (r1(20 * 1687 * 1024 / 1e6), WS1024.format(sm=20, mhz=1687, wp=GA_WP, pages=_ha2000l))
+_r["note"] = _r["note"].replace("The database lists only the base clock, so no tensor rate is catalogued: the prefill ceiling is unknown. ",
+                                "The tensor rate is at the 95 W 8 GB board's boost clock (an upper bound). ").replace(
+    "An 8 GB laptop board, if any, is not catalogued.",
+    "The 8 GB board (the database lists one) prints the same name; its memory speed was not read: give it with a `--catalog` entry.")
 # The RTX 5000 Ada laptop part's boost clock at its highest power limit, read in another database
 # copy, gives it a tensor rate (the workstation per-SM rate, as for the desktop RTX 5000 Ada).
 HMC_5000AL = ("hmc-tech.com, NVIDIA GeForce RTX 5060 Laptop 50W vs NVIDIA RTX 5000 Laptop (database copy)",
@@ -3028,6 +3066,20 @@ for id, name, gb, row, clock, sp, mhz in [
     card(id, name, "AMD", [short, "Pro " + short, "Radeon Pro " + short, "AMD Radeon Pro " + short], gb, tpu(row), _bw, _bws,
          fp32=(r1(sp * mhz * 2 / 1e6), f"derived: {sp} stream processors x base {mhz} MHz x 2 FLOP/clk (" + tpu(row) + ")"),
          note=VEGA_PRO)
+
+# AMD Radeon Pro V340 (two Vega 10 GPUs on one board). The database rows are read as per GPU (a
+# 2048-bit HBM2 bus is one Vega 10's): 8 GB per GPU on the 16 GB board, 16 GB on the 32 GB board.
+for gb, row in [(16, "\"Radeon Pro V340 16 GB,Vega 10,\"Aug 26th, 2018\",PCIe 3.0 x16,\"16 GB, HBM2, 2048 bit\",852 MHz,945 MHz,3584 / 224 / 64\""),
+                (8, "\"Radeon Pro V340 8 GB,Vega 10,\"Aug 26th, 2018\",PCIe 3.0 x16,\"8 GB, HBM2, 2048 bit\",852 MHz,945 MHz,3584 / 224 / 64\"")]:
+    _bw, _bws = tpu_bw(row, 945, 2, 2048, "HBM2")
+    card(f"radeon-pro-v340-{gb}gb", f"Radeon Pro V340 (one of two GPUs) {gb}GB", "AMD",
+         ["Radeon Pro V340", "V340", "Pro V340", "AMD Radeon Pro V340", f"Radeon Pro V340 {gb}GB", f"V340 {gb}GB"],
+         gb, unread(tpu(row)) + f" (read as one GPU's: a 2048-bit HBM2 bus is one Vega 10's; the board carries two, {2 * gb} GB in "
+         "all) [read]", _bw, _bws,
+         fp32=(r1(3584 * 852 * 2 / 1e6), "derived: 3584 stream processors x base 852 MHz x 2 FLOP/clk (" + tpu(row) + ")"),
+         note=VEGA_PRO + f" The V340 board carries two Vega 10 GPUs ({gb} GB each, 2048-bit HBM2 each); each shows as its own device and "
+              f"the figures are one GPU's: count them as two cards (`--gpus 2`). Both boards print one name: give the size per GPU "
+              f"(`Radeon Pro V340 {gb}GB`).")
 
 # Intel Data Center GPU Flex 170 and Flex 140 (Alchemist). The Flex 140 board carries two GPUs;
 # the entry is one of them, as the system sees it.
