@@ -3089,7 +3089,8 @@ _bw, _bws = tpu_bw(_f170_row, 2000, 8, 256, "GDDR6")
 card("flex-170", "Data Center GPU Flex 170 16GB", "Intel", ["Flex 170", "GPU Flex 170", "Data Center GPU Flex 170", "Intel Data Center GPU Flex 170"],
      16, tpu(_f170_row), _bw, _bws,
      fp32=(r1(4096 * 1950 * 2 / 1e6), "derived: 4096 FP32 lanes (32 Xe-cores) x 1950 MHz x 2 FLOP/clk (" + tpu(_f170_row) + ")"),
-     note=FLEX + " ACM-G10 with 32 Xe-cores, 150 W, passive.")
+     note=FLEX + " ACM-G10 with 32 Xe-cores, 150 W, passive. The bandwidth follows the database row's 2000 MHz (16 Gbps) memory "
+          "clock; Intel's own spec page was not read and may list faster memory, so the decode ceiling may be low.")
 _f140_row = "\"Data Center GPU Flex 140,DG2-128,\"Aug 24th, 2022\",PCIe 4.0 x8,\"6 GB, GDDR6, 96 bit\",1600 MHz,1937 MHz,1024 / 64 / 32\""
 _bw, _bws = tpu_bw(_f140_row, 1937, 8, 96, "GDDR6")
 card("flex-140", "Data Center GPU Flex 140 (one of two GPUs) 6GB", "Intel",
