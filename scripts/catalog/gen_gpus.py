@@ -2763,6 +2763,357 @@ card("jetson-orin-nx-8gb", "Jetson Orin NX 8GB", "NVIDIA",
 
 # (end of the thirteenth pass)
 
+# --- fourteenth pass: datacenter variants for China, laptop and workstation parts ----------------
+# Issue #30: cards users name that the catalog lacked. Every figure quotes the page it was read on
+# ("[read]"); a database copy, a launch report or a pre-launch report is labelled so.
+
+# NVIDIA A800 (Ampere, GA100): the A100 for China with NVLink cut to 400 GB/s; the memory and the
+# tensor rates are the A100's, so each variant takes its A100 counterpart's datasheet figures (as
+# NVIDIA's own repository copies them). The bare name covers three variants: ambiguous until the
+# form factor and memory size are given, as for the A100.
+TWK_A800 = ("Tweakers, Nvidia introduceert A800-gpu voor China (launch report)",
+            "https://tweakers.net/nieuws/203182/nvidia-introduceert-a800-gpu-voor-china-die-niet-onder-exportrestricties-vs-valt.html")
+TRTLLM = ("NVIDIA's own repository, github.com/NVIDIA/TensorRT-LLM tensorrt_llm/auto_parallel/cluster_info.py, whose entries are commented "
+          "\"from\" the A100 datasheet (https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf) "
+          "and the H100 datasheet (https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet)",
+          "https://github.com/NVIDIA/TensorRT-LLM/blob/16d2467ea8e3b45d7d9555010c2ad018d006d5c1/tensorrt_llm/auto_parallel/cluster_info.py")
+SC_A800 = ("siliconcat.net, NVIDIA A800 PCIe 40 GB (database copy)", "https://siliconcat.net/gpu/nvidia-a800-pcie-40-gb")
+CT_A800 = ("cputronic.com, NVIDIA A800 PCIe 40 GB (database copy)", "https://cputronic.com/de/gpu/nvidia-a800-pcie-40-gb")
+HMC_A800 = ("hmc-tech.com, NVIDIA A800 vs NVIDIA T40 (database copy)", "https://hmc-tech.com/gpu/nvidia-a800-vs-nvidia-t40")
+_twk_same = unread(page(*TWK_A800, "\"De A800-serie is in grote lijnen gelijk aan de bestaande A100, hoewel de bandbreedte van de NVLink-interconnect "
+                                   "is beperkt tot 400GB/s\", \"de vermelde prestaties zijn dezelfde als die van de A100-serie\", \"beschikt eveneens "
+                                   "over maximaal 80GB HBM2e-geheugen, net als de A100\""))
+_a800_bf16 = ("the A100's rate: " + unread(page(*TRTLLM, "\"A100\": MathThroughput(... float16=312, bfloat16=312 ...), the dense rate")) + "; "
+              + _twk_same + "; derived alike: 108 SMs x boost 1410 MHz x 2048 dense FP16 FLOP/clk/SM = 311.9 (" + unread(page(*SC_A800,
+              "A800 PCIe 40 GB: \"Boost Clock\" \"1410MHz\", \"Shading Units\" \"6912\", \"SM Count\" \"108\"")) + ") [read]")
+A800_NOTE = ("The A100 for China: the A100's memory and tensor rates, NVLink cut to 400 GB/s (which only multi-GPU training over NVLink "
+             "feels). No FP8 tensor cores: FP8 checkpoints run weight-only (W8A16) at the BF16 rate. The bare name \"A800\" covers three "
+             "variants: name the form factor and memory size.")
+card("a800-pcie-40gb", "A800 PCIe 40GB", "NVIDIA", ["A800", "A800 PCIe 40GB", "A800 40GB PCIe"],
+     40, unread(page(*CT_A800, "\"der große 40 GB HBM2e-Speicher\", \"Speichertaktfrequenz von 1215 MHz\", \"6912 Schattierungseinheiten\"")) + "; "
+     + page(*SC_A800, "\"NVIDIA A800 PCIe 40 GB\", \"Bus Interface\" \"PCIe 4.0 x16\""),
+     1555, "the A100 PCIe 40GB's figure: " + unread(page(*TRTLLM, "\"A100-PCIe-40GB\": ClusterInfo(... memory_bw=1555, memory_budget_per_device=40 ...)"))
+     + "; " + _twk_same + "; the A800 PCIe 40 GB's memory clock is the A100 40GB's, 1215 MHz (2.43 Gbps HBM2e x 5120-bit = 1555 GB/s; "
+     + unread(page(*SC_A800, "\"It also has a memory frequency of 1215MHz\"")) + ") [read]",
+     bf16=(312, _a800_bf16), note=A800_NOTE)
+card("a800-pcie-80gb", "A800 PCIe 80GB", "NVIDIA", ["A800", "A800 80GB PCIe", "A800 PCIe 80GB", "NVIDIA A800 80GB PCIe"],
+     80, unread(page(*HMC_A800, "NVIDIA A800: \"6912 Shaders\", \"80GB HBM2e\", \"1410MHz\", \"Form Factor\" \"PCIe Card\", \"TDP\" \"250W\"")) + "; "
+     + page(*TWK_A800, "\"maximaal 80GB HBM2e-geheugen, net als de A100\""),
+     1935, "the A100 PCIe 80GB's figure: " + unread(page(*TRTLLM, "\"A100-PCIe-80GB\": ClusterInfo(... memory_bw=1935, memory_budget_per_device=80 ...)"))
+     + "; " + _twk_same + " [read]",
+     bf16=(312, _a800_bf16 + "; " + page(*HMC_A800, "NVIDIA A800: \"BF16\" \"311.87 TFLOPS Tensor\", \"623.74 TFLOPS Tensor Sparse\"")),
+     note=A800_NOTE + " The PCIe card's HBM2e runs slower than the SXM module's (1935 against 2039 GB/s).")
+card("a800-sxm-80gb", "A800 SXM 80GB", "NVIDIA", ["A800", "A800 SXM", "A800-SXM4-80GB", "A800 SXM4 80GB", "A800 SXM 80GB"],
+     80, page(*TWK_A800, "\"maximaal 80GB HBM2e-geheugen, net als de A100\", \"400W\" \"voor het SXM-model\""),
+     2039, "the A100 SXM 80GB's figure: " + unread(page(*TRTLLM, "\"A100-SXM-80GB\": ClusterInfo(... memory_bw=2039, memory_budget_per_device=80 ...)"))
+     + "; " + _twk_same + " [read]",
+     bf16=(312, _a800_bf16), note=A800_NOTE + " The device name CUDA prints is \"NVIDIA A800-SXM4-80GB\".")
+
+# NVIDIA H800 (Hopper, GH100): the H100 for China with NVLink and FP64 cut; the memory and the
+# tensor rates are the H100's. The SXM module prints "NVIDIA H800", the PCIe card "NVIDIA H800
+# PCIe" (114 SMs, the H100 PCIe's count), so the bare name is the SXM module's.
+AIW_H800 = ("AI Wiki, NVIDIA H800 (an encyclopedia article)", "https://aiwiki.ai/wiki/nvidia_h800")
+TUMG_H800 = ("Tumgag, NVIDIA H800 vs H100: The Invisible Bottlenecks (blog post)", "https://www.tumgag.com/tag/nvidia%20h100")
+_h800_same = unread(page(*AIW_H800, "\"Built on the same Hopper architecture and the same GH100 silicon as the H100, the H800 was deliberately handicapped "
+                                   "on certain capabilities, principally chip-to-chip interconnect bandwidth and double-precision (FP64) throughput\"")) + "; " \
+    + unread(page(*TUMG_H800, "\"It shares the exact same silicon die as the H100 but is fundamentally constrained in two critical performance vectors\" "
+                              "(NVLink \"400 GB/s\", FP64)"))
+H800_NOTE = ("The H100 for China: the H100's memory and tensor rates, NVLink cut to 400 GB/s and FP64 to about 1 TFLOPS (neither "
+             "touches single-GPU inference). NVIDIA's own H800 datasheet was not read: the figures are the H100's.")
+card("h800-sxm", "H800 SXM5 80GB", "NVIDIA", ["H800", "H800 SXM", "H800 SXM5", "H800 SXM 80GB", "H800-SXM5-80GB"],
+     80, "the H100 SXM's memory: " + unread(page(*TRTLLM, "\"H100-SXM\": ClusterInfo(... memory_bw=3350, memory_budget_per_device=80 ...)")) + "; "
+     + _h800_same + " [read]",
+     3350, "the H100 SXM's figure: " + unread(page(*TRTLLM, "\"H100-SXM\": ClusterInfo(... memory_bw=3350 ...)")) + "; " + _h800_same + " [read]",
+     bf16=(989, "the H100 SXM's dense rate: " + unread(page(*TRTLLM, "\"H100-SXM\": MathThroughput(... fp8=1979, float16=989, bfloat16=989 ...)"))
+           + "; " + _h800_same + " [read]"),
+     fp8=(1979, "the H100 SXM's dense rate: " + unread(page(*TRTLLM, "\"H100-SXM\": MathThroughput(... fp8=1979 ...)")) + "; " + _h800_same + " [read]"),
+     note=H800_NOTE + " CUDA prints \"NVIDIA H800\" for this module, so the bare name is its; the PCIe card is `H800 PCIe`.")
+card("h800-pcie", "H800 PCIe 80GB", "NVIDIA", ["H800 PCIe", "H800 PCIe 80GB", "H800 80GB PCIe"],
+     80, "the H100 PCIe's memory: " + unread(page(*TRTLLM, "\"H100-PCIe\": ClusterInfo(... memory_bw=2000, memory_budget_per_device=80 ...)")) + "; "
+     + _h800_same + " [read]",
+     2000, "the H100 PCIe's figure: " + unread(page(*TRTLLM, "\"H100-PCIe\": ClusterInfo(... memory_bw=2000 ...)")) + "; " + _h800_same + " [read]",
+     bf16=(756, "the H100 PCIe's dense rate: " + unread(page(*TRTLLM, "\"H100-PCIe\": MathThroughput(... fp8=1513, float16=756, bfloat16=756 ...)"))
+           + "; " + _h800_same + " [read]"),
+     fp8=(1513, "the H100 PCIe's dense rate: " + unread(page(*TRTLLM, "\"H100-PCIe\": MathThroughput(... fp8=1513 ...)")) + "; " + _h800_same + " [read]"),
+     note=H800_NOTE + " CUDA prints \"NVIDIA H800 PCIe\" with 114 SMs, the H100 PCIe's count.")
+
+# GeForce RTX 50 laptop parts (Blackwell). NVIDIA publishes AI TOPS (FP4 with sparsity); on
+# GeForce the dense FP16 rate with FP32 accumulate is a sixteenth of it, as the desktop RTX 5090's
+# 3352 AI TOPS and 209.5 TFLOPS show (the RTX 5090 entry).
+NW_L50 = ("Neowin, RTX 50 powered laptops promise double the performance and 40% better battery life (CES launch report, NVIDIA's table)",
+          "https://www.neowin.net/news/rtx-50-powered-laptops-promise-double-the-performance-and-40-better-battery-life/")
+MPIT_5090L = ("Multiplayer.it, La NVIDIA RTX 5090 per laptop potrebbe avere 24 GB di memoria GDDR7 (pre-launch report)",
+              "https://multiplayer.it/notizie/la-nvidia-rtx-5090-per-laptop-potrebbe-avere-24-gb-di-memoria-gddr7.html")
+AURA_5090L = ("Aurabyt, Why a laptop RTX 5090 isn't a desktop RTX 5090 (blog post)", "https://aurabyt.com/blog/laptop-vs-desktop-rtx-5090-power-truth")
+PPC_5060L = ("PurePC, NVIDIA GeForce RTX 5060 Laptop GPU: specyfikacja układu graficznego Blackwell (launch report)",
+             "https://www.purepc.pl/nvidia-geforce-rtx-5060-laptop-gpu-specyfikacja-ukladu-graficznego-blackwell-notebook")
+def l50_rates(tops, quote):
+    src = page(*NW_L50, quote)
+    return dict(bf16=(r1(tops / 16), f"derived: {tops} AI TOPS (FP4 with sparsity) / 2 dense / 8 for FP16 with FP32 accumulate (GeForce "
+                                     f"half rate; the RTX 5090's 3352 AI TOPS and 209.5 TFLOPS give the same ratio) ({src})"),
+                fp8=(r1(tops / 8), f"derived: {tops} AI TOPS / 2 dense / 4 for FP8 with FP32 accumulate ({src})"),
+                fp4=(r1(tops / 2), f"{src}: {tops} AI TOPS (FP4 with sparsity), halved"))
+card("rtx-5090-laptop", "GeForce RTX 5090 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 5090 Laptop GPU"),
+     24, page(*NW_L50, "RTX 5090 Laptop: \"CUDA cores 10,496\", \"Memory 24GB GDDR7\", \"256-bit bus\""),
+     896, "derived: 28 Gbps GDDR7 x 256-bit = 896 GB/s (" + unread(page(*MPIT_5090L, "\"mantenendo il bus di memoria a 256 bit\", \"24 GB\", "
+                                                                       "\"a ben 28 Gbps\"")) + "; "
+     + page(*AURA_5090L, "Laptop RTX 5090: \"24 GB GDDR7\", \"Memory bandwidth\" \"~896 GB/s\"") + ")",
+     note=LAPTOP + " GB203 (the desktop RTX 5080's chip) with 10,496 CUDA cores, 95-150 W.",
+     **l50_rates(1824, "RTX 5090 Laptop \"AI TOPS 1,824\""))
+card("rtx-5060-laptop", "GeForce RTX 5060 Laptop GPU", "NVIDIA", laptop_name("GeForce RTX 5060 Laptop GPU"),
+     8, page(*PPC_5060L, "\"NVIDIA GeForce RTX 5060 Laptop GPU ... skorzysta z 8 GB pamięci GDDR7 na 128-bitowej szynie\""),
+     384, page(*PPC_5060L, "\"Kostki będą operować na efektywnym zegarze 24 000 MHz, co przełoży się na ... przepustowość rzędu 384 GB/s\""),
+     note=LAPTOP + " GB206 with 26 SMs (3,328 CUDA cores; " + unread(page(*PPC_5060L, "\"26 aktywnych bloków SM\", \"3328 rdzeni CUDA\"")) + "). "
+          "NVIDIA's AI TOPS and boost clock were not read on a citable page, so no tensor rate is catalogued: the prefill ceiling "
+          "is unknown.")
+
+# Intel Arc Pro A40 (Alchemist, ACM-G11, single slot).
+ADB_PROA40 = ("cpu-gpu.alldbin.com, Iris Graphics 540 and Arc Pro A40 comparison (database copy)",
+              "https://cpu-gpu.alldbin.com/graphics-card-comparison/Iris-Graphics-540-and-Arc-Pro-A40-comparison.html")
+_pa40 = rd(ADB_PROA40, "Arc Pro A40 column: \"GPU code name\" \"DG2-128\", \"Boost clock speed\" \"1700 MHz\", \"Pipelines / CUDA cores\" \"1024\", "
+           "\"Memory type\" \"GDDR6\", \"Maximum RAM amount\" \"6 GB\", \"Memory bus width\" \"96 Bit\", \"Memory clock speed\" \"16 GB/s\", "
+           "\"Memory bandwidth\" \"192.0 GB/s\"")
+card("arc-pro-a40", "Arc Pro A40 6GB", "Intel", ["Arc Pro A40", "Pro A40", "Intel Arc Pro A40", "Intel Arc Pro A40 Graphics",
+                                                 "Intel(R) Arc(TM) Pro A40 Graphics"],
+     6, _pa40, 192, _pa40, fp32=(r1(1024 * 1700 * 2 / 1e6), f"derived: 1024 FP32 lanes x boost 1700 MHz x 2 FLOP/clk ({_pa40})"),
+     note=ARCPRO + " ACM-G11 with 8 Xe-cores, single slot, 50 W: the Arc Pro A50's memory at a lower clock. (cputronic.com's page "
+          "gives 8 GB on 128 bits: not followed.)")
+_pa50r = next(r for r in rows if r["id"] == "arc-pro-a50")
+_pa50r["note"] = _pa50r["note"].replace("The Arc Pro A40 (same chip, single slot) is not catalogued.",
+                                        "The Arc Pro A40 (same chip, single slot, 1700 MHz) is an entry of its own.")
+
+# More laptop tensor rates from hmc-tech.com's database (its boost clock at the highest power
+# limit; NVIDIA's AI TOPS for the RTX 5060 Laptop GPU).
+HMC_5060L = ("hmc-tech.com, NVIDIA GeForce RTX 5060 Laptop 100W vs Intel Arc A550M (database copy)",
+             "https://hmc-tech.com/gpu/nvidia-geforce-rtx-5060-laptop-100w-vs-intel-arc-a550m")
+_h5060l = page(*HMC_5060L, "NVIDIA GeForce RTX 5060 Laptop 100W: \"3328 Shaders\", \"8GB GDDR7\", \"2497MHz\", \"Peak AI Performance\" "
+               "\"571.88 TFLOPS\" \"FP4 Tensor Sparse\", \"BF16\" ... \"35.74 TFLOPS Tensor\"")
+_r = next(r for r in rows if r["id"] == "rtx-5060-laptop")
+_r["bf16"] = (r1(571.88 / 16), "derived: 571.88 TFLOPS FP4 with sparsity (NVIDIA's AI TOPS) / 2 dense / 8 for FP16 with FP32 accumulate "
+              "(GeForce half rate, as for the RTX 5090 Laptop GPU) (" + _h5060l + ")")
+_r["fp8"] = (r1(571.88 / 8), "derived: 571.88 TFLOPS FP4 with sparsity / 2 dense / 4 for FP8 with FP32 accumulate (" + _h5060l + ")")
+_r["fp4"] = (r1(571.88 / 2), _h5060l + ": 571.88 TFLOPS FP4 with sparsity, halved")
+_r["note"] = _r["note"].replace(" NVIDIA's AI TOPS and boost clock were not read on a citable page, so no tensor rate is catalogued: the prefill "
+                                "ceiling is unknown.", " The tensor rates are the 100 W configuration's (an upper bound).")
+
+# TechPowerUp's GPU database as a repository scraped it (a database copy): one row per card with
+# the memory size, type and bus width, the memory clock (GDDR6: x8 for the data rate; GDDR6X:
+# x16; GDDR5: x4; HBM2/HBM2e: x2) and the shader count. Its "GPU clock" column is the base clock.
+TPU_CSV = ("TechPowerUp GPU Database, as scraped in github.com/nkityd09/llm-calculator data/gpu_specs.csv (database copy)",
+           "https://github.com/nkityd09/llm-calculator/blob/e9b5afc7af3563fd82ec778ffbbc465a8ec4b95a/data/gpu_specs.csv")
+def tpu(row):
+    return page(*TPU_CSV, "row " + row)
+def tpu_bw(row, clock, mult, bus, what):
+    rate = clock * mult / 1000
+    bw = round(rate * bus / 8, 1)
+    return bw, (f"derived: {what} at {clock} MHz x {mult} = {rate:g} Gbps x {bus}-bit = {bw:g} GB/s (" + tpu(row) + ")")
+
+# The first rows' earlier figures, now with a database copy's row beside them.
+_r = next(r for r in rows if r["id"] == "a800-pcie-40gb")
+_r["bw"] = (_r["bw"][0], _r["bw"][1] + "; " + tpu("\"A800 PCIe 40 GB,GA100,...,\"40 GB, HBM2e, 5120 bit\",765 MHz,1215 MHz,6912 / 432 / 160\""))
+_r = next(r for r in rows if r["id"] == "a800-pcie-80gb")
+_r["bw"] = (_r["bw"][0], _r["bw"][1] + "; " + tpu("\"A800 PCIe 80 GB,GA100,...,\"80 GB, HBM2e, 5120 bit\",1065 MHz,1512 MHz,6912 / 432 / 160\" "
+                                                  "(1512 MHz x 2 x 5120-bit = 1935 GB/s)"))
+_r = next(r for r in rows if r["id"] == "a800-sxm-80gb")
+_r["bw"] = (_r["bw"][0], _r["bw"][1] + "; " + tpu("\"A800 SXM4 80 GB,GA100,...,\"80 GB, HBM2e, 5120 bit\",1155 MHz,1593 MHz,6912 / 432 / 160\" "
+                                                  "(1593 MHz x 2 x 5120-bit = 2039 GB/s)"))
+_r = next(r for r in rows if r["id"] == "h800-sxm")
+_r["mem"] = (_r["mem"][0], _r["mem"][1] + "; " + tpu("\"H800 SXM5,GH100,...,\"80 GB, HBM3, 5120 bit\",1095 MHz,1313 MHz,16896 / 528 / 24\" "
+                                                     "(the H100 SXM5 80 GB row's memory and shader count)"))
+_r = next(r for r in rows if r["id"] == "arc-pro-a40")
+_r["bw"] = (_r["bw"][0], unread(_r["bw"][1]) + "; " + tpu("\"Arc Pro A40,DG2-128,...,PCIe 4.0 x8,\"6 GB, GDDR6, 96 bit\",1500 MHz,2000 MHz,1024 / 64 / 32\" "
+                                                          "(16 Gbps x 96-bit = 192 GB/s)"))
+
+# NVIDIA RTX 4000 SFF Ada Generation: AD104 cut to 48 SMs on a 160-bit bus at 70 W.
+CB_4000SFF = ("ComputerBase, Nvidia RTX 4000 SFF Edition: Profis bekommen AD104 mit 20 GB und nur 70 Watt TDP (launch report)",
+              "https://computerbase.de/2023-03/nvidia-rtx-4000-sff-edition-profis-bekommen-ad104-mit-20-gb-und-nur-70-watt-tdp")
+_sff_row = "\"RTX 4000 SFF Ada Generation,AD104,...,\"20 GB, GDDR6, 160 bit\",720 MHz,1750 MHz,6144 / 192 / 80\""
+_bw, _bws = tpu_bw(_sff_row, 1750, 8, 160, "GDDR6")
+card("rtx-4000-sff-ada", "RTX 4000 SFF Ada Generation", "NVIDIA",
+     ["RTX 4000 SFF Ada", "RTX 4000 SFF Ada Generation", "RTX 4000 SFF", "4000 SFF Ada", "NVIDIA RTX 4000 SFF Ada Generation"],
+     20, unread(page(*CB_4000SFF, "\"Es nutzt AD104 mit 20 GB bei 70 Watt\", \"hat Nvidia das Speicherinterface von 192 auf 160 Bit verjüngt\", "
+                                  "\"GDDR6 mit ECC\", \"auf 6.144 Shader\"")) + "; " + tpu(_sff_row),
+     _bw, _bws,
+     note="Ada workstation card, 70 W, single slot: 48 SMs on a 160-bit GDDR6 bus. Its boost clock and NVIDIA's AI TOPS were not "
+          "read on a citable page, so no tensor rate is catalogued: the prefill ceiling is unknown. Not the RTX 4000 Ada Generation "
+          "(same memory, 130 W, a higher clock; an entry of its own).")
+
+# Quadro M6000 (Maxwell, GM200): 12 GB and, from 2016, 24 GB on the same 384-bit GDDR5 bus. The
+# database lists only the base clock, so the FP32 figure is at 988 MHz (a lower bound).
+for gb, row in [(12, "\"Quadro M6000,GM200,\"Mar 21st, 2015\",PCIe 3.0 x16,\"12 GB, GDDR5, 384 bit\",988 MHz,1653 MHz,3072 / 192 / 96\""),
+                (24, "\"Quadro M6000 24 GB,GM200,\"Mar 5th, 2016\",PCIe 3.0 x16,\"24 GB, GDDR5, 384 bit\",988 MHz,1653 MHz,3072 / 192 / 96\"")]:
+    _bw, _bws = tpu_bw(row, 1653, 4, 384, "GDDR5")
+    card(f"quadro-m6000-{gb}gb", f"Quadro M6000 {gb}GB", "NVIDIA", ["Quadro M6000", "M6000", f"Quadro M6000 {gb}GB", f"M6000 {gb}GB"],
+         gb, tpu(row), _bw, _bws,
+         fp32=(r1(3072 * 988 * 2 / 1e6), "derived: 3072 CUDA cores x 988 MHz (the database's base clock; the boost clock was not read, so "
+                                          "this is a lower bound) x 2 FLOP/clk (" + tpu(row) + ")"),
+         note=MAXWELL + " GM200 with all 3072 cores. Both memory sizes share the name \"Quadro M6000\": name the size "
+              f"(`Quadro M6000 {gb}GB`).")
+
+# Quadro P1000 (Pascal, GP107): the database has a second P1000 row with 512 cores and 6 Gbps
+# memory that matches no shipped card; the first row (640 cores, 5 Gbps) is followed.
+_p1000_row = "\"Quadro P1000,GP107,\"Feb 7th, 2017\",PCIe 3.0 x16,\"4 GB, GDDR5, 128 bit\",1266 MHz,1253 MHz,640 / 40 / 32\""
+_bw, _bws = tpu_bw(_p1000_row, 1253, 4, 128, "GDDR5")
+card("quadro-p1000", "Quadro P1000 4GB", "NVIDIA", ["Quadro P1000", "P1000", "NVIDIA Quadro P1000"],
+     4, tpu(_p1000_row), _bw, _bws,
+     fp32=(r1(640 * 1266 * 2 / 1e6), "derived: 640 CUDA cores x 1266 MHz (the database's base clock; a lower bound) x 2 FLOP/clk ("
+           + tpu(_p1000_row) + ")"),
+     note=QP + " GP107, 47 W, four mini-DisplayPorts. (The database's second \"Quadro P1000\" row, 512 cores and 1502 MHz memory, "
+          "is not followed.) Not the Quadro P1000 laptop part (not catalogued).")
+
+# NVIDIA RTX Ampere and Ada laptop parts. The database lists their base clocks only, so no tensor
+# rate is catalogued (the prefill ceiling is unknown); the memory is the fastest configuration.
+def pro_laptop(id, name, al, gb, row, clock, bus, extra):
+    bw, bws = tpu_bw(row, clock, 8, bus, "GDDR6")
+    card(id, name, "NVIDIA", al, gb, tpu(row), bw, bws,
+         note=LAPTOP + " The database lists only the base clock, so no tensor rate is catalogued: the prefill ceiling is unknown. " + extra)
+pro_laptop("rtx-a2000-laptop", "RTX A2000 Laptop GPU",
+           ["RTX A2000 Laptop GPU", "RTX A2000 Laptop", "A2000 Laptop", "RTX A2000 Mobile", "A2000 Mobile", "NVIDIA RTX A2000 Laptop GPU"],
+           4, "\"RTX A2000 Mobile,GA106,...,\"4 GB, GDDR6, 128 bit\",1215 MHz,1500 MHz,2560 / 80 / 48\"", 1500, 128,
+           "GA106 with 2560 cores. Not the desktop RTX A2000 (6 or 12 GB on 192 bits). An 8 GB laptop board, if any, is not catalogued.")
+for gb, row, clock in [(6, "\"RTX A3000 Mobile,GA104,...,\"6 GB, GDDR6, 192 bit\",600 MHz,1375 MHz,4096 / 128 / 64\"", 1375),
+                       (12, "\"RTX A3000 Mobile 12 GB,GA104,...,\"12 GB, GDDR6, 192 bit\",855 MHz,1750 MHz,4096 / 128 / 64\"", 1750)]:
+    pro_laptop(f"rtx-a3000-laptop-{gb}gb", f"RTX A3000 Laptop GPU {gb}GB",
+               ["RTX A3000 Laptop GPU", "RTX A3000 Laptop", "A3000 Laptop", "RTX A3000 Mobile", "NVIDIA RTX A3000 Laptop GPU",
+                f"RTX A3000 Laptop GPU {gb}GB", f"RTX A3000 Laptop {gb}GB"],
+               gb, row, clock, 192,
+               "GA104 with 4096 cores. The 6 GB (11 Gbps) and 12 GB (14 Gbps) boards print one name: name the size "
+               f"(`RTX A3000 Laptop GPU {gb}GB`).")
+pro_laptop("rtx-a5000-laptop", "RTX A5000 Laptop GPU",
+           ["RTX A5000 Laptop GPU", "RTX A5000 Laptop", "A5000 Laptop", "RTX A5000 Mobile", "A5000 Mobile", "NVIDIA RTX A5000 Laptop GPU"],
+           16, "\"RTX A5000 Mobile,GA104,...,\"16 GB, GDDR6, 256 bit\",900 MHz,1750 MHz,6144 / 192 / 96\"", 1750, 256,
+           "GA104 with all 6144 cores. Not the desktop RTX A5000 (24 GB, 768 GB/s).")
+for n, gb, row, clock, bus, chip in [
+    (3000, 8, "\"RTX 3000 Mobile Ada Generation,AD106,...,\"8 GB, GDDR6, 128 bit\",1395 MHz,2000 MHz,4608 / 144 / 48\"", 2000, 128, "AD106 with 4608 cores"),
+    (4000, 12, "\"RTX 4000 Mobile Ada Generation,AD104,...,\"12 GB, GDDR6, 192 bit\",1290 MHz,2250 MHz,7424 / 232 / 80\"", 2250, 192, "AD104 with 7424 cores"),
+    (5000, 16, "\"RTX 5000 Mobile Ada Generation,AD103,...,\"16 GB, GDDR6, 256 bit\",1425 MHz,2250 MHz,9728 / 304 / 112\"", 2250, 256, "AD103 with 9728 cores"),
+]:
+    pro_laptop(f"rtx-{n}-ada-laptop", f"RTX {n} Ada Generation Laptop GPU",
+               [f"RTX {n} Ada Laptop GPU", f"RTX {n} Ada Laptop", f"{n} Ada Laptop", f"RTX {n} Ada Mobile",
+                f"NVIDIA RTX {n} Ada Generation Laptop GPU"],
+               gb, row, clock, bus, chip + f". Not the desktop RTX {n} Ada Generation.")
+# The RTX 4000 Ada and RTX A2000 laptop parts' boost clocks at their highest power limits, read in
+# hmc-tech.com's database; the workstation per-SM rate, as for the desktop parts (hmc-tech lists half
+# that rate with FP32 accumulate for the RTX 4000 Ada laptop part: unsettled, noted in the source).
+HMC_4000AL = ("hmc-tech.com, NVIDIA RTX 2000 Laptop vs NVIDIA RTX 4000 Laptop (database copy)",
+              "https://hmc-tech.com/gpus/nvidia-rtx-2000-laptop-vs-nvidia-rtx-4000-laptop")
+_h4000al = page(*HMC_4000AL, "RTX 4000 Laptop: \"7,424 Shaders\", \"2.26GHz\", \"12GB GDDR6432GB/s\", \"TDP\" \"150W\", \"SMs\" \"58 SMs\", "
+                "\"Boost Clock\" \"2.26GHz\", \"Tensor FP16-16\" \"134.5 TFLOPS\", \"Tensor FP16-32\" \"67.23 TFLOPS\"")
+_r = next(r for r in rows if r["id"] == "rtx-4000-ada-laptop")
+_r["bf16"] = (r1(58 * 2264 * 1024 / 1e6), WS1024.format(sm=58, mhz=2264, wp=AD_WP, pages=_h4000al)
+              + "; unsettled: the database gives half this rate with FP32 accumulate (67.23)")
+_r["fp8"] = (r1(58 * 2264 * 2048 / 1e6), "derived: SMs 58 x boost 2264 MHz x 2048 FLOP/clk/SM (dense FP8, twice the FP16 rate; "
+             f"{AD_WP}); SM count and boost clock from the " + _h4000al)
+_r["note"] = _r["note"].replace("The database lists only the base clock, so no tensor rate is catalogued: the prefill ceiling is unknown. ",
+                                "The tensor rates are at the 150 W configuration's boost clock (an upper bound). ")
+HMC_A2000L = ("hmc-tech.com, NVIDIA RTX A2000 8GB Laptop vs NVIDIA GeForce RTX 4060 Laptop 45W (database copy)",
+              "https://hmc-tech.com/gpu/nvidia-rtx-a2000-8gb-laptop-vs-nvidia-geforce-rtx-4060-laptop-45w")
+_ha2000l = page(*HMC_A2000L, "NVIDIA RTX A2000 8GB Laptop: \"2560 Shaders\", \"8GB GDDR6\", \"1687MHz\", \"TDP\" \"95W\", \"BF16\" ... "
+                "\"34.55 TFLOPS Tensor\" (the 8 GB board's clock; the same GA106 with 2560 cores, 20 SMs)")
+_r = next(r for r in rows if r["id"] == "rtx-a2000-laptop")
+_r["bf16"] = (r1(20 * 1687 * 1024 / 1e6), WS1024.format(sm=20, mhz=1687, wp=GA_WP, pages=_ha2000l))
+_r["note"] = _r["note"].replace("The database lists only the base clock, so no tensor rate is catalogued: the prefill ceiling is unknown. ",
+                                "The tensor rate is at the 95 W 8 GB board's boost clock (an upper bound). ").replace(
+    "An 8 GB laptop board, if any, is not catalogued.",
+    "The 8 GB board (the database lists one) prints the same name; its memory speed was not read: give it with a `--catalog` entry.")
+# The RTX 5000 Ada laptop part's boost clock at its highest power limit, read in another database
+# copy, gives it a tensor rate (the workstation per-SM rate, as for the desktop RTX 5000 Ada).
+HMC_5000AL = ("hmc-tech.com, NVIDIA GeForce RTX 5060 Laptop 50W vs NVIDIA RTX 5000 Laptop (database copy)",
+              "https://hmc-tech.com/gpu/nvidia-geforce-rtx-5060-laptop-50w-vs-nvidia-rtx-5000-laptop")
+_h5000al = page(*HMC_5000AL, "NVIDIA RTX 5000 Laptop: \"9728 Shaders\", \"16GB GDDR6\", \"2190MHz\", \"TDP\" \"150W\", \"Streaming Multiprocessors\" "
+                "\"76 SMs\", \"1425MHz Base\" \"2190MHz\", \"Peak AI Performance\" \"1.36 POPS\" \"INT4 Tensor Sparse\" (76 x 2190 MHz x 8192)")
+_r = next(r for r in rows if r["id"] == "rtx-5000-ada-laptop")
+_r["bf16"] = (r1(76 * 2190 * 1024 / 1e6), WS1024.format(sm=76, mhz=2190, wp=AD_WP, pages=_h5000al))
+_r["fp8"] = (r1(76 * 2190 * 2048 / 1e6), "derived: SMs 76 x boost 2190 MHz x 2048 FLOP/clk/SM (dense FP8 with FP32 accumulate, twice the "
+             f"FP16 rate on workstation parts; {AD_WP}); SM count and boost clock from the " + _h5000al)
+_r["note"] = _r["note"].replace("The database lists only the base clock, so no tensor rate is catalogued: the prefill ceiling is unknown. ",
+                                "The tensor rates are at the 150 W configuration's boost clock (an upper bound). ")
+
+# AMD Radeon PRO W7600 and W7500 (RDNA3, Navi 33) and the W7800's recalled bandwidth.
+CT_W7600 = ("cputronic.com, AMD Radeon PRO W7600 vs AMD Radeon RX 7600 (database copy)",
+            "https://cputronic.com/ru/gpu/compare/amd-radeon-pro-w7600-vs-amd-radeon-rx-7600")
+_w76_row = "\"Radeon PRO W7600,Navi 33,\"Aug 3rd, 2023\",PCIe 4.0 x8,\"8 GB, GDDR6, 128 bit\",1720 MHz,2250 MHz,2048 / 128 / 64\""
+_w76 = page(*CT_W7600, "Radeon PRO W7600 column: boost \"2440MHz\", compute units \"32\", \"8GB\", \"GDDR6\", \"128bit\"")
+_bw, _bws = tpu_bw(_w76_row, 2250, 8, 128, "GDDR6")
+card("radeon-pro-w7600", "Radeon PRO W7600 8GB", "AMD", ["W7600", "PRO W7600", "Radeon PRO W7600", "AMD Radeon PRO W7600"],
+     8, tpu(_w76_row) + "; " + _w76, _bw, _bws,
+     bf16=(r1(32 * 2440 * 512 / 1e6), "derived: 32 CUs x boost 2440 MHz x 512 FP16 FLOP/clk/CU (RDNA3 WMMA, twice the dual-issue FP32 "
+           "rate; as for the W7800 entry) (" + _w76 + ")"),
+     note="RDNA3 (Navi 33, 32 CUs): the WMMA FP16 rate is derived from the boost clock, not read as AMD's figure. Infinity Cache is "
+          "not counted in the bandwidth.")
+_w75_row = "\"Radeon PRO W7500,Navi 33,\"Aug 3rd, 2023\",PCIe 4.0 x8,\"8 GB, GDDR6, 128 bit\",1500 MHz,1344 MHz,1792 / 112 / 64\""
+_bw, _bws = tpu_bw(_w75_row, 1344, 8, 128, "GDDR6")
+card("radeon-pro-w7500", "Radeon PRO W7500 8GB", "AMD", ["W7500", "PRO W7500", "Radeon PRO W7500", "AMD Radeon PRO W7500"],
+     8, tpu(_w75_row), _bw, _bws,
+     note="RDNA3 (Navi 33 cut to 28 CUs, 70 W, single slot). Only the base clock was read, so no matrix rate is catalogued: the "
+          "prefill ceiling is unknown. Infinity Cache is not counted in the bandwidth.")
+read("radeon-pro-w7800", "bw", 576, tpu_bw("\"Radeon PRO W7800,Navi 31,\"Apr 13th, 2023\",PCIe 4.0 x16,\"32 GB, GDDR6, 256 bit\",1855 MHz,"
+                                           "2250 MHz,4480 / 280 / 128\"", 2250, 8, 256, "GDDR6")[1]
+     + "; the vendor's own page was not reached")
+
+# AMD Radeon Pro WX 9100 and WX 8200 (Vega 10, HBM2). The database lists base clocks only, so
+# the FP32 figures (the prefill proxy: no matrix units) are lower bounds.
+VEGA_PRO = ("GCN5 (Vega 10) workstation card: no matrix units; FP16 runs packed on the shader cores at twice the FP32 rate, and the "
+            "FP32 rate stands in as the prefill proxy, taken at the base clock the database lists (a lower bound).")
+for id, name, gb, row, clock, sp, mhz in [
+    ("radeon-pro-wx-9100", "Radeon Pro WX 9100 16GB", 16,
+     "\"Radeon Pro WX 9100,Vega 10,\"Jul 10th, 2017\",PCIe 3.0 x16,\"16 GB, HBM2, 2048 bit\",1200 MHz,945 MHz,4096 / 256 / 64\"", 945, 4096, 1200),
+    ("radeon-pro-wx-8200", "Radeon Pro WX 8200 8GB", 8,
+     "\"Radeon Pro WX 8200,Vega 10,\"Aug 13th, 2018\",PCIe 3.0 x16,\"8 GB, HBM2, 2048 bit\",1200 MHz,1000 MHz,3584 / 224 / 64\"", 1000, 3584, 1200),
+]:
+    short = name.split()[2] + " " + name.split()[3]
+    _bw, _bws = tpu_bw(row, clock, 2, 2048, "HBM2")
+    card(id, name, "AMD", [short, "Pro " + short, "Radeon Pro " + short, "AMD Radeon Pro " + short], gb, tpu(row), _bw, _bws,
+         fp32=(r1(sp * mhz * 2 / 1e6), f"derived: {sp} stream processors x base {mhz} MHz x 2 FLOP/clk (" + tpu(row) + ")"),
+         note=VEGA_PRO)
+
+# AMD Radeon Pro V340 (two Vega 10 GPUs on one board). The database rows are read as per GPU (a
+# 2048-bit HBM2 bus is one Vega 10's): 8 GB per GPU on the 16 GB board, 16 GB on the 32 GB board.
+for gb, row in [(16, "\"Radeon Pro V340 16 GB,Vega 10,\"Aug 26th, 2018\",PCIe 3.0 x16,\"16 GB, HBM2, 2048 bit\",852 MHz,945 MHz,3584 / 224 / 64\""),
+                (8, "\"Radeon Pro V340 8 GB,Vega 10,\"Aug 26th, 2018\",PCIe 3.0 x16,\"8 GB, HBM2, 2048 bit\",852 MHz,945 MHz,3584 / 224 / 64\"")]:
+    _bw, _bws = tpu_bw(row, 945, 2, 2048, "HBM2")
+    card(f"radeon-pro-v340-{gb}gb", f"Radeon Pro V340 (one of two GPUs) {gb}GB", "AMD",
+         ["Radeon Pro V340", "V340", "Pro V340", "AMD Radeon Pro V340", f"Radeon Pro V340 {gb}GB", f"V340 {gb}GB"],
+         gb, unread(tpu(row)) + f" (read as one GPU's: a 2048-bit HBM2 bus is one Vega 10's; the board carries two, {2 * gb} GB in "
+         "all) [read]", _bw, _bws,
+         fp32=(r1(3584 * 852 * 2 / 1e6), "derived: 3584 stream processors x base 852 MHz x 2 FLOP/clk (" + tpu(row) + ")"),
+         note=VEGA_PRO + f" The V340 board carries two Vega 10 GPUs ({gb} GB each, 2048-bit HBM2 each); each shows as its own device and "
+              f"the figures are one GPU's: count them as two cards (`--gpus 2`). Both boards print one name: give the size per GPU "
+              f"(`Radeon Pro V340 {gb}GB`).")
+
+# Intel Data Center GPU Flex 170 and Flex 140 (Alchemist). The Flex 140 board carries two GPUs;
+# the entry is one of them, as the system sees it.
+FLEX = "Alchemist (Xe-HPG) datacenter card: XMX matrix rate not catalogued, the FP32 vector rate stands in, so the prefill ceiling is conservative."
+_f170_row = "\"Data Center GPU Flex 170,DG2-512,\"Aug 24th, 2022\",PCIe 4.0 x16,\"16 GB, GDDR6, 256 bit\",1950 MHz,2000 MHz,4096 / 256 / 128\""
+_bw, _bws = tpu_bw(_f170_row, 2000, 8, 256, "GDDR6")
+card("flex-170", "Data Center GPU Flex 170 16GB", "Intel", ["Flex 170", "GPU Flex 170", "Data Center GPU Flex 170", "Intel Data Center GPU Flex 170"],
+     16, tpu(_f170_row), _bw, _bws,
+     fp32=(r1(4096 * 1950 * 2 / 1e6), "derived: 4096 FP32 lanes (32 Xe-cores) x 1950 MHz x 2 FLOP/clk (" + tpu(_f170_row) + ")"),
+     note=FLEX + " ACM-G10 with 32 Xe-cores, 150 W, passive. The bandwidth follows the database row's 2000 MHz (16 Gbps) memory "
+          "clock; Intel's own spec page was not read and may list faster memory, so the decode ceiling may be low.")
+_f140_row = "\"Data Center GPU Flex 140,DG2-128,\"Aug 24th, 2022\",PCIe 4.0 x8,\"6 GB, GDDR6, 96 bit\",1600 MHz,1937 MHz,1024 / 64 / 32\""
+_bw, _bws = tpu_bw(_f140_row, 1937, 8, 96, "GDDR6")
+card("flex-140", "Data Center GPU Flex 140 (one of two GPUs) 6GB", "Intel",
+     ["Flex 140", "GPU Flex 140", "Data Center GPU Flex 140", "Intel Data Center GPU Flex 140"],
+     6, tpu(_f140_row) + " (one GPU: the board has two, 12 GB in all)", _bw, _bws,
+     fp32=(r1(1024 * 1600 * 2 / 1e6), "derived: 1024 FP32 lanes (8 Xe-cores) x 1600 MHz x 2 FLOP/clk (" + tpu(_f140_row) + ")"),
+     note=FLEX + " The Flex 140 board carries two ACM-G11 GPUs (8 Xe-cores each, 6 GB on 96 bits each); each shows as its own "
+          "device, and the figures are one GPU's. Count them as two cards (`--gpus 2`) to split a model across both.")
+
+# Recalled figures read in the same database copy.
+_1660s_row = ("\"GeForce GTX 1660 SUPER,TU116,\"Oct 29th, 2019\",PCIe 3.0 x16,\"6 GB, GDDR6, 192 bit\",1530 MHz,1750 MHz,"
+              "1408 / 88 / 48\"")
+NOT_REACHED = " (the vendor's own page was not reached) [read]"
+read("gtx-1660-super", "mem", 6, unread(tpu(_1660s_row)) + NOT_REACHED)
+_3080ti_row = "\"GeForce RTX 3080 Ti,GA102,\"May 31st, 2021\",PCIe 4.0 x16,\"12 GB, GDDR6X, 384 bit\",1365 MHz,1188 MHz,10240 / 320 / 112\""
+read("rtx-3080-ti", "mem", 12, unread(tpu(_3080ti_row)) + NOT_REACHED)
+read("rtx-3080-ti", "bw", 912, tpu_bw(_3080ti_row, 1188, 16, 384, "GDDR6X")[1].replace("= 912.4 GB/s", "= 912.4 GB/s, 912 as catalogued")
+     + "; the vendor's own page was not reached")
+read("rtx-3080-ti", "bf16", r1(80 * 1665 * 512 / 1e6), TC512.format(sm=80, mhz=1665, wp=GA_WP,
+     pages=cut(tpu(_3080ti_row)) + " (10240 cores at 128 per SM: 80 SMs) [read]; the 1665 MHz boost clock from the " + GF30))
+
+# (end of the fourteenth pass)
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'

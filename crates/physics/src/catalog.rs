@@ -2211,7 +2211,7 @@ mod tests {
         assert!(failures.is_empty(), "{}", failures.join("\n"));
         // A laptop part says why its desktop namesake is not it.
         let e = c
-            .gpu("NVIDIA GeForce RTX 5090 Laptop GPU")
+            .gpu("NVIDIA GeForce RTX 5070 Ti Laptop GPU")
             .unwrap_err()
             .to_string();
         assert!(e.contains("a laptop part"), "{e}");

@@ -191,7 +191,7 @@ fn pasted_llama_cpp_device_lines_name_their_card() {
     let (code, out, err) = crate::util::headroom(&[
         "ceiling",
         "--gpu",
-        "Device 0: NVIDIA GeForce RTX 5090 Laptop GPU, compute capability 12.0, VMM: yes",
+        "Device 0: NVIDIA GeForce RTX 5070 Ti Laptop GPU, compute capability 12.0, VMM: yes",
         "--model",
         "llama-3.1-8b",
     ]);
