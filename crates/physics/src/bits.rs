@@ -393,7 +393,7 @@ impl ComputeClass {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -434,28 +434,40 @@ mod tests {
         }
     }
 
+    /// One real GGUF file of fixtures/scoreboards/gguf_file_bits.toml.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct RealFile {
+        pub file_type: String,
+        pub file: String,
+        pub source: String,
+        pub bytes: f64,
+        pub params: f64,
+        /// `false`: kept out of the averaged table (a small tied-embedding model).
+        pub averaged: Option<bool>,
+        /// Why a file predates today's llama-quantize rules.
+        pub older_mix: Option<String>,
+    }
+
+    /// The real files, parsed.
+    pub(crate) fn real_files() -> Vec<RealFile> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Files {
+            file: Vec<RealFile>,
+        }
+        let f: Files = toml::from_str(include_str!(
+            "../../../fixtures/scoreboards/gguf_file_bits.toml"
+        ))
+        .unwrap();
+        f.file
+    }
+
     /// Every file type `llama-quantize` writes is accepted by name, and the mixes' bits match
     /// the real files in fixtures/scoreboards/gguf_file_bits.toml: Q4_K_M within 2 % of their
     /// mean, every type with files within 3 %.
     #[test]
     fn gguf_mix_bits_match_real_files() {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Files {
-            file: Vec<File>,
-        }
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        #[allow(dead_code)]
-        struct File {
-            file_type: String,
-            file: String,
-            source: String,
-            bytes: f64,
-            params: f64,
-            averaged: Option<bool>,
-            older_mix: Option<String>,
-        }
         for t in [
             "Q2_K", "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_0", "Q4_1", "Q4_K_S", "Q4_K_M", "Q5_0",
             "Q5_1", "Q5_K_S", "Q5_K_M", "Q6_K", "Q8_0", "IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS",
@@ -466,12 +478,9 @@ mod tests {
                 assert!(weight_format(&spelling).is_some(), "{spelling}");
             }
         }
-        let f: Files = toml::from_str(include_str!(
-            "../../../fixtures/scoreboards/gguf_file_bits.toml"
-        ))
-        .unwrap();
+        let files = real_files();
         let mut by_type: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
-        for x in f.file.iter().filter(|x| x.averaged != Some(false)) {
+        for x in files.iter().filter(|x| x.averaged != Some(false)) {
             assert!(x.source.contains("http") || x.source.contains("quantize.cpp"));
             by_type
                 .entry(&x.file_type)

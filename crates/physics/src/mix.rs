@@ -33,9 +33,9 @@ pub struct MixShape {
     pub ff: u64,
     /// Phi-3 stores Q, K and V as one `attn_qkv` and gate with up as one `ffn_up`.
     pub fused: bool,
-    /// Routed experts: count, width of one expert, and whether a shared expert of the same width
-    /// sits beside them.
-    pub experts: Option<(u64, u64, bool)>,
+    /// Routed experts: how many, and the feed-forward width of one (every layer routed, no
+    /// shared expert: Qwen3 MoE, Mixtral).
+    pub experts: Option<(u64, u64)>,
     /// Experts read per token.
     pub experts_used: u64,
     /// llama.cpp's "70B" model type (Llama 2/3 70B: 80 layers), which bumps `attn_v`.
@@ -164,12 +164,7 @@ impl MixShape {
                 out.push(t(Cat::Down, l, width, h * n, read));
             };
             match self.experts {
-                Some((n, width, shared)) => {
-                    ffn(width, n, self.experts_used as f64 / n as f64);
-                    if shared {
-                        ffn(width, 1, 1.0);
-                    }
-                }
+                Some((n, width)) => ffn(width, n, self.experts_used as f64 / n as f64),
                 None => ffn(self.ff, 1, 1.0),
             }
         }
@@ -353,28 +348,8 @@ fn fallback(t: GgmlType, ne0: u64) -> GgmlType {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::bits::tests::real_files;
     use crate::{Catalog, ModelSpec};
-
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Files {
-        file: Vec<File>,
-    }
-
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    #[allow(dead_code)]
-    struct File {
-        file_type: String,
-        file: String,
-        source: String,
-        bytes: f64,
-        params: f64,
-        averaged: Option<bool>,
-        /// Why a file predates today's rules (kept in the averaged table, not held here).
-        older_mix: Option<String>,
-    }
 
     /// Every catalogued shape the rules cover adds up to the catalog's own parameter count
     /// (which comes from the model card or config, independently of these shapes).
@@ -406,14 +381,11 @@ mod tests {
     #[test]
     fn rules_match_real_files() {
         let c = Catalog::embedded().unwrap();
-        let f: Files = toml::from_str(include_str!(
-            "../../../fixtures/scoreboards/gguf_file_bits.toml"
-        ))
-        .unwrap();
+        let files = real_files();
         let mut worst = 0.0f64;
         let mut n = 0;
-        assert_eq!(f.file.iter().filter(|x| x.older_mix.is_some()).count(), 1);
-        for x in f.file.iter().filter(|x| x.older_mix.is_none()) {
+        assert_eq!(files.iter().filter(|x| x.older_mix.is_some()).count(), 1);
+        for x in files.iter().filter(|x| x.older_mix.is_none()) {
             let Some(m) = c.models.iter().find(|m| m.params_total == x.params) else {
                 continue;
             };

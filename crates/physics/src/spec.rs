@@ -166,7 +166,7 @@ fn mix_shape(m: &Model) -> Option<MixShape> {
             if width.fract() != 0.0 || m.shared_experts.unwrap_or(0) > 0 {
                 return None;
             }
-            (0, Some((e, width as u64, false)), e * h)
+            (0, Some((e, width as u64)), e * h)
         }
         _ => return None,
     };

@@ -493,6 +493,28 @@ fn gguf_model_on_rtx_3090() {
     assert!(!human.contains("Hardware ceiling unknown"), "{human}");
 }
 
+/// `--quantization Q4_1` for the catalogued SmolLM2-135M gives the bytes of the real Q4_1 file:
+/// llama-quantize's rules put its tied table at Q8_0 (576 columns are no multiple of Q6_K's
+/// 256), where the 5.11-bit average of 7-8B files would be 11 % short. Measured: 96.6 MB both.
+#[test]
+fn file_type_by_name_sizes_the_real_smollm2_file() {
+    let Some(model) = peer("HEADROOM_MODEL") else {
+        return;
+    };
+    let footprint = |args: &[&str]| {
+        let mut a = vec!["ceiling", "--gpu", "RTX-3090", "--json"];
+        a.extend_from_slice(args);
+        let j: CeilingDoc = ok_json(&a);
+        j.model_figures.as_ref().unwrap().weight_footprint.value
+    };
+    let file = footprint(&["--gguf", &model]);
+    let named = footprint(&["--model", "smollm2-135m", "--quantization", "q4_1"]);
+    assert!(
+        (named / file - 1.0).abs() < 0.005,
+        "{named} vs the file's {file}"
+    );
+}
+
 /// A qwen3moe-shaped GGUF written by gguf-py's GGUFWriter: the expert accounting reaches the
 /// ceiling (footprint from every expert, decode stream and RAM-bound bytes from the used ones)
 /// and agrees with gguf-py's own parameter count.
