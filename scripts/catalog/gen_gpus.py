@@ -3158,6 +3158,20 @@ for _id, _alt in _pro_alt.items():
     for k in ("bf16", "fp8", "fp4"):
         _r[k] = (_r[k][0], _r[k][1] + _alt)
 
+# AMD Radeon RX 6750 GRE 12GB (RDNA2, Navi 22 with 40 CUs). The 10 GB board (160-bit) prints
+# the same family name; no page for it was read, so it is not catalogued.
+CPT_6750GRE = ("cputronic.com, AMD Radeon RX 6750 GRE vs AMD Radeon RX 7600 (database copy)",
+               "https://cputronic.com/es/gpu/compare/amd-radeon-rx-6750-gre-vs-amd-radeon-rx-7600")
+_c6750gre = ("RX 6750 GRE column: \"Tamaño de memoria: 12GB (12GB vs 8GB)\", \"Ancho de banda: 432.0 GB/s (432.0 GB/s vs 288.0 GB/s)\", "
+             "\"Bus de memoria\" \"192bit\", \"Unidades de sombreado: 2560\", \"Unidades de cálculo\" \"40\", \"Reloj de impulso\" \"2581MHz\"")
+card("rx-6750-gre-12gb", "Radeon RX 6750 GRE 12GB", "AMD",
+     ["RX 6750 GRE 12GB", "6750 GRE 12GB", "Radeon RX 6750 GRE 12GB", "AMD Radeon RX 6750 GRE 12GB", "RX 6750 GRE", "6750 GRE"],
+     12, page(*CPT_6750GRE, _c6750gre), 432, page(*CPT_6750GRE, _c6750gre),
+     fp32=(r1(2560 * 2581 * 2 / 1e6), "derived: 2560 stream processors x boost 2581 MHz x 2 FLOP/clk (" + page(*CPT_6750GRE, _c6750gre) + ")"),
+     note="RDNA2 (Navi 22, 40 CUs, 192-bit): no matrix units; FP16 runs packed on the shader cores, so the FP32 rate is the prefill "
+          "proxy. Infinity Cache is not counted in the bandwidth. The RX 6750 GRE 10GB (160-bit, less bandwidth) shares the name and is "
+          "not catalogued: for it, give its figures with a `--catalog` entry.")
+
 # (end of the fifteenth pass)
 
 # --- emit ------------------------------------------------------------------------------------------
