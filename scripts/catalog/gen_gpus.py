@@ -3114,6 +3114,66 @@ read("rtx-3080-ti", "bf16", r1(80 * 1665 * 512 / 1e6), TC512.format(sm=80, mhz=1
 
 # (end of the fourteenth pass)
 
+# --- fifteenth pass: the last recalled tensor rates, read or checked against database copies -----
+# The Hugging Face hardware list ("Approximate value, in FP16 whenever possible for GPUs ... the GPU
+# values are from techpowerup.com") is a database copy; its GitHub source is read at a fixed commit.
+HF_NV = ("Hugging Face hardware list (GPU values from techpowerup.com; database copy), read in its source: "
+         "github.com/huggingface/huggingface.js packages/tasks/src/hardware-nvidia.ts",
+         "https://github.com/huggingface/huggingface.js/blob/8f4490cd5937ddb9819e18b0dabc196ea874001f/packages/tasks/src/hardware-nvidia.ts")
+
+# GeForce RTX 3080 Ti: the boost clock follows from the database's FP16 (= FP32 on GA102) rate and
+# the core count already read: 34.1 TFLOPS / (10240 x 2 FLOP/clk) = 1665 MHz.
+_hf3080ti = page(*HF_NV, "\"RTX 3080 Ti\": { tflops: 34.1, memory: [12], computeCapability: 8.6, ... }: 34.1 / (10240 cores x 2) = "
+                 "1665 MHz (1663 to 1667 MHz within the rounding)")
+read("rtx-3080-ti", "bf16", r1(80 * 1665 * 512 / 1e6), TC512.format(sm=80, mhz=1665, wp=GA_WP,
+     pages=cut(tpu(_3080ti_row)) + " (10240 cores at 128 per SM: 80 SMs) [read]; the 1665 MHz boost clock from the " + cut(_hf3080ti)
+     + " [read] (the figure NVIDIA's GeForce RTX 30-series spec pages give, https://www.nvidia.com/en-us/geforce/graphics-cards/30-series/, "
+       "not re-read); the result is twice the database's 34.1 TFLOPS vector rate, as for every GA102 GeForce"))
+
+# RTX 4000 Ada: the database's FP32 rate confirms the 2175 MHz boost clock of the clock-derived
+# alternative; NVIDIA's 327.6 (about 1.67 GHz) stays, as before, until its datasheet is re-read.
+_hf4000ada = ("; " + cut(page(*HF_NV, "\"RTX 4000 Ada\": { tflops: 26.7, memory: [20], computeCapability: 8.9, ... }")) + ": 6144 cores x 2 x "
+              "2175 MHz = 26.7 TFLOPS, the same boost clock.")
+for k in ("bf16", "fp8"):
+    v, src = READ[("rtx-4000-ada", k)]
+    assert " The datasheet figure is kept" in src
+    read("rtx-4000-ada", k, v, src.replace(" The datasheet figure is kept", _hf4000ada + " The datasheet figure is kept"))
+
+# RTX PRO 4000 / 4500 Blackwell: database copies derive their FP4 rates from a 2617 MHz boost
+# clock and so give more than NVIDIA's AI TOPS; NVIDIA's figures are kept (recalled).
+HMC_PRO4500 = ("hmc-tech.com, NVIDIA GeForce RTX 4090 vs NVIDIA RTX PRO 4500 Blackwell (database copy)",
+               "https://hmc-tech.com/gpus/nvidia-geforce-rtx-4090-vs-nvidia-rtx-pro-4500-blackwell")
+CPT_PRO4000 = ("cputronic.com, NVIDIA RTX PRO 4000 Blackwell vs NVIDIA RTX PRO 2000 Blackwell (database copy)",
+               "https://cputronic.com/gpu/compare/nvidia-rtx-pro-4000-blackwell-vs-nvidia-rtx-pro-2000-blackwell")
+_pro_alt = {
+    "rtx-pro-4500-blackwell": "; unsettled: " + cut(page(*HMC_PRO4500, "RTX PRO 4500 Blackwell: \"10,496 Shaders\", \"2.62GHz\", \"Peak OPS\" \"1.76 PFLOPS\" "
+                              "\"FP4 Tensor Sparse\", \"SMs\" \"82 SMs\"")) + " [read]: 82 SMs x 2617 MHz; NVIDIA's 1687 corresponds to about "
+                              "2.51 GHz and is kept",
+    "rtx-pro-4000-blackwell": "; unsettled: " + cut(page(*CPT_PRO4000, "RTX PRO 4000 Blackwell: \"2617 MHz\" \"Boost Clock\", \"8960\" shading units "
+                              "(70 SMs)")) + " [read]: 70 SMs x 2617 MHz x 8192 FLOP/clk/SM gives 1500.7 FP4 with sparsity; NVIDIA's 1247 "
+                              "corresponds to about 2.17 GHz and is kept",
+}
+for _id, _alt in _pro_alt.items():
+    _r = next(r for r in rows if r["id"] == _id)
+    for k in ("bf16", "fp8", "fp4"):
+        _r[k] = (_r[k][0], _r[k][1] + _alt)
+
+# AMD Radeon RX 6750 GRE 12GB (RDNA2, Navi 22 with 40 CUs). The 10 GB board (160-bit) prints
+# the same family name; no page for it was read, so it is not catalogued.
+CPT_6750GRE = ("cputronic.com, AMD Radeon RX 6750 GRE vs AMD Radeon RX 7600 (database copy)",
+               "https://cputronic.com/es/gpu/compare/amd-radeon-rx-6750-gre-vs-amd-radeon-rx-7600")
+_c6750gre = ("RX 6750 GRE column: \"Tamaño de memoria: 12GB (12GB vs 8GB)\", \"Ancho de banda: 432.0 GB/s (432.0 GB/s vs 288.0 GB/s)\", "
+             "\"Bus de memoria\" \"192bit\", \"Unidades de sombreado: 2560\", \"Unidades de cálculo\" \"40\", \"Reloj de impulso\" \"2581MHz\"")
+card("rx-6750-gre-12gb", "Radeon RX 6750 GRE 12GB", "AMD",
+     ["RX 6750 GRE 12GB", "6750 GRE 12GB", "Radeon RX 6750 GRE 12GB", "AMD Radeon RX 6750 GRE 12GB", "RX 6750 GRE", "6750 GRE"],
+     12, page(*CPT_6750GRE, _c6750gre), 432, page(*CPT_6750GRE, _c6750gre),
+     fp32=(r1(2560 * 2581 * 2 / 1e6), "derived: 2560 stream processors x boost 2581 MHz x 2 FLOP/clk (" + page(*CPT_6750GRE, _c6750gre) + ")"),
+     note="RDNA2 (Navi 22, 40 CUs, 192-bit): no matrix units; FP16 runs packed on the shader cores, so the FP32 rate is the prefill "
+          "proxy. Infinity Cache is not counted in the bandwidth. The RX 6750 GRE 10GB (160-bit, less bandwidth) shares the name and is "
+          "not catalogued: for it, give its figures with a `--catalog` entry.")
+
+# (end of the fifteenth pass)
+
 # --- emit ------------------------------------------------------------------------------------------
 def q(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
