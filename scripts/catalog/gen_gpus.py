@@ -3158,19 +3158,10 @@ for _id, _alt in _pro_alt.items():
     for k in ("bf16", "fp8", "fp4"):
         _r[k] = (_r[k][0], _r[k][1] + _alt)
 
-# AMD Radeon RX 6750 GRE 12GB (RDNA2, Navi 22 with 40 CUs). The 10 GB board (160-bit) prints
-# the same family name; no page for it was read, so it is not catalogued.
-CPT_6750GRE = ("cputronic.com, AMD Radeon RX 6750 GRE vs AMD Radeon RX 7600 (database copy)",
-               "https://cputronic.com/es/gpu/compare/amd-radeon-rx-6750-gre-vs-amd-radeon-rx-7600")
-_c6750gre = ("RX 6750 GRE column: \"Tamaño de memoria: 12GB (12GB vs 8GB)\", \"Ancho de banda: 432.0 GB/s (432.0 GB/s vs 288.0 GB/s)\", "
-             "\"Bus de memoria\" \"192bit\", \"Unidades de sombreado: 2560\", \"Unidades de cálculo\" \"40\", \"Reloj de impulso\" \"2581MHz\"")
-card("rx-6750-gre-12gb", "Radeon RX 6750 GRE 12GB", "AMD",
-     ["RX 6750 GRE 12GB", "6750 GRE 12GB", "Radeon RX 6750 GRE 12GB", "AMD Radeon RX 6750 GRE 12GB", "RX 6750 GRE", "6750 GRE"],
-     12, page(*CPT_6750GRE, _c6750gre), 432, page(*CPT_6750GRE, _c6750gre),
-     fp32=(r1(2560 * 2581 * 2 / 1e6), "derived: 2560 stream processors x boost 2581 MHz x 2 FLOP/clk (" + page(*CPT_6750GRE, _c6750gre) + ")"),
-     note="RDNA2 (Navi 22, 40 CUs, 192-bit): no matrix units; FP16 runs packed on the shader cores, so the FP32 rate is the prefill "
-          "proxy. Infinity Cache is not counted in the bandwidth. The RX 6750 GRE 10GB (160-bit, less bandwidth) shares the name and is "
-          "not catalogued: for it, give its figures with a `--catalog` entry.")
+# AMD Radeon RX 6750 GRE: left out. The 12 GB board's figures were read (cputronic.com, RX 6750
+# GRE vs RX 7600, database copy: 12GB, 192-bit, 432.0 GB/s), but the 10 GB board (160-bit, less
+# bandwidth) shares the name and no page for it was found; a lone 12 GB entry would answer to the
+# bare name and hand a 10 GB owner the wrong bandwidth, so neither is catalogued.
 
 # (end of the fifteenth pass)
 
