@@ -348,6 +348,7 @@ fn fallback(t: GgmlType, ne0: u64) -> GgmlType {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::bits::tests::real_files;
     use crate::{Catalog, ModelSpec};
 
@@ -371,6 +372,49 @@ mod tests {
             );
         }
         assert!(n >= 30, "{n} shapes");
+    }
+
+    /// Every file type the rules cover sizes every covered shape: no type name outside gguf's
+    /// table, a token never reads more than the file holds, and more bits never give fewer bytes.
+    #[test]
+    fn every_covered_type_sizes_every_shape() {
+        let c = Catalog::embedded().unwrap();
+        let types = [
+            "IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M", "Q2_K", "Q2_K_S", "IQ3_XXS",
+            "IQ3_XS", "IQ3_S", "IQ3_M", "Q3_K_S", "Q3_K_M", "Q3_K_L", "IQ4_XS", "IQ4_NL", "Q4_0",
+            "Q4_K_S", "Q4_K_M", "Q4_1", "Q5_0", "Q5_K_S", "Q5_K_M", "Q5_1", "Q6_K", "Q8_0",
+            "TQ1_0", "TQ2_0",
+        ];
+        for m in &c.models {
+            let Some(shape) = ModelSpec::from_catalog(m).mix else {
+                continue;
+            };
+            for t in types {
+                assert!(is_mix(t), "{t}");
+                let b = shape.bytes(t).unwrap();
+                assert!(b.stream > 0.0 && b.stream <= b.footprint, "{} {t}", m.id);
+            }
+            let size = |t: &str| shape.bytes(t).unwrap().footprint;
+            for pair in [
+                "Q2_K", "Q3_K_M", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K", "Q8_0",
+            ]
+            .windows(2)
+            {
+                assert!(size(pair[0]) < size(pair[1]), "{} {pair:?}", m.id);
+            }
+        }
+        assert!(!is_mix("F16") && !is_mix("MXFP4") && !is_mix("awq"));
+    }
+
+    /// llama.cpp's layer pick for the `_M` mixes: the first and last eighth, and every third
+    /// layer between. 32 layers: 16 of them.
+    #[test]
+    fn more_bits_for_half_the_layers_of_32() {
+        let picked: Vec<u64> = (0..32).filter(|&i| use_more_bits(i, 32)).collect();
+        assert_eq!(
+            picked,
+            [0, 1, 2, 3, 6, 9, 12, 15, 18, 21, 24, 27, 28, 29, 30, 31]
+        );
     }
 
     /// A file type's bytes for a model, by the rules, against real files of that model
