@@ -81,9 +81,10 @@ pub struct Args {
     /// Weight dtype as the engine is started with it (bf16, float16, fp8, auto ...).
     #[arg(long, value_name = "DTYPE")]
     dtype: Option<String>,
-    /// Weight quantization (fp8, awq, gptq, mxfp4, nvfp4, any llama.cpp file type: Q4_K_M,
-    /// IQ3_XXS, Q8_0 ... at the bits its mix averages, or a number of bits). A model whose
-    /// experts ship in MXFP4 (gpt-oss) keeps them so in every llama.cpp file type.
+    /// Weight quantization (fp8, awq, gptq, mxfp4, nvfp4, a number of bits, or any llama.cpp
+    /// file type: Q4_K_M, IQ3_XXS, Q8_0 ..., sized by llama-quantize's per-tensor rules for a
+    /// catalogued model's shape, else at the bits the mix averages). A model whose experts
+    /// ship in MXFP4 (gpt-oss) keeps them so in every llama.cpp file type.
     #[arg(long, value_name = "NAME")]
     quantization: Option<String>,
     /// KV cache dtype (auto = 16-bit, fp8, q8_0 ...).
