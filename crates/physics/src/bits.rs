@@ -126,7 +126,8 @@ const FORMATS: &[(&[&str], WeightFormat)] = &[
     (&["tq20"], wf("TQ2_0", 2.06, Bf16)),
 ];
 
-fn squash(s: &str) -> String {
+/// A name with case, spaces, `-` and `_` ignored.
+pub(crate) fn squash(s: &str) -> String {
     s.chars()
         .filter(|c| !matches!(c, '-' | '_' | ' '))
         .flat_map(|c| c.to_lowercase())

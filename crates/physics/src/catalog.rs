@@ -169,6 +169,17 @@ pub struct Model {
     pub origin: String,
 }
 
+impl Model {
+    /// Params of an untied input embedding (vocab × hidden), which a token reads one row of;
+    /// `None` when tied or not stated.
+    pub fn untied_input_params(&self) -> Option<f64> {
+        match (self.tied_embeddings, self.vocab) {
+            (Some(false), Some(v)) => Some(v as f64 * self.hidden as f64),
+            _ => None,
+        }
+    }
+}
+
 /// Catalog parse and validation errors, naming the file and the entry.
 #[derive(Debug, thiserror::Error)]
 pub enum CatalogError {
@@ -780,10 +791,7 @@ impl Named for Model {
     }
     fn describe(&self) -> String {
         // A dense model's untied input embedding is not worth a second count in a name list.
-        let lookup = match (self.tied_embeddings, self.vocab) {
-            (Some(false), Some(v)) => v as f64 * self.hidden as f64,
-            _ => 0.0,
-        };
+        let lookup = self.untied_input_params().unwrap_or(0.0);
         if self.params_active < self.params_total - lookup {
             format!(
                 "{} ({:.1}B params, {:.1}B read per token)",
@@ -1068,16 +1076,10 @@ impl Catalog {
         check(&self.models, "model", origin)
     }
 
-    /// Find a GPU by name (see the module doc for the rule).
     /// The entries whose id, name or an alias holds `words` (lower case, spaces, `-` and `_`
     /// ignored): a search for `--list`, not the matching rule, so `3090` finds the 3090 Ti too.
     pub fn holding(&self, words: &str) -> Catalog {
-        let squash = |s: &str| -> String {
-            s.chars()
-                .filter(|c| !matches!(c, ' ' | '-' | '_'))
-                .flat_map(char::to_lowercase)
-                .collect()
-        };
+        use crate::bits::squash;
         let w = squash(words);
         let holds = |id: &str, name: &str, aliases: &[String]| {
             std::iter::once(id)
@@ -1097,6 +1099,7 @@ impl Catalog {
         }
     }
 
+    /// Find a GPU by name (see the module doc for the rule).
     pub fn gpu(&self, name: &str) -> Result<Found<'_, Gpu>, LookupError> {
         lookup(&Keyed::new(&self.gpus), name)
     }

@@ -61,12 +61,12 @@ impl ModelFigures {
         // table's average over other models' files.
         let mixed = match (&model.mix, bits.source) {
             (Some(shape), BitsSource::QuantizationFlag | BitsSource::EngineQuantization) => {
-                shape.bytes(&bits.format)
+                shape.bytes(&bits.format).map(|m| (m, shape.params()))
             }
             _ => None,
         };
-        if let Some(m) = mixed {
-            let file_bits = m.footprint * 8.0 / m.params;
+        if let Some((m, params)) = mixed {
+            let file_bits = m.footprint * 8.0 / params;
             bits.notes.push(format!(
                 "{} for this model's shapes: llama-quantize's per-tensor rules (llama.cpp \
                  src/llama-quant.cpp) give {} bits per weight over the file and {} over what a \
@@ -80,7 +80,7 @@ impl ModelFigures {
         }
         let (footprint, stream) = match (bits.source, model.file_bytes, mixed) {
             (BitsSource::ModelFile, Some(f), _) => (f.weight_bytes as f64, f.active_bytes as f64),
-            (_, _, Some(m)) => (m.footprint, m.stream),
+            (_, _, Some((m, _))) => (m.footprint, m.stream),
             _ => {
                 // Split the routed experts off when they are stored in another format.
                 let (routed_total, routed_active) = match (&model.moe, bits.expert_bits) {

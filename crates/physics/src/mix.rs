@@ -52,8 +52,6 @@ pub struct MixBytes {
     pub footprint: f64,
     /// What a token reads: the used experts' share, no untied input embedding.
     pub stream: f64,
-    /// Elements, to check the shape against the catalog's count.
-    pub params: f64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -128,11 +126,12 @@ impl MixShape {
         let (h, v) = (self.hidden, self.vocab);
         let q = self.heads * self.head_dim;
         let kv = self.kv_heads * self.head_dim;
+        // Element counts in f64: a user catalog's figures may be any size.
         let t = |cat, layer, ne0: u64, rows: u64, read: f64| Tensor {
             cat,
             layer,
             ne0,
-            elems: (ne0 * rows) as f64,
+            elems: ne0 as f64 * rows as f64,
             read,
         };
         let mut out = vec![t(
@@ -171,6 +170,15 @@ impl MixShape {
         out
     }
 
+    /// Every element the shapes hold (weights, norms and biases).
+    pub fn params(&self) -> f64 {
+        self.tensors().iter().map(|t| t.elems).sum::<f64>() + self.f32_elems()
+    }
+
+    fn f32_elems(&self) -> f64 {
+        self.f32_per_layer as f64 * self.layers as f64 + self.f32_once as f64
+    }
+
     /// The bytes `ftype` (a name [`is_mix`] accepts) stores, or `None` for another name.
     pub fn bytes(&self, ftype: &str) -> Option<MixBytes> {
         let default = ty(default_type(ftype)?);
@@ -183,7 +191,6 @@ impl MixShape {
         let mut total = MixBytes {
             footprint: 0.0,
             stream: 0.0,
-            params: 0.0,
         };
         for t in self.tensors() {
             let name: &str = match t.cat {
@@ -313,12 +320,10 @@ impl MixShape {
             let bytes = t.elems * chosen.bits_per_element() / 8.0;
             total.footprint += bytes;
             total.stream += bytes * t.read;
-            total.params += t.elems;
         }
-        let f32s = (self.f32_per_layer * self.layers + self.f32_once) as f64;
+        let f32s = self.f32_elems();
         total.footprint += f32s * 4.0;
         total.stream += f32s * 4.0;
-        total.params += f32s;
         Some(total)
     }
 }
@@ -363,7 +368,7 @@ mod tests {
                 continue;
             };
             n += 1;
-            let sim = shape.bytes("Q8_0").unwrap().params;
+            let sim = shape.params();
             let want = m.params_total;
             assert!(
                 (sim / want - 1.0).abs() < 0.006,

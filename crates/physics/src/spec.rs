@@ -115,10 +115,7 @@ impl ModelSpec {
             source: m.source.clone(),
             params_total: m.params_total,
             params_active: m.params_active,
-            params_gathered: match (m.tied_embeddings, m.vocab) {
-                (Some(false), Some(v)) => Some(v as f64 * m.hidden as f64),
-                _ => None,
-            },
+            params_gathered: m.untied_input_params(),
             layers: Some(m.layers),
             hidden: Some(m.hidden),
             heads: Some(m.heads),
@@ -170,12 +167,12 @@ fn mix_shape(m: &Model) -> Option<MixShape> {
         }
         _ => return None,
     };
-    let text = m.params_active + if tied { 0.0 } else { (vocab * h) as f64 };
+    let text = m.params_active + m.untied_input_params().unwrap_or(0.0);
     // A dense entry whose read count is not its whole text stack carries more than text.
     if experts.is_none() && (text - m.params_total).abs() > 0.5 {
         return None;
     }
-    Some(MixShape {
+    let shape = MixShape {
         layers: m.layers,
         hidden: h,
         heads: m.heads,
@@ -190,7 +187,11 @@ fn mix_shape(m: &Model) -> Option<MixShape> {
         is_70b: arch == "llama" && m.layers == 80,
         f32_per_layer: norms + router,
         f32_once: h,
-    })
+    };
+    // Shapes that do not add up to the entry's own count (a user entry's wrong width) would
+    // size a file that does not exist: the averaged table then stands in.
+    let params = shape.params();
+    ((params / m.params_total - 1.0).abs() < 0.01).then_some(shape)
 }
 
 impl ModelSpec {
@@ -383,5 +384,18 @@ mod tests {
         }
         assert_eq!(shape_attn_coeff(32, 128, 4096, 32, None), None);
         assert_eq!(shape_attn_coeff(32, 128, 2048, 48, None), Some(8192.0));
+    }
+
+    /// A user entry whose feed-forward width does not add up to its own count (here ten times
+    /// Llama 3.1 8B's, or absurdly large) gets no shapes: the averaged table sizes it instead.
+    #[test]
+    fn shapes_that_do_not_add_up_are_not_used() {
+        let c = Catalog::embedded().unwrap();
+        let mut m = c.model("llama-3.1-8b").unwrap().entry.clone();
+        assert!(ModelSpec::from_catalog(&m).mix.is_some());
+        for ff in [143_360, u64::MAX / 2] {
+            m.intermediate = Some(ff);
+            assert!(ModelSpec::from_catalog(&m).mix.is_none(), "{ff}");
+        }
     }
 }
